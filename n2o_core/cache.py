@@ -1,0 +1,241 @@
+"""Content-addressed disk cache for embeddings and neighbor sets (under cache/ by default).
+
+- Arrays are .npy (memory-mapped on load) or .npz (scipy CSR, neighbor sets); never pickled.
+- Every entry has a JSON sidecar written after the data; an entry counts only if the sidecar matches the
+  file (size, shape, dtype, digest of its first and last MiB). Anything else is corrupt: it is removed and
+  rebuilt by the caller.
+- Writes are atomic (temp file in the same folder, then os.replace); a per-entry lock file (fcntl) makes a
+  second process wait for the first instead of writing the same entry at the same time.
+- cache/manifest.json lists the entries (kind, key, shape, dtype, bytes, created, description).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import hashlib
+import json
+import os
+import tempfile
+import time
+from pathlib import Path
+from typing import Any, Iterator
+
+import numpy as np
+import scipy.sparse as sp
+
+from . import CACHE_CODE_VERSION
+from .errors import CacheError
+
+ENV_VAR = "N2O_CACHE_DIR"
+_DIGEST_SPAN = 1 << 20
+
+
+def default_cache_dir() -> Path:
+    """$N2O_CACHE_DIR, else ./cache."""
+    return Path(os.environ.get(ENV_VAR) or "cache")
+
+
+def hash_key(*parts: Any) -> str:
+    """Short stable hash of the parts (JSON-encoded)."""
+    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
+
+
+def _file_digest(path: Path) -> str:
+    size = path.stat().st_size
+    h = hashlib.sha256(str(size).encode())
+    with open(path, "rb") as f:
+        h.update(f.read(_DIGEST_SPAN))
+        if size > _DIGEST_SPAN:
+            f.seek(max(size - _DIGEST_SPAN, _DIGEST_SPAN))
+            h.update(f.read())
+    return h.hexdigest()[:32]
+
+
+def _atomic_write_bytes(path: Path, write) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix="." + path.name + ".", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as f:
+            write(f)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def atomic_write_json(path: Path, obj: Any) -> None:
+    """Write JSON atomically."""
+    _atomic_write_bytes(path, lambda f: f.write(json.dumps(obj, indent=1, sort_keys=True).encode()))
+
+
+class Cache:
+    """The disk cache. `Cache()` uses $N2O_CACHE_DIR or ./cache."""
+
+    def __init__(self, root: str | os.PathLike | None = None):
+        self.root = Path(root) if root is not None else default_cache_dir()
+        try:
+            self.root.mkdir(parents=True, exist_ok=True)
+            with tempfile.NamedTemporaryFile(dir=self.root, prefix=".write-test-"):
+                pass
+        except OSError as e:
+            raise CacheError(f"The cache folder '{self.root}' cannot be written ({e.strerror or e}).") from e
+
+    # ------------------------------------------------------------------ paths and locks
+
+    def path(self, *parts: str) -> Path:
+        """A path under the cache root."""
+        return self.root.joinpath(*parts)
+
+    @contextlib.contextmanager
+    def lock(self, rel: str) -> Iterator[None]:
+        """Exclusive inter-process lock for one entry (blocks until the holder is done)."""
+        lock_path = self.path("locks", hash_key(rel) + ".lock")
+        lock_path.parent.mkdir(parents=True, exist_ok=True)
+        with open(lock_path, "a+") as f:
+            fcntl.flock(f, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(f, fcntl.LOCK_UN)
+
+    # ------------------------------------------------------------------ entries
+
+    def _sidecar(self, data_path: Path) -> Path:
+        return data_path.with_name(data_path.name + ".json")
+
+    def _valid(self, data_path: Path, expect: dict | None = None) -> dict | None:
+        side = self._sidecar(data_path)
+        if not data_path.exists() or not side.exists():
+            return None
+        try:
+            meta = json.loads(side.read_text())
+            if meta.get("code_version") != CACHE_CODE_VERSION:
+                return None
+            if data_path.stat().st_size != meta["bytes"] or _file_digest(data_path) != meta["digest"]:
+                return None
+            if expect and any(meta.get(k) != v for k, v in expect.items()):
+                return None
+            return meta
+        except (OSError, ValueError, KeyError, TypeError):
+            return None
+
+    def _discard(self, data_path: Path) -> None:
+        for p in (data_path, self._sidecar(data_path)):
+            with contextlib.suppress(OSError):
+                p.unlink()
+
+    def _commit(self, data_path: Path, kind: str, meta: dict) -> dict:
+        meta = dict(meta)
+        meta.update(
+            kind=kind,
+            code_version=CACHE_CODE_VERSION,
+            bytes=data_path.stat().st_size,
+            digest=_file_digest(data_path),
+            created=time.strftime("%Y-%m-%dT%H:%M:%S"),
+        )
+        atomic_write_json(self._sidecar(data_path), meta)
+        self._update_manifest(str(data_path.relative_to(self.root)), meta)
+        return meta
+
+    def _update_manifest(self, rel: str, meta: dict) -> None:
+        path = self.path("manifest.json")
+        with self.lock("manifest"):
+            try:
+                manifest = json.loads(path.read_text()) if path.exists() else {}
+                if not isinstance(manifest, dict):
+                    manifest = {}
+            except (OSError, ValueError):
+                manifest = {}  # a corrupt manifest is only an index: rebuild it from here on
+            manifest.setdefault("entries", {})[rel] = {
+                k: meta.get(k) for k in ("kind", "shape", "dtype", "bytes", "created", "description")
+            }
+            atomic_write_json(path, manifest)
+
+    def manifest(self) -> dict:
+        """The manifest (empty if missing or unreadable)."""
+        try:
+            return json.loads(self.path("manifest.json").read_text())
+        except (OSError, ValueError):
+            return {}
+
+    # ------------------------------------------------------------------ dense arrays
+
+    def load_dense(self, rel: str, mmap: bool = True) -> np.ndarray | None:
+        """A cached .npy (memory-mapped), or None if absent or corrupt (a corrupt entry is removed)."""
+        p = self.path(rel)
+        meta = self._valid(p)
+        if meta is None:
+            if p.exists() or self._sidecar(p).exists():
+                self._discard(p)
+            return None
+        try:
+            arr = np.load(p, mmap_mode="r" if mmap else None, allow_pickle=False)
+        except (OSError, ValueError):
+            self._discard(p)
+            return None
+        if list(arr.shape) != meta.get("shape") or str(arr.dtype) != meta.get("dtype"):
+            self._discard(p)
+            return None
+        return arr
+
+    def save_dense(self, rel: str, arr: np.ndarray, description: str = "", **meta: Any) -> np.ndarray:
+        """Store an array atomically and return it memory-mapped from disk."""
+        p = self.path(rel)
+        arr = np.ascontiguousarray(arr)
+        _atomic_write_bytes(p, lambda f: np.save(f, arr, allow_pickle=False))
+        self._commit(p, "dense", dict(meta, shape=list(arr.shape), dtype=str(arr.dtype), description=description))
+        out = self.load_dense(rel)
+        if out is None:
+            raise CacheError(f"Could not read back the cache entry just written: {p}")
+        return out
+
+    # ------------------------------------------------------------------ sparse matrices and array bundles
+
+    def load_sparse(self, rel: str) -> sp.csr_matrix | None:
+        """A cached CSR matrix, or None if absent or corrupt."""
+        p = self.path(rel)
+        meta = self._valid(p)
+        if meta is None:
+            self._discard(p)
+            return None
+        try:
+            m = sp.load_npz(p).tocsr()
+        except (OSError, ValueError, KeyError):
+            self._discard(p)
+            return None
+        if list(m.shape) != meta.get("shape"):
+            self._discard(p)
+            return None
+        return m
+
+    def save_sparse(self, rel: str, m: sp.spmatrix, description: str = "", **meta: Any) -> sp.csr_matrix:
+        """Store a sparse matrix atomically (.npz, no pickle)."""
+        p = self.path(rel)
+        m = sp.csr_matrix(m)
+        _atomic_write_bytes(p, lambda f: sp.save_npz(f, m, compressed=False))
+        self._commit(p, "sparse", dict(meta, shape=list(m.shape), dtype=str(m.dtype), description=description))
+        return m
+
+    def load_bundle(self, rel: str) -> dict[str, np.ndarray] | None:
+        """A cached .npz of named arrays, or None if absent or corrupt."""
+        p = self.path(rel)
+        if self._valid(p) is None:
+            self._discard(p)
+            return None
+        try:
+            with np.load(p, allow_pickle=False) as z:
+                return {k: z[k] for k in z.files}
+        except (OSError, ValueError, KeyError):
+            self._discard(p)
+            return None
+
+    def save_bundle(self, rel: str, description: str = "", meta: dict | None = None, **arrays: np.ndarray) -> None:
+        """Store named arrays atomically as one .npz."""
+        p = self.path(rel)
+        _atomic_write_bytes(p, lambda f: np.savez(f, **arrays))
+        shapes = {k: list(v.shape) for k, v in arrays.items()}
+        self._commit(p, "bundle", dict(meta or {}, shape=shapes, dtype="mixed", description=description))

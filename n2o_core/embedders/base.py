@@ -1,0 +1,48 @@
+"""The one small protocol every embedder implements, and its registry entry."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Callable, Protocol, Sequence, runtime_checkable
+
+import numpy as np
+import scipy.sparse as sp
+
+#: Called as progress(done, total) while encoding.
+Progress = Callable[[int, int], None]
+
+
+@dataclass(frozen=True)
+class EmbedderInfo:
+    """A row of the embedders table (mirrors Table 1 of Lin & Smith 2019)."""
+
+    id: str
+    family: str  # "tf-idf", "static (averaged)", "transformer", "user"
+    composition: str  # "n/a", "average", "mean", "cls", "max", "last", "model2vec"
+    dim: int | None  # None when it depends on the corpus (tf-idf: |V|)
+    data: str  # one line on what it was trained on
+    default: bool = True
+    corpus_trained: bool = False  # fit on the corpus being compared (tf-idf, word2vec, fastText)
+    sparse: bool = False  # encode() returns a scipy.sparse CSR matrix
+
+
+@runtime_checkable
+class Embedder(Protocol):
+    """Maps sentences to vectors.
+
+    `encode` returns float32 of shape (n, dim), or a float32 CSR matrix when `info.sparse`.
+    Rows are NOT required to be normalized; a sentence with no usable token is an all-zero row.
+    """
+
+    info: EmbedderInfo
+
+    def fingerprint(self) -> str:
+        """Identity of the model weights and settings (plus the fit corpus for corpus-trained ones)."""
+        ...
+
+    def fit(self, texts: Sequence[str]) -> None:
+        """Train on the corpus (no-op for pretrained embedders). Must be called before encode."""
+        ...
+
+    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray | sp.csr_matrix:
+        ...

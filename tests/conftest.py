@@ -1,0 +1,32 @@
+"""Shared fixtures: offline mode, a temporary cache, small synthetic corpora."""
+
+from __future__ import annotations
+
+import os
+
+import numpy as np
+import pytest
+
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
+os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
+
+
+@pytest.fixture
+def cache_dir(tmp_path, monkeypatch):
+    """A fresh cache folder, also exported as N2O_CACHE_DIR."""
+    d = tmp_path / "cache"
+    monkeypatch.setenv("N2O_CACHE_DIR", str(d))
+    return d
+
+
+@pytest.fixture
+def tie_vectors():
+    """Small integer vectors: many exact cosine ties, duplicate rows and zero rows."""
+    rng = np.random.default_rng(0)
+    X = rng.integers(-2, 3, size=(300, 4)).astype(np.float32)
+    X[::37] = 0.0
+    X[50] = X[10]
+    X[60] = X[10]
+    return X
