@@ -1,0 +1,207 @@
+"""Corpora: built-in and user-supplied text collections -> a deduplicated, fingerprinted `Corpus`."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from dataclasses import dataclass, field
+from typing import Sequence
+
+from .errors import CorpusError
+
+__all__ = [
+    "Corpus", "DEFAULT_CORPUS", "dedup", "fingerprint_texts", "from_texts", "sample_corpus", "load_corpus",
+    "parse_hf_spec", "builtin_names", "list_builtin_corpora", "load_builtin", "list_columns", "text_columns",
+    "load_bytes", "load_file", "load_hf_dataset",
+]
+
+
+@dataclass(frozen=True)
+class Corpus:
+    """Deduplicated sentences; ids are 0-based positions in `texts`.
+
+    `training_texts` is the text that corpus-trained embedders (tf-idf, word2vec, fastText) are fit on.
+    It is `texts` itself unless the corpus is a sample of a larger built-in corpus, in which case it is
+    the whole corpus (static vectors trained on a few thousand sentences are weak).
+    """
+
+    name: str
+    texts: tuple[str, ...]
+    fingerprint: str
+    n_duplicates: int = 0
+    source: str = ""
+    labels: tuple[str, ...] | None = None
+    training_texts: tuple[str, ...] | None = field(default=None, repr=False, compare=False)
+
+    def __len__(self) -> int:
+        return len(self.texts)
+
+    @property
+    def fit_texts(self) -> tuple[str, ...]:
+        """Texts that corpus-trained embedders are fit on."""
+        return self.training_texts if self.training_texts is not None else self.texts
+
+    @property
+    def fit_fingerprint(self) -> str:
+        """Fingerprint of `fit_texts` (keys corpus-trained embedders)."""
+        if self.training_texts is None:
+            return self.fingerprint
+        return fingerprint_texts(self.training_texts)
+
+
+def fingerprint_texts(texts: Sequence[str]) -> str:
+    """Content hash of an ordered list of texts (order matters: ids are positions)."""
+    h = hashlib.sha256()
+    for t in texts:
+        b = t.encode("utf-8")
+        h.update(len(b).to_bytes(8, "little"))
+        h.update(b)
+    return h.hexdigest()[:20]
+
+
+def dedup(texts: Sequence[str], labels: Sequence[str] | None = None) -> tuple[list[str], list[str] | None, int]:
+    """Strip whitespace, drop empty lines and exact duplicates (first occurrence kept, order kept)."""
+    seen: set[str] = set()
+    out: list[str] = []
+    out_labels: list[str] | None = [] if labels is not None else None
+    dropped = 0
+    for i, t in enumerate(texts):
+        t = " ".join(str(t).split())
+        if not t:
+            continue
+        if t in seen:
+            dropped += 1
+            continue
+        seen.add(t)
+        out.append(t)
+        if out_labels is not None:
+            out_labels.append(str(labels[i]))  # type: ignore[index]
+    return out, out_labels, dropped
+
+
+def from_texts(
+    texts: Sequence[str],
+    name: str = "custom",
+    *,
+    source: str = "",
+    labels: Sequence[str] | None = None,
+    training_texts: Sequence[str] | None = None,
+) -> Corpus:
+    """Build a `Corpus` from raw sentences: whitespace-normalize, drop empties and exact duplicates."""
+    kept, kept_labels, dropped = dedup(texts, labels)
+    if not kept:
+        raise CorpusError(f"Corpus '{name}' is empty: no non-blank sentences were found.")
+    return Corpus(
+        name=name,
+        texts=tuple(kept),
+        fingerprint=fingerprint_texts(kept),
+        n_duplicates=dropped,
+        source=source,
+        labels=tuple(kept_labels) if kept_labels is not None else None,
+        training_texts=tuple(training_texts) if training_texts is not None else None,
+    )
+
+
+# ---------------------------------------------------------------------------------------------- sampling
+def sample_corpus(corpus: Corpus, max_sentences: int, seed: int = 0) -> Corpus:
+    """A fixed random sample of at most `max_sentences`, in corpus order.
+
+    Stratified by label when the corpus has labels (largest-remainder proportional quotas per label),
+    uniform otherwise. `training_texts` of the sample is the whole corpus. A corpus no larger than
+    `max_sentences` is returned unchanged.
+    """
+    import numpy as np  # noqa: PLC0415
+
+    if max_sentences < 1:
+        raise CorpusError("max_sentences must be at least 1.")
+    n = len(corpus)
+    if max_sentences >= n:
+        return corpus
+    rng = np.random.default_rng(seed)
+    if corpus.labels is None:
+        picked = rng.choice(n, size=max_sentences, replace=False)
+    else:
+        groups: dict[str, list[int]] = {}
+        for i, lab in enumerate(corpus.labels):
+            groups.setdefault(lab, []).append(i)
+        names = sorted(groups)
+        exact = [max_sentences * len(groups[g]) / n for g in names]
+        quota = [int(q) for q in exact]
+        short = max_sentences - sum(quota)
+        by_remainder = sorted(range(len(names)), key=lambda j: (-(exact[j] - quota[j]), names[j]))
+        for j in by_remainder[:short]:
+            quota[j] += 1
+        parts = [
+            rng.choice(np.asarray(groups[g], dtype=np.int64), size=q, replace=False)
+            for g, q in zip(names, quota)
+            if q
+        ]
+        picked = np.concatenate(parts)
+    ids = np.sort(picked).tolist()
+    texts = tuple(corpus.texts[i] for i in ids)
+    suffix = f"[{max_sentences}]" if seed == 0 else f"[{max_sentences}, seed {seed}]"
+    return Corpus(
+        name=f"{corpus.name}{suffix}",
+        texts=texts,
+        fingerprint=fingerprint_texts(texts),
+        n_duplicates=corpus.n_duplicates,
+        source=corpus.source,
+        labels=tuple(corpus.labels[i] for i in ids) if corpus.labels is not None else None,
+        training_texts=corpus.fit_texts,
+    )
+
+
+# ---------------------------------------------------------------------------------------------- specs
+#: The corpus the app and the CLI open by default.
+DEFAULT_CORPUS = "builtin:bbc-news"
+
+
+def parse_hf_spec(rest: str) -> tuple[str, str | None, str]:
+    """'NAME[:CONFIG][@SPLIT]' -> (name, config or None, split; default 'train')."""
+    body, _, split = rest.partition("@")
+    name, _, config = body.partition(":")
+    if not name:
+        raise CorpusError(f"'hf:{rest}' names no dataset; write hf:NAME, hf:NAME:CONFIG or hf:NAME:CONFIG@SPLIT.")
+    return name, config or None, split or "train"
+
+
+def load_corpus(
+    spec: str,
+    *,
+    max_sentences: int | None = None,
+    text_column: str | None = None,
+    seed: int = 0,
+    cache_dir: str | os.PathLike | None = None,
+    segment: bool | None = None,
+) -> Corpus:
+    """Open a corpus by spec, optionally capped to a fixed sample of `max_sentences`.
+
+    Specs: ``builtin:NAME`` (see `list_builtin_corpora`), ``hf:NAME[:CONFIG][@SPLIT]`` (a Hugging Face
+    dataset; split defaults to train, text column to "text"), or a path to a .txt/.csv/.tsv/.jsonl/.parquet
+    file. A bare built-in name ("bbc-news") works when no file of that name exists.
+    """
+    spec = spec.strip()
+    if spec.startswith("builtin:"):
+        corpus = load_builtin(spec[len("builtin:"):], cache_dir=cache_dir)
+    elif spec.startswith("hf:"):
+        name, config, split = parse_hf_spec(spec[len("hf:"):])
+        corpus = load_hf_dataset(
+            name, split=split, text_column=text_column or "text", config=config, segment=segment,
+            cache_dir=None if cache_dir is None else os.path.join(cache_dir, "hf-datasets"),
+        )
+    elif not os.path.exists(spec) and spec in builtin_names():
+        corpus = load_builtin(spec, cache_dir=cache_dir)
+    elif not os.path.exists(spec) and not os.path.splitext(spec)[1]:
+        raise CorpusError(
+            f"'{spec}' is neither a file nor a built-in corpus; built-in corpora: {', '.join(builtin_names())}."
+        )
+    else:
+        corpus = load_file(spec, text_column, segment=segment)
+    if max_sentences is not None:
+        corpus = sample_corpus(corpus, max_sentences, seed)
+    return corpus
+
+
+# Loaders live in their own modules (they import this one lazily); re-exported here as the public API.
+from .corpora_builtin import builtin_names, list_builtin_corpora, load_builtin  # noqa: E402
+from .corpora_files import list_columns, load_bytes, load_file, load_hf_dataset, text_columns  # noqa: E402
