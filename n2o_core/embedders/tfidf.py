@@ -1,0 +1,120 @@
+"""tf-idf fit on the corpus, each sentence its own document (as in the N2O paper).
+
+Statistics come from gensim (`Dictionary` + `TfidfModel`, defaults: raw term counts, idf = log2(N / df),
+L2-normalized rows, zero weights dropped). The transform is vectorized with scipy and returns a float32 CSR
+matrix (n, |V|); no dense |V|-wide matrix is ever built. A sentence with no known token is an empty (all-zero) row.
+Saved state: vocabulary (JSON, in id order), document frequencies (.npy) and the number of documents.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+import scipy.sparse as sp
+
+from ..text import tokenize
+from ._state import load_json, load_npy, save_json, save_npy
+from ._trained import CorpusTrained
+from ._util import check_texts, report
+from .base import Progress
+from .catalog import default_info
+
+_CHUNK = 8192
+
+
+def idf_from_dfs(dfs: np.ndarray, num_docs: int) -> np.ndarray:
+    """gensim's default global weight (df2idf with log base 2, add 0)."""
+    from gensim.models.tfidfmodel import df2idf
+
+    return np.asarray(df2idf(dfs.astype(np.float64), num_docs, log_base=2.0, add=0.0), dtype=np.float64)
+
+
+class TfidfEmbedder(CorpusTrained):
+    """Sparse tf-idf vectors over the fit corpus' vocabulary."""
+
+    def __init__(self, cache_dir: str | os.PathLike | None = None):
+        super().__init__(cache_dir)
+        self.info = default_info("tfidf")
+        self.vocab: list[str] = []
+        self._index: dict[str, int] = {}
+        self._dfs = np.zeros(0, dtype=np.int64)
+        self._num_docs = 0
+        self._idf = np.zeros(0, dtype=np.float64)
+
+    def params(self) -> dict[str, Any]:
+        return {"tokenizer": "n2o_core.text.tokenize", "smartirs": "gensim-default(log2,l2)"}
+
+    def _train(self, texts: list[str]) -> None:
+        from gensim.corpora import Dictionary
+        from gensim.models import TfidfModel
+
+        dct = Dictionary(tokenize(t) for t in texts)
+        model = TfidfModel(dictionary=dct)
+        vocab = [""] * len(dct)
+        for tok, i in dct.token2id.items():
+            vocab[i] = tok
+        dfs = np.array([dct.dfs.get(i, 0) for i in range(len(dct))], dtype=np.int64)
+        idf = np.array([model.idfs.get(i, 0.0) for i in range(len(dct))], dtype=np.float64)
+        self._set(vocab, dfs, int(dct.num_docs), idf)
+
+    def _set(self, vocab: list[str], dfs: np.ndarray, num_docs: int, idf: np.ndarray | None = None) -> None:
+        self.vocab = vocab
+        self._index = {t: i for i, t in enumerate(vocab)}
+        self._dfs = dfs
+        self._num_docs = num_docs
+        self._idf = idf if idf is not None else idf_from_dfs(dfs, num_docs)
+
+    def _save(self, folder: Path) -> dict[str, Any]:
+        save_json(folder / "vocab.json", self.vocab)
+        save_npy(folder / "dfs.npy", self._dfs)
+        return {"num_docs": self._num_docs, "n_terms": len(self.vocab)}
+
+    def _load(self, folder: Path, meta: dict[str, Any]) -> None:
+        vocab = load_json(folder / "vocab.json")
+        dfs = load_npy(folder / "dfs.npy")
+        if len(vocab) != len(dfs) or len(vocab) != meta["n_terms"]:
+            raise ValueError("inconsistent tf-idf state")
+        self._set(list(vocab), dfs.astype(np.int64), int(meta["num_docs"]))
+
+    @property
+    def dim(self) -> int:
+        """|V| of the fit corpus."""
+        return len(self.vocab)
+
+    def counts(self, texts: Sequence[str]) -> sp.csr_matrix:
+        """Term-count matrix (n, |V|) over the fitted vocabulary (unknown tokens dropped)."""
+        index = self._index
+        indptr = [0]
+        indices: list[int] = []
+        for t in texts:
+            indices.extend(j for j in (index.get(tok) for tok in tokenize(t)) if j is not None)
+            indptr.append(len(indices))
+        data = np.ones(len(indices), dtype=np.float64)
+        m = sp.csr_matrix(
+            (data, np.asarray(indices, dtype=np.int64), np.asarray(indptr, dtype=np.int64)),
+            shape=(len(texts), len(self.vocab)),
+        )
+        m.sum_duplicates()
+        return m
+
+    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> sp.csr_matrix:
+        self._require_fit()
+        texts = check_texts(texts)
+        blocks = []
+        for start in range(0, len(texts), _CHUNK):
+            m = self.counts(texts[start : start + _CHUNK])
+            m.data *= self._idf[m.indices]
+            m.eliminate_zeros()  # terms in every document weigh 0 (gensim drops them)
+            norms = np.sqrt(np.asarray(m.multiply(m).sum(axis=1)).ravel())
+            norms[norms == 0] = 1.0
+            m.data /= np.repeat(norms, np.diff(m.indptr))
+            blocks.append(m.astype(np.float32))
+            report(progress, min(start + _CHUNK, len(texts)), len(texts))
+        if not blocks:
+            return sp.csr_matrix((0, len(self.vocab)), dtype=np.float32)
+        out = sp.vstack(blocks, format="csr")
+        out.sort_indices()
+        return out.astype(np.float32)

@@ -1,0 +1,106 @@
+"""word2vec and fastText trained on the corpus itself, then averaged (see `static.average`).
+
+Training (gensim): 100 dimensions, 5 epochs, window 5, min_count 2, 2 worker threads, fixed seed and a
+process-independent `hashfxn` (gensim's default is Python's salted `hash`).
+- `word2vec`: skip-gram (sg=1), like the original word2vec tool's recommended setting.
+- `fasttext`: CBOW without character n-grams (max_n=0, so no buckets).
+- `fasttext-sub`: CBOW with char 3-6-grams hashed into 200,000 buckets (gensim's default 2M buckets would
+  cost 800 MB per model); unknown words get subword vectors.
+With more than one worker thread gensim's results also depend on thread scheduling (documented by gensim), so
+two trainings of a large corpus agree closely but not bit for bit; the first fitted state is saved and reused,
+so cached results stay consistent. Use workers=1 for bit-exact reruns.
+
+Saved state (no pickle): vocab.json (words in row order), vectors.npy, and for subwords ngrams.npy with
+min_n/max_n/bucket in the manifest, enough to rebuild out-of-vocabulary vectors without retraining.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any, Sequence
+
+import numpy as np
+
+from ..errors import EmbedderError
+from ..text import tokenize
+from ._state import load_json, load_npy, save_json, save_npy
+from ._trained import CorpusTrained
+from ._util import check_texts, finish, stable_hash
+from .base import Progress
+from .catalog import default_info
+from .static import VectorTable, average
+
+#: Hyperparameters per built-in id.
+PRESETS: dict[str, dict[str, Any]] = {
+    "word2vec": {"algorithm": "word2vec", "sg": 1, "min_n": 0, "max_n": 0, "bucket": 0},
+    "fasttext": {"algorithm": "fasttext", "sg": 0, "min_n": 3, "max_n": 0, "bucket": 0},
+    "fasttext-sub": {"algorithm": "fasttext", "sg": 0, "min_n": 3, "max_n": 6, "bucket": 200_000},
+}
+COMMON = {"vector_size": 100, "window": 5, "min_count": 2, "epochs": 5, "seed": 13, "negative": 5}
+
+
+class TrainedVectorsEmbedder(CorpusTrained):
+    """Averaged word vectors trained on the fit texts."""
+
+    def __init__(self, embedder_id: str, cache_dir: str | os.PathLike | None = None, workers: int = 2, **overrides: Any):
+        super().__init__(cache_dir)
+        if embedder_id not in PRESETS:
+            raise EmbedderError(f"No training preset for '{embedder_id}'.")
+        self.info = default_info(embedder_id)
+        self.workers = int(workers)
+        self.hyper = {**COMMON, **PRESETS[embedder_id], **overrides}
+        self.table: VectorTable | None = None
+
+    def params(self) -> dict[str, Any]:
+        return dict(self.hyper, tokenizer="n2o_core.text.tokenize")
+
+    def _train(self, texts: list[str]) -> None:
+        from gensim.models import FastText, Word2Vec
+
+        h = self.hyper
+        sentences = [toks for toks in (tokenize(t) for t in texts) if toks]
+        common = dict(
+            vector_size=h["vector_size"], window=h["window"], min_count=h["min_count"], epochs=h["epochs"],
+            seed=h["seed"], negative=h["negative"], sg=h["sg"], workers=self.workers, hashfxn=stable_hash,
+        )
+        try:
+            if h["algorithm"] == "word2vec":
+                model = Word2Vec(sentences, **common)
+            else:
+                model = FastText(sentences, min_n=h["min_n"], max_n=h["max_n"], bucket=h["bucket"], **common)
+        except RuntimeError as exc:  # gensim: "you must first build vocabulary before training the model"
+            raise EmbedderError(
+                f"Embedder '{self.info.id}' could not be trained: no word occurs {h['min_count']}+ times in the corpus."
+            ) from exc
+        if len(model.wv.index_to_key) == 0:
+            raise EmbedderError(
+                f"Embedder '{self.info.id}' could not be trained: no word occurs {h['min_count']}+ times in the corpus."
+            )
+        self.table = VectorTable.from_keyed_vectors(model.wv)
+
+    def _save(self, folder: Path) -> dict[str, Any]:
+        t = self.table
+        assert t is not None
+        save_json(folder / "vocab.json", t.words)
+        save_npy(folder / "vectors.npy", t.vectors)
+        meta: dict[str, Any] = {"n_words": len(t.words), "dim": t.dim, "min_n": t.min_n, "max_n": t.max_n, "bucket": 0}
+        if t.ngrams is not None:
+            save_npy(folder / "ngrams.npy", t.ngrams)
+            meta["bucket"] = int(t.ngrams.shape[0])
+        return meta
+
+    def _load(self, folder: Path, meta: dict[str, Any]) -> None:
+        words = load_json(folder / "vocab.json")
+        vectors = load_npy(folder / "vectors.npy")
+        ngrams = load_npy(folder / "ngrams.npy") if meta.get("bucket") else None
+        if len(words) != meta["n_words"] or vectors.shape != (len(words), meta["dim"]):
+            raise ValueError("inconsistent word-vector state")
+        if ngrams is not None and ngrams.shape != (meta["bucket"], meta["dim"]):
+            raise ValueError("inconsistent n-gram state")
+        self.table = VectorTable(list(words), vectors, ngrams, int(meta["min_n"]), int(meta["max_n"]))
+
+    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
+        self._require_fit()
+        assert self.table is not None
+        return finish(average(self.table, check_texts(texts), progress), self.info.id)

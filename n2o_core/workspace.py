@@ -1,0 +1,274 @@
+"""One corpus and its cached per-embedder arrays: embeddings, z-normalization statistics, neighbor sets.
+
+Embeddings are computed once per (corpus, embedder, code version) and memory-mapped from cache/ after that;
+neighbor ids are searched once per (embedder, query pool, k_max, z-norm, exact/approx). Changing k <= k_max or
+picking another sample of an already-searched pool only slices arrays.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import threading
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+import scipy.sparse as sp
+
+from . import CACHE_CODE_VERSION
+from .cache import Cache, hash_key
+from .corpora import Corpus
+from .embedders.base import Embedder, EmbedderInfo
+from .errors import EmbedderError, N2OError
+from .neighbors import Neighbors, Standardizer, approx_knn, exact_knn
+
+Progress = Callable[[int, int], None]
+STORAGE_DTYPES = ("float32", "float16")
+
+
+def _file_identity(path: str) -> str:
+    st = os.stat(path)
+    h = hashlib.sha256(f"{os.path.abspath(path)}|{st.st_size}|{st.st_mtime_ns}".encode())
+    return h.hexdigest()[:16]
+
+
+class Workspace:
+    """Cached arrays for one corpus. Thread-safe for concurrent readers (the app)."""
+
+    def __init__(self, corpus: Corpus, cache: Cache | None = None, storage_dtype: str = "float32"):
+        if storage_dtype not in STORAGE_DTYPES:
+            raise N2OError(f"Storage dtype must be one of {STORAGE_DTYPES} (got {storage_dtype!r}).")
+        self.corpus = corpus
+        self.cache = cache or Cache()
+        self.storage_dtype = storage_dtype
+        self._embedders: dict[str, Embedder] = {}
+        self._fitted: set[str] = set()
+        self._vectors: dict[str, str] = {}  # name -> .npy path of precomputed vectors
+        self._arrays: dict[str, np.ndarray | sp.csr_matrix] = {}
+        self._standardizers: dict[str, Standardizer] = {}
+        self._lock = threading.RLock()
+
+    # ------------------------------------------------------------------ embedders
+
+    def add_vectors(self, name: str, path: str | os.PathLike) -> None:
+        """Register precomputed vectors (.npy, one row per corpus sentence) under `name`."""
+        from .embedders.registry import PrecomputedEmbedder
+
+        emb = PrecomputedEmbedder(name, path)  # checks the file: readable, 2-D, finite
+        n, n_rows = len(self.corpus), emb.vectors.shape[0]
+        if n_rows != n:
+            raise EmbedderError(f"{path} has shape {emb.vectors.shape}, but the corpus has {n:,} sentences "
+                                "(one row each).")
+        with self._lock:
+            self._vectors[name] = str(path)
+            self._embedders[name] = emb
+            self._fitted.discard(name)
+
+    def is_precomputed(self, eid: str) -> bool:
+        """Whether `eid` names precomputed vectors added with add_vectors."""
+        return eid in self._vectors
+
+    def embedder(self, eid: str, fitted: bool = True) -> Embedder:
+        """The loaded embedder (once per workspace); corpus-trained ones are fit on the corpus."""
+        with self._lock:
+            if eid not in self._embedders:
+                if eid in self._vectors:
+                    from .embedders.registry import PrecomputedEmbedder
+
+                    self._embedders[eid] = PrecomputedEmbedder(eid, self._vectors[eid])
+                else:
+                    from .embedders.registry import get_embedder
+
+                    self._embedders[eid] = get_embedder(eid, cache_dir=self.cache.path("models"))
+            emb = self._embedders[eid]
+            if fitted and eid not in self._fitted:
+                if emb.info.corpus_trained:
+                    emb.fit(list(self.corpus.fit_texts))
+                self._fitted.add(eid)
+            return emb
+
+    def info(self, eid: str) -> EmbedderInfo:
+        """Registry row of an embedder (without loading it when it is a built-in)."""
+        if eid not in self._vectors:
+            from .embedders.registry import list_embedders
+
+            for inf in list_embedders():
+                if inf.id == eid:
+                    return inf
+        return self.embedder(eid, fitted=False).info
+
+    def embedder_key(self, eid: str) -> str:
+        """Cache key of an embedder's output on this corpus (no model is loaded for built-ins)."""
+        if eid in self._vectors:
+            return hash_key("vectors", _file_identity(self._vectors[eid]))
+        from .embedders.registry import DEFAULT_EMBEDDER_IDS
+
+        parts: list[str] = [eid, CACHE_CODE_VERSION]
+        if eid in DEFAULT_EMBEDDER_IDS:
+            if self.info(eid).corpus_trained:
+                parts.append(self.corpus.fit_fingerprint)
+        else:
+            parts.append(self.embedder(eid, fitted=False).fingerprint())
+            for prefix in ("wv:", "st:", "hf:"):
+                path = eid[len(prefix):].split("@")[0] if eid.startswith(prefix) else ""
+                if path and os.path.exists(path):
+                    parts.append(_file_identity(path))
+            if self.info(eid).corpus_trained:
+                parts.append(self.corpus.fit_fingerprint)
+        return hash_key(*parts)
+
+    def _rel(self, kind: str, eid: str, suffix: str) -> str:
+        safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in eid)[:60]
+        return f"{kind}/{self.corpus.fingerprint}/{safe}-{self.embedder_key(eid)}{suffix}"
+
+    # ------------------------------------------------------------------ embeddings
+
+    def is_cached(self, eid: str) -> bool:
+        """Whether the embeddings are already in memory or on disk (nothing is computed)."""
+        if eid in self._arrays or eid in self._vectors:
+            return True
+        for suffix in (f"-{self.storage_dtype}.npy", ".npz"):
+            rel = self._rel("embeddings", eid, suffix)
+            if self.cache._valid(self.cache.path(rel)) is not None:
+                return True
+        return False
+
+    def embeddings(self, eid: str, progress: Progress | None = None) -> np.ndarray | sp.csr_matrix:
+        """(N, d) raw embeddings (float32/float16 memmap, or CSR for tf-idf), computed at most once."""
+        with self._lock:
+            if eid in self._arrays:
+                return self._arrays[eid]
+        if eid in self._vectors:
+            arr = self._load_vectors(eid)
+        else:
+            arr = self._cached_or_encode(eid, progress)
+        with self._lock:
+            self._arrays[eid] = arr
+        return arr
+
+    def _load_vectors(self, eid: str) -> np.ndarray:
+        path = self._vectors[eid]
+        try:
+            arr = np.load(path, mmap_mode="r", allow_pickle=False)
+        except (OSError, ValueError) as e:
+            raise EmbedderError(f"Cannot read vectors file {path}: {e}") from e
+        n = len(self.corpus)
+        if arr.ndim != 2 or arr.shape[0] != n:
+            raise EmbedderError(
+                f"Vectors file {path} has shape {arr.shape}, but the corpus has {n} sentences (one row each)."
+            )
+        _check_finite(arr, eid)
+        return arr
+
+    def _cached_or_encode(self, eid: str, progress: Progress | None):
+        dense_rel = self._rel("embeddings", eid, f"-{self.storage_dtype}.npy")
+        sparse_rel = self._rel("embeddings", eid, ".npz")
+        with self.cache.lock(dense_rel):
+            got = self.cache.load_dense(dense_rel)
+            if got is None:
+                got = self.cache.load_sparse(sparse_rel) if self.cache.path(sparse_rel).exists() else None
+            if got is not None and got.shape[0] == len(self.corpus):
+                if progress:
+                    progress(len(self.corpus), len(self.corpus))
+                return got
+            emb = self.embedder(eid)
+            try:
+                out = emb.encode(list(self.corpus.texts), progress=progress)
+            except N2OError:
+                raise
+            except Exception as e:  # noqa: BLE001 - a model failing mid-way is reported, not crashed on
+                raise EmbedderError(f"Embedder '{eid}' failed while encoding the corpus: {e}") from e
+            if out.shape[0] != len(self.corpus):
+                raise EmbedderError(f"Embedder '{eid}' returned {out.shape[0]} rows for {len(self.corpus)} sentences.")
+            _check_finite(out, eid)
+            desc = f"{eid} on {self.corpus.name}"
+            if sp.issparse(out):
+                return self.cache.save_sparse(sparse_rel, out.astype(np.float32), description=desc)
+            return self.cache.save_dense(dense_rel, np.asarray(out).astype(self.storage_dtype), description=desc)
+
+    def standardizer(self, eid: str) -> Standardizer | None:
+        """Per-dimension mean/std over the corpus for z-normalization (None for sparse tf-idf)."""
+        X = self.embeddings(eid)
+        if sp.issparse(X):
+            return None
+        with self._lock:
+            if eid not in self._standardizers:
+                self._standardizers[eid] = Standardizer.fit(X)
+            return self._standardizers[eid]
+
+    def zero_vector_count(self, eid: str) -> int:
+        """Sentences whose embedding is all zeros (no in-vocabulary token)."""
+        X = self.embeddings(eid)
+        if sp.issparse(X):
+            return int(np.sum(np.diff(X.indptr) == 0))
+        return int(sum(int(np.sum(~np.any(np.asarray(X[i : i + 65536]) != 0, axis=1)))
+                       for i in range(0, X.shape[0], 65536)))
+
+    # ------------------------------------------------------------------ neighbors
+
+    def neighbors(
+        self,
+        eid: str,
+        query_ids: np.ndarray,
+        k: int,
+        *,
+        znorm: bool = False,
+        approx: bool = False,
+        progress: Progress | None = None,
+    ) -> Neighbors:
+        """k nearest neighbors of corpus queries (self excluded), cached on disk per query set and k."""
+        query_ids = np.asarray(query_ids, np.int64).ravel()
+        n = len(self.corpus)
+        if k <= 0:
+            raise N2OError(f"k must be a positive integer (got {k}).")
+        if k > n - 1:
+            raise N2OError(f"k={k} is too large for a corpus of {n} sentences (at most {n - 1}).")
+        qkey = hashlib.sha256(query_ids.tobytes()).hexdigest()[:16]
+        mode = ("approx" if approx else "exact") + ("-z" if znorm else "")
+        rel = self._rel("knn", eid, f"-{mode}-{qkey}-k{k}.npz")
+        with self.cache.lock(rel):
+            got = self.cache.load_bundle(rel)
+            if got is not None and got["ids"].shape == (len(query_ids), k):
+                rec = float(got["recall"][0]) if got["recall"].size else None
+                return Neighbors(got["ids"], got["sims"], rec, 0.0)
+            X = self.embeddings(eid)
+            std = self.standardizer(eid) if znorm else None
+            if approx:
+                res, _ = approx_knn(X, k, query_ids, standardizer=std)
+            else:
+                res = exact_knn(X, k, query_ids=query_ids, standardizer=std, progress=progress)
+            recall = np.array([res.recall], np.float64) if res.recall is not None else np.zeros(0)
+            self.cache.save_bundle(
+                rel, description=f"{k}-NN of {len(query_ids)} queries, {eid}, {mode}",
+                ids=res.ids, sims=res.sims, recall=recall,
+            )
+            return res
+
+    def search_text(self, eid: str, text: str, k: int, *, znorm: bool = False) -> Neighbors:
+        """k nearest corpus sentences of a free-text query (embedded on the fly)."""
+        if not text.strip():
+            raise N2OError("Type a sentence to search for.")
+        X = self.embeddings(eid)
+        emb = self.embedder(eid)
+        try:
+            q = emb.encode([text])
+        except N2OError:
+            raise
+        except Exception as e:  # noqa: BLE001
+            raise EmbedderError(f"Embedder '{eid}' failed on the query: {e}") from e
+        std = self.standardizer(eid) if znorm else None
+        return exact_knn(X, min(k, len(self.corpus)), queries=q, standardizer=std)
+
+
+def _check_finite(arr, eid: str) -> None:
+    data = arr.data if sp.issparse(arr) else arr
+    for i in range(0, data.shape[0], 65536):
+        block = np.asarray(data[i : i + 65536])
+        if not np.all(np.isfinite(block)):
+            raise EmbedderError(f"Embedder '{eid}' produced NaN or infinite values; nothing was cached.")
+
+
+def default_models_dir(cache: Cache) -> Path:
+    """Where embedders keep fitted/distilled state."""
+    return cache.path("models")
