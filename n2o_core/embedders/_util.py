@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import hashlib
 import json
 import os
+import sys
 import zlib
 from pathlib import Path
-from typing import Iterator, Sequence
+from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -92,6 +94,37 @@ def loading(what: str) -> Iterator[None]:
         raise
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - third-party loaders raise anything
         raise EmbedderError(f"Could not load {what}: {_reason(exc)}.") from exc
+
+
+@contextlib.contextmanager
+def quiet_libraries() -> Iterator[None]:
+    """Silence chatty third-party output while a model loads or distills, then restore it.
+
+    transformers' per-load "LOAD REPORT" tables (logged as warnings) and its "Loading weights" bars are
+    hidden; errors are still logged and exceptions still raised. model2vec's "Encoding tokens" bar is
+    disabled for the duration (its `tqdm` is wrapped with disable=True). Only libraries already imported are
+    touched (import them first), so this never pulls in a heavy package.
+    """
+    restore: list[Callable[[], None]] = []
+    try:
+        tf_logging = sys.modules.get("transformers.utils.logging")
+        if tf_logging is not None:
+            level = tf_logging.get_verbosity()
+            bars = tf_logging.is_progress_bar_enabled()
+            tf_logging.set_verbosity_error()
+            tf_logging.disable_progress_bar()
+            restore.append(lambda: tf_logging.set_verbosity(level))
+            if bars:
+                restore.append(tf_logging.enable_progress_bar)
+        m2v_inference = sys.modules.get("model2vec.distill.inference")
+        if m2v_inference is not None and hasattr(m2v_inference, "tqdm"):
+            original = m2v_inference.tqdm
+            m2v_inference.tqdm = functools.partial(original, disable=True)
+            restore.append(lambda: setattr(m2v_inference, "tqdm", original))
+        yield
+    finally:
+        for undo in reversed(restore):
+            undo()
 
 
 def length_batches(texts: Sequence[str], batch_size: int) -> list[np.ndarray]:

@@ -8,18 +8,23 @@ Sequences are truncated to min(tokenizer limit, model positions, 512) tokens.
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any, Sequence
 
 import numpy as np
 
 from ..errors import EmbedderError
-from ._util import EMBEDDER_CODE_VERSION, check_texts, digest, finish, length_batches, loading, path_identity, report, set_torch_threads
+from ._util import (
+    EMBEDDER_CODE_VERSION, check_texts, digest, finish, length_batches, loading, path_identity, quiet_libraries, report,
+    set_torch_threads,
+)
 from .base import EmbedderInfo, Progress
 
 POOLINGS = ("cls", "mean", "max", "last")
 BATCH = 32
 _LOADED: dict[str, tuple[Any, Any]] = {}
+_LOCK = threading.Lock()
 
 
 def pool(hidden: Any, mask: Any, pooling: str) -> Any:
@@ -41,14 +46,26 @@ def pool(hidden: Any, mask: Any, pooling: str) -> Any:
     raise EmbedderError(f"Unknown pooling '{pooling}'; use one of {', '.join(POOLINGS)}.")
 
 
+def _model_name(path: str) -> str:
+    """A readable model name: the folder's name, with its parent when the folder is just 'model'."""
+    p = Path(path)
+    return f"{p.parent.name}/{p.name}" if p.name in ("model", "models") and p.parent.name else p.name
+
+
 def load_hf(name_or_path: str) -> tuple[Any, Any]:
     """(tokenizer, model) on CPU in eval mode, loaded once per process."""
+    with _LOCK:
+        return _load_hf(name_or_path)
+
+
+def _load_hf(name_or_path: str) -> tuple[Any, Any]:
     if name_or_path not in _LOADED:
         with loading(f"the transformers model '{name_or_path}'"):
             from transformers import AutoModel, AutoTokenizer
 
-            tok = AutoTokenizer.from_pretrained(name_or_path)
-            model = AutoModel.from_pretrained(name_or_path)
+            with quiet_libraries():
+                tok = AutoTokenizer.from_pretrained(name_or_path)
+                model = AutoModel.from_pretrained(name_or_path)
             model.eval()
             if tok.pad_token is None:
                 tok.pad_token = tok.eos_token or tok.unk_token
@@ -89,7 +106,7 @@ class HFEmbedder:
         self.max_length = _max_length(self.tokenizer, self.model)
         self.info = EmbedderInfo(
             spec, "user", pooling, int(dim) if dim else None,
-            f"transformers model {Path(name_or_path).name}, {pooling} of the last layer", default=False,
+            f"transformers model {_model_name(name_or_path)}, {pooling} of the last layer", default=False,
         )
 
     def fingerprint(self) -> str:

@@ -17,7 +17,9 @@ from typing import Any, Sequence
 import numpy as np
 
 from ._state import read_manifest, state_dir, write_state
-from ._util import EMBEDDER_CODE_VERSION, check_texts, digest, finish, loading, package_version, path_identity, report
+from ._util import (
+    EMBEDDER_CODE_VERSION, check_texts, digest, finish, loading, package_version, path_identity, quiet_libraries, report,
+)
 from .base import EmbedderInfo, Progress
 from .catalog import default_info
 
@@ -59,7 +61,8 @@ class Model2VecEmbedder:
     def _distill(self) -> Any:
         from model2vec.distill import distill
 
-        return distill(str(self.source), pca_dims=self.pca_dims)
+        with quiet_libraries():
+            return distill(str(self.source), pca_dims=self.pca_dims)
 
     def load(self) -> Any:
         """The StaticModel: from memory, from the cache folder, or distilled now (and saved)."""

@@ -10,8 +10,11 @@ load offline from PyPI packages. User specs:
 Every failure to load raises EmbedderError with one sentence. Heavy libraries (torch, transformers, gensim,
 onnxruntime) are imported inside the backends, so importing this module is cheap.
 
-Zero vectors: a sentence with nothing to embed (static vectors or tf-idf with no known token) is an all-zero row,
-never NaN. The neighbor search treats such rows as having cosine 0 with everything and ranks them last.
+Zero vectors: a sentence with nothing to embed (tf-idf, averaged word vectors or model2vec with no known token;
+an all-zero row of precomputed vectors) is an all-zero row, never NaN. `n2o_core.neighbors` gives it no direction:
+as a candidate it is ranked after every real candidate, even one with negative cosine (used only when fewer than k
+real ones remain, reported with cosine 0), so it never becomes everyone's neighbor; as a query it has no neighbors
+(its row is all NO_NEIGHBOR), so it overlaps with nothing.
 """
 
 from __future__ import annotations
@@ -32,6 +35,7 @@ __all__ = [
 
 USER_SPEC_PREFIXES = ("st:", "hf:", "wv:", "npy:")
 _USER: dict[str, Embedder] = {}
+_SIGNATURES: dict[str, str | None] = {}  # user spec -> file signature when it was loaded
 _USER_LOCK = threading.Lock()
 
 
@@ -126,12 +130,26 @@ def get_embedder(spec: str, cache_dir: Path | str | os.PathLike | None = None) -
     cache = Path(cache_dir) if cache_dir is not None else None
     if spec in DEFAULT_EMBEDDER_IDS:
         return _builtin(spec, cache)
+    signature = _file_signature(spec)
     with _USER_LOCK:
-        if spec in _USER:
+        if spec in _USER and _SIGNATURES.get(spec) == signature:
             return _USER[spec]
     if not spec.startswith(USER_SPEC_PREFIXES):
         raise _unknown(spec)
     embedder = _user(spec)
     with _USER_LOCK:
         _USER[spec] = embedder
+        _SIGNATURES[spec] = signature
     return embedder
+
+
+def _file_signature(spec: str) -> str | None:
+    """Size and mtime of the file behind a wv:/npy: spec, so a replaced file is loaded again (None otherwise)."""
+    prefix, _, rest = spec.partition(":")
+    if prefix not in ("wv", "npy"):
+        return None
+    try:
+        st = Path(rest.strip()).expanduser().stat()
+    except OSError:
+        return None
+    return f"{st.st_size}:{st.st_mtime_ns}"

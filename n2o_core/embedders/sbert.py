@@ -19,7 +19,7 @@ from ..corpora import fingerprint_texts
 from ..errors import EmbedderError
 from ._util import (
     EMBEDDER_CODE_VERSION, check_texts, digest, finish, length_batches, loading, package_version, path_identity,
-    report, set_torch_threads,
+    quiet_libraries, report, set_torch_threads,
 )
 from .base import EmbedderInfo, Progress
 from .catalog import default_info
@@ -49,10 +49,18 @@ def load_sentence_transformer(name_or_path: str) -> Any:
             with loading(f"the sentence-transformers model '{name_or_path}'"):
                 from sentence_transformers import SentenceTransformer
 
-                model = SentenceTransformer(name_or_path, device="cpu")
+                with quiet_libraries():
+                    model = SentenceTransformer(name_or_path, device="cpu")
                 model.eval()
                 _MODELS[name_or_path] = model
         return _MODELS[name_or_path]
+
+
+def embedding_dim(model: Any) -> int | None:
+    """Output dimension of a SentenceTransformer (new and old method names)."""
+    get = getattr(model, "get_embedding_dimension", None) or model.get_sentence_embedding_dimension
+    dim = get()
+    return int(dim) if dim else None
 
 
 def pooled_token_embeddings(
@@ -69,7 +77,7 @@ def pooled_token_embeddings(
 
     model = load_sentence_transformer(name_or_path)
     set_torch_threads()
-    dim = model.get_sentence_embedding_dimension()
+    dim = embedding_dim(model)
     mean = np.zeros((len(texts), dim), dtype=np.float32)
     cls = np.zeros((len(texts), dim), dtype=np.float32)
     done = 0
@@ -119,14 +127,26 @@ class MiniLMEmbedder:
 
 
 def _pooling_name(model: Any) -> str:
+    """The model's pooling ('mean', 'cls', ...) from its Pooling module (sentence-transformers 5 and 6 APIs)."""
     for module in model:
-        get = getattr(module, "get_pooling_mode_str", None)
+        mode = getattr(module, "pooling_mode", None)  # sentence-transformers >= 6
+        if isinstance(mode, (list, tuple)):
+            mode = "+".join(str(m) for m in mode)
+        if isinstance(mode, str) and mode:
+            return mode
+        get = getattr(module, "get_pooling_mode_str", None)  # older releases
         if callable(get):
             try:
                 return str(get())
             except Exception:  # noqa: BLE001
                 break
     return "model"
+
+
+def _model_name(path: str) -> str:
+    """A readable model name: the folder's name, with its parent when the folder is just 'model'."""
+    p = Path(path)
+    return f"{p.parent.name}/{p.name}" if p.name in ("model", "models") and p.parent.name else p.name
 
 
 class SentenceTransformerEmbedder:
@@ -143,10 +163,9 @@ class SentenceTransformerEmbedder:
             self._identity = name_or_path
         self.name_or_path = name_or_path
         self.model = load_sentence_transformer(name_or_path)
-        dim = self.model.get_sentence_embedding_dimension()
         self.info = EmbedderInfo(
-            spec, "user", _pooling_name(self.model), int(dim) if dim else None,
-            f"sentence-transformers model {Path(name_or_path).name}", default=False,
+            spec, "user", _pooling_name(self.model), embedding_dim(self.model),
+            f"sentence-transformers model {_model_name(name_or_path)}", default=False,
         )
 
     def fingerprint(self) -> str:

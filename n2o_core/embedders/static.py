@@ -11,8 +11,8 @@ sentences, never a Python loop over sentences calling `get_mean_vector`.
   variant when the lowercase form is absent.
 
 Zero vectors: a sentence with no usable token (empty, punctuation only, or only unknown words for word-level
-vectors) is an all-zero row, never NaN. The neighbor search treats zero rows as having cosine 0 with every
-sentence and ranks them last; this module only guarantees the exact zeros.
+vectors) is an all-zero row, never NaN; this module only guarantees the exact zeros. How the neighbor search
+ranks them (after every real candidate; no neighbors as a query) is in `registry` and `n2o_core.neighbors`.
 """
 
 from __future__ import annotations
@@ -230,18 +230,15 @@ def sniff_format(path: Path) -> str:
 
     with utils.open(str(path), "rb") as f:
         head = f.read(4)
-        if len(head) == 4 and int.from_bytes(head, "little", signed=True) == _FASTTEXT_MAGIC:
-            return "fasttext-bin"
-        first = head + f.readline()
-        parts = first.split()
-        is_header = len(parts) == 2 and all(p.isdigit() for p in parts)
-        if not is_header:
+    if len(head) == 4 and int.from_bytes(head, "little", signed=True) == _FASTTEXT_MAGIC:
+        return "fasttext-bin"
+    with utils.open(str(path), "rb") as f:
+        parts = f.readline(1 << 16).split()
+        if not (len(parts) == 2 and all(p.isdigit() for p in parts)):
             return "glove-txt"
-        sample = f.read(4096)
+        line = f.readline(1 << 22)  # a text row; in a binary file, bytes up to some 0x0a
     try:
-        line = sample.split(b"\n", 1)[0].decode("utf-8")
-        n_fields = len(line.split())
-        if n_fields == int(parts[1]) + 1 and b"\x00" not in sample:
+        if b"\x00" not in line and len(line.decode("utf-8").split()) == int(parts[1]) + 1:
             return "word2vec-txt"
     except UnicodeDecodeError:
         pass
@@ -265,7 +262,7 @@ def load_word_vectors(path: str | os.PathLike) -> tuple[VectorTable, str]:
             kv = KeyedVectors.load_word2vec_format(
                 str(p), binary=fmt == "word2vec-bin", no_header=fmt == "glove-txt", unicode_errors="ignore"
             )
-        if len(kv.index_to_key) == 0:
+        if len(kv.index_to_key) == 0 or kv.vectors.ndim != 2 or kv.vectors.shape[1] == 0:
             raise ValueError("the file holds no vectors")
         table = VectorTable.from_keyed_vectors(kv)
     if not np.isfinite(table.vectors).all():

@@ -1,0 +1,57 @@
+"""Registry: built-in ids, user-spec parsing, one-sentence errors, cheap import, quiet library helper."""
+
+from __future__ import annotations
+
+import logging
+import subprocess
+import sys
+
+import pytest
+
+from n2o_core.embedders import DEFAULT_EMBEDDER_IDS, get_embedder
+from n2o_core.embedders._util import quiet_libraries
+from n2o_core.errors import EmbedderError
+
+
+@pytest.mark.parametrize("spec", ["glove", "bert-base", "tfidf2", "", "xx:model", "minilm-l6-max"])
+def test_unknown_ids_list_the_valid_ones(spec):
+    with pytest.raises(EmbedderError) as info:
+        get_embedder(spec)
+    msg = str(info.value)
+    assert msg.startswith("Unknown embedder") and "\n" not in msg
+    assert all(i in msg for i in DEFAULT_EMBEDDER_IDS) and "st:<model>" in msg and "npy:" in msg
+
+
+@pytest.mark.parametrize("spec", ["st:", "hf:", "wv:", "npy:", "wv:   "])
+def test_user_specs_need_a_target(spec):
+    with pytest.raises(EmbedderError, match="names no model or file"):
+        get_embedder(spec)
+
+
+def test_ids_are_trimmed_and_each_call_gives_a_new_builtin():
+    a, b = get_embedder(" tfidf "), get_embedder("tfidf")
+    assert a.info.id == "tfidf" and a is not b
+
+
+def test_importing_the_registry_does_not_import_heavy_libraries():
+    code = ("import sys, n2o_core.embedders.registry; "
+            "print(sorted(m for m in ('torch', 'transformers', 'gensim', 'onnxruntime', 'sentence_transformers') "
+            "if m in sys.modules))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "[]"
+
+
+def test_quiet_libraries_hides_transformers_warnings_but_not_errors_and_restores():
+    from transformers.utils import logging as tf_logging
+
+    before = tf_logging.get_verbosity()
+    logger = tf_logging.get_logger("transformers.test_quiet")
+    with quiet_libraries():
+        assert not logger.isEnabledFor(logging.WARNING)
+        assert logger.isEnabledFor(logging.ERROR)
+        assert not tf_logging.is_progress_bar_enabled()
+    assert tf_logging.get_verbosity() == before
+    with pytest.raises(RuntimeError):
+        with quiet_libraries():
+            raise RuntimeError("errors still propagate")
+    assert tf_logging.get_verbosity() == before
