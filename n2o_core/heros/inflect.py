@@ -1,0 +1,54 @@
+"""Morphology: re-inflect a replacement lemma to the target's Penn tag (LemmInflect), casing, a/an."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+
+#: Penn tags whose form is the lemma itself.
+_BASE_TAGS = frozenset({"JJ", "VB", "VBP"})
+#: Tags we know how to inflect to.
+INFLECTABLE_TAGS = frozenset({"JJ", "JJR", "JJS", "VB", "VBD", "VBG", "VBN", "VBP", "VBZ"})
+
+_AN_EXCEPTIONS = (
+    "univ", "uniq", "unif", "union", "unit", "unic", "unison", "unil", "use", "usu", "uti", "eu", "ewe",
+    "one", "once", "ubi", "ure", "uro", "uran",
+)
+_A_EXCEPTIONS = ("hour", "honest", "honour", "honor", "heir")
+
+
+@lru_cache(maxsize=100_000)
+def inflect(lemma: str, tag: str) -> str | None:
+    """`lemma` inflected to Penn `tag` ("lower", "VBD" -> "lowered"), or None when LemmInflect can't.
+
+    Base-form tags (JJ, VB, VBP) return the lemma; words unknown to LemmInflect are not guessed
+    for other tags (a wrong guess would make an ungrammatical pair).
+    """
+    from lemminflect import getInflection
+
+    if tag not in INFLECTABLE_TAGS:
+        return None
+    if tag in _BASE_TAGS:
+        return lemma
+    forms = getInflection(lemma, tag=tag, inflect_oov=False)
+    if not forms:
+        return None
+    return forms[0]
+
+
+def match_case(new: str, old: str) -> str:
+    """Give `new` the casing pattern of `old` (ALLCAPS, Capitalized or as is)."""
+    if len(old) > 1 and old.isupper():
+        return new.upper()
+    if old[:1].isupper():
+        return new[:1].upper() + new[1:]
+    return new
+
+
+def article_for(word: str) -> str:
+    """"an" before a vowel sound, else "a" (spelling heuristics with the common exceptions)."""
+    w = word.lower()
+    if w.startswith(_A_EXCEPTIONS):
+        return "an"
+    if w.startswith(_AN_EXCEPTIONS):
+        return "a"
+    return "an" if w[:1] in "aeiou" else "a"

