@@ -17,7 +17,7 @@ class EmbedderInfo:
     """A row of the embedders table (mirrors Table 1 of Lin & Smith 2019)."""
 
     id: str
-    family: str  # "tf-idf", "static (averaged)", "transformer", "user"
+    family: str  # the method, as in the paper's Table 1: "tf-idf", "GloVe", "fastText", "MiniLM", ...; "user"
     composition: str  # "n/a", "average", "mean", "cls", "max", "last", "model2vec"
     dim: int | None  # None when it depends on the corpus (tf-idf: |V|)
     data: str  # one line on what it was trained on
