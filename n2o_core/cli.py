@@ -47,6 +47,8 @@ def _add_corpus_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--text-column", default=None, help="text column of a .csv/.tsv/.jsonl/.parquet corpus")
     p.add_argument("--cache-dir", default=None, help="cache folder (default: $N2O_CACHE_DIR or ./cache)")
     p.add_argument("--dtype", default="float32", choices=["float32", "float16"], help="embedding storage")
+    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
+                   help="Dask scheduler (tcp://host:8786): embed shards and search neighbors on its workers")
 
 
 def _add_embedder_args(p: argparse.ArgumentParser, required: bool = True) -> None:
@@ -66,7 +68,7 @@ def _workspace(args: argparse.Namespace):
         raise N2OError(f"--max-sentences must be positive (got {args.max_sentences}).")
     corpus = load_corpus(args.corpus, max_sentences=args.max_sentences, text_column=args.text_column,
                          cache_dir=cache.root)
-    ws = Workspace(corpus, cache=cache, storage_dtype=args.dtype)
+    ws = Workspace(corpus, cache=cache, storage_dtype=args.dtype, scheduler=args.scheduler)
     ids = list(args.embedder)
     for spec in args.vectors:
         if "=" not in spec:
@@ -178,6 +180,8 @@ def cmd_compare(args: argparse.Namespace) -> int:
     if any(r is not None for r in res.recall.values()):
         print("recall@k (approximate vs exact): " + ", ".join(f"{e} {r:.3f}" for e, r in res.recall.items()
                                                               if r is not None))
+    if res.n2o_error is not None and np.isfinite(res.n2o_error).any():
+        print(f"N2O error of approximate vs exact search on held-out queries: max {np.nanmax(res.n2o_error):.4f}")
     print(f"wall time {wall:.1f} s")
     return 0
 

@@ -10,7 +10,8 @@ from typing import Callable, Sequence
 import numpy as np
 
 from .errors import N2OError
-from .overlap import SampledN2O, chance_level, draw_query_samples, n2o_over_samples, query_pool
+from .neighbors import Neighbors
+from .overlap import SampledN2O, chance_level, draw_query_samples, n2o_matrix, n2o_over_samples, query_pool
 from .workspace import Workspace
 
 #: Called as on_stage(embedder_id, stage, done, total), stage in {"embed", "neighbors"}.
@@ -30,6 +31,8 @@ class ComparisonResult:
     pool: np.ndarray
     recall: dict[str, float | None] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
+    #: approximate search: |N2O(approx) - N2O(exact)| per pair on the held-out recall queries (None if exact)
+    n2o_error: np.ndarray | None = None
 
     @property
     def chance(self) -> float:
@@ -67,6 +70,8 @@ class ComparisonResult:
         }
         if any(v is not None for v in self.recall.values()):
             out["recall"] = {e: r for e, r in self.recall.items()}
+        if self.n2o_error is not None:
+            out["n2o_error"] = np.round(self.n2o_error, 6).tolist()
         return out
 
 
@@ -105,6 +110,7 @@ def compare(
     neighbors: dict[str, np.ndarray] = {}
     recall: dict[str, float | None] = {}
     seconds: dict[str, float] = {}
+    checks: dict[str, Neighbors] = {}
     for eid in embedder_ids:
         t0 = time.perf_counter()
         ws.embeddings(eid, progress=(lambda d, t, e=eid: on_stage(e, "embed", d, t)) if on_stage else None)
@@ -112,8 +118,25 @@ def compare(
             eid, pool, k_max, znorm=znorm, approx=approx,
             progress=(lambda d, t, e=eid: on_stage(e, "neighbors", d, t)) if on_stage else None,
         )
-        neighbors[eid] = nb.ids[:, :k]
+        nb = nb.head(k)
+        neighbors[eid] = nb.ids
         recall[eid] = nb.recall
+        if nb.check_ids is not None:
+            checks[eid] = nb
         seconds[eid] = time.perf_counter() - t0
     sampled = n2o_over_samples(neighbors, pool, samples, k)
-    return ComparisonResult(list(embedder_ids), k, n, samples, sampled, neighbors, pool, recall, seconds)
+    return ComparisonResult(list(embedder_ids), k, n, samples, sampled, neighbors, pool, recall, seconds,
+                            approximation_error(checks, list(embedder_ids), k))
+
+
+def approximation_error(checks: dict[str, Neighbors], names: list[str], k: int) -> np.ndarray | None:
+    """|N2O of approximate neighbors - N2O of exact neighbors| per embedder pair, on the held-out queries
+    every approximate search was checked on (None unless all embedders have the same held-out check)."""
+    if not names or any(e not in checks for e in names):
+        return None
+    held = checks[names[0]].check_ids
+    if any(not np.array_equal(checks[e].check_ids, held) for e in names):
+        return None
+    approx = n2o_matrix({e: checks[e].check_approx for e in names}, k)
+    exact = n2o_matrix({e: checks[e].check_exact for e in names}, k)
+    return np.abs(approx - exact)

