@@ -1,0 +1,213 @@
+"""UI-free helpers for the dashboard: the shared settings and their URL form, and safe token highlighting.
+
+Every sidebar choice round-trips through the URL's query string (`to_query` / `from_query`), so a copied link
+reproduces the view. Parsing never raises: a bad value falls back to the default and adds a note.
+"""
+
+from __future__ import annotations
+
+import html
+import os
+import re
+from dataclasses import asdict, dataclass, field, replace
+from typing import Iterable, Mapping, Sequence
+
+from .text import _TOKEN, token_set
+
+#: Neighbors are searched once at this k; any k <= K_MAX only slices cached arrays.
+K_MAX = 50
+DEFAULT_CORPUS = "builtin:bbc-news"
+#: Cold start on 2 cores stays tolerable at this many sentences (the sidebar exposes it).
+DEFAULT_MAX_SENTENCES = 5000
+MAX_SENTENCES_CHOICES = (500, 1000, 2000, 5000, 10000, 20000, 50000)
+#: Fast on a cold cache (2 cores): tf-idf, pretrained and corpus-trained static vectors, two transformers.
+#: model2vec (distills ~80 s on first use), minilm-l6-cls and e5-small stay one click away.
+DEFAULT_EMBEDDERS = (
+    "tfidf",
+    "glove-6b-50d",
+    "word2vec",
+    "fasttext-sub",
+    "minilm-l6-mean",
+    "paraphrase-minilm-l3-mean",
+)
+ORDERS = ("cluster", "chosen")
+_UPLOAD = re.compile(r"^upload:[0-9a-f]{8,64}$")
+_BUILTIN = re.compile(r"^builtin:[a-z0-9][a-z0-9_-]{0,40}$")
+
+
+@dataclass(frozen=True)
+class Settings:
+    """The shared sidebar choices."""
+
+    corpus: str = DEFAULT_CORPUS
+    max_sentences: int = DEFAULT_MAX_SENTENCES
+    embedders: tuple[str, ...] = DEFAULT_EMBEDDERS
+    k: int = 10
+    n_queries: int = 100
+    n_samples: int = 5
+    seed: int = 0
+    approx: bool = False
+    znorm: bool = False
+    order: str = "cluster"
+    #: Dask scheduler address ("" = this process). Deliberately not in the URL: a link must not make the
+    #: server connect somewhere.
+    scheduler: str = ""
+    notes: tuple[str, ...] = field(default=(), compare=False)
+
+    def key(self) -> tuple:
+        """Hashable identity of the settings that change computed arrays (not k, not the order)."""
+        return (self.corpus, self.max_sentences, self.embedders, self.n_queries, self.n_samples, self.seed,
+                self.approx, self.znorm)
+
+
+def env_defaults(environ: Mapping[str, str] | None = None) -> Settings:
+    """Defaults, overridable by N2O_DEFAULT_CORPUS, N2O_DEFAULT_EMBEDDERS (comma list),
+    N2O_MAX_SENTENCES, N2O_DEFAULT_QUERIES and N2O_DEFAULT_SAMPLES (tests and demos use a small setup), and
+    N2O_SCHEDULER (a Dask scheduler address)."""
+    env = os.environ if environ is None else environ
+    s = Settings(scheduler=env.get("N2O_SCHEDULER", "").strip())
+    corpus = env.get("N2O_DEFAULT_CORPUS", "").strip()
+    if corpus:
+        s = replace(s, corpus=corpus)
+    embs = _split(env.get("N2O_DEFAULT_EMBEDDERS", ""))
+    if embs:
+        s = replace(s, embedders=tuple(embs))
+    for var, fld in (("N2O_MAX_SENTENCES", "max_sentences"), ("N2O_DEFAULT_QUERIES", "n_queries"),
+                     ("N2O_DEFAULT_SAMPLES", "n_samples")):
+        v = _int(env.get(var))
+        if v is not None and v > 0:
+            s = replace(s, **{fld: v})
+    return s
+
+
+def _split(v: str | Sequence[str] | None) -> list[str]:
+    if v is None:
+        return []
+    if not isinstance(v, str):
+        v = ",".join(v)
+    return list(dict.fromkeys(p.strip() for p in v.split(",") if p.strip()))
+
+
+def _int(v) -> int | None:
+    if isinstance(v, (list, tuple)):
+        v = v[0] if v else None
+    try:
+        return int(str(v).strip())
+    except (TypeError, ValueError):
+        return None
+
+
+def _first(v):
+    if isinstance(v, (list, tuple)):
+        return v[0] if v else None
+    return v
+
+
+def valid_corpus_spec(spec: str, extra: Iterable[str] = ()) -> bool:
+    """A built-in (`builtin:<name>`), an upload kept in the cache (`upload:<hex>`), or an allowed extra spec.
+
+    File paths are never accepted from a URL (a link must not read arbitrary server files)."""
+    return bool(_BUILTIN.match(spec) or _UPLOAD.match(spec) or spec in set(extra))
+
+
+def from_query(params: Mapping[str, object], defaults: Settings | None = None,
+               known_embedders: Iterable[str] | None = None, extra_corpora: Iterable[str] = ()) -> Settings:
+    """Settings from URL query parameters; unknown or bad values fall back to `defaults` with a note."""
+    d = defaults or env_defaults()
+    notes: list[str] = []
+    extra = set(extra_corpora) | {d.corpus}
+
+    corpus = _first(params.get("corpus"))
+    if corpus is None:
+        corpus = d.corpus
+    elif not valid_corpus_spec(str(corpus), extra):
+        notes.append(f"Unknown corpus '{str(corpus)[:80]}' in the link; using {d.corpus}.")
+        corpus = d.corpus
+
+    def pos_int(name: str, default: int, lo: int, hi: int) -> int:
+        raw = params.get(name)
+        if raw is None:
+            return default
+        v = _int(raw)
+        if v is None or not lo <= v <= hi:
+            notes.append(f"'{name}' must be a whole number from {lo} to {hi}; using {default}.")
+            return default
+        return v
+
+    max_sentences = pos_int("cap", d.max_sentences, 10, 1_000_000)
+    k = pos_int("k", d.k, 1, K_MAX)
+    n_queries = pos_int("queries", d.n_queries, 1, 100_000)
+    n_samples = pos_int("samples", d.n_samples, 1, 100)
+    seed = pos_int("seed", d.seed, 0, 2**31 - 1)
+
+    embedders = tuple(d.embedders)
+    if params.get("emb") is not None:
+        asked = _split(params.get("emb"))  # type: ignore[arg-type]
+        if known_embedders is not None:
+            known = set(known_embedders)
+            bad = [e for e in asked if e not in known]
+            if bad:
+                notes.append(f"Unknown embedder(s) in the link ignored: {', '.join(b[:40] for b in bad)}.")
+            asked = [e for e in asked if e in known]
+        embedders = tuple(asked)
+
+    search = str(_first(params.get("search")) or ("approx" if d.approx else "exact"))
+    if search not in ("exact", "approx"):
+        notes.append("'search' must be exact or approx; using exact.")
+        search = "exact"
+    z = str(_first(params.get("z")) or ("1" if d.znorm else "0"))
+    order = str(_first(params.get("order")) or d.order)
+    if order not in ORDERS:
+        notes.append(f"'order' must be one of {', '.join(ORDERS)}; using cluster.")
+        order = "cluster"
+    return Settings(corpus=str(corpus), max_sentences=max_sentences, embedders=embedders, k=k,
+                    n_queries=n_queries, n_samples=n_samples, seed=seed, approx=search == "approx",
+                    znorm=z in ("1", "true", "on", "yes"), order=order, scheduler=d.scheduler, notes=tuple(notes))
+
+
+def to_query(s: Settings) -> dict[str, str]:
+    """The URL query parameters for `s` (inverse of `from_query`)."""
+    return {
+        "corpus": s.corpus,
+        "cap": str(s.max_sentences),
+        "emb": ",".join(s.embedders),
+        "k": str(s.k),
+        "queries": str(s.n_queries),
+        "samples": str(s.n_samples),
+        "seed": str(s.seed),
+        "search": "approx" if s.approx else "exact",
+        "z": "1" if s.znorm else "0",
+        "order": s.order,
+    }
+
+
+def settings_dict(s: Settings) -> dict:
+    """Plain dict (for JSON exports)."""
+    d = asdict(s)
+    d.pop("notes", None)
+    d["embedders"] = list(s.embedders)
+    return d
+
+
+# --------------------------------------------------------------------------- highlighting
+
+
+def highlight_shared(text: str, query_tokens: Iterable[str], tag: str = "mark") -> str:
+    """HTML for `text` with the word tokens it shares with the query wrapped in <mark>.
+
+    Every piece of `text` goes through html.escape, so corpus text can never inject markup."""
+    toks = frozenset(query_tokens)
+    out: list[str] = []
+    pos = 0
+    for m in _TOKEN.finditer(text):
+        out.append(html.escape(text[pos:m.start()]))
+        word = html.escape(m.group())
+        out.append(f"<{tag}>{word}</{tag}>" if m.group().lower() in toks else word)
+        pos = m.end()
+    out.append(html.escape(text[pos:]))
+    return "".join(out)
+
+
+def shared_tokens(query: str, text: str) -> frozenset[str]:
+    """Word tokens the two texts share (lowercased)."""
+    return token_set(query) & token_set(text)

@@ -1,0 +1,148 @@
+"""AppTest: the N2O heatmap page (default page), the sidebar and the URL state."""
+
+from __future__ import annotations
+
+import time
+
+import numpy as np
+import pytest
+from conftest import EMBEDDERS, no_exception, plotly_specs
+
+from n2o_core.errors import EmbedderError
+
+NAMES = EMBEDDERS.split(",")
+
+
+def heat(at) -> dict:
+    return plotly_specs(at)["heatmap"]["data"][0]
+
+
+def test_heatmap_renders_and_k_changes_it(app):
+    app.run()
+    no_exception(app)
+    h = heat(app)
+    assert sorted(h["x"]) == sorted(NAMES)
+    z = np.array(h["z"], float)
+    assert z.shape == (4, 4)
+    np.testing.assert_allclose(np.diag(z), 1.0)
+    assert np.all((z >= 0) & (z <= 1))
+    assert any("chance level k/(N−1)" in c.value for c in app.caption)
+    assert app.query_params["k"] == "10"
+
+    app.sidebar.slider(key="w_k").set_value(3)
+    t0 = time.perf_counter()
+    app.run()
+    warm = time.perf_counter() - t0
+    no_exception(app)
+    z3 = np.array(heat(app)["z"], float)
+    assert not np.allclose(z3, z)
+    assert any("k = 3" in c.value for c in app.caption)
+    assert app.query_params["k"] == "3"
+    assert warm < 5, warm  # a warm k change only slices cached arrays
+
+
+def test_order_chosen_and_url_state(app):
+    app.query_params.update({"emb": "glove-6b-50d,tfidf,word2vec", "order": "chosen", "k": "7", "samples": "2"})
+    app.run()
+    no_exception(app)
+    assert heat(app)["x"] == ["glove-6b-50d", "tfidf", "word2vec"]
+    assert app.sidebar.slider(key="w_k").value == 7
+    assert app.sidebar.number_input(key="w_samples").value == 2
+    assert app.query_params["emb"] == "glove-6b-50d,tfidf,word2vec"
+    assert "box" not in plotly_specs(app)  # one section at a time
+
+    app.segmented_control(key="w_hview").set_value("box").run()
+    no_exception(app)
+    assert app.query_params["view"] == "box"
+    box = plotly_specs(app)["box"]["data"]
+    assert sorted(t["name"] for t in box) == sorted(["glove-6b-50d", "tfidf", "word2vec"])
+    for t in box:  # each embedder's box holds its N2O with the two others
+        assert len(t["y"]) == 2 and all(0 <= v <= 1 for v in t["y"])
+
+    app.segmented_control(key="w_hview").set_value("robustness").run()
+    no_exception(app)
+    rho = np.array(plotly_specs(app)["spearman"]["data"][0]["z"], float)
+    np.testing.assert_allclose(np.diag(rho), 1.0)
+    assert any(m.label == "mean Spearman ρ between k" for m in app.metric)
+
+    app.segmented_control(key="w_hview").set_value("downloads").run()
+    no_exception(app)
+    assert {b.proto.label for b in app.get("download_button")} >= {"Matrix (CSV)", "Neighbors (JSON)"}
+
+
+def test_view_in_link(app):
+    app.query_params.update({"view": "box"})
+    app.run()
+    no_exception(app)
+    assert "box" in plotly_specs(app) and "heatmap" not in plotly_specs(app)
+
+
+def test_bad_url_values_are_explained(app):
+    app.query_params.update({"k": "abc", "emb": "tfidf,nope,word2vec", "corpus": "/etc/passwd"})
+    app.run()
+    no_exception(app)
+    warnings = " ".join(w.value for w in app.sidebar.warning)
+    assert "nope" in warnings and "'k'" in warnings and "Unknown corpus" in warnings
+    assert heat(app)["x"] and sorted(heat(app)["x"]) == ["tfidf", "word2vec"]
+
+
+def test_k_above_corpus_size(app, monkeypatch):
+    monkeypatch.setenv("N2O_MAX_SENTENCES", "20")
+    app.query_params.update({"k": "40"})
+    app.run()
+    no_exception(app)
+    assert any("above what this corpus allows" in w.value for w in app.sidebar.warning)
+    assert app.sidebar.slider(key="w_k").value == 19
+    assert np.array(heat(app)["z"]).shape == (4, 4)
+
+
+def test_failing_embedder_is_reported_and_others_render(app, monkeypatch):
+    import n2o_core.embedders.registry as registry
+
+    real = registry.get_embedder
+
+    def flaky(eid, *a, **kw):
+        if eid == "fasttext":
+            raise EmbedderError("The fastText model could not be loaded (simulated).")
+        if eid == "glove-6b-50d":
+            raise RuntimeError("boom")
+        return real(eid, *a, **kw)
+
+    monkeypatch.setattr(registry, "get_embedder", flaky)
+    # a corpus sample no other test uses: nothing on disk or in memory hides the failure
+    app.query_params.update({"cap": "120"})
+    app.run()
+    no_exception(app)
+    errors = " ".join(e.value for e in app.error)
+    assert "simulated" in errors
+    # an unexpected exception is one sentence: the app's own wording, or the core's EmbedderError around it
+    assert "glove-6b-50d" in errors and "Traceback" not in errors
+    assert "failed unexpectedly (RuntimeError)" in errors or "failed while encoding the corpus" in errors
+    assert sorted(heat(app)["x"]) == ["tfidf", "word2vec"]
+
+
+@pytest.mark.slow  # pynndescent's numba compilation takes ~80 s in a fresh process
+def test_approximate_search_shows_recall(app):
+    pytest.importorskip("pynndescent")
+    app.query_params.update({"search": "approx", "emb": "tfidf,word2vec"})
+    app.run(timeout=400)
+    no_exception(app)
+    specs = plotly_specs(app)
+    assert "recall" in specs
+    assert all(0 <= v <= 1 for v in specs["recall"]["data"][0]["y"])
+
+
+@pytest.mark.slow  # the Dask client gives up on an unreachable address after its 20 s timeout
+def test_unreachable_scheduler_is_one_message(app):
+    pytest.importorskip("distributed")
+    app.run()
+    app.sidebar.text_input(key="w_scheduler").set_value("tcp://127.0.0.1:9").run(timeout=120)
+    no_exception(app)
+    errors = " ".join(e.value for e in app.error)
+    assert "Dask scheduler" in errors and "Traceback" not in errors
+    assert "heatmap" not in plotly_specs(app)
+    assert "scheduler" not in app.query_params  # a link never makes the server connect somewhere
+
+    app.sidebar.text_input(key="w_scheduler").set_value("").run()
+    no_exception(app)
+    assert len(heat(app)["x"]) == 4

@@ -1,0 +1,29 @@
+"""AppTest: the HEROS subsets page (minimal pairs made from the corpus, scored per embedder)."""
+
+from __future__ import annotations
+
+import numpy as np
+from conftest import no_exception, plotly_specs
+
+
+def test_heros_bars_tables_and_pair_count(app):
+    app.query_params.update({"emb": "tfidf,glove-6b-50d"})
+    app.run()
+    app.switch_page("views/heros.py").run(timeout=300)
+    no_exception(app)
+    specs = plotly_specs(app)
+    bars = specs["heros"]["data"]
+    assert sorted(t["name"] for t in bars) == ["glove-6b-50d", "tfidf"]
+    for t in bars:
+        y = np.array(t["y"], float)
+        assert np.all(np.isfinite(y)) and np.all(y <= 1.0 + 1e-9)
+    norm = app.dataframe[0].value
+    assert "baseline b" in norm.columns and set(norm.index) == {"glove-6b-50d", "tfidf"}
+    first = app.dataframe[-1].value
+    assert {"original", "variant", "tfidf", "glove-6b-50d"} <= set(first.columns)
+
+    app.select_slider(key="w_pairs").set_value(10).run(timeout=300)
+    no_exception(app)
+    assert app.query_params["pairs"] == "10"
+    n = [t["customdata"] for t in plotly_specs(app)["heros"]["data"]]
+    assert max(int(row[1]) for rows in n for row in rows) <= 10

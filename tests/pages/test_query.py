@@ -1,0 +1,63 @@
+"""AppTest: the query explorer (corpus sentence, typed sentence, escaping of corpus text)."""
+
+from __future__ import annotations
+
+from conftest import HTML_SENTENCE, no_exception
+
+
+def _markdown(at) -> str:
+    return "\n".join(m.value for m in at.markdown)
+
+
+def test_corpus_sentence_neighbors_and_tables(app):
+    app.run()
+    app.switch_page("views/query.py").run()
+    no_exception(app)
+    box = next(s for s in app.selectbox if s.key and s.key.startswith("w_qid_"))
+    first = box.value
+    md = _markdown(app)
+    assert "<table class='nb'>" in md and "<mark>" in md
+    assert md.count("<table class='nb'>") == 4  # one table per embedder
+    assert app.query_params["qid"] == str(first)
+    assert len(app.tabs) >= 2
+
+    second = box.options[1]
+    box.set_value(int(second.split(":")[0].lstrip("#")) if isinstance(second, str) else second).run()
+    no_exception(app)
+    assert _markdown(app) != md
+    assert app.query_params["qid"] != str(first)
+
+
+def test_corpus_html_is_escaped(app):
+    app.run()
+    app.switch_page("views/query.py").run()
+    app.text_input(key="w_qfilter").set_value("script").run()
+    no_exception(app)
+    md = _markdown(app)
+    # the tags arrive escaped, never as markup (neighbor cells: see highlight_shared's own tests)
+    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in md and "&lt;b&gt;team&lt;/b&gt;" in md
+    assert "<script>" not in md and "<b>" not in md and "</b>" not in md
+    texts = [c for c in app.selectbox if c.key and c.key.startswith("w_qid_")]
+    assert texts and HTML_SENTENCE[:20] in texts[0].format_func(texts[0].value)
+
+
+def test_typed_sentence(app):
+    app.run()
+    app.switch_page("views/query.py").run()
+    app.radio(key="w_qmode").set_value("Type a sentence").run()
+    no_exception(app)
+    assert any("Type a sentence" in i.value for i in app.info)
+    app.text_area(key="w_qtext").set_value("The strong bank raised interest rates on Monday.").run()
+    no_exception(app)
+    md = _markdown(app)
+    assert "embedded on the fly" in md
+    assert "<mark>bank</mark>" in md or "<mark>rates</mark>" in md
+    assert app.query_params["text"].startswith("The strong bank")
+
+
+def test_no_match_filter_warns(app):
+    app.run()
+    app.switch_page("views/query.py").run()
+    app.text_input(key="w_qfilter").set_value("zzzqqq").run()
+    no_exception(app)
+    assert any("No sentence contains" in w.value for w in app.warning)

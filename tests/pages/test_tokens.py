@@ -1,0 +1,24 @@
+"""AppTest: the token-overlap page."""
+
+from __future__ import annotations
+
+import numpy as np
+from conftest import EMBEDDERS, no_exception, plotly_specs
+
+
+def test_token_overlap_bars_follow_k(app):
+    app.run()
+    app.switch_page("views/tokens.py").run()
+    no_exception(app)
+    bars = plotly_specs(app)["tokens"]["data"][0]
+    assert sorted(bars["x"]) == sorted(EMBEDDERS.split(","))
+    y = np.array(bars["y"], float)
+    assert np.all((y > 0) & (y <= 1))
+    df = app.dataframe[0].value
+    assert list(df["embedder"]) == bars["x"]
+    assert np.all(df["ci_low"] <= df["mean"]) and np.all(df["mean"] <= df["ci_high"])
+
+    app.sidebar.slider(key="w_k").set_value(2).run()
+    no_exception(app)
+    y2 = np.array(plotly_specs(app)["tokens"]["data"][0]["y"], float)
+    assert not np.allclose(np.sort(y2), np.sort(y))

@@ -1,0 +1,43 @@
+"""AppTest: corpus uploads in the sidebar, good and bad (messages in place, never a traceback)."""
+
+from __future__ import annotations
+
+from conftest import no_exception, plotly_specs
+from synthetic_text import sentences
+
+
+def _choose_upload(app):
+    app.run()
+    app.sidebar.selectbox(key="w_corpus").set_value("__upload__").run()
+    no_exception(app)
+    return app.sidebar.file_uploader[0]
+
+
+def test_upload_csv_with_column_picker(app):
+    up = _choose_upload(app)
+    rows = "id,text,topic\n" + "\n".join(f"{i},\"{s}\",x" for i, s in enumerate(sentences(80, seed=3)))
+    up.set_value(("my.csv", rows.encode(), "text/csv")).run()
+    no_exception(app)
+    assert app.sidebar.selectbox(key=next(s.key for s in app.sidebar.selectbox if s.key.startswith("w_col_"))).value == "text"
+    assert app.query_params["corpus"].startswith("upload:")
+    assert any("80 sentences" in c.value for c in app.sidebar.caption)
+    assert len(plotly_specs(app)["heatmap"]["data"][0]["x"]) == 4
+
+
+def test_bad_uploads_show_messages(app):
+    up = _choose_upload(app)
+    up.set_value(("empty.txt", b"", "text/plain")).run()
+    no_exception(app)
+    assert any("empty" in e.value for e in app.sidebar.error)
+
+    app.sidebar.file_uploader[0].set_value(("blob.txt", b"\x00\x01\x02binary", "text/plain")).run()
+    no_exception(app)
+    assert any("not UTF-8" in e.value for e in app.sidebar.error)
+
+    table = "id,text\n" + "\n".join(f"{i},\"{s}\"" for i, s in enumerate(sentences(30, seed=4)))
+    app.sidebar.file_uploader[0].set_value(("t.csv", table.encode(), "text/csv")).run()
+    col = next(s for s in app.sidebar.selectbox if s.key.startswith("w_col_"))
+    col.set_value("id").run()
+    no_exception(app)
+    assert any("does not hold text" in e.value for e in app.sidebar.error)
+    assert any("Choose a usable corpus" in i.value for i in app.info)

@@ -1,0 +1,59 @@
+"""URL state round trip, tolerant parsing, and escaping in token highlighting."""
+
+from __future__ import annotations
+
+from n2o_core.ui_state import (
+    DEFAULT_CORPUS, K_MAX, Settings, env_defaults, from_query, highlight_shared, shared_tokens, to_query,
+    valid_corpus_spec,
+)
+
+
+def test_round_trip():
+    s = Settings(corpus="builtin:lee-news", max_sentences=2000, embedders=("tfidf", "e5-small"), k=7,
+                 n_queries=50, n_samples=3, seed=4, approx=True, znorm=True, order="chosen")
+    back = from_query(to_query(s), Settings(), known_embedders=["tfidf", "e5-small", "glove-6b-50d"])
+    assert back == s
+    assert back.notes == ()
+
+
+def test_bad_values_fall_back_with_notes():
+    d = Settings()
+    s = from_query({"k": "500", "queries": "abc", "emb": "tfidf,nope", "search": "fast", "order": "x",
+                    "corpus": "/etc/passwd"}, d, known_embedders=["tfidf"])
+    assert s.k == d.k and s.n_queries == d.n_queries
+    assert s.embedders == ("tfidf",)
+    assert s.approx is False and s.order == "cluster"
+    assert s.corpus == DEFAULT_CORPUS
+    assert len(s.notes) == 6
+    assert any("nope" in n for n in s.notes)
+
+
+def test_corpus_specs_from_urls():
+    assert valid_corpus_spec("builtin:bbc-news")
+    assert valid_corpus_spec("upload:0123456789abcdef")
+    assert not valid_corpus_spec("upload:../../x")
+    assert not valid_corpus_spec("/tmp/x.txt")
+    assert valid_corpus_spec("/tmp/x.txt", extra=["/tmp/x.txt"])
+
+
+def test_env_defaults():
+    s = env_defaults({"N2O_DEFAULT_CORPUS": "/data/c.txt", "N2O_DEFAULT_EMBEDDERS": " tfidf, w2v ,tfidf",
+                      "N2O_MAX_SENTENCES": "300", "N2O_DEFAULT_QUERIES": "20", "N2O_DEFAULT_SAMPLES": "x"})
+    assert s.corpus == "/data/c.txt"
+    assert s.embedders == ("tfidf", "w2v")
+    assert s.max_sentences == 300 and s.n_queries == 20 and s.n_samples == Settings().n_samples
+    assert from_query({}, s).corpus == "/data/c.txt"
+    assert K_MAX == 50
+
+
+def test_highlight_escapes_and_marks():
+    q = "The <b>cat</b> & the dog"
+    text = "A cat <script>alert('x')</script> & DOG's bone"
+    out = highlight_shared(text, shared_tokens(q, text) | {"dog"})
+    assert "<script>" not in out and "&lt;script&gt;" in out
+    assert "<mark>cat</mark>" in out
+    assert "&amp;" in out
+    assert "<mark>" + "DOG" not in out  # "DOG's" is one token ("dog's"), not "dog"
+    out2 = highlight_shared("Dogs and DOG", {"dog"})
+    assert out2 == "Dogs and <mark>DOG</mark>"
+    assert shared_tokens("A b c", "c d a") == frozenset({"a", "c"})

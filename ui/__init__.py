@@ -1,0 +1,1 @@
+"""Streamlit-side wiring of the dashboard (sidebar, caching, error display, downloads); pages stay thin."""

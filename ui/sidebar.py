@@ -1,0 +1,232 @@
+"""The sidebar with the shared choices, kept in sync with the URL (st.query_params).
+
+On a session's first run the widgets are seeded from the URL; after the widgets are drawn the URL is
+rewritten from their values, so a copied link reproduces the view.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import streamlit as st
+
+from n2o_core.corpora import Corpus, list_builtin_corpora
+from n2o_core.corpora_files import SUPPORTED_EXTENSIONS, list_columns, load_bytes, text_columns
+from n2o_core.errors import N2OError
+from n2o_core.ui_state import MAX_SENTENCES_CHOICES, Settings, env_defaults, from_query, to_query
+
+from . import data
+from .guard import message
+
+UPLOAD = "__upload__"
+_W = {  # settings field -> widget key
+    "corpus": "w_corpus", "max_sentences": "w_cap", "embedders": "w_emb", "k": "w_k", "n_queries": "w_queries",
+    "n_samples": "w_samples", "seed": "w_seed", "approx": "w_approx", "znorm": "w_znorm", "order": "w_order",
+}
+
+
+def _builtins() -> dict[str, str]:
+    return {b["spec"]: f"{b['name']} — {b['size']}" for b in list_builtin_corpora()}
+
+
+def _seed_from_url(defaults: Settings, known: list[str]) -> None:
+    """First run of a session: widget values from the URL (bad values fall back, with a note)."""
+    if st.session_state.get("_seeded"):
+        return
+    params = {k: st.query_params.get(k) for k in st.query_params.keys()}
+    extra = set(_builtins())
+    s = from_query(params, defaults, known_embedders=known, extra_corpora=extra)
+    notes = list(s.notes)
+    corpus = s.corpus
+    if corpus.startswith("upload:"):
+        if data.upload_name(corpus) is None:
+            notes.append("The uploaded corpus in this link is no longer on this server; showing the default corpus.")
+            corpus = defaults.corpus
+        else:
+            st.session_state["_uploads"] = {corpus: data.upload_name(corpus)}
+    st.session_state.update({
+        _W["corpus"]: corpus, _W["max_sentences"]: s.max_sentences, _W["embedders"]: list(s.embedders),
+        _W["k"]: s.k, _W["n_queries"]: s.n_queries, _W["n_samples"]: s.n_samples, _W["seed"]: s.seed,
+        _W["approx"]: "approximate" if s.approx else "exact", _W["znorm"]: s.znorm, _W["order"]: s.order,
+    })
+    st.session_state["w_scheduler"] = s.scheduler
+    st.session_state["_notes"] = notes
+    st.session_state["_seeded"] = True
+
+
+@st.cache_data(show_spinner=False, max_entries=16)
+def _parse_upload(name: str, digest: str, raw: bytes, column: str | None) -> str:
+    """Read an uploaded file into a corpus and keep it in the cache; returns its spec."""
+    corpus = load_bytes(name, raw, column)
+    return data.save_upload(corpus)
+
+
+def _upload_widget() -> str | None:
+    """File upload with a text-column picker; returns the spec of the loaded upload, or None."""
+    exts = [e.lstrip(".") for e in SUPPORTED_EXTENSIONS]
+    f = st.file_uploader("Corpus file", type=exts, key="w_upload",
+                         help="One sentence per line (.txt) or one per row of a text column (.csv/.tsv/.jsonl/.parquet). "
+                              "Paragraphs are split into sentences; duplicates are dropped.")
+    if f is None:
+        st.info("Upload a file to compare embedders on it.")
+        return None
+    raw = f.getvalue()
+    if not raw:
+        st.error(f"'{f.name}' is empty.")
+        return None
+    column = None
+    try:
+        cols = list_columns(f.name, raw)
+        if cols:
+            candidates = text_columns(f.name, raw)
+            column = st.selectbox("Text column", cols, index=cols.index(candidates[0]) if candidates else 0,
+                                  key=f"w_col_{hashlib.sha1(f.name.encode()).hexdigest()[:6]}")
+        spec = _parse_upload(f.name, hashlib.sha256(raw).hexdigest(), raw, column)
+    except Exception as e:  # noqa: BLE001 - shown in place
+        st.error(message(e, "Reading the file"))
+        return None
+    st.session_state.setdefault("_uploads", {})[spec] = data.upload_name(spec) or f.name
+    return spec
+
+
+def draw() -> tuple[Settings, Corpus | None]:
+    """Draw the sidebar; return the settings and the loaded corpus (None when it cannot be used)."""
+    defaults = env_defaults()
+    try:
+        infos = data.embedder_infos()
+    except Exception as e:  # noqa: BLE001
+        st.sidebar.error(message(e, "Listing the embedders"))
+        infos = {}
+    order = list(infos)  # the registry's display order (Table 1 style); user embedders last
+    known = sorted(infos, key=lambda e: (infos[e].family == "user", order.index(e)))
+    _seed_from_url(defaults, known)
+    sb = st.sidebar
+    for note in st.session_state.get("_notes", []):
+        sb.warning(note)
+
+    # ---- corpus
+    builtins = _builtins()
+    options = list(builtins)
+    if defaults.corpus not in options:
+        options.insert(0, defaults.corpus)
+    uploads: dict[str, str] = st.session_state.get("_uploads", {})
+    options += [u for u in uploads if u not in options]
+    options.append(UPLOAD)
+    if st.session_state.get(_W["corpus"]) not in options:
+        st.session_state[_W["corpus"]] = defaults.corpus
+
+    def label(spec: str) -> str:
+        if spec == UPLOAD:
+            return "Upload a file…"
+        if spec in uploads:
+            return f"Uploaded: {uploads[spec]}"
+        return builtins.get(spec, spec)
+
+    choice = sb.selectbox("Corpus", options, format_func=label, key=_W["corpus"])
+    spec: str | None = choice
+    if choice == UPLOAD:
+        with sb:
+            spec = _upload_widget()
+    caps = list(MAX_SENTENCES_CHOICES)
+    if st.session_state.get(_W["max_sentences"]) not in caps:
+        caps = sorted(set(caps) | {int(st.session_state.get(_W["max_sentences"]) or defaults.max_sentences)})
+    sb.selectbox("Sentences (fixed sample)", caps, key=_W["max_sentences"], format_func=lambda v: f"{v:,}",
+                 help="A fixed, topic-stratified sample of the corpus keeps a cold start short. Corpus-trained "
+                      "embedders (tf-idf, fastText) are still trained on the whole built-in corpus.")
+
+    corpus: Corpus | None = None
+    if spec is not None:
+        try:
+            corpus = data.corpus(spec, int(st.session_state[_W["max_sentences"]]))
+            if corpus.training_texts is not None and len(corpus.training_texts) != len(corpus):
+                sb.caption(f"{len(corpus):,}-sentence sample of {len(corpus.training_texts):,} "
+                           f"({corpus.n_duplicates:,} exact duplicates removed from the full corpus)")
+            else:
+                sb.caption(f"{len(corpus):,} sentences · {corpus.n_duplicates:,} exact duplicates removed")
+            if len(corpus) < 3:
+                sb.error(f"The corpus has {len(corpus)} sentence(s); N2O needs at least 3.")
+                corpus = None
+        except Exception as e:  # noqa: BLE001
+            sb.error(message(e, "Loading the corpus"))
+            corpus = None
+
+    # ---- embedders
+    def emb_label(eid: str) -> str:
+        inf = infos.get(eid)
+        if inf is None:
+            return eid
+        dim = f"{inf.dim}-d" if inf.dim else "|V|-d"
+        return f"{eid}  ·  {inf.family}, {dim}"
+
+    st.session_state[_W["embedders"]] = [e for e in st.session_state.get(_W["embedders"], []) if e in infos]
+    sb.multiselect("Embedders", known, key=_W["embedders"], format_func=emb_label,
+                   help="Listed by family (tf-idf, static averaged, transformer); the dimension is shown.")
+    if len(st.session_state[_W["embedders"]]) < 2:
+        sb.warning("Choose at least two embedders to compare.")
+
+    # ---- neighbors
+    n = len(corpus) if corpus is not None else None
+    k_max = data.k_max_for(n) if n else 50
+    k_now = int(st.session_state.get(_W["k"], defaults.k))
+    if k_now > k_max:
+        sb.warning(f"k={k_now} is above what this corpus allows ({k_max} = min(50, N − 1)); using k={k_max}.")
+        st.session_state[_W["k"]] = k_max
+    if k_max > 1:
+        sb.slider("k (neighbors per query)", 1, k_max, key=_W["k"],
+                  help=f"Neighbors are searched once at k = {k_max}; changing k only slices cached results.")
+    else:
+        st.session_state[_W["k"]] = 1
+    q_hi = max(1, n or 100_000)
+    if int(st.session_state.get(_W["n_queries"], 1)) > q_hi:
+        st.session_state[_W["n_queries"]] = q_hi
+    c1, c2 = sb.columns(2)
+    c1.number_input("Queries", 1, q_hi, key=_W["n_queries"], step=50)
+    c2.number_input("Samples", 1, 100, key=_W["n_samples"], step=1)
+    c1.number_input("Seed", 0, 2**31 - 1, key=_W["seed"], step=1)
+    c2.radio("Search", ["exact", "approximate"], key=_W["approx"],
+             help="Approximate search (pynndescent) reports its recall@k against exact search.")
+    sb.toggle("z-normalize dimensions", key=_W["znorm"],
+              help="Standardize each dimension over the corpus before cosine (changes rankings; Eger et al.).")
+    sb.radio("Heatmap order", ["cluster", "chosen"], key=_W["order"], horizontal=True,
+             format_func=lambda o: "clustered" if o == "cluster" else "as chosen")
+
+    with sb.expander("Advanced"):
+        st.text_input("Dask scheduler", key="w_scheduler", placeholder="tcp://host:8786",
+                      help="Encode corpus shards and search neighbors on a Dask cluster's workers. Same results, "
+                           "same cache. Empty: this server's process. Not stored in the link.")
+
+    failed = data._memo()["failed"]
+    if failed and sb.button("Retry failed embedders"):
+        data.clear_failures()
+        st.rerun()
+
+    s = Settings(
+        corpus=spec or "",
+        max_sentences=int(st.session_state[_W["max_sentences"]]),
+        embedders=tuple(st.session_state[_W["embedders"]]),
+        k=int(st.session_state[_W["k"]]),
+        n_queries=int(st.session_state[_W["n_queries"]]),
+        n_samples=int(st.session_state[_W["n_samples"]]),
+        seed=int(st.session_state[_W["seed"]]),
+        approx=st.session_state[_W["approx"]] == "approximate",
+        znorm=bool(st.session_state[_W["znorm"]]),
+        order=st.session_state[_W["order"]],
+        scheduler=str(st.session_state.get("w_scheduler") or "").strip(),
+    )
+    _sync_url(s)
+    st.session_state["settings"] = s
+    st.session_state["corpus_obj"] = corpus
+    return s, corpus
+
+
+def _sync_url(s: Settings) -> None:
+    """Rewrite the shared part of the URL (page-specific parameters are left alone)."""
+    want = to_query(s) if s.corpus else {k: v for k, v in to_query(s).items() if k != "corpus"}
+    for key, val in want.items():
+        if st.query_params.get(key) != val:
+            st.query_params[key] = val
+
+
+def current() -> tuple[Settings, Corpus | None]:
+    """The settings drawn by app.py for this run."""
+    return st.session_state["settings"], st.session_state.get("corpus_obj")

@@ -1,0 +1,70 @@
+"""About: what N2O is, how to read each view, and the embedders' table."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from n2o_core.corpora import list_builtin_corpora
+from ui import data
+from ui.guard import shown
+
+st.header("About N2O Explorer")
+st.markdown(
+    """
+**Nearest neighbor overlap (N2O)** compares two sentence embedders by the company they keep
+(Lin & Smith, 2019). For each query sentence of a corpus, each embedder retrieves its *k* nearest
+neighbors by cosine similarity (the query itself excluded); N2O is the share of those neighbors the two
+embedders agree on:
+
+  N2O(A, B) = Σ_q |NN_A(q) ∩ NN_B(q)| / (k · n)
+
+It needs no labels and no task: only a corpus. Two embedders that pick neighbors at random agree on
+**k / (N − 1)** of them on average (the *chance level*, shown on every view) — an N2O is only meaningful
+next to it.
+
+### How to read each view
+- **N2O heatmap** — one cell per embedder pair: mean N2O over the query samples (hover: ± std across samples,
+  chance level). Rows are clustered so that embedders that agree sit together. *Per embedder* shows each
+  embedder's N2O with all the others (Fig. 6 of the paper): a low box marks an embedder whose neighbors
+  nobody else finds. *Robustness across k* gives the Spearman correlation between the rankings of the
+  pairs at two values of k: near 1, the conclusion does not depend on k.
+- **Query explorer** — one query's neighbors under every embedder, side by side, with the words they share
+  with the query highlighted. *Popular neighbors* are in every embedder's top k; *outliers* are ranked high
+  by one embedder and by no other (Table 2 of the paper). Type any sentence to search the corpus with it.
+- **Token overlap** — how many of a query's words its neighbors contain, per embedder, with a 95% CI
+  (Fig. 5). Tf-idf and averaged static vectors lean on shared words; transformers less so. The dotted line
+  is the same measure for random sentences.
+- **HEROS subsets** — minimal pairs made from the corpus (synonym, antonym, typo, random word, negation):
+  each embedder's similarity of a sentence with its variant, normalized by the similarity of random
+  sentence pairs, b: (s − b) / (1 − b) (Heros). Raw cosine is shown beside it.
+
+### Settings worth knowing
+- **k** goes up to 50: neighbors are searched once at k = min(50, N − 1), so changing k only re-slices
+  cached results. **Queries × samples**: the paper uses 5 samples of 100 queries.
+- **z-normalization** standardizes each dimension over the corpus before cosine; a few dominant dimensions
+  can otherwise decide the neighbors (Eger et al.). Check whether conclusions survive it.
+- **Approximate search** (pynndescent) is for large corpora; its recall@k against exact search is shown.
+- **Sentences**: built-in corpora are a fixed, topic-stratified sample so that a first visit is quick;
+  corpus-trained embedders (tf-idf, fastText) are still trained on the whole built-in corpus.
+- Every choice is in the page address: copy the link to share the exact view.
+"""
+)
+
+st.subheader("Embedders")
+with shown("Listing the embedders"):
+    infos = data.embedder_infos()
+    st.dataframe(
+        pd.DataFrame([{
+            "id": i.id, "family": i.family, "composition": i.composition,
+            "dimension": str(i.dim) if i.dim else "|V| (vocabulary)", "trained on": i.data,
+            "fit on this corpus": "yes" if i.corpus_trained else "",
+            "default": "yes" if i.default else "",
+        } for i in infos.values()]),
+        hide_index=True,
+    )
+
+st.subheader("Built-in corpora")
+st.dataframe(pd.DataFrame(list_builtin_corpora())[["name", "spec", "size", "description"]], hide_index=True)
+st.caption("Everything runs offline: the models and corpora ship inside Python packages. "
+           "Results are cached under cache/ (or $N2O_CACHE_DIR).")
