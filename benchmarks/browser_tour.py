@@ -109,7 +109,7 @@ def main() -> None:
             t0 = time.perf_counter()
             page.goto(url)
             if cold:  # per-embedder progress shows while the cache fills
-                page.get_by_text("Preparing").first.wait_for(timeout=120_000)
+                page.locator("[data-testid='stProgress']").first.wait_for(timeout=300_000)
                 out["progress_shown_s"] = round(time.perf_counter() - t0, 1)
             page.wait_for_selector(HEATMAP, timeout=1_800_000)
             settle(page)

@@ -228,7 +228,7 @@ def load(settings: Settings, on_ready: Callable[["Loaded"], None] | None = None)
         on_ready(out)
     with st.status(f"Preparing {len(todo)} embedder(s) on {c.name} ({len(c):,} sentences)…", expanded=True) as status:
         for i, (eid, key) in enumerate(todo, 1):
-            status.update(label=f"Embedder {i}/{len(todo)}: {eid} ({len(c):,} sentences)…")
+            status.update(label=f"Embedder {i}/{len(todo)}: {eid} ({len(c):,} sentences)…", expanded=True)
             line = st.empty()
             bar = st.progress(0.0)
             t0 = time.perf_counter()
