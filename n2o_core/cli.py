@@ -28,6 +28,8 @@ class _Bars:
     def __call__(self, eid: str, stage: str, done: int, total: int) -> None:
         key = (eid, stage)
         bar = self.bars.get(key)
+        if bar is None and total > 0 and done >= total:
+            return  # finished at once (loaded from the cache): no bar
         if bar is None:
             bar = self.bars[key] = self._tqdm(total=total, desc=f"{stage:9s} {eid}", unit="sent", leave=True,
                                               file=sys.stderr)
