@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import pytest
 
+from heros_sentences import SENTENCES
 from n2o_core.errors import N2OError
 from n2o_core.heros.generate import ALL_SUBSETS, PAIR_COLUMNS, generate_pairs, sentence_filter
 from n2o_core.heros.random_word import MaskedLMFiller
@@ -11,16 +12,7 @@ from n2o_core.heros.lexicon import related_lemmas
 from n2o_core.heros.typos import damerau_levenshtein
 
 CORPUS = [
-    "The strong economy helped the government win the election last year.",
-    "Shares in the company rose sharply after the results were published on Monday.",
-    "The team played a terrible game and lost to their old rivals again.",
-    "The minister said the new rules were illegal under European law.",
-    "Profits at the bank fell by a third in the last three months of the year.",
-    "The film received good reviews from critics but failed at the box office.",
-    "Analysts expect weak demand for new cars across Europe this winter.",
-    "The board approved the merger after a long and difficult meeting.",
-    "Sales of cheap phones increased strongly in Asia during the summer.",
-    "The firm boosted its exports to China with a cheaper product line.",  # boost: no antonym in WordNet
+    *SENTENCES,  # the last one: boost has no antonym in WordNet
     "Did the firm boost its exports to China last year at all?",  # question
     "Too short to use.",  # length
 ]

@@ -1,0 +1,15 @@
+"""Hand-written news sentences shared by the HEROS tests: each has a verb or adjective with WordNet synonyms
+and antonyms, except the "boosted" sentence (boost has no antonym)."""
+
+SENTENCES = [
+    "The strong economy helped the government win the election last year.",
+    "Shares in the company rose sharply after the results were published on Monday.",
+    "The team played a terrible game and lost to their old rivals again.",
+    "The minister said the new rules were illegal under European law.",
+    "Profits at the bank fell by a third in the last three months of the year.",
+    "The film received good reviews from critics but failed at the box office.",
+    "Analysts expect weak demand for new cars across Europe this winter.",
+    "The board approved the merger after a long and difficult meeting.",
+    "Sales of cheap phones increased strongly in Asia during the summer.",
+    "The firm boosted its exports to China with a cheaper product line.",
+]
