@@ -133,6 +133,23 @@ def length_batches(texts: Sequence[str], batch_size: int) -> list[np.ndarray]:
     return [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
 
 
+def encode_in_batches(
+    texts: Sequence[str], batch_size: int, encode_batch: Callable[[list[str]], np.ndarray], dim: int | None,
+    progress: Progress | None = None,
+) -> np.ndarray:
+    """(n, d) float32 from `encode_batch` run on length-sorted batches; rows in input order, progress per batch."""
+    out = np.zeros((len(texts), dim), dtype=np.float32) if dim else None
+    done = 0
+    for idx in length_batches(texts, batch_size):
+        vec = np.asarray(encode_batch([texts[i] for i in idx]), dtype=np.float32).reshape(len(idx), -1)
+        if out is None:
+            out = np.zeros((len(texts), vec.shape[1]), dtype=np.float32)
+        out[idx] = vec
+        done += len(idx)
+        report(progress, done, len(texts))
+    return out if out is not None else np.zeros((0, 0), dtype=np.float32)
+
+
 def report(progress: Progress | None, done: int, total: int) -> None:
     if progress is not None:
         progress(done, total)

@@ -16,7 +16,7 @@ import numpy as np
 
 from ..errors import EmbedderError
 from ._util import (
-    EMBEDDER_CODE_VERSION, check_texts, digest, finish, length_batches, loading, path_identity, quiet_libraries, report,
+    EMBEDDER_CODE_VERSION, check_texts, digest, encode_in_batches, finish, loading, path_identity, quiet_libraries,
     set_torch_threads,
 )
 from .base import EmbedderInfo, Progress
@@ -120,21 +120,12 @@ class HFEmbedder:
 
         texts = check_texts(texts)
         set_torch_threads()
-        out: np.ndarray | None = None
-        done = 0
+
+        def batch(chunk: list[str]) -> np.ndarray:
+            enc = self.tokenizer(chunk, padding=True, truncation=True, max_length=self.max_length, return_tensors="pt")
+            hidden = self.model(**enc).last_hidden_state.float()
+            return pool(hidden, enc["attention_mask"], self.pooling).numpy()
+
         with torch.inference_mode():
-            for idx in length_batches(texts, BATCH):
-                enc = self.tokenizer(
-                    [texts[i] for i in idx], padding=True, truncation=True, max_length=self.max_length,
-                    return_tensors="pt",
-                )
-                hidden = self.model(**enc).last_hidden_state.float()
-                vec = pool(hidden, enc["attention_mask"], self.pooling).numpy()
-                if out is None:
-                    out = np.zeros((len(texts), vec.shape[1]), dtype=np.float32)
-                out[idx] = vec
-                done += len(idx)
-                report(progress, done, len(texts))
-        if out is None:
-            out = np.zeros((0, self.info.dim or 0), dtype=np.float32)
+            out = encode_in_batches(texts, BATCH, batch, self.info.dim, progress)
         return finish(out, self.info.id)

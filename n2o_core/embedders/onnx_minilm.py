@@ -13,7 +13,7 @@ from typing import Any, Sequence
 
 import numpy as np
 
-from ._util import EMBEDDER_CODE_VERSION, check_texts, digest, finish, length_batches, loading, package_file, package_version, report
+from ._util import EMBEDDER_CODE_VERSION, check_texts, digest, encode_in_batches, finish, loading, package_file, package_version
 from .base import Progress
 from .catalog import default_info
 
@@ -70,15 +70,13 @@ class OnnxMiniLMEmbedder:
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         texts = check_texts(texts)
         session, tok, output = _load()
-        out = np.zeros((len(texts), 384), dtype=np.float32)
-        done = 0
-        for idx in length_batches(texts, BATCH):
-            enc = tok.encode_batch([texts[i] for i in idx])
+
+        def batch(chunk: list[str]) -> np.ndarray:
+            enc = tok.encode_batch(chunk)
             ids = np.array([e.ids for e in enc], dtype=np.int64)
             mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
             (states,) = session.run([output], {"input_ids": ids, "attention_mask": mask})
             m = mask[:, :, None].astype(np.float32)
-            out[idx] = (states * m).sum(1) / np.maximum(m.sum(1), 1.0)
-            done += len(idx)
-            report(progress, done, len(texts))
-        return finish(out, self.info.id)
+            return (states * m).sum(1) / np.maximum(m.sum(1), 1.0)
+
+        return finish(encode_in_batches(texts, BATCH, batch, 384, progress), self.info.id)

@@ -18,7 +18,7 @@ import numpy as np
 from ..corpora import fingerprint_texts
 from ..errors import EmbedderError
 from ._util import (
-    EMBEDDER_CODE_VERSION, check_texts, digest, finish, length_batches, loading, package_version, path_identity,
+    EMBEDDER_CODE_VERSION, check_texts, digest, encode_in_batches, finish, length_batches, loading, package_version, path_identity,
     quiet_libraries, report, set_torch_threads,
 )
 from .base import EmbedderInfo, Progress
@@ -179,21 +179,10 @@ class SentenceTransformerEmbedder:
 
         texts = check_texts(texts)
         set_torch_threads()
-        out: np.ndarray | None = None
-        done = 0
+
+        def batch(chunk: list[str]) -> np.ndarray:
+            return self.model.encode(chunk, batch_size=len(chunk), show_progress_bar=False, convert_to_numpy=True)
+
         with torch.inference_mode():
-            for idx in length_batches(texts, BATCH):
-                vec = np.asarray(
-                    self.model.encode(
-                        [texts[i] for i in idx], batch_size=len(idx), show_progress_bar=False, convert_to_numpy=True
-                    ),
-                    dtype=np.float32,
-                )
-                if out is None:
-                    out = np.zeros((len(texts), vec.shape[1]), dtype=np.float32)
-                out[idx] = vec
-                done += len(idx)
-                report(progress, done, len(texts))
-        if out is None:
-            out = np.zeros((0, self.info.dim or 0), dtype=np.float32)
+            out = encode_in_batches(texts, BATCH, batch, self.info.dim, progress)
         return finish(out, self.info.id)
