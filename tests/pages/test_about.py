@@ -9,7 +9,7 @@ from n2o_core.embedders.registry import list_embedders
 
 def test_about_lists_embedders(app):
     app.run()
-    app.switch_page("views/about.py").run()
+    app.switch_page("pages/about.py").run()
     no_exception(app)
     df = app.dataframe[0].value
     assert set(df["id"]) == {i.id for i in list_embedders()}

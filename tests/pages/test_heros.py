@@ -9,7 +9,7 @@ from conftest import no_exception, plotly_specs
 def test_heros_bars_tables_and_pair_count(app):
     app.query_params.update({"emb": "tfidf,glove-6b-50d"})
     app.run()
-    app.switch_page("views/heros.py").run(timeout=300)
+    app.switch_page("pages/heros.py").run(timeout=300)
     no_exception(app)
     specs = plotly_specs(app)
     bars = specs["heros"]["data"]

@@ -11,7 +11,7 @@ def _markdown(at) -> str:
 
 def test_corpus_sentence_neighbors_and_tables(app):
     app.run()
-    app.switch_page("views/query.py").run()
+    app.switch_page("pages/query.py").run()
     no_exception(app)
     box = next(s for s in app.selectbox if s.key and s.key.startswith("w_qid_"))
     first = box.value
@@ -30,7 +30,7 @@ def test_corpus_sentence_neighbors_and_tables(app):
 
 def test_corpus_html_is_escaped(app):
     app.run()
-    app.switch_page("views/query.py").run()
+    app.switch_page("pages/query.py").run()
     app.text_input(key="w_qfilter").set_value("script").run()
     no_exception(app)
     md = _markdown(app)
@@ -43,7 +43,7 @@ def test_corpus_html_is_escaped(app):
 
 def test_typed_sentence(app):
     app.run()
-    app.switch_page("views/query.py").run()
+    app.switch_page("pages/query.py").run()
     app.radio(key="w_qmode").set_value("Type a sentence").run()
     no_exception(app)
     assert any("Type a sentence" in i.value for i in app.info)
@@ -57,7 +57,7 @@ def test_typed_sentence(app):
 
 def test_no_match_filter_warns(app):
     app.run()
-    app.switch_page("views/query.py").run()
+    app.switch_page("pages/query.py").run()
     app.text_input(key="w_qfilter").set_value("zzzqqq").run()
     no_exception(app)
     assert any("No sentence contains" in w.value for w in app.warning)

@@ -8,7 +8,7 @@ from conftest import EMBEDDERS, no_exception, plotly_specs
 
 def test_token_overlap_bars_follow_k(app):
     app.run()
-    app.switch_page("views/tokens.py").run()
+    app.switch_page("pages/tokens.py").run()
     no_exception(app)
     bars = plotly_specs(app)["tokens"]["data"][0]
     assert sorted(bars["x"]) == sorted(EMBEDDERS.split(","))

@@ -9,7 +9,9 @@ import streamlit as st
 from n2o_core import figures
 from ui import heros_data, page
 from ui.guard import shown
+from ui.shell import through_app
 
+through_app()
 st.header("HEROS subsets")
 st.caption("Minimal pairs are made from the corpus: one word of a sentence is replaced by a synonym, an antonym, "
            "a typo or a random word, or the sentence is negated. A good embedder keeps synonyms and typos close "

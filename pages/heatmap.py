@@ -9,7 +9,9 @@ from n2o_core import figures, overlap
 from n2o_core.ui_state import settings_dict
 from ui import data, export, page
 from ui.guard import shown
+from ui.shell import through_app
 
+through_app()
 st.header("N2O heatmap")
 st.caption("Share of k nearest neighbors that two embedders agree on, averaged over the queries of each "
            "sample and then over the samples.")

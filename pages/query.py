@@ -13,7 +13,9 @@ from n2o_core import overlap
 from n2o_core.text import token_set
 from n2o_core.ui_state import highlight_shared
 from ui import data, page
+from ui.shell import through_app
 
+through_app()
 st.header("Query explorer")
 lo = page.loaded()
 s = lo.settings

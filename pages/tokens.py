@@ -6,7 +6,9 @@ import streamlit as st
 
 from n2o_core import figures
 from ui import data, page
+from ui.shell import through_app
 
+through_app()
 st.header("Token overlap")
 st.caption("For every sampled query: the share of its distinct words that occur in each of its k neighbors, "
            "averaged over the neighbors; bars are the mean over queries with a 95% confidence interval.")

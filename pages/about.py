@@ -8,7 +8,9 @@ import streamlit as st
 from n2o_core.corpora import list_builtin_corpora
 from ui import data
 from ui.guard import shown
+from ui.shell import through_app
 
+through_app()
 st.header("About N2O Explorer")
 st.markdown(
     """
