@@ -22,6 +22,7 @@ import tempfile
 import time
 import urllib.request
 from pathlib import Path
+from typing import Sequence
 
 ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "benchmarks" / "results"
@@ -44,10 +45,10 @@ def free_port() -> int:
         return s.getsockname()[1]
 
 
-def start(env: dict[str, str], port: int, log_path: Path) -> subprocess.Popen:
+def start(env: dict[str, str], port: int, log_path: Path, extra: Sequence[str] = ()) -> subprocess.Popen:
     log = open(log_path, "wb")
     proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-                             "--server.port", str(port), "--server.address", "127.0.0.1"],
+                             "--server.port", str(port), "--server.address", "127.0.0.1", *extra],
                             cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
     deadline = time.monotonic() + 120
     while True:

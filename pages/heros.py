@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from n2o_core import figures
-from ui import heros_data, page
+from ui import data, heros_data, page
 from ui.guard import shown
 from ui.shell import through_app
 
@@ -48,7 +48,8 @@ if results.empty:
     st.stop()
 
 counts = pairset.counts()
-st.plotly_chart(figures.heros_bars(results), key="heros")
+st.plotly_chart(data.figure("heros", tuple(results.itertuples(index=False)),
+                            lambda: figures.heros_bars(results)), key="heros")
 st.caption(f"{pairset.n_originals:,} originals, pairs per subset: "
            + ", ".join(f"{k} {v}" for k, v in counts.items())
            + ". Bars: mean normalized similarity with a 95% bootstrap CI; hover for raw cosine and n.")

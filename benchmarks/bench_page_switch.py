@@ -1,0 +1,96 @@
+"""Warm page switches in Chromium with Streamlit's after-every-run garbage collection on (its default) and off
+(this app's .streamlit/config.toml), in the same run.
+
+    python benchmarks/bench_page_switch.py --cache-dir cache     # a cache the default settings filled
+
+For each setting, in alternating rounds: start `streamlit run app.py` on the warm cache, open it, visit every
+page once (first visits may compute: token overlap, HEROS pairs), then cycle through all five pages
+`--cycles` times, timing each switch from the click until the new page's heading is on screen and the script
+run is over. The baseline is the same app with Streamlit's default `runner.postScriptGC = true`.
+Writes benchmarks/results/bench_page_switch.json (and .txt).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+import browser_tour as bt  # noqa: E402
+
+SETTINGS = {"gc_after_every_run (Streamlit default)": "true", "no_gc_after_run (this app)": "false"}
+
+
+def one_round(pw, env: dict[str, str], gc: str, cycles: int, log: Path) -> dict[str, list[float]]:
+    port = bt.free_port()
+    proc = bt.start(env, port, log, extra=("--runner.postScriptGC", gc))
+    try:
+        browser = pw.chromium.launch(executable_path=bt.CHROMIUM,
+                                     args=["--no-sandbox", "--disable-background-networking"])
+        page = browser.new_page(viewport={"width": 1440, "height": 1500})
+        page.goto(f"http://127.0.0.1:{port}")
+        page.wait_for_selector(bt.HEATMAP, timeout=900_000)
+        bt.settle(page)
+        nav = page.locator("[data-testid='stSidebarNav']")
+        out: dict[str, list[float]] = {name: [] for *_, name, _ in bt.PAGES}
+        for r in range(cycles + 1):
+            for label, heading, name, sel in bt.PAGES[1:] + bt.PAGES[:1]:
+                ms = bt.timed(page, lambda label=label: nav.locator("a", has_text=label).click(),
+                              f"h2:has-text('{heading}') >> nth=0")
+                page.wait_for_selector(sel, timeout=900_000)
+                bt.settle(page)
+                bt.check(page)
+                if r:  # the first cycle warms the pages
+                    out[name].append(round(ms))
+        browser.close()
+        return out
+    finally:
+        proc.terminate()
+        proc.wait(timeout=20)
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--cache-dir", required=True, help="a cache filled by the app's default settings")
+    ap.add_argument("--rounds", type=int, default=2, help="server starts per setting (alternating)")
+    ap.add_argument("--cycles", type=int, default=3, help="timed cycles through the five pages per start")
+    args = ap.parse_args()
+    from playwright.sync_api import sync_playwright
+
+    env = dict(os.environ, N2O_CACHE_DIR=str(Path(args.cache_dir).resolve()), HF_HUB_OFFLINE="1",
+               TRANSFORMERS_OFFLINE="1")
+    tmp = Path(tempfile.mkdtemp(prefix="n2o-switch-"))
+    res: dict[str, dict[str, list[float]]] = {s: {} for s in SETTINGS}
+    out: dict = {"cpus": os.cpu_count(), "loadavg_start": [round(x, 2) for x in os.getloadavg()]}
+    t0 = time.perf_counter()
+    with sync_playwright() as pw:
+        for r in range(args.rounds):
+            for label, gc in SETTINGS.items():
+                got = one_round(pw, env, gc, args.cycles, tmp / f"server-{r}-{gc}.log")
+                for name, v in got.items():
+                    res[label].setdefault(name, []).extend(v)
+                print(f"round {r + 1}, {label}: median "
+                      f"{statistics.median([x for v in got.values() for x in v]):.0f} ms", flush=True)
+    summary = {}
+    for label, per in res.items():
+        allv = [x for v in per.values() for x in v]
+        summary[label] = {"median_ms": statistics.median(allv), "max_ms": max(allv), "n": len(allv),
+                          "per_page_median_ms": {k: statistics.median(v) for k, v in per.items()}}
+    base, ours = (summary[s]["median_ms"] for s in SETTINGS)
+    out.update(page_switch_ms=res, summary=summary, ratio_median=round(ours / base, 3),
+               wall_s=round(time.perf_counter() - t0), loadavg_end=[round(x, 2) for x in os.getloadavg()])
+    bt.RESULTS.mkdir(parents=True, exist_ok=True)
+    (bt.RESULTS / "bench_page_switch.json").write_text(json.dumps(out, indent=2) + "\n")
+    lines = [f"{k}: {v}" for k, v in out.items() if k != "page_switch_ms"]
+    (bt.RESULTS / "bench_page_switch.txt").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
+if __name__ == "__main__":
+    main()
