@@ -1,6 +1,7 @@
 """Content-addressed disk cache for embeddings and neighbor sets (under cache/ by default).
 
-- Arrays are .npy (memory-mapped on load) or .npz (scipy CSR, neighbor sets); never pickled.
+- Arrays are .npy (memory-mapped on load) or .npz (scipy CSR, neighbor sets), small documents (generated
+  HEROS pairs) JSON; nothing is pickled.
 - Every entry has a JSON sidecar written after the data; an entry counts only if the sidecar matches the
   file (size, shape, dtype, digest of its first and last MiB). Anything else is corrupt: it is removed and
   rebuilt by the caller.
@@ -192,6 +193,28 @@ class Cache:
         if out is None:
             raise CacheError(f"Could not read back the cache entry just written: {p}")
         return out
+
+    # ------------------------------------------------------------------ JSON documents
+
+    def load_json(self, rel: str) -> Any | None:
+        """A cached JSON document, or None if absent or corrupt (a corrupt entry is removed)."""
+        p = self.path(rel)
+        if self._valid(p) is None:
+            if p.exists() or self._sidecar(p).exists():
+                self._discard(p)
+            return None
+        try:
+            return json.loads(p.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            self._discard(p)
+            return None
+
+    def save_json(self, rel: str, obj: Any, description: str = "", **meta: Any) -> None:
+        """Store a JSON document atomically (no NaN: it is not JSON)."""
+        p = self.path(rel)
+        data = json.dumps(obj, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
+        _atomic_write_bytes(p, lambda f: f.write(data))
+        self._commit(p, "json", dict(meta, shape=None, dtype="json", description=description))
 
     # ------------------------------------------------------------------ sparse matrices and array bundles
 

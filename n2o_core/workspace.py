@@ -300,6 +300,35 @@ class Workspace:
         res, _ = approx_knn(X, k, query_ids, standardizer=std, index=index)
         return res
 
+    def encode_texts(self, eid: str, texts: list[str]) -> np.ndarray | sp.csr_matrix:
+        """Raw embeddings of sentences outside the corpus (e.g. HEROS pairs), cached per embedder and list.
+
+        Corpus-trained embedders are fit on this workspace's corpus first."""
+        digest = hash_key("texts", list(texts))
+        dense_rel = self._rel("texts", eid, f"-{digest}.npy")
+        sparse_rel = self._rel("texts", eid, f"-{digest}.npz")
+        with self.cache.lock(dense_rel):
+            got = self.cache.load_dense(dense_rel, mmap=False)
+            if got is None and self.cache.path(sparse_rel).exists():
+                got = self.cache.load_sparse(sparse_rel)
+            if got is not None and got.shape[0] == len(texts):
+                return got
+            emb = self.embedder(eid)
+            try:
+                out = emb.encode(list(texts))
+            except N2OError:
+                raise
+            except Exception as e:  # noqa: BLE001
+                raise EmbedderError(f"Embedder '{eid}' failed while encoding {len(texts)} sentences: {e}") from e
+            if out.shape[0] != len(texts):
+                raise EmbedderError(f"Embedder '{eid}' returned {out.shape[0]} rows for {len(texts)} sentences.")
+            _check_finite(out, eid)
+            desc = f"{eid}: {len(texts)} sentences outside {self.corpus.name}"
+            if sp.issparse(out):
+                return self.cache.save_sparse(sparse_rel, sp.csr_matrix(out, dtype=np.float32), description=desc)
+            self.cache.save_dense(dense_rel, np.asarray(out, dtype=np.float32), description=desc)
+            return np.asarray(out, dtype=np.float32)
+
     def search_text(self, eid: str, text: str, k: int, *, znorm: bool = False) -> Neighbors:
         """k nearest corpus sentences of a free-text query (embedded on the fly)."""
         if not text.strip():

@@ -57,6 +57,21 @@ def test_pickled_npy_is_rejected(tmp_path):
     assert c.load_dense("o.npy") is None
 
 
+def test_json_round_trip_and_damage(tmp_path):
+    c = Cache(tmp_path)
+    doc = {"rows": [["synonym", "Prices rose.", None]], "n": 3, "ünï": "cödé"}
+    c.save_json("heros/p.json", doc, description="test")
+    assert c.load_json("heros/p.json") == doc
+    assert c.manifest()["entries"]["heros/p.json"]["kind"] == "json"
+    p = tmp_path / "heros" / "p.json"
+    p.write_text(p.read_text()[:-3])  # truncated
+    assert c.load_json("heros/p.json") is None
+    assert not p.exists()
+    assert c.load_json("heros/never.json") is None
+    with pytest.raises(ValueError):
+        c.save_json("bad.json", {"x": float("nan")})
+
+
 def test_sparse_and_bundle_round_trip(tmp_path):
     c = Cache(tmp_path)
     m = sp.random(20, 100, density=0.1, format="csr", random_state=0, dtype=np.float32)

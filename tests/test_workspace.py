@@ -114,3 +114,46 @@ def test_approx_mode_reports_recall_and_n2o_error_and_caches_the_graph(tmp_path,
     fresh = Workspace(corpus, cache=Cache(tmp_path / "c"))
     cached = fresh.neighbors(ids[0], res.pool, 10, approx=True)  # read back, no index built
     assert not fresh._indexes and cached.recall == nb.recall and np.array_equal(cached.check_approx, nb.check_approx)
+
+
+def test_texts_outside_the_corpus_are_encoded_once_and_cached(tmp_path, hash_embedder, monkeypatch):
+    eid = hash_embedder.info.id
+    corpus = word_corpus(50)
+    pairs = ["w1 w2 w3 fresh", "w4 w5 unseen words", "w1 w2 w3 fresh"]
+    ws = Workspace(corpus, cache=Cache(tmp_path))
+    x = ws.encode_texts(eid, pairs)
+    assert x.shape == (3, 24) and x.dtype == np.float32
+    np.testing.assert_allclose(x, ws.embedder(eid).encode(pairs), rtol=1e-6)
+
+    ws2 = Workspace(corpus, cache=Cache(tmp_path))  # a restarted process: read back, nothing encoded
+
+    def boom(*a, **k):
+        raise AssertionError("encoded again")
+
+    monkeypatch.setattr(type(ws2.embedder(eid)), "encode", boom)
+    np.testing.assert_array_equal(ws2.encode_texts(eid, pairs), x)
+    with pytest.raises(Exception, match="encoded again"):  # another list is another entry
+        ws2.encode_texts(eid, pairs[:2])
+
+
+def test_tfidf_texts_round_trip_sparse(tmp_path):
+    import scipy.sparse as sp
+
+    corpus = word_corpus(80)
+    ws = Workspace(corpus, cache=Cache(tmp_path))
+    a = ws.encode_texts("tfidf", ["w1 w2 w3", "w7 w8"])
+    b = Workspace(corpus, cache=Cache(tmp_path)).encode_texts("tfidf", ["w1 w2 w3", "w7 w8"])
+    assert sp.issparse(a) and sp.issparse(b)
+    assert (a != b).nnz == 0 and a.nnz > 0
+
+
+def test_non_finite_output_is_refused_and_not_cached(tmp_path, hash_embedder, monkeypatch):
+    from n2o_core.errors import EmbedderError
+
+    eid = hash_embedder.info.id
+    ws = Workspace(word_corpus(30), cache=Cache(tmp_path))
+    emb = ws.embedder(eid)
+    monkeypatch.setattr(type(emb), "encode", lambda self, t, progress=None: np.full((len(t), 24), np.nan, np.float32))
+    with pytest.raises(EmbedderError, match="NaN"):
+        ws.encode_texts(eid, ["w1 w2"])
+    assert not list((tmp_path / "texts").rglob("*.npy"))

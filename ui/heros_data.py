@@ -19,10 +19,10 @@ log = logging.getLogger("n2o_explorer")
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _generate(fp: str, n_per: int, seed: int, _texts: tuple[str, ...]):
-    from n2o_core.heros.generate import generate_pairs  # noqa: PLC0415
+def _generate(fp: str, n_per: int, seed: int, _ws: Workspace):
+    from n2o_core.heros.pair_cache import cached_generate_pairs  # noqa: PLC0415
 
-    return generate_pairs(list(_texts), n_per, seed)
+    return cached_generate_pairs(_ws.cache, fp, _ws.corpus.texts, n_per, seed)
 
 
 @st.cache_resource(show_spinner=False)
@@ -34,9 +34,9 @@ def pairs(lo: Loaded, n_per: int, seed: int):
     """Minimal pairs from the corpus (cached per corpus, size and seed)."""
     key = (lo.corpus.fingerprint, n_per, seed)
     if key in _done():
-        return _generate(lo.corpus.fingerprint, n_per, seed, lo.corpus.texts)
+        return _generate(lo.corpus.fingerprint, n_per, seed, lo.ws)
     with st.status(f"Making up to {n_per} minimal pairs per subset from {lo.corpus.name}…") as status:
-        out = _generate(lo.corpus.fingerprint, n_per, seed, lo.corpus.texts)
+        out = _generate(lo.corpus.fingerprint, n_per, seed, lo.ws)
         status.update(label=f"{len(out.pairs):,} minimal pairs made", state="complete", expanded=False)
     _done().add(key)
     return out
@@ -46,11 +46,10 @@ def pairs(lo: Loaded, n_per: int, seed: int):
 def _score_one(fp: str, eid: str, n_per: int, seed: int, _ws: Workspace, _pairs: pd.DataFrame):
     from n2o_core.heros.score import rowwise_cosine, score_pairs  # noqa: PLC0415
 
-    emb = _ws.embedder(eid)
     kept: dict[str, np.ndarray] = {}
 
     def encode(texts: list[str]):
-        x = emb.encode(texts)
+        x = _ws.encode_texts(eid, texts)
         kept["x"], kept["texts"] = x, texts
         return x
 

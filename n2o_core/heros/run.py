@@ -113,13 +113,14 @@ def run_heros(
     dropped: dict[str, dict[str, int]] = {}
     skipped: dict[str, int] = {}
     if pairs is None:
-        from .generate import generate_pairs
+        from .pair_cache import cached_generate_pairs
 
         def pair_progress(done: int, total: int) -> None:
             if progress is not None:
                 progress("pairs", done, total)
 
-        ps = generate_pairs(ws.corpus.texts, n_pairs, seed=seed, mlm_model=mlm_model, progress=pair_progress)
+        ps = cached_generate_pairs(ws.cache, ws.corpus.fingerprint, ws.corpus.texts, n_pairs, seed=seed,
+                                   mlm_model=mlm_model, progress=pair_progress)
         pairs, dropped, skipped = ps.pairs, ps.dropped, ps.skipped
         meta.update(source="generated", n_per_subset=n_pairs, pair_counts=ps.counts(),
                     n_originals=ps.n_originals, n_parsed=ps.n_parsed)
@@ -141,8 +142,8 @@ def run_heros(
             progress(f"embedder {eid}", k, len(embedder_ids))
         t1 = time.perf_counter()
         try:
-            emb = ws.embedder(eid)
-            b, res = score_pairs(pairs, {eid: emb.encode}, seed=seed, n_boot=n_boot)
+            b, res = score_pairs(pairs, {eid: lambda texts, eid=eid: ws.encode_texts(eid, texts)}, seed=seed,
+                                 n_boot=n_boot)
         except Exception as exc:  # noqa: BLE001 - with skip_failed, one embedder's failure leaves the others
             if not skip_failed:
                 raise

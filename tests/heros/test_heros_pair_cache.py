@@ -1,0 +1,67 @@
+"""Generated pairs in the disk cache: the same request reads them back; anything else makes them."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import pytest
+
+from heros_sentences import SENTENCES
+from n2o_core.cache import Cache
+from n2o_core.heros import pair_cache
+from n2o_core.heros.generate import PairSet
+from n2o_core.heros.pair_cache import cached_generate_pairs, pairs_key
+
+
+def test_real_pairs_come_back_identical(tmp_path, monkeypatch):
+    cache = Cache(tmp_path)
+    made = cached_generate_pairs(cache, "fp-a", SENTENCES, 5, seed=0)
+    assert len(made.pairs) > 0
+
+    def boom(*a, **k):
+        raise AssertionError("generated again")
+
+    monkeypatch.setattr(pair_cache, "generate_pairs", boom)
+    again = cached_generate_pairs(Cache(tmp_path), "fp-a", SENTENCES, 5, seed=0)
+    pd.testing.assert_frame_equal(again.pairs, made.pairs)
+    assert (again.dropped, again.skipped, again.n_originals, again.n_parsed) == \
+        (made.dropped, made.skipped, made.n_originals, made.n_parsed)
+
+
+@pytest.fixture
+def fake(monkeypatch):
+    calls = []
+
+    def gen(texts, n, seed, subsets, **k):
+        calls.append((n, seed))
+        df = pd.DataFrame([{"subset": "typo", "original": texts[0], "variant": texts[0] + "x", "target": "t",
+                            "replacement": "tx", "pos": "v", "tag": "VBD", "method": "swap", "sense": None}])
+        return PairSet(df, {"typo": {"none": 1}}, {"length": 2}, 1, 3)
+
+    monkeypatch.setattr(pair_cache, "generate_pairs", gen)
+    return calls
+
+
+def test_another_request_makes_new_pairs(tmp_path, fake):
+    cache = Cache(tmp_path)
+    for fp, n, seed in [("a", 5, 0), ("a", 5, 0), ("a", 6, 0), ("a", 5, 1), ("b", 5, 0)]:
+        ps = cached_generate_pairs(cache, fp, ["One sentence here."], n, seed)
+        assert ps.pairs.loc[0, "sense"] is None and ps.dropped == {"typo": {"none": 1}}
+    assert fake == [(5, 0), (6, 0), (5, 1), (5, 0)]
+    assert pairs_key("a", 5, 0) != pairs_key("a", 5, 0, subsets=["typo"])
+
+
+@pytest.mark.parametrize("damage", ["garbage", "wrong-layout"])
+def test_a_damaged_entry_is_made_again(tmp_path, fake, damage):
+    cache = Cache(tmp_path)
+    cached_generate_pairs(cache, "a", ["One sentence here."], 5, 0)
+    (p,) = [q for q in (tmp_path / "heros").glob("pairs-*.json") if not q.name.endswith(".json.json")]
+    if damage == "garbage":
+        p.write_bytes(b"\x00\x01 not json")
+    else:  # valid JSON with a valid sidecar, but not a pair set
+        rel = str(p.relative_to(tmp_path))
+        cache.save_json(rel, {"columns": ["subset"], "rows": []})
+    ps = cached_generate_pairs(cache, "a", ["One sentence here."], 5, 0)
+    assert len(fake) == 2 and len(ps.pairs) == 1
+    assert json.loads(p.read_text())["n_parsed"] == 3  # rewritten
