@@ -12,10 +12,16 @@ from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
-from scipy import stats
 
 from .errors import N2OError
 from .text import token_set
+
+
+def _stats():
+    """scipy.stats, imported on first use (it takes ~1.4 s, a third of the app's first-run imports)."""
+    from scipy import stats  # noqa: PLC0415
+
+    return stats
 
 
 # --------------------------------------------------------------------------- queries and chance
@@ -138,7 +144,7 @@ def spearman_between(matrices: Sequence[np.ndarray]) -> np.ndarray:
     if len(vals) and len(vals[0]) < 3:
         return np.full((L, L), np.nan)
     for i, j in combinations(range(L), 2):
-        rho = stats.spearmanr(vals[i], vals[j]).statistic
+        rho = _stats().spearmanr(vals[i], vals[j]).statistic
         R[i, j] = R[j, i] = rho
     return R
 
@@ -227,7 +233,8 @@ def mean_ci(values: np.ndarray, level: float = 0.95) -> tuple[float, float, floa
     m = float(v.mean()) if v.size else float("nan")
     if v.size < 2:
         return m, m, m
-    half = float(stats.sem(v) * stats.t.ppf((1 + level) / 2, v.size - 1))
+    st_ = _stats()
+    half = float(st_.sem(v) * st_.t.ppf((1 + level) / 2, v.size - 1))
     return m, m - half, m + half
 
 
