@@ -26,6 +26,19 @@ def test_quick_start_is_the_two_commands():
     ]
 
 
+def test_quick_start_names_the_app_defaults():
+    from n2o_core.ui_state import Settings
+
+    words = {4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
+    fam = {i.id: i.family for i in list_embedders()}
+    ids = Settings().embedders
+    families = sorted({fam[e] for e in ids}, key=str.lower)
+    m = re.search(r"with (\w+) default embedders from (\w+)\s+families \(([^)]*)\)", section("Quick start"))
+    assert m, "the quick start names the default embedders and their families"
+    assert (m.group(1), m.group(2)) == (words[len(ids)], words[len(families)])
+    assert sorted(x.strip() for x in m.group(3).split(",")) == sorted(families)
+
+
 def test_ci_runs_exactly_the_test_command():
     ci = (Path(__file__).resolve().parents[1] / ".ci" / "run").read_text()
     assert ci.strip().splitlines()[-1] == "pip install -r requirements.txt && python -m pytest"
