@@ -18,8 +18,7 @@ def test_no_traceback_is_ever_shown():
 
 
 def test_no_full_garbage_collection_after_every_rerun():
-    # gc.collect(2) over a heap with torch, spaCy and WordNet cost ~0.7 s per page switch
-    # (benchmarks/bench_page_switch.py)
+    # with WordNet and spaCy loaded, gc.collect(2) doubled a page switch (benchmarks/bench_page_switch.py)
     assert _config()["runner"]["postScriptGC"] is False
 
 
