@@ -35,9 +35,15 @@ def pairs(lo: Loaded, n_per: int, seed: int):
     key = (lo.corpus.fingerprint, n_per, seed)
     if key in _done():
         return _generate(lo.corpus.fingerprint, n_per, seed, lo.ws)
-    with st.status(f"Making up to {n_per} minimal pairs per subset from {lo.corpus.name}…") as status:
+    from n2o_core.heros.pair_cache import pairs_cached  # noqa: PLC0415
+
+    on_disk = pairs_cached(lo.ws.cache, lo.corpus.fingerprint, n_per, seed)
+    doing = "Reading the minimal pairs from the cache" if on_disk else \
+        f"Making up to {n_per} minimal pairs per subset from {lo.corpus.name} (WordNet and spaCy load first)"
+    with st.status(f"{doing}…") as status:
         out = _generate(lo.corpus.fingerprint, n_per, seed, lo.ws)
-        status.update(label=f"{len(out.pairs):,} minimal pairs made", state="complete", expanded=False)
+        status.update(label=f"{len(out.pairs):,} minimal pairs {'read from the cache' if on_disk else 'made'}",
+                      state="complete", expanded=False)
     _done().add(key)
     return out
 

@@ -57,6 +57,16 @@ def pairset_from_json(doc: dict[str, Any]) -> PairSet:
     return PairSet(pairs, dropped, skipped, int(doc["n_originals"]), int(doc["n_parsed"]))
 
 
+def _rel(corpus_fingerprint: str, n_per_subset: int, seed: int, subsets: Sequence[str], mlm_model: str | None) -> str:
+    return f"heros/pairs-{pairs_key(corpus_fingerprint, n_per_subset, seed, subsets, mlm_model)}.json"
+
+
+def pairs_cached(cache: Cache, corpus_fingerprint: str, n_per_subset: int, seed: int = 0,
+                 subsets: Sequence[str] = ALL_SUBSETS, mlm_model: str | None = None) -> bool:
+    """Whether this request's pairs are in the cache (valid entry; nothing is loaded)."""
+    return cache._valid(cache.path(_rel(corpus_fingerprint, n_per_subset, seed, subsets, mlm_model))) is not None
+
+
 def cached_generate_pairs(
     cache: Cache,
     corpus_fingerprint: str,
@@ -72,7 +82,7 @@ def cached_generate_pairs(
 
     `corpus_fingerprint` must identify `texts` (a Corpus's fingerprint). A corrupt or unreadable entry is
     made again."""
-    rel = f"heros/pairs-{pairs_key(corpus_fingerprint, n_per_subset, seed, subsets, mlm_model)}.json"
+    rel = _rel(corpus_fingerprint, n_per_subset, seed, subsets, mlm_model)
     with cache.lock(rel):
         doc = cache.load_json(rel)
         if doc is not None:

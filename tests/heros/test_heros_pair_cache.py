@@ -65,3 +65,14 @@ def test_a_damaged_entry_is_made_again(tmp_path, fake, damage):
     ps = cached_generate_pairs(cache, "a", ["One sentence here."], 5, 0)
     assert len(fake) == 2 and len(ps.pairs) == 1
     assert json.loads(p.read_text())["n_parsed"] == 3  # rewritten
+
+
+def test_pairs_cached_says_whether_a_request_is_on_disk(tmp_path, fake):
+    from n2o_core.heros.pair_cache import pairs_cached
+
+    cache = Cache(tmp_path)
+    assert not pairs_cached(cache, "a", 5, 0)
+    cached_generate_pairs(cache, "a", ["One sentence here."], 5, 0)
+    assert pairs_cached(cache, "a", 5, 0)
+    assert not pairs_cached(cache, "a", 5, 1) and not pairs_cached(cache, "b", 5, 0)
+    assert len(fake) == 1  # asking loads and makes nothing
