@@ -183,29 +183,38 @@ class Workspace:
         return arr
 
     def _cached_or_encode(self, eid: str, progress: Progress | None):
-        dense_rel = self._rel("embeddings", eid, f"-{self.storage_dtype}.npy")
-        sparse_rel = self._rel("embeddings", eid, ".npz")
+        n = len(self.corpus)
+        return self._stored_or_encoded(eid, "embeddings", "", n, lambda: self._encode(eid, progress),
+                                       self.storage_dtype, f"{eid} on {self.corpus.name}", "the corpus", mmap=True,
+                                       on_hit=(lambda: progress(n, n)) if progress else None)
+
+    def _stored_or_encoded(self, eid: str, kind: str, tag: str, n_rows: int, encode: Callable[[], Any],
+                           dtype: str, desc: str, what: str, mmap: bool, on_hit: Callable[[], None] | None = None):
+        """An embedding matrix from the cache (dense .npy or, for tf-idf, sparse .npz), else `encode()`d,
+        checked (row count, finite values) and stored: one path for corpus and out-of-corpus sentences."""
+        dense_rel = self._rel(kind, eid, f"{tag}-{dtype}.npy")
+        sparse_rel = self._rel(kind, eid, f"{tag}.npz")
         with self.cache.lock(dense_rel):
-            got = self.cache.load_dense(dense_rel)
+            got = self.cache.load_dense(dense_rel, mmap=mmap)
             if got is None:
                 got = self.cache.load_sparse(sparse_rel) if self.cache.path(sparse_rel).exists() else None
-            if got is not None and got.shape[0] == len(self.corpus):
-                if progress:
-                    progress(len(self.corpus), len(self.corpus))
+            if got is not None and got.shape[0] == n_rows:
+                if on_hit:
+                    on_hit()
                 return got
             try:
-                out = self._encode(eid, progress)
+                out = encode()
             except N2OError:
                 raise
             except Exception as e:  # noqa: BLE001 - a model failing mid-way is reported, not crashed on
-                raise EmbedderError(f"Embedder '{eid}' failed while encoding the corpus: {e}") from e
-            if out.shape[0] != len(self.corpus):
-                raise EmbedderError(f"Embedder '{eid}' returned {out.shape[0]} rows for {len(self.corpus)} sentences.")
+                raise EmbedderError(f"Embedder '{eid}' failed while encoding {what}: {e}") from e
+            if out.shape[0] != n_rows:
+                raise EmbedderError(f"Embedder '{eid}' returned {out.shape[0]} rows for {n_rows} sentences.")
             _check_finite(out, eid)
-            desc = f"{eid} on {self.corpus.name}"
             if sp.issparse(out):
                 return self.cache.save_sparse(sparse_rel, out.astype(np.float32), description=desc)
-            return self.cache.save_dense(dense_rel, np.asarray(out).astype(self.storage_dtype), description=desc)
+            saved = self.cache.save_dense(dense_rel, np.asarray(out).astype(dtype), description=desc)
+            return saved if mmap else np.asarray(saved)
 
     def _encode(self, eid: str, progress: Progress | None):
         """Encode the corpus: on the Dask workers for pretrained embedders when a scheduler is set."""
@@ -301,33 +310,13 @@ class Workspace:
         return res
 
     def encode_texts(self, eid: str, texts: list[str]) -> np.ndarray | sp.csr_matrix:
-        """Raw embeddings of sentences outside the corpus (e.g. HEROS pairs), cached per embedder and list.
-
-        Corpus-trained embedders are fit on this workspace's corpus first."""
-        digest = hash_key("texts", list(texts))
-        dense_rel = self._rel("texts", eid, f"-{digest}.npy")
-        sparse_rel = self._rel("texts", eid, f"-{digest}.npz")
-        with self.cache.lock(dense_rel):
-            got = self.cache.load_dense(dense_rel, mmap=False)
-            if got is None and self.cache.path(sparse_rel).exists():
-                got = self.cache.load_sparse(sparse_rel)
-            if got is not None and got.shape[0] == len(texts):
-                return got
-            emb = self.embedder(eid)
-            try:
-                out = emb.encode(list(texts))
-            except N2OError:
-                raise
-            except Exception as e:  # noqa: BLE001
-                raise EmbedderError(f"Embedder '{eid}' failed while encoding {len(texts)} sentences: {e}") from e
-            if out.shape[0] != len(texts):
-                raise EmbedderError(f"Embedder '{eid}' returned {out.shape[0]} rows for {len(texts)} sentences.")
-            _check_finite(out, eid)
-            desc = f"{eid}: {len(texts)} sentences outside {self.corpus.name}"
-            if sp.issparse(out):
-                return self.cache.save_sparse(sparse_rel, sp.csr_matrix(out, dtype=np.float32), description=desc)
-            self.cache.save_dense(dense_rel, np.asarray(out, dtype=np.float32), description=desc)
-            return np.asarray(out, dtype=np.float32)
+        """Raw float32 embeddings of sentences outside the corpus (e.g. HEROS pairs), cached per embedder and
+        list. Corpus-trained embedders are fit on this workspace's corpus first."""
+        texts = list(texts)
+        return self._stored_or_encoded(eid, "texts", "-" + hash_key("texts", texts), len(texts),
+                                       lambda: self.embedder(eid).encode(texts), "float32",
+                                       f"{eid}: {len(texts)} sentences outside {self.corpus.name}",
+                                       f"{len(texts)} sentences", mmap=False)
 
     def search_text(self, eid: str, text: str, k: int, *, znorm: bool = False) -> Neighbors:
         """k nearest corpus sentences of a free-text query (embedded on the fly)."""
