@@ -114,6 +114,15 @@ class Recorder:
             os.replace(tmp, p)
 
 
+def save_flat(name: str, out: dict[str, Any], omit_from_txt: tuple[str, ...] = ()) -> None:
+    """Write a one-level result dict to results/<name>.json and a `key: value` results/<name>.txt; print it."""
+    RESULTS.mkdir(parents=True, exist_ok=True)
+    (RESULTS / f"{name}.json").write_text(json.dumps(out, indent=2) + "\n")
+    lines = [f"{k}: {v}" for k, v in out.items() if k not in omit_from_txt]
+    (RESULTS / f"{name}.txt").write_text("\n".join(lines) + "\n")
+    print("\n".join(lines))
+
+
 DATA_DIR = Path(os.environ.get("N2O_BENCH_DATA", "/tmp/n2o_bench_data"))
 
 

@@ -18,8 +18,8 @@ import tempfile
 import time
 from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "benchmarks" / "results"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import ROOT, save_flat  # noqa: E402
 ARGS = ["--corpus", "builtin:bbc-news", "--max-sentences", "2000", "--pairs", "100",
         "--embedder", "tfidf", "--embedder", "glove-6b-50d", "--embedder", "minilm-l6-mean"]
 
@@ -46,11 +46,7 @@ def main() -> None:
         "identical_pairs": a["pairs"] == b["pairs"],
         "pair_counts": a["meta"].get("pair_counts"),
     }
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "bench_heros_cache.json").write_text(json.dumps(out, indent=2) + "\n")
-    lines = [f"{k}: {v}" for k, v in out.items()]
-    (RESULTS / "bench_heros_cache.txt").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    save_flat("bench_heros_cache", out)
 
 
 if __name__ == "__main__":

@@ -19,7 +19,6 @@ Writes benchmarks/results/bench_page_switch.json (and .txt).
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import shutil
 import statistics
@@ -30,6 +29,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import browser_tour as bt  # noqa: E402
+from _common import save_flat  # noqa: E402
 
 SETTINGS = {"gc_after_every_run (Streamlit default)": "true", "no_gc_after_run (this app)": "false"}
 STATES = ("cache_only", "models_loaded", "pairs_made")
@@ -115,11 +115,7 @@ def main() -> None:
         ratios[state] = round(ours / base, 3)
     out.update(page_switch_ms=res, summary=summary, ratio_median_no_gc_over_gc=ratios,
                wall_s=round(time.perf_counter() - t0), loadavg_end=[round(x, 2) for x in os.getloadavg()])
-    bt.RESULTS.mkdir(parents=True, exist_ok=True)
-    (bt.RESULTS / "bench_page_switch.json").write_text(json.dumps(out, indent=2) + "\n")
-    lines = [f"{k}: {v}" for k, v in out.items() if k != "page_switch_ms"]
-    (bt.RESULTS / "bench_page_switch.txt").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    save_flat("bench_page_switch", out, omit_from_txt=("page_switch_ms",))
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ new output is on screen and the app reports that its script run is over. Writes 
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import socket
 import statistics
@@ -24,8 +23,9 @@ import urllib.request
 from pathlib import Path
 from typing import Sequence
 
-ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "benchmarks" / "results"
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import ROOT, save_flat  # noqa: E402
+
 SHOTS = ROOT / "docs" / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
 IDLE = "[data-test-script-state='notRunning']"
@@ -181,11 +181,7 @@ def main() -> None:
         "page_switch_ms_max": max(allw),
     }
     out["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
-    RESULTS.mkdir(parents=True, exist_ok=True)
-    (RESULTS / "browser_tour.json").write_text(json.dumps(out, indent=2) + "\n")
-    lines = [f"{k}: {v}" for k, v in out.items()]
-    (RESULTS / "browser_tour.txt").write_text("\n".join(lines) + "\n")
-    print("\n".join(lines))
+    save_flat("browser_tour", out)
 
 
 if __name__ == "__main__":
