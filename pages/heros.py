@@ -20,13 +20,15 @@ st.caption("Minimal pairs are made from the corpus: one word of a sentence is re
 
 lo = page.loaded(min_embedders=1)
 s = lo.settings
-try:
-    default_n = int(st.query_params.get("pairs", 50))
-except ValueError:
-    default_n = 50
-default_n = min(max(default_n, 10), 200)
-n_per = st.select_slider("Pairs per subset", [10, 20, 50, 100, 200], value=default_n if default_n in
-                         (10, 20, 50, 100, 200) else 50, key="w_pairs")
+PAIR_CHOICES = [10, 20, 50, 100, 200]
+if "w_pairs" not in st.session_state:  # the link's pairs= counts once; then the slider decides
+    asked = st.query_params.get("pairs", "50")
+    if asked.strip() in {str(c) for c in PAIR_CHOICES}:
+        st.session_state["w_pairs"] = int(asked)
+    else:
+        st.warning(f"'pairs' in the link must be one of {', '.join(map(str, PAIR_CHOICES))}; using 50.")
+        st.session_state["w_pairs"] = 50
+n_per = st.select_slider("Pairs per subset", PAIR_CHOICES, key="w_pairs")
 st.query_params["pairs"] = str(n_per)
 if s.znorm:
     st.caption("HEROS scores use plain cosine; the z-normalization switch does not apply here.")

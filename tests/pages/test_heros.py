@@ -27,3 +27,11 @@ def test_heros_bars_tables_and_pair_count(app):
     assert app.query_params["pairs"] == "10"
     n = [t["customdata"] for t in plotly_specs(app)["heros"]["data"]]
     assert max(int(row[1]) for rows in n for row in rows) <= 10
+
+
+def test_bad_pairs_in_the_link_is_named_and_replaced(app):
+    app.query_params.update({"emb": "tfidf,glove-6b-50d", "pairs": "abc"})
+    app.switch_page("pages/heros.py").run(timeout=300)
+    no_exception(app)
+    assert any("'pairs' in the link must be one of" in w.value for w in app.warning)
+    assert app.select_slider(key="w_pairs").value == 50 and app.query_params["pairs"] == "50"
