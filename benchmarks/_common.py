@@ -32,16 +32,33 @@ def machine() -> dict[str, Any]:
             mem = int(f.readline().split()[1]) / 2**20
     except OSError:
         pass
-    blas = [{k: i.get(k) for k in ("internal_api", "version", "architecture", "num_threads")}
-            for i in threadpool_info() if i.get("user_api") == "blas"]
+    blas = [
+        {k: i.get(k) for k in ("internal_api", "version", "architecture", "num_threads")}
+        for i in threadpool_info()
+        if i.get("user_api") == "blas"
+    ]
     return {
-        "cpus": os.cpu_count(), "memory_gib": round(mem, 1) if mem else None, "python": platform.python_version(),
-        "numpy": np.__version__, "blas": blas, "loadavg_start": [round(x, 2) for x in os.getloadavg()],
+        "cpus": os.cpu_count(),
+        "memory_gib": round(mem, 1) if mem else None,
+        "python": platform.python_version(),
+        "numpy": np.__version__,
+        "blas": blas,
+        "loadavg_start": [round(x, 2) for x in os.getloadavg()],
     }
 
 
-def clustered_vectors(n: int, d: int, *, dtype=np.float32, seed: int = 0, part: int = 0, clusters: int = 512,
-                      latent: int = 48, noise: float = 0.35, block: int = 200_000) -> np.ndarray:
+def clustered_vectors(
+    n: int,
+    d: int,
+    *,
+    dtype=np.float32,
+    seed: int = 0,
+    part: int = 0,
+    clusters: int = 512,
+    latent: int = 48,
+    noise: float = 0.35,
+    block: int = 200_000,
+) -> np.ndarray:
     """Synthetic "sentence vectors": a mixture of `clusters` Gaussians in a `latent`-dim space, mapped to d
     dims by a fixed random matrix, plus isotropic noise. Low intrinsic dimension like real embeddings (pure
     Gaussian noise in 384-d has no neighbor structure and is the worst case for approximate search).
@@ -86,11 +103,17 @@ class Recorder:
 
     def __init__(self, name: str):
         self.name = name
-        self.data: dict[str, Any] = {"benchmark": name, "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
-                                     "machine": machine(), "results": []}
+        self.data: dict[str, Any] = {
+            "benchmark": name,
+            "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
+            "machine": machine(),
+            "results": [],
+        }
         self.lines: list[str] = []
-        self.log(f"# {name}  ({self.data['started']}, {self.data['machine']['cpus']} cpus, "
-                 f"load {self.data['machine']['loadavg_start']}, BLAS {self.data['machine']['blas']})")
+        self.log(
+            f"# {name}  ({self.data['started']}, {self.data['machine']['cpus']} cpus, "
+            f"load {self.data['machine']['loadavg_start']}, BLAS {self.data['machine']['blas']})"
+        )
 
     def log(self, line: str) -> None:
         print(line, flush=True)

@@ -80,15 +80,29 @@ def compare_sizes(rec: Recorder, sizes: list[int], dim: int, n_queries: int, k: 
         t_exact = time.perf_counter() - t0
         ap = run_approx(path, n, qids, k, timeout)
         if "timeout" in ap:
-            rec.add(n=n, dim=dim, queries=n_queries, k=k, exact_s=t_exact, approx="no result within "
-                    f"{timeout:.0f} s (index build not finished)")
+            rec.add(
+                n=n,
+                dim=dim,
+                queries=n_queries,
+                k=k,
+                exact_s=t_exact,
+                approx=f"no result within {timeout:.0f} s (index build not finished)",
+            )
             continue
         recall = recall_at_k(ap["ids"], ex.ids)
-        rec.add(n=n, dim=dim, queries=n_queries, k=k, exact_s=t_exact, build_s=ap["build_s"],
-                query_s=ap["query_s"], jit_warmup_s=ap["jit_warmup_s"],
-                recall_at_k=recall,
-                speedup_query_only=t_exact / ap["query_s"],
-                speedup_incl_build=t_exact / (ap["build_s"] + ap["query_s"] + ap["normalize_s"]))
+        rec.add(
+            n=n,
+            dim=dim,
+            queries=n_queries,
+            k=k,
+            exact_s=t_exact,
+            build_s=ap["build_s"],
+            query_s=ap["query_s"],
+            jit_warmup_s=ap["jit_warmup_s"],
+            recall_at_k=recall,
+            speedup_query_only=t_exact / ap["query_s"],
+            speedup_incl_build=t_exact / (ap["build_s"] + ap["query_s"] + ap["normalize_s"]),
+        )
 
 
 def main() -> None:
@@ -101,8 +115,10 @@ def main() -> None:
     ap.add_argument("--name", default="approx")
     a = ap.parse_args()
     rec = Recorder(a.name)
-    rec.log("exact = n2o_core exact_knn; approx = pynndescent (n_neighbors=max(k+1,60), inner product on "
-            "normalized rows) built in a child process; speed-ups are exact time / approx time in this run")
+    rec.log(
+        "exact = n2o_core exact_knn; approx = pynndescent (n_neighbors=max(k+1,60), inner product on "
+        "normalized rows) built in a child process; speed-ups are exact time / approx time in this run"
+    )
     compare_sizes(rec, a.sizes, a.dim, a.queries, a.k, a.timeout)
     rec.save()
 

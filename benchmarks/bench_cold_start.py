@@ -43,9 +43,15 @@ def run(cache_dir: str) -> dict:
     t0 = time.perf_counter()
     n2o_heatmap(res.mean, res.embedders, std=res.std, chance=res.chance, k=res.k)
     t_fig = time.perf_counter() - t0
-    return dict(sentences=len(corpus), embedders=len(s.embedders), import_s=t_import, corpus_s=t_corpus,
-                per_embedder_s={e: round(v, 1) for e, v in res.seconds.items()}, figure_s=t_fig,
-                total_s=time.perf_counter() - t_start)
+    return dict(
+        sentences=len(corpus),
+        embedders=len(s.embedders),
+        import_s=t_import,
+        corpus_s=t_corpus,
+        per_embedder_s={e: round(v, 1) for e, v in res.seconds.items()},
+        figure_s=t_fig,
+        total_s=time.perf_counter() - t_start,
+    )
 
 
 def main() -> None:

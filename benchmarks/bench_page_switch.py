@@ -48,8 +48,9 @@ def one_round(pw, env: dict[str, str], gc: str, state: str, cycles: int, log: Pa
     port = bt.free_port()
     proc = bt.start(env, port, log, extra=("--runner.postScriptGC", gc))
     try:
-        browser = pw.chromium.launch(executable_path=bt.CHROMIUM,
-                                     args=["--no-sandbox", "--disable-background-networking"])
+        browser = pw.chromium.launch(
+            executable_path=bt.CHROMIUM, args=["--no-sandbox", "--disable-background-networking"]
+        )
         page = browser.new_page(viewport={"width": 1440, "height": 1500})
         page.goto(f"http://127.0.0.1:{port}")
         page.wait_for_selector(bt.HEATMAP, timeout=900_000)
@@ -62,8 +63,11 @@ def one_round(pw, env: dict[str, str], gc: str, state: str, cycles: int, log: Pa
         out: dict[str, list[float]] = {name: [] for *_, name, _ in bt.PAGES}
         for r in range(cycles + 1):
             for label, heading, name, sel in bt.PAGES[1:] + bt.PAGES[:1]:
-                ms = bt.timed(page, lambda label=label: nav.locator("a", has_text=label).click(),
-                              f"h2:has-text('{heading}') >> nth=0")
+                ms = bt.timed(
+                    page,
+                    lambda label=label: nav.locator("a", has_text=label).click(),
+                    f"h2:has-text('{heading}') >> nth=0",
+                )
                 page.wait_for_selector(sel, timeout=900_000)
                 bt.settle(page)
                 bt.check(page)
@@ -100,21 +104,32 @@ def main() -> None:
                     for name, v in got.items():
                         res[label].setdefault(name, []).extend(v)
                     times = [x for name, v in got.items() if not name.startswith("_") for x in v]
-                    print(f"round {r + 1}, {label}: median {statistics.median(times):.0f} ms, "
-                          f"server RSS {got['_rss_mib'][0]} MiB", flush=True)
+                    print(
+                        f"round {r + 1}, {label}: median {statistics.median(times):.0f} ms, "
+                        f"server RSS {got['_rss_mib'][0]} MiB",
+                        flush=True,
+                    )
     summary = {}
     for label, per in res.items():
         allv = [x for name, v in per.items() if not name.startswith("_") for x in v]
-        summary[label] = {"median_ms": statistics.median(allv), "max_ms": max(allv), "n": len(allv),
-                          "server_rss_mib": per["_rss_mib"],
-                          "per_page_median_ms": {k: statistics.median(v) for k, v in per.items()
-                                                 if not k.startswith("_")}}
+        summary[label] = {
+            "median_ms": statistics.median(allv),
+            "max_ms": max(allv),
+            "n": len(allv),
+            "server_rss_mib": per["_rss_mib"],
+            "per_page_median_ms": {k: statistics.median(v) for k, v in per.items() if not k.startswith("_")},
+        }
     ratios = {}
     for state in STATES:
         base, ours = (summary[f"{state} / {s}"]["median_ms"] for s in SETTINGS)
         ratios[state] = round(ours / base, 3)
-    out.update(page_switch_ms=res, summary=summary, ratio_median_no_gc_over_gc=ratios,
-               wall_s=round(time.perf_counter() - t0), loadavg_end=[round(x, 2) for x in os.getloadavg()])
+    out.update(
+        page_switch_ms=res,
+        summary=summary,
+        ratio_median_no_gc_over_gc=ratios,
+        wall_s=round(time.perf_counter() - t0),
+        loadavg_end=[round(x, 2) for x in os.getloadavg()],
+    )
     save_flat("bench_page_switch", out, omit_from_txt=("page_switch_ms",))
 
 

@@ -47,10 +47,21 @@ def main() -> None:
         t0 = time.perf_counter()
         res = exact_knn(X, a.k, query_ids=qids)
         t_knn = time.perf_counter() - t0
-        rec.add(n=n, dim=a.dim, dtype=dtype, gb_on_disk=round(X.nbytes / 1e9, 2), queries=a.queries, k=a.k,
-                block=block, knn_s=t_knn, sgemm_s=t_sgemm, ratio_sgemm_over_knn=t_sgemm / t_knn,
-                paper_30s_over_knn=30.0 / t_knn, paper_60s_over_knn=60.0 / t_knn,
-                neighbors_found=int((res.ids >= 0).sum()))
+        rec.add(
+            n=n,
+            dim=a.dim,
+            dtype=dtype,
+            gb_on_disk=round(X.nbytes / 1e9, 2),
+            queries=a.queries,
+            k=a.k,
+            block=block,
+            knn_s=t_knn,
+            sgemm_s=t_sgemm,
+            ratio_sgemm_over_knn=t_sgemm / t_knn,
+            paper_30s_over_knn=30.0 / t_knn,
+            paper_60s_over_knn=60.0 / t_knn,
+            neighbors_found=int((res.ids >= 0).sum()),
+        )
         del X
     rec.save()
 

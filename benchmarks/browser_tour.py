@@ -20,8 +20,8 @@ import sys
 import tempfile
 import time
 import urllib.request
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import ROOT, save_flat  # noqa: E402
@@ -47,9 +47,26 @@ def free_port() -> int:
 
 def start(env: dict[str, str], port: int, log_path: Path, extra: Sequence[str] = ()) -> subprocess.Popen:
     log = open(log_path, "wb")
-    proc = subprocess.Popen([sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-                             "--server.port", str(port), "--server.address", "127.0.0.1", *extra],
-                            cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+            *extra,
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     deadline = time.monotonic() + 120
     while True:
         try:
@@ -98,8 +115,11 @@ def main() -> None:
     env = dict(os.environ, N2O_CACHE_DIR=str(cache_dir), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
     port = free_port()
     url = f"http://127.0.0.1:{port}"
-    out: dict = {"cache": "cold (empty)" if cold else f"existing {cache_dir}", "cpus": os.cpu_count(),
-                 "loadavg_start": [round(x, 2) for x in os.getloadavg()]}
+    out: dict = {
+        "cache": "cold (empty)" if cold else f"existing {cache_dir}",
+        "cpus": os.cpu_count(),
+        "loadavg_start": [round(x, 2) for x in os.getloadavg()],
+    }
     t_server = time.perf_counter()
     proc = start(env, port, tmp / "server.log")
     out["server_start_s"] = round(time.perf_counter() - t_server, 1)
@@ -139,8 +159,11 @@ def main() -> None:
             nav = page.locator("[data-testid='stSidebarNav']")
             for r in range(args.repeats + 1):
                 for label, heading, name, sel in PAGES[1:] + PAGES[:1]:
-                    ms = timed(page, lambda label=label: nav.locator("a", has_text=label).click(),
-                               f"h2:has-text('{heading}') >> nth=0")
+                    ms = timed(
+                        page,
+                        lambda label=label: nav.locator("a", has_text=label).click(),
+                        f"h2:has-text('{heading}') >> nth=0",
+                    )
                     page.wait_for_selector(sel, timeout=900_000)
                     settle(page)
                     ms = max(ms, 0)
@@ -155,9 +178,11 @@ def main() -> None:
                         warm[name].append(round(ms))
             # the heatmap page's other sections (one at a time, view= in the link)
             views = {}
-            for label, name, sel in (("Per embedder", "heatmap-box", ".js-plotly-plot"),
-                                     ("Robustness across k", "heatmap-robustness", ".js-plotly-plot"),
-                                     ("Matrix", None, HEATMAP)):
+            for label, name, sel in (
+                ("Per embedder", "heatmap-box", ".js-plotly-plot"),
+                ("Robustness across k", "heatmap-robustness", ".js-plotly-plot"),
+                ("Matrix", None, HEATMAP),
+            ):
                 btn = page.locator("[data-testid='stMain'] [data-testid='stButtonGroup'] button", has_text=label)
                 views[label] = round(timed(page, lambda btn=btn: btn.first.click(), sel))
                 settle(page)

@@ -6,8 +6,8 @@ import argparse
 import json
 import sys
 import time
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -31,8 +31,9 @@ class _Bars:
         if bar is None and total > 0 and done >= total:
             return  # finished at once (loaded from the cache): no bar
         if bar is None:
-            bar = self.bars[key] = self._tqdm(total=total, desc=f"{stage:9s} {eid}", unit="sent", leave=True,
-                                              file=sys.stderr)
+            bar = self.bars[key] = self._tqdm(
+                total=total, desc=f"{stage:9s} {eid}", unit="sent", leave=True, file=sys.stderr
+            )
         bar.n = done  # type: ignore[attr-defined]
         bar.refresh()  # type: ignore[attr-defined]
         if done >= total:
@@ -49,15 +50,25 @@ def _add_corpus_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--text-column", default=None, help="text column of a .csv/.tsv/.jsonl/.parquet corpus")
     p.add_argument("--cache-dir", default=None, help="cache folder (default: $N2O_CACHE_DIR or ./cache)")
     p.add_argument("--dtype", default="float32", choices=["float32", "float16"], help="embedding storage")
-    p.add_argument("--scheduler", default=None, metavar="ADDRESS",
-                   help="Dask scheduler (tcp://host:8786): embed shards and search neighbors on its workers")
+    p.add_argument(
+        "--scheduler",
+        default=None,
+        metavar="ADDRESS",
+        help="Dask scheduler (tcp://host:8786): embed shards and search neighbors on its workers",
+    )
 
 
 def _add_embedder_args(p: argparse.ArgumentParser, required: bool = True) -> None:
-    p.add_argument("--embedder", action="append", default=[], metavar="ID",
-                   help="embedder id (repeatable); see `embedders`")
-    p.add_argument("--vectors", action="append", default=[], metavar="NAME=FILE.npy",
-                   help="precomputed vectors, one row per corpus sentence (repeatable)")
+    p.add_argument(
+        "--embedder", action="append", default=[], metavar="ID", help="embedder id (repeatable); see `embedders`"
+    )
+    p.add_argument(
+        "--vectors",
+        action="append",
+        default=[],
+        metavar="NAME=FILE.npy",
+        help="precomputed vectors, one row per corpus sentence (repeatable)",
+    )
 
 
 def _workspace(args: argparse.Namespace):
@@ -68,8 +79,9 @@ def _workspace(args: argparse.Namespace):
     cache = Cache(args.cache_dir)
     if args.max_sentences is not None and args.max_sentences <= 0:
         raise N2OError(f"--max-sentences must be positive (got {args.max_sentences}).")
-    corpus = load_corpus(args.corpus, max_sentences=args.max_sentences, text_column=args.text_column,
-                         cache_dir=cache.root)
+    corpus = load_corpus(
+        args.corpus, max_sentences=args.max_sentences, text_column=args.text_column, cache_dir=cache.root
+    )
     ws = Workspace(corpus, cache=cache, storage_dtype=args.dtype, scheduler=args.scheduler)
     ids = list(args.embedder)
     for spec in args.vectors:
@@ -95,15 +107,24 @@ def cmd_embedders(args: argparse.Namespace) -> int:
 
     infos = list_embedders()
     if args.json:
-        print(json.dumps([{"id": i.id, "family": i.family, "dim": i.dim, "default": i.id in DEFAULT_EMBEDDER_IDS}
-                          for i in infos], indent=1))
+        print(
+            json.dumps(
+                [
+                    {"id": i.id, "family": i.family, "dim": i.dim, "default": i.id in DEFAULT_EMBEDDER_IDS}
+                    for i in infos
+                ],
+                indent=1,
+            )
+        )
         return 0
     print(f"{'id':28s} {'family':20s} {'composition':12s} {'dim':>6s}  data")
     for i in infos:
         dim = str(i.dim) if i.dim else "|V|"
         print(f"{i.id:28s} {i.family:20s} {i.composition:12s} {dim:>6s}  {i.data}")
-    print("\nUser-supplied: st:NAME_OR_PATH, hf:NAME_OR_PATH@cls|mean|max|last, wv:FILE (word2vec/GloVe/fastText), "
-          "--vectors NAME=FILE.npy")
+    print(
+        "\nUser-supplied: st:NAME_OR_PATH, hf:NAME_OR_PATH@cls|mean|max|last, wv:FILE (word2vec/GloVe/fastText), "
+        "--vectors NAME=FILE.npy"
+    )
     return 0
 
 
@@ -117,8 +138,10 @@ def cmd_embed(args: argparse.Namespace) -> int:
     for eid in ids:
         t0 = time.perf_counter()
         X = ws.embeddings(eid, progress=lambda d, t, e=eid: bars(e, "embed", d, t))
-        print(f"{eid}: {X.shape[0]} x {X.shape[1]} {X.dtype} in {time.perf_counter() - t0:.1f} s "
-              f"({ws.zero_vector_count(eid)} zero vectors)")
+        print(
+            f"{eid}: {X.shape[0]} x {X.shape[1]} {X.dtype} in {time.perf_counter() - t0:.1f} s "
+            f"({ws.zero_vector_count(eid)} zero vectors)"
+        )
     bars.close()
     return 0
 
@@ -140,13 +163,17 @@ def cmd_neighbors(args: argparse.Namespace) -> int:
     for eid in ids:
         ws.embeddings(eid, progress=lambda d, t, e=eid: bars(e, "embed", d, t))
         nb = ws.neighbors(eid, np.array([qid]), args.k) if qid is not None else ws.search_text(eid, q, args.k)
-        out[eid] = [{"rank": r + 1, "id": int(i), "cosine": round(float(s), 6),
-                     "text": ws.corpus.texts[i] if i >= 0 else None}
-                    for r, (i, s) in enumerate(zip(nb.ids[0], nb.sims[0]))]
+        out[eid] = [
+            {"rank": r + 1, "id": int(i), "cosine": round(float(s), 6), "text": ws.corpus.texts[i] if i >= 0 else None}
+            for r, (i, s) in enumerate(zip(nb.ids[0], nb.sims[0]))
+        ]
     bars.close()
     if args.json:
-        Path(args.json).write_text(json.dumps({"query": q if qid is None else ws.corpus.texts[qid],
-                                               "query_id": qid, "neighbors": out}, indent=1))
+        Path(args.json).write_text(
+            json.dumps(
+                {"query": q if qid is None else ws.corpus.texts[qid], "query_id": qid, "neighbors": out}, indent=1
+            )
+        )
     print(f"query: {q if qid is None else f'[{qid}] ' + ws.corpus.texts[qid]}")
     for eid, rows in out.items():
         print(f"\n== {eid}")
@@ -165,23 +192,37 @@ def cmd_compare(args: argparse.Namespace) -> int:
     _check_embedders(ids, ws)
     bars = _Bars()
     t0 = time.perf_counter()
-    res = compare(ws, ids, args.k, n_queries=args.queries, n_samples=args.samples, seed=args.seed,
-                  k_max=args.k_max, znorm=args.znorm, approx=args.approx, on_stage=bars)
+    res = compare(
+        ws,
+        ids,
+        args.k,
+        n_queries=args.queries,
+        n_samples=args.samples,
+        seed=args.seed,
+        k_max=args.k_max,
+        znorm=args.znorm,
+        approx=args.approx,
+        on_stage=bars,
+    )
     bars.close()
     wall = time.perf_counter() - t0
     if args.json:
         Path(args.json).write_text(json.dumps(res.to_json()))
     names = res.embedders
     w = max(8, *(len(e) for e in names))
-    print(f"corpus {ws.corpus.name}: N={res.corpus_size}, k={res.k}, {len(res.samples)} samples x "
-          f"{len(res.samples[0])} queries, chance k/(N-1) = {res.chance:.5f}")
+    print(
+        f"corpus {ws.corpus.name}: N={res.corpus_size}, k={res.k}, {len(res.samples)} samples x "
+        f"{len(res.samples[0])} queries, chance k/(N-1) = {res.chance:.5f}"
+    )
     print(" " * w + "".join(f"{e[:10]:>11s}" for e in names))
     for i, e in enumerate(names):
         print(f"{e:{w}s}" + "".join(f"{res.mean[i, j]:11.3f}" for j in range(len(names))))
     print(f"std across samples: max {np.max(res.std):.4f}")
     if any(r is not None for r in res.recall.values()):
-        print("recall@k (approximate vs exact): " + ", ".join(f"{e} {r:.3f}" for e, r in res.recall.items()
-                                                              if r is not None))
+        print(
+            "recall@k (approximate vs exact): "
+            + ", ".join(f"{e} {r:.3f}" for e, r in res.recall.items() if r is not None)
+        )
     if res.n2o_error is not None and np.isfinite(res.n2o_error).any():
         print(f"N2O error of approximate vs exact search on held-out queries: max {np.nanmax(res.n2o_error):.4f}")
     print(f"wall time {wall:.1f} s")
@@ -192,8 +233,10 @@ def cmd_compare(args: argparse.Namespace) -> int:
 
 
 def build_parser() -> argparse.ArgumentParser:
-    p = argparse.ArgumentParser(prog="python -m n2o_core", description="N2O Explorer: compare sentence embedders "
-                                "by nearest neighbor overlap (Lin & Smith 2019).")
+    p = argparse.ArgumentParser(
+        prog="python -m n2o_core",
+        description="N2O Explorer: compare sentence embedders by nearest neighbor overlap (Lin & Smith 2019).",
+    )
     sub = p.add_subparsers(dest="command", required=True)
 
     e = sub.add_parser("embedders", help="list the embedder registry")

@@ -4,8 +4,8 @@ pool once at k_max, then N2O for any k <= k_max and every query sample."""
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Callable, Sequence
 
 import numpy as np
 
@@ -115,7 +115,11 @@ def compare(
         t0 = time.perf_counter()
         ws.embeddings(eid, progress=(lambda d, t, e=eid: on_stage(e, "embed", d, t)) if on_stage else None)
         nb = ws.neighbors(
-            eid, pool, k_max, znorm=znorm, approx=approx,
+            eid,
+            pool,
+            k_max,
+            znorm=znorm,
+            approx=approx,
             progress=(lambda d, t, e=eid: on_stage(e, "neighbors", d, t)) if on_stage else None,
         )
         nb = nb.head(k)
@@ -125,8 +129,18 @@ def compare(
             checks[eid] = nb
         seconds[eid] = time.perf_counter() - t0
     sampled = n2o_over_samples(neighbors, pool, samples, k)
-    return ComparisonResult(list(embedder_ids), k, n, samples, sampled, neighbors, pool, recall, seconds,
-                            approximation_error(checks, list(embedder_ids), k))
+    return ComparisonResult(
+        list(embedder_ids),
+        k,
+        n,
+        samples,
+        sampled,
+        neighbors,
+        pool,
+        recall,
+        seconds,
+        approximation_error(checks, list(embedder_ids), k),
+    )
 
 
 def approximation_error(checks: dict[str, Neighbors], names: list[str], k: int) -> np.ndarray | None:

@@ -4,15 +4,28 @@ from __future__ import annotations
 
 import hashlib
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Sequence
 
 from .errors import CorpusError
 
 __all__ = [
-    "Corpus", "DEFAULT_CORPUS", "dedup", "fingerprint_texts", "from_texts", "sample_corpus", "load_corpus",
-    "parse_hf_spec", "builtin_names", "list_builtin_corpora", "load_builtin", "list_columns", "text_columns",
-    "load_bytes", "load_file", "load_hf_dataset",
+    "Corpus",
+    "DEFAULT_CORPUS",
+    "dedup",
+    "fingerprint_texts",
+    "from_texts",
+    "sample_corpus",
+    "load_corpus",
+    "parse_hf_spec",
+    "builtin_names",
+    "list_builtin_corpora",
+    "load_builtin",
+    "list_columns",
+    "text_columns",
+    "load_bytes",
+    "load_file",
+    "load_hf_dataset",
 ]
 
 
@@ -132,9 +145,7 @@ def sample_corpus(corpus: Corpus, max_sentences: int, seed: int = 0) -> Corpus:
         for j in by_remainder[:short]:
             quota[j] += 1
         parts = [
-            rng.choice(np.asarray(groups[g], dtype=np.int64), size=q, replace=False)
-            for g, q in zip(names, quota)
-            if q
+            rng.choice(np.asarray(groups[g], dtype=np.int64), size=q, replace=False) for g, q in zip(names, quota) if q
         ]
         picked = np.concatenate(parts)
     ids = np.sort(picked).tolist()
@@ -182,11 +193,15 @@ def load_corpus(
     """
     spec = spec.strip()
     if spec.startswith("builtin:"):
-        corpus = load_builtin(spec[len("builtin:"):], cache_dir=cache_dir)
+        corpus = load_builtin(spec[len("builtin:") :], cache_dir=cache_dir)
     elif spec.startswith("hf:"):
-        name, config, split = parse_hf_spec(spec[len("hf:"):])
+        name, config, split = parse_hf_spec(spec[len("hf:") :])
         corpus = load_hf_dataset(
-            name, split=split, text_column=text_column or "text", config=config, segment=segment,
+            name,
+            split=split,
+            text_column=text_column or "text",
+            config=config,
+            segment=segment,
             cache_dir=None if cache_dir is None else os.path.join(cache_dir, "hf-datasets"),
         )
     elif not os.path.exists(spec) and spec in builtin_names():

@@ -21,9 +21,10 @@ import os
 import re
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from . import segment
 from .errors import CorpusError
@@ -128,8 +129,17 @@ def _build_lee() -> tuple[list[str], None]:
 # ---------------------------------------------------------------------------------------------- wiki
 _WIKI_FILE = "enwiki-latest-pages-articles1.xml-p000000010p000030302-shortened.bz2"
 _WIKI_SKIP_SECTIONS = {
-    "references", "external links", "see also", "further reading", "notes", "bibliography",
-    "sources", "citations", "footnotes", "notes and references", "works cited",
+    "references",
+    "external links",
+    "see also",
+    "further reading",
+    "notes",
+    "bibliography",
+    "sources",
+    "citations",
+    "footnotes",
+    "notes and references",
+    "works cited",
 }
 _HEADING = re.compile(r"^(=+)\s*(.*?)\s*\1\s*$")
 _EMPTY_PARENS = re.compile(r"\(\s*(?:[,;:]\s*)*\)")
@@ -199,12 +209,24 @@ def _build_wiki() -> tuple[list[str], list[str]]:
 BUILTIN_CORPORA: dict[str, _Builtin] = {
     b.name: b
     for b in (
-        _Builtin("bbc-news", "BBC News articles 2004-05 (2,225 articles; 5 topics: business, entertainment, "
-                 "politics, sports, tech)", "~38k sentences", _build_bbc),
-        _Builtin("lee-news", "Lee news corpus (300 Australian news documents, gensim test data)",
-                 "~2.6k sentences", _build_lee),
-        _Builtin("wiki", "English Wikipedia sample (106 articles, gensim test data; prose only); label = article title",
-                 "~18k sentences", _build_wiki),
+        _Builtin(
+            "bbc-news",
+            "BBC News articles 2004-05 (2,225 articles; 5 topics: business, entertainment, politics, sports, tech)",
+            "~38k sentences",
+            _build_bbc,
+        ),
+        _Builtin(
+            "lee-news",
+            "Lee news corpus (300 Australian news documents, gensim test data)",
+            "~2.6k sentences",
+            _build_lee,
+        ),
+        _Builtin(
+            "wiki",
+            "English Wikipedia sample (106 articles, gensim test data; prose only); label = article title",
+            "~18k sentences",
+            _build_wiki,
+        ),
     )
 }
 
@@ -232,6 +254,7 @@ def _cache_path(name: str, cache_dir: str | os.PathLike | None) -> Path:
 def _read_cache(path: Path, name: str) -> Corpus | None:
     """The cached corpus, or None when missing, unreadable or inconsistent."""
     from .corpora import Corpus, fingerprint_texts  # noqa: PLC0415
+
     try:
         with path.open("r", encoding="utf-8") as fh:
             header = json.loads(fh.readline())
@@ -319,6 +342,4 @@ def _get(name: str) -> _Builtin:
     try:
         return BUILTIN_CORPORA[name]
     except KeyError:
-        raise CorpusError(
-            f"Unknown built-in corpus '{name}'; choose one of: {', '.join(BUILTIN_CORPORA)}."
-        ) from None
+        raise CorpusError(f"Unknown built-in corpus '{name}'; choose one of: {', '.join(BUILTIN_CORPORA)}.") from None

@@ -21,8 +21,9 @@ import io
 import json
 import os
 import statistics
+from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Sequence
+from typing import TYPE_CHECKING, Any
 
 from . import segment as seg
 from .errors import CorpusError
@@ -226,8 +227,14 @@ def _column_values(df, column: str) -> list[str]:  # type: ignore[no-untyped-def
 
 
 def _from_table(
-    label: str, ext: str, data: bytes, text_column: str | None, label_column: str | None,
-    segment: bool | None, name: str, source: str,
+    label: str,
+    ext: str,
+    data: bytes,
+    text_column: str | None,
+    label_column: str | None,
+    segment: bool | None,
+    name: str,
+    source: str,
 ) -> Corpus:
     df = _read_table(label, ext, data)
     if len(df) == 0:
@@ -295,7 +302,12 @@ def load_file(
     except OSError as e:
         raise CorpusError(f"Corpus file '{p}' cannot be read ({e.strerror or e}).") from None
     return load_bytes(
-        p.name, data, text_column, segment=segment, name=name or p.stem, label_column=label_column,
+        p.name,
+        data,
+        text_column,
+        segment=segment,
+        name=name or p.stem,
+        label_column=label_column,
         source=f"file:{p.resolve()}",
     )
 
@@ -342,7 +354,9 @@ def load_hf_dataset(
     try:
         import datasets  # noqa: PLC0415
     except ImportError:
-        raise CorpusError("Loading Hugging Face datasets needs the 'datasets' package (pip install datasets).") from None
+        raise CorpusError(
+            "Loading Hugging Face datasets needs the 'datasets' package (pip install datasets)."
+        ) from None
     if max_rows is not None and max_rows < 1:
         raise CorpusError("max_rows must be at least 1.")
     split_arg = split if max_rows is None else f"{split}[:{int(max_rows)}]"
@@ -352,11 +366,14 @@ def load_hf_dataset(
             name, config, split=split_arg, cache_dir=str(cache_dir) if cache_dir is not None else None
         )
     except Exception as e:  # DatasetNotFoundError, FileNotFoundError, ConnectionError, ValueError (bad split)
-        raise CorpusError(f"Could not load the Hugging Face dataset {what}, split '{split}': {_first_line(e)}.") from None
+        raise CorpusError(
+            f"Could not load the Hugging Face dataset {what}, split '{split}': {_first_line(e)}."
+        ) from None
     columns = list(ds.column_names)
     if text_column not in columns:
         raise CorpusError(
-            f"Column '{text_column}' is not in the Hugging Face dataset {what}; available columns: {', '.join(columns)}."
+            f"Column '{text_column}' is not in the Hugging Face dataset {what}; "
+            f"available columns: {', '.join(columns)}."
         )
     raw = ds[text_column]
     raw = list(raw)

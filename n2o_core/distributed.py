@@ -19,14 +19,21 @@ import math
 import os
 import threading
 import time
-from typing import Any, Callable, Sequence
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from .errors import EmbedderError, N2OError
 from .neighbors import (
-    Neighbors, Standardizer, _check_queries, candidate_count, finish_exact, merge_candidates, search_shard,
+    Neighbors,
+    Standardizer,
+    _check_queries,
+    candidate_count,
+    finish_exact,
+    merge_candidates,
+    search_shard,
 )
 
 Progress = Callable[[int, int], None]
@@ -35,6 +42,8 @@ _ENV_HINT = " (workers need the same Python environment as this process, with n2
 
 def _first_line(e: BaseException) -> str:
     return (str(e).strip().splitlines() or [type(e).__name__])[0]
+
+
 _WORKER_EMBEDDERS: dict[tuple[str, str | None], Any] = {}
 _WORKER_ARRAYS: dict[str, np.ndarray] = {}
 _WORKER_LOCK = threading.Lock()
@@ -83,8 +92,13 @@ def _encode_shard(spec: str, cache_dir: str | None, texts: list[str]) -> np.ndar
 
 
 def embed(
-    client: Any, spec: str, texts: Sequence[str], *, cache_dir: str | os.PathLike | None = None,
-    shard_size: int = 2048, progress: Progress | None = None,
+    client: Any,
+    spec: str,
+    texts: Sequence[str],
+    *,
+    cache_dir: str | os.PathLike | None = None,
+    shard_size: int = 2048,
+    progress: Progress | None = None,
 ) -> np.ndarray:
     """(len(texts), d) float32 embeddings computed shard by shard on the workers (row order kept)."""
     from distributed import as_completed
@@ -94,8 +108,10 @@ def embed(
     if spec in DEFAULT_EMBEDDER_IDS:
         info = next(i for i in list_embedders() if i.id == spec)
         if not is_distributable(info):
-            raise EmbedderError(f"Embedder '{spec}' is fitted on the whole corpus and is not embedded in shards; "
-                                "run it in the client process.")
+            raise EmbedderError(
+                f"Embedder '{spec}' is fitted on the whole corpus and is not embedded in shards; "
+                "run it in the client process."
+            )
     texts = list(texts)
     n = len(texts)
     if n == 0:
@@ -135,8 +151,10 @@ def _open_memmap(path: str) -> np.ndarray:
         arr = _WORKER_ARRAYS.get(path)
         if arr is None:
             if not os.path.exists(path):
-                raise N2OError(f"A Dask worker cannot see {path}: put the cache folder on a filesystem shared "
-                               "with the workers, or send the data (data='scatter').")
+                raise N2OError(
+                    f"A Dask worker cannot see {path}: put the cache folder on a filesystem shared "
+                    "with the workers, or send the data (data='scatter')."
+                )
             arr = _WORKER_ARRAYS[path] = np.load(path, mmap_mode="r", allow_pickle=False)
     return arr
 
@@ -194,8 +212,10 @@ def exact_knn(
         sources = [path] * len(bounds)
     else:
         sources = client.scatter([X[a:b] for a, b in bounds], hash=False)
-    futures = [client.submit(_shard_task, src, a, b, Q_f, query_ids, kk, std_f, pure=False)
-               for src, (a, b) in zip(sources, bounds)]
+    futures = [
+        client.submit(_shard_task, src, a, b, Q_f, query_ids, kk, std_f, pure=False)
+        for src, (a, b) in zip(sources, bounds)
+    ]
     size = {f.key: b - a for f, (a, b) in zip(futures, bounds)}
     parts = []
     done = 0

@@ -6,7 +6,7 @@ returns a figure; nothing here computes N2O itself except the embedder ordering 
 
 from __future__ import annotations
 
-from typing import Sequence
+from collections.abc import Sequence
 
 import numpy as np
 import pandas as pd
@@ -18,8 +18,18 @@ from .errors import N2OError
 
 #: One qualitative palette for embedders across every figure (color by position in the chosen list).
 PALETTE = (
-    "#4C78A8", "#F58518", "#54A24B", "#E45756", "#72B7B2", "#B279A2", "#EECA3B", "#9D755D",
-    "#FF9DA6", "#BAB0AC", "#1F77B4", "#17BECF",
+    "#4C78A8",
+    "#F58518",
+    "#54A24B",
+    "#E45756",
+    "#72B7B2",
+    "#B279A2",
+    "#EECA3B",
+    "#9D755D",
+    "#FF9DA6",
+    "#BAB0AC",
+    "#1F77B4",
+    "#17BECF",
 )
 _FONT = dict(family="Inter, Helvetica, Arial, sans-serif", size=13)
 
@@ -118,8 +128,9 @@ def n2o_heatmap(
 # --------------------------------------------------------------------------- per-embedder box plot (Fig. 6)
 
 
-def n2o_boxplot(dist: pd.DataFrame, *, chance: float | None = None, order: Sequence[str] | None = None,
-                title: str | None = None) -> go.Figure:
+def n2o_boxplot(
+    dist: pd.DataFrame, *, chance: float | None = None, order: Sequence[str] | None = None, title: str | None = None
+) -> go.Figure:
     """Each embedder's N2O with every other embedder (frame from `overlap.n2o_distribution`)."""
     missing = {"embedder", "other", "n2o"} - set(dist.columns)
     if missing:
@@ -144,8 +155,13 @@ def n2o_boxplot(dist: pd.DataFrame, *, chance: float | None = None, order: Seque
             )
         )
     if chance is not None:
-        fig.add_hline(y=chance, line_dash="dot", line_color="#888",
-                      annotation_text=f"chance {chance:.4f}", annotation_position="top left")
+        fig.add_hline(
+            y=chance,
+            line_dash="dot",
+            line_color="#888",
+            annotation_text=f"chance {chance:.4f}",
+            annotation_position="top left",
+        )
     fig.update_yaxes(title="N2O with the other embedders", rangemode="tozero")
     return _base_layout(fig, title, 420)
 
@@ -184,13 +200,22 @@ def n2o_vs_k(curves: pd.DataFrame, *, chance: Sequence[float] | None = None, tit
         raise N2OError(f"The N2O-vs-k frame lacks column(s): {', '.join(sorted(missing))}.")
     fig = go.Figure()
     for i, (pair, sub) in enumerate(curves.groupby("pair", sort=False)):
-        fig.add_trace(go.Scatter(x=sub["k"], y=sub["n2o"], mode="lines+markers", name=str(pair),
-                                 line=dict(color=PALETTE[i % len(PALETTE)], width=1.5), marker=dict(size=4),
-                                 hovertemplate=f"{pair}<br>k=%{{x}} N2O %{{y:.3f}}<extra></extra>"))
+        fig.add_trace(
+            go.Scatter(
+                x=sub["k"],
+                y=sub["n2o"],
+                mode="lines+markers",
+                name=str(pair),
+                line=dict(color=PALETTE[i % len(PALETTE)], width=1.5),
+                marker=dict(size=4),
+                hovertemplate=f"{pair}<br>k=%{{x}} N2O %{{y:.3f}}<extra></extra>",
+            )
+        )
     if chance is not None:
         ks = sorted(curves["k"].unique())
-        fig.add_trace(go.Scatter(x=ks, y=list(chance), mode="lines", name="chance k/(N−1)",
-                                 line=dict(color="#888", dash="dot")))
+        fig.add_trace(
+            go.Scatter(x=ks, y=list(chance), mode="lines", name="chance k/(N−1)", line=dict(color="#888", dash="dot"))
+        )
     fig.update_xaxes(title="k")
     fig.update_yaxes(title="N2O", rangemode="tozero")
     return _base_layout(fig, title, 420)
@@ -199,8 +224,16 @@ def n2o_vs_k(curves: pd.DataFrame, *, chance: Sequence[float] | None = None, tit
 # --------------------------------------------------------------------------- bars with confidence intervals
 
 
-def _ci_bars(df: pd.DataFrame, value: str, low: str, high: str, hover_extra: str, ytitle: str,
-             title: str | None, colors: dict[str, str] | None = None) -> go.Figure:
+def _ci_bars(
+    df: pd.DataFrame,
+    value: str,
+    low: str,
+    high: str,
+    hover_extra: str,
+    ytitle: str,
+    title: str | None,
+    colors: dict[str, str] | None = None,
+) -> go.Figure:
     names = list(df["embedder"])
     colors = colors or embedder_colors(names)
     vals = df[value].to_numpy(float)
@@ -209,9 +242,15 @@ def _ci_bars(df: pd.DataFrame, value: str, low: str, high: str, hover_extra: str
             x=names,
             y=vals,
             marker_color=[colors.get(n, PALETTE[0]) for n in names],
-            error_y=dict(type="data", symmetric=False,
-                         array=df[high].to_numpy(float) - vals, arrayminus=vals - df[low].to_numpy(float),
-                         thickness=1.5, width=6, color="#333"),
+            error_y=dict(
+                type="data",
+                symmetric=False,
+                array=df[high].to_numpy(float) - vals,
+                arrayminus=vals - df[low].to_numpy(float),
+                thickness=1.5,
+                width=6,
+                color="#333",
+            ),
             customdata=df[[low, high, "n"]].to_numpy(),
             hovertemplate="%{x}<br>" + hover_extra + "<extra></extra>",
         )
@@ -228,13 +267,23 @@ def token_overlap_bars(df: pd.DataFrame, *, random_level: float | None = None, t
     missing = {"embedder", "mean", "ci_low", "ci_high", "n"} - set(df.columns)
     if missing:
         raise N2OError(f"The token-overlap frame lacks column(s): {', '.join(sorted(missing))}.")
-    fig = _ci_bars(df, "mean", "ci_low", "ci_high",
-                   "mean overlap %{y:.3f}<br>95% CI [%{customdata[0]:.3f}, %{customdata[1]:.3f}]"
-                   "<br>n = %{customdata[2]} queries",
-                   "share of query tokens in a neighbor", title)
+    fig = _ci_bars(
+        df,
+        "mean",
+        "ci_low",
+        "ci_high",
+        "mean overlap %{y:.3f}<br>95% CI [%{customdata[0]:.3f}, %{customdata[1]:.3f}]<br>n = %{customdata[2]} queries",
+        "share of query tokens in a neighbor",
+        title,
+    )
     if random_level is not None and np.isfinite(random_level):
-        fig.add_hline(y=random_level, line_dash="dot", line_color="#888",
-                      annotation_text=f"random sentences {random_level:.3f}", annotation_position="top left")
+        fig.add_hline(
+            y=random_level,
+            line_dash="dot",
+            line_color="#888",
+            annotation_text=f"random sentences {random_level:.3f}",
+            annotation_position="top left",
+        )
     return fig
 
 
@@ -258,12 +307,21 @@ def heros_bars(results: pd.DataFrame, *, title: str | None = None) -> go.Figure:
                 y=v,
                 name=name,
                 marker_color=colors[name],
-                error_y=dict(type="data", symmetric=False, array=sub["ci_high"].to_numpy(float) - v,
-                             arrayminus=v - sub["ci_low"].to_numpy(float), thickness=1.2, width=3, color="#333"),
+                error_y=dict(
+                    type="data",
+                    symmetric=False,
+                    array=sub["ci_high"].to_numpy(float) - v,
+                    arrayminus=v - sub["ci_low"].to_numpy(float),
+                    thickness=1.2,
+                    width=3,
+                    color="#333",
+                ),
                 customdata=sub[["raw", "n", "ci_low", "ci_high"]].to_numpy(),
-                hovertemplate=(f"{name}<br>%{{x}}<br>normalized %{{y:.3f}} "
-                               "[%{customdata[2]:.3f}, %{customdata[3]:.3f}]<br>raw cosine %{customdata[0]:.3f}"
-                               "<br>n = %{customdata[1]} pairs<extra></extra>"),
+                hovertemplate=(
+                    f"{name}<br>%{{x}}<br>normalized %{{y:.3f}} "
+                    "[%{customdata[2]:.3f}, %{customdata[3]:.3f}]<br>raw cosine %{customdata[0]:.3f}"
+                    "<br>n = %{customdata[1]} pairs<extra></extra>"
+                ),
             )
         )
     fig.add_hline(y=0, line_color="#888", line_width=1)
@@ -277,7 +335,14 @@ def recall_bars(recall: dict[str, float | None], *, k: int, title: str | None = 
     names = [n for n, r in recall.items() if r is not None]
     vals = [float(recall[n]) for n in names]
     colors = embedder_colors(list(recall))
-    fig = go.Figure(go.Bar(x=names, y=vals, marker_color=[colors[n] for n in names],
-                           texttemplate="%{y:.3f}", hovertemplate="%{x}<br>recall@" + str(k) + " %{y:.3f}<extra></extra>"))
+    fig = go.Figure(
+        go.Bar(
+            x=names,
+            y=vals,
+            marker_color=[colors[n] for n in names],
+            texttemplate="%{y:.3f}",
+            hovertemplate="%{x}<br>recall@" + str(k) + " %{y:.3f}<extra></extra>",
+        )
+    )
     fig.update_yaxes(title=f"recall@{k}", range=[0, 1.05])
     return _base_layout(fig, title, 320)

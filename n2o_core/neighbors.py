@@ -14,9 +14,9 @@ from __future__ import annotations
 
 import os
 import time
+from collections.abc import Callable
 from contextlib import nullcontext
 from dataclasses import dataclass
-from typing import Callable
 
 import numpy as np
 import scipy.sparse as sp
@@ -55,7 +55,7 @@ class Neighbors:
     def k(self) -> int:
         return int(self.ids.shape[1])
 
-    def head(self, k: int) -> "Neighbors":
+    def head(self, k: int) -> Neighbors:
         """The k nearest (k <= self.k): a view, no search."""
         if k > self.k:
             raise N2OError(f"k={k} is larger than the {self.k} neighbors computed.")
@@ -73,7 +73,7 @@ class Standardizer:
     scale: np.ndarray
 
     @classmethod
-    def fit(cls, X: np.ndarray, block: int = 65536) -> "Standardizer":
+    def fit(cls, X: np.ndarray, block: int = 65536) -> Standardizer:
         """Mean and std per dimension over the corpus, in blocks (float64 accumulators)."""
         n, d = X.shape
         s = np.zeros(d, np.float64)
@@ -149,8 +149,16 @@ def _scores(Q, Xb) -> np.ndarray:
 
 
 def _search(
-    X, Qn: np.ndarray | sp.csr_matrix, q_ids: np.ndarray | None, k: int, block: int, standardizer,
-    progress: Callable[[int], None] | None, *, offset: int = 0, serial: bool = False,
+    X,
+    Qn: np.ndarray | sp.csr_matrix,
+    q_ids: np.ndarray | None,
+    k: int,
+    block: int,
+    standardizer,
+    progress: Callable[[int], None] | None,
+    *,
+    offset: int = 0,
+    serial: bool = False,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Scan the corpus in blocks; BLAS scores each block, the compiled kernel keeps the running top-k.
 
@@ -191,8 +199,15 @@ def candidate_count(k: int, n: int, corpus_queries: bool) -> int:
 
 
 def search_shard(
-    X_shard, offset: int, Qraw, query_ids: np.ndarray | None, kk: int, *, standardizer: Standardizer | None = None,
-    block: int | None = None, serial: bool = True,
+    X_shard,
+    offset: int,
+    Qraw,
+    query_ids: np.ndarray | None,
+    kk: int,
+    *,
+    standardizer: Standardizer | None = None,
+    block: int | None = None,
+    serial: bool = True,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Top-kk float32 candidates (scores, global ids) of the queries among corpus rows offset .. offset+len.
 
@@ -210,13 +225,21 @@ def search_shard(
 def merge_candidates(parts: list[tuple[np.ndarray, np.ndarray]], kk: int) -> tuple[np.ndarray, np.ndarray]:
     """Global top-kk from per-shard candidate lists: score descending, lower id first among equal scores."""
     S = np.concatenate([p[0] for p in parts], axis=1)
-    I = np.concatenate([p[1] for p in parts], axis=1)
-    order = np.lexsort((I, -S.astype(np.float64)), axis=-1)[:, :kk]
-    return np.take_along_axis(S, order, 1), np.take_along_axis(I, order, 1)
+    ids = np.concatenate([p[1] for p in parts], axis=1)
+    order = np.lexsort((ids, -S.astype(np.float64)), axis=-1)[:, :kk]
+    return np.take_along_axis(S, order, 1), np.take_along_axis(ids, order, 1)
 
 
-def finish_exact(X, Qraw, top_s: np.ndarray, top_i: np.ndarray, k: int, *, standardizer: Standardizer | None = None,
-                 started: float | None = None) -> Neighbors:
+def finish_exact(
+    X,
+    Qraw,
+    top_s: np.ndarray,
+    top_i: np.ndarray,
+    k: int,
+    *,
+    standardizer: Standardizer | None = None,
+    started: float | None = None,
+) -> Neighbors:
     """Exact float64 re-scoring of the candidates, cut to k, zero-vector queries emptied."""
     _, qzero = _prepare(Qraw, standardizer)
     top_s, top_i = _rescore(X, Qraw, top_s, top_i, k, standardizer)
@@ -348,8 +371,15 @@ def build_index(Xn, k: int, *, n_neighbors: int | None = None, seed: int = 0):
     n = Xn.shape[0]
     nn = approx_n_neighbors(k, n, n_neighbors)
     sparse = sp.issparse(Xn)
-    index = pynndescent.NNDescent(Xn, metric="cosine" if sparse else "dot", n_neighbors=nn, random_state=seed,
-                                  tree_init=not sparse, low_memory=True, n_jobs=os.cpu_count())
+    index = pynndescent.NNDescent(
+        Xn,
+        metric="cosine" if sparse else "dot",
+        n_neighbors=nn,
+        random_state=seed,
+        tree_init=not sparse,
+        low_memory=True,
+        n_jobs=os.cpu_count(),
+    )
     index.prepare()
     return index
 

@@ -6,9 +6,9 @@ N2O(A, B) = sum_q |NN_A(q) ∩ NN_B(q)| / (k n)  (Lin & Smith 2019, Fig. 2).
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import Mapping, Sequence
 
 import numpy as np
 import pandas as pd

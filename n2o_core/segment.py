@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import functools
 import re
-from typing import Callable, Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
 __all__ = ["split_sentences", "split_many", "backend_name", "looks_like_paragraphs"]
 
@@ -28,7 +28,7 @@ _TRAILING_OPENER = re.compile(r"\s([\"“‘'(\[])$")
 _QUOTE_END = re.compile(r"[?!][\"”’']$")
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _blingfire() -> Callable[[str], list[str]] | None:
     try:
         import blingfire  # noqa: PLC0415
@@ -43,7 +43,7 @@ def _blingfire() -> Callable[[str], list[str]] | None:
     return split
 
 
-@functools.lru_cache(maxsize=None)
+@functools.cache
 def _spacy_nlp():  # type: ignore[no-untyped-def]
     import spacy  # noqa: PLC0415
 

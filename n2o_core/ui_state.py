@@ -9,8 +9,8 @@ from __future__ import annotations
 import html
 import os
 import re
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
-from typing import Iterable, Mapping, Sequence
 
 from .text import _TOKEN, token_set
 
@@ -22,14 +22,7 @@ DEFAULT_MAX_SENTENCES = 5000
 MAX_SENTENCES_CHOICES = (500, 1000, 2000, 5000, 10000, 20000, 50000)
 #: Fast on a cold cache (2 cores): tf-idf, pretrained and corpus-trained static vectors, two transformers.
 #: model2vec (distills ~80 s on first use), minilm-l6-cls and e5-small stay one click away.
-DEFAULT_EMBEDDERS = (
-    "tfidf",
-    "glove-6b-50d",
-    "word2vec",
-    "fasttext-sub",
-    "minilm-l6-mean",
-    "paraphrase-minilm-l3-mean",
-)
+DEFAULT_EMBEDDERS = ("tfidf", "glove-6b-50d", "word2vec", "fasttext-sub", "minilm-l6-mean", "paraphrase-minilm-l3-mean")
 ORDERS = ("cluster", "chosen")
 _UPLOAD = re.compile(r"^upload:[0-9a-f]{8,64}$")
 _BUILTIN = re.compile(r"^builtin:[a-z0-9][a-z0-9_-]{0,40}$")
@@ -56,8 +49,16 @@ class Settings:
 
     def key(self) -> tuple:
         """Hashable identity of the settings that change computed arrays (not k, not the order)."""
-        return (self.corpus, self.max_sentences, self.embedders, self.n_queries, self.n_samples, self.seed,
-                self.approx, self.znorm)
+        return (
+            self.corpus,
+            self.max_sentences,
+            self.embedders,
+            self.n_queries,
+            self.n_samples,
+            self.seed,
+            self.approx,
+            self.znorm,
+        )
 
 
 def env_defaults(environ: Mapping[str, str] | None = None) -> Settings:
@@ -72,8 +73,11 @@ def env_defaults(environ: Mapping[str, str] | None = None) -> Settings:
     embs = _split(env.get("N2O_DEFAULT_EMBEDDERS", ""))
     if embs:
         s = replace(s, embedders=tuple(embs))
-    for var, fld in (("N2O_MAX_SENTENCES", "max_sentences"), ("N2O_DEFAULT_QUERIES", "n_queries"),
-                     ("N2O_DEFAULT_SAMPLES", "n_samples")):
+    for var, fld in (
+        ("N2O_MAX_SENTENCES", "max_sentences"),
+        ("N2O_DEFAULT_QUERIES", "n_queries"),
+        ("N2O_DEFAULT_SAMPLES", "n_samples"),
+    ):
         v = _int(env.get(var))
         if v is not None and v > 0:
             s = replace(s, **{fld: v})
@@ -110,8 +114,12 @@ def valid_corpus_spec(spec: str, extra: Iterable[str] = ()) -> bool:
     return bool(_BUILTIN.match(spec) or _UPLOAD.match(spec) or spec in set(extra))
 
 
-def from_query(params: Mapping[str, object], defaults: Settings | None = None,
-               known_embedders: Iterable[str] | None = None, extra_corpora: Iterable[str] = ()) -> Settings:
+def from_query(
+    params: Mapping[str, object],
+    defaults: Settings | None = None,
+    known_embedders: Iterable[str] | None = None,
+    extra_corpora: Iterable[str] = (),
+) -> Settings:
     """Settings from URL query parameters; unknown or bad values fall back to `defaults` with a note."""
     d = defaults or env_defaults()
     notes: list[str] = []
@@ -160,9 +168,20 @@ def from_query(params: Mapping[str, object], defaults: Settings | None = None,
     if order not in ORDERS:
         notes.append(f"'order' must be one of {', '.join(ORDERS)}; using cluster.")
         order = "cluster"
-    return Settings(corpus=str(corpus), max_sentences=max_sentences, embedders=embedders, k=k,
-                    n_queries=n_queries, n_samples=n_samples, seed=seed, approx=search == "approx",
-                    znorm=z in ("1", "true", "on", "yes"), order=order, scheduler=d.scheduler, notes=tuple(notes))
+    return Settings(
+        corpus=str(corpus),
+        max_sentences=max_sentences,
+        embedders=embedders,
+        k=k,
+        n_queries=n_queries,
+        n_samples=n_samples,
+        seed=seed,
+        approx=search == "approx",
+        znorm=z in ("1", "true", "on", "yes"),
+        order=order,
+        scheduler=d.scheduler,
+        notes=tuple(notes),
+    )
 
 
 def to_query(s: Settings) -> dict[str, str]:
@@ -200,7 +219,7 @@ def highlight_shared(text: str, query_tokens: Iterable[str], tag: str = "mark") 
     out: list[str] = []
     pos = 0
     for m in _TOKEN.finditer(text):
-        out.append(html.escape(text[pos:m.start()]))
+        out.append(html.escape(text[pos : m.start()]))
         word = html.escape(m.group())
         out.append(f"<{tag}>{word}</{tag}>" if m.group().lower() in toks else word)
         pos = m.end()

@@ -10,8 +10,9 @@ from __future__ import annotations
 import hashlib
 import os
 import threading
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
@@ -36,8 +37,9 @@ def _file_identity(path: str) -> str:
 class Workspace:
     """Cached arrays for one corpus. Thread-safe for concurrent readers (the app)."""
 
-    def __init__(self, corpus: Corpus, cache: Cache | None = None, storage_dtype: str = "float32",
-                 scheduler: Any = None):
+    def __init__(
+        self, corpus: Corpus, cache: Cache | None = None, storage_dtype: str = "float32", scheduler: Any = None
+    ):
         """`storage_dtype`: how embeddings are stored on disk ("float16" halves memory; searches convert one
         block at a time to float32). `scheduler`: None (this process), a Dask scheduler address
         ("tcp://host:8786") or a `distributed.Client`: pretrained embedders then encode corpus shards on the
@@ -79,8 +81,9 @@ class Workspace:
         emb = PrecomputedEmbedder(name, path)  # checks the file: readable, 2-D, finite
         n, n_rows = len(self.corpus), emb.vectors.shape[0]
         if n_rows != n:
-            raise EmbedderError(f"{path} has shape {emb.vectors.shape}, but the corpus has {n:,} sentences "
-                                "(one row each).")
+            raise EmbedderError(
+                f"{path} has shape {emb.vectors.shape}, but the corpus has {n:,} sentences (one row each)."
+            )
         with self._lock:
             self._vectors[name] = str(path)
             self._embedders[name] = emb
@@ -132,7 +135,7 @@ class Workspace:
         else:
             parts.append(self.embedder(eid, fitted=False).fingerprint())
             for prefix in ("wv:", "st:", "hf:"):
-                path = eid[len(prefix):].split("@")[0] if eid.startswith(prefix) else ""
+                path = eid[len(prefix) :].split("@")[0] if eid.startswith(prefix) else ""
                 if path and os.path.exists(path):
                     parts.append(_file_identity(path))
             if self.info(eid).corpus_trained:
@@ -184,12 +187,32 @@ class Workspace:
 
     def _cached_or_encode(self, eid: str, progress: Progress | None):
         n = len(self.corpus)
-        return self._stored_or_encoded(eid, "embeddings", "", n, lambda: self._encode(eid, progress),
-                                       self.storage_dtype, f"{eid} on {self.corpus.name}", "the corpus", mmap=True,
-                                       on_hit=(lambda: progress(n, n)) if progress else None)
+        return self._stored_or_encoded(
+            eid,
+            "embeddings",
+            "",
+            n,
+            lambda: self._encode(eid, progress),
+            self.storage_dtype,
+            f"{eid} on {self.corpus.name}",
+            "the corpus",
+            mmap=True,
+            on_hit=(lambda: progress(n, n)) if progress else None,
+        )
 
-    def _stored_or_encoded(self, eid: str, kind: str, tag: str, n_rows: int, encode: Callable[[], Any],
-                           dtype: str, desc: str, what: str, mmap: bool, on_hit: Callable[[], None] | None = None):
+    def _stored_or_encoded(
+        self,
+        eid: str,
+        kind: str,
+        tag: str,
+        n_rows: int,
+        encode: Callable[[], Any],
+        dtype: str,
+        desc: str,
+        what: str,
+        mmap: bool,
+        on_hit: Callable[[], None] | None = None,
+    ):
         """An embedding matrix from the cache (dense .npy or, for tf-idf, sparse .npz), else `encode()`d,
         checked (row count, finite values) and stored: one path for corpus and out-of-corpus sentences."""
         dense_rel = self._rel(kind, eid, f"{tag}-{dtype}.npy")
@@ -221,8 +244,9 @@ class Workspace:
         if self.scheduler is not None and not self.info(eid).corpus_trained:
             from .distributed import embed
 
-            return embed(self.client(), eid, list(self.corpus.texts), cache_dir=self.cache.path("models"),
-                         progress=progress)
+            return embed(
+                self.client(), eid, list(self.corpus.texts), cache_dir=self.cache.path("models"), progress=progress
+            )
         return self.embedder(eid).encode(list(self.corpus.texts), progress=progress)
 
     def standardizer(self, eid: str) -> Standardizer | None:
@@ -240,8 +264,9 @@ class Workspace:
         X = self.embeddings(eid)
         if sp.issparse(X):
             return int(np.sum(np.diff(X.indptr) == 0))
-        return int(sum(int(np.sum(~np.any(np.asarray(X[i : i + 65536]) != 0, axis=1)))
-                       for i in range(0, X.shape[0], 65536)))
+        return int(
+            sum(int(np.sum(~np.any(np.asarray(X[i : i + 65536]) != 0, axis=1))) for i in range(0, X.shape[0], 65536))
+        )
 
     # ------------------------------------------------------------------ neighbors
 
@@ -288,8 +313,12 @@ class Workspace:
             if res.check_ids is not None:
                 extra = dict(check_ids=res.check_ids, check_exact=res.check_exact, check_approx=res.check_approx)
             self.cache.save_bundle(
-                rel, description=f"{k}-NN of {len(query_ids)} queries, {eid}, {mode}",
-                ids=res.ids, sims=res.sims, recall=recall, **extra,
+                rel,
+                description=f"{k}-NN of {len(query_ids)} queries, {eid}, {mode}",
+                ids=res.ids,
+                sims=res.sims,
+                recall=recall,
+                **extra,
             )
             return res
 
@@ -313,10 +342,17 @@ class Workspace:
         """Raw float32 embeddings of sentences outside the corpus (e.g. HEROS pairs), cached per embedder and
         list. Corpus-trained embedders are fit on this workspace's corpus first."""
         texts = list(texts)
-        return self._stored_or_encoded(eid, "texts", "-" + hash_key("texts", texts), len(texts),
-                                       lambda: self.embedder(eid).encode(texts), "float32",
-                                       f"{eid}: {len(texts)} sentences outside {self.corpus.name}",
-                                       f"{len(texts)} sentences", mmap=False)
+        return self._stored_or_encoded(
+            eid,
+            "texts",
+            "-" + hash_key("texts", texts),
+            len(texts),
+            lambda: self.embedder(eid).encode(texts),
+            "float32",
+            f"{eid}: {len(texts)} sentences outside {self.corpus.name}",
+            f"{len(texts)} sentences",
+            mmap=False,
+        )
 
     def search_text(self, eid: str, text: str, k: int, *, znorm: bool = False) -> Neighbors:
         """k nearest corpus sentences of a free-text query (embedded on the fly)."""

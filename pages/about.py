@@ -57,16 +57,26 @@ st.subheader("Embedders")
 with shown("Listing the embedders"):
     infos = data.embedder_infos()
     st.dataframe(
-        pd.DataFrame([{
-            "id": i.id, "family": i.family, "composition": i.composition,
-            "dimension": str(i.dim) if i.dim else "|V| (vocabulary)", "trained on": i.data,
-            "fit on this corpus": "yes" if i.corpus_trained else "",
-            "default": "yes" if i.default else "",
-        } for i in infos.values()]),
+        pd.DataFrame(
+            [
+                {
+                    "id": i.id,
+                    "family": i.family,
+                    "composition": i.composition,
+                    "dimension": str(i.dim) if i.dim else "|V| (vocabulary)",
+                    "trained on": i.data,
+                    "fit on this corpus": "yes" if i.corpus_trained else "",
+                    "default": "yes" if i.default else "",
+                }
+                for i in infos.values()
+            ]
+        ),
         hide_index=True,
     )
 
 st.subheader("Built-in corpora")
 st.dataframe(pd.DataFrame(list_builtin_corpora())[["name", "spec", "size", "description"]], hide_index=True)
-st.caption("Everything runs offline: the models and corpora ship inside Python packages. "
-           "Results are cached under cache/ (or $N2O_CACHE_DIR).")
+st.caption(
+    "Everything runs offline: the models and corpora ship inside Python packages. "
+    "Results are cached under cache/ (or $N2O_CACHE_DIR)."
+)

@@ -13,10 +13,12 @@ from ui.shell import through_app
 
 through_app()
 st.header("HEROS subsets")
-st.caption("Minimal pairs are made from the corpus: one word of a sentence is replaced by a synonym, an antonym, "
-           "a typo or a random word, or the sentence is negated. A good embedder keeps synonyms and typos close "
-           "and moves antonyms and negations away. b is the mean cosine of unrelated sentences from the same "
-           "pool, so 0 = as similar as two random sentences, 1 = identical.")
+st.caption(
+    "Minimal pairs are made from the corpus: one word of a sentence is replaced by a synonym, an antonym, "
+    "a typo or a random word, or the sentence is negated. A good embedder keeps synonyms and typos close "
+    "and moves antonyms and negations away. b is the mean cosine of unrelated sentences from the same "
+    "pool, so 0 = as similar as two random sentences, 1 = identical."
+)
 
 lo = page.loaded(min_embedders=1)
 s = lo.settings
@@ -39,8 +41,10 @@ with shown("Generating minimal pairs"):
 if pairset is None:
     st.stop()
 if pairset.pairs.empty:
-    st.warning("No minimal pairs could be made from this corpus (it needs English sentences of 8–25 words "
-               "with a verb or adjective that has WordNet synonyms and antonyms).")
+    st.warning(
+        "No minimal pairs could be made from this corpus (it needs English sentences of 8–25 words "
+        "with a verb or adjective that has WordNet synonyms and antonyms)."
+    )
     st.stop()
 
 results, baselines, per_pair, errors = heros_data.scores(lo, pairset, n_per, s.seed)
@@ -50,11 +54,14 @@ if results.empty:
     st.stop()
 
 counts = pairset.counts()
-st.plotly_chart(data.figure("heros", tuple(results.itertuples(index=False)),
-                            lambda: figures.heros_bars(results)), key="heros")
-st.caption(f"{pairset.n_originals:,} originals, pairs per subset: "
-           + ", ".join(f"{k} {v}" for k, v in counts.items())
-           + ". Bars: mean normalized similarity with a 95% bootstrap CI; hover for raw cosine and n.")
+st.plotly_chart(
+    data.figure("heros", tuple(results.itertuples(index=False)), lambda: figures.heros_bars(results)), key="heros"
+)
+st.caption(
+    f"{pairset.n_originals:,} originals, pairs per subset: "
+    + ", ".join(f"{k} {v}" for k, v in counts.items())
+    + ". Bars: mean normalized similarity with a 95% bootstrap CI; hover for raw cosine and n."
+)
 
 table = results.pivot(index="embedder", columns="subset", values="normalized")
 table = table[[c for c in results["subset"].unique()]]

@@ -32,8 +32,12 @@ mode = st.radio("Query", ["Corpus sentence", "Type a sentence"], key="w_qmode", 
 query_text: str | None = None
 qid: int | None = None
 if mode == "Corpus sentence":
-    flt = st.text_input("Search the corpus", key="w_qfilter", placeholder="words the sentence contains",
-                        help="Without a search, the sampled queries are listed.")
+    flt = st.text_input(
+        "Search the corpus",
+        key="w_qfilter",
+        placeholder="words the sentence contains",
+        help="Without a search, the sampled queries are listed.",
+    )
     if flt.strip():
         needle = flt.strip().lower()
         cands = [i for i, t in enumerate(texts) if needle in t.lower()][:500]
@@ -52,14 +56,24 @@ if mode == "Corpus sentence":
         cands = [url_qid] + cands
     if cands:
         default = cands.index(url_qid) if url_qid in cands else 0
-        qid = st.selectbox(f"Sentence ({len(cands):,} shown of {N:,})", cands, index=default,
-                           format_func=lambda i: f"#{i}: {texts[i][:140]}", key=f"w_qid_{zlib.crc32(flt.encode()) & 0xffff}")
+        qid = st.selectbox(
+            f"Sentence ({len(cands):,} shown of {N:,})",
+            cands,
+            index=default,
+            format_func=lambda i: f"#{i}: {texts[i][:140]}",
+            key=f"w_qid_{zlib.crc32(flt.encode()) & 0xFFFF}",
+        )
         query_text = texts[qid]
         st.query_params["qid"] = str(qid)
         st.query_params.pop("text", None)
 else:
-    typed = st.text_area("Any sentence", value=(url_text or "")[:1000], key="w_qtext", max_chars=1000,
-                         placeholder="Type a sentence and press Ctrl+Enter")
+    typed = st.text_area(
+        "Any sentence",
+        value=(url_text or "")[:1000],
+        key="w_qtext",
+        max_chars=1000,
+        placeholder="Type a sentence and press Ctrl+Enter",
+    )
     if typed.strip():
         query_text = typed.strip()
         st.query_params["text"] = query_text
@@ -71,8 +85,14 @@ if query_text is None:
     st.stop()
 
 c1, c2 = st.columns(2)
-r = c1.slider("Outlier rank r", 1, k, min(3, k), key="w_r",
-              help="Outliers: neighbors ranked ≤ r by one embedder and outside every other embedder's top k.")
+r = c1.slider(
+    "Outlier rank r",
+    1,
+    k,
+    min(3, k),
+    key="w_r",
+    help="Outliers: neighbors ranked ≤ r by one embedder and outside every other embedder's top k.",
+)
 show = c2.slider("Neighbors shown per embedder", 1, k, min(k, 10), key="w_show")
 
 if qid is not None:
@@ -88,9 +108,14 @@ if not found:
 
 qtok = token_set(query_text)
 # an HTML block, so markdown never reinterprets corpus text; escaped, never raw HTML
-st.markdown(f"<div class='nq'><strong>Query</strong>{html.escape(note)}: {html.escape(query_text)}</div>", unsafe_allow_html=True)
-st.caption(f"k = {k} · words shared with the query are highlighted · cosine similarity"
-           f"{' after z-normalization' if s.znorm else ''}")
+st.markdown(
+    f"<div class='nq'><strong>Query</strong>{html.escape(note)}: {html.escape(query_text)}</div>",
+    unsafe_allow_html=True,
+)
+st.caption(
+    f"k = {k} · words shared with the query are highlighted · cosine similarity"
+    f"{' after z-normalization' if s.znorm else ''}"
+)
 
 
 def neighbor_table(ids: np.ndarray, sims: np.ndarray) -> str:
@@ -99,10 +124,15 @@ def neighbor_table(ids: np.ndarray, sims: np.ndarray) -> str:
         if i < 0:
             rows.append(f"<tr><td>{rank}</td><td>–</td><td><i>no neighbor</i></td></tr>")
             continue
-        rows.append(f"<tr><td>{rank}</td><td>{c:.3f}</td><td>{highlight_shared(texts[int(i)], qtok)}"
-                    f" <span class='nid'>#{int(i)}</span></td></tr>")
-    return ("<table class='nb'><thead><tr><th>#</th><th>cos</th><th>sentence</th></tr></thead><tbody>"
-            + "".join(rows) + "</tbody></table>")
+        rows.append(
+            f"<tr><td>{rank}</td><td>{c:.3f}</td><td>{highlight_shared(texts[int(i)], qtok)}"
+            f" <span class='nid'>#{int(i)}</span></td></tr>"
+        )
+    return (
+        "<table class='nb'><thead><tr><th>#</th><th>cos</th><th>sentence</th></tr></thead><tbody>"
+        + "".join(rows)
+        + "</tbody></table>"
+    )
 
 
 st.markdown(
@@ -110,7 +140,8 @@ st.markdown(
     "table.nb td,table.nb th{border-bottom:1px solid #eee;padding:3px 4px;vertical-align:top;text-align:left}"
     "table.nb mark{background:#ffe58a;padding:0 1px}.nid{color:#999;font-size:0.75rem}"
     "div.nq{font-size:1.05rem;margin:0.3rem 0 0.6rem 0}</style>",
-    unsafe_allow_html=True)
+    unsafe_allow_html=True,
+)
 names = [e for e in lo.names if e in found]
 per_row = 4
 for start in range(0, len(names), per_row):
@@ -126,12 +157,17 @@ tab_pop, tab_out = st.tabs(["Popular neighbors", "Outliers"])
 with tab_pop:
     pop = overlap.popular_neighbors(lists, k)
     if pop:
-        st.dataframe(pd.DataFrame({
-            "id": pop,
-            "mean rank": [round(float(np.mean([lists[e].index(i) + 1 for e in names])), 1) for i in pop],
-            "sentence": [texts[i] for i in pop],
-            "shared words": [", ".join(sorted(qtok & token_set(texts[i]))) for i in pop],
-        }), hide_index=True)
+        st.dataframe(
+            pd.DataFrame(
+                {
+                    "id": pop,
+                    "mean rank": [round(float(np.mean([lists[e].index(i) + 1 for e in names])), 1) for i in pop],
+                    "sentence": [texts[i] for i in pop],
+                    "shared words": [", ".join(sorted(qtok & token_set(texts[i]))) for i in pop],
+                }
+            ),
+            hide_index=True,
+        )
     else:
         st.info(f"No sentence is in the top {k} of every embedder.")
     st.caption(f"Sentences in the top {k} of all {len(names)} embedders, by mean rank (Table 2, first row).")

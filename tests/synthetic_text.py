@@ -7,19 +7,32 @@ import random
 from pathlib import Path
 
 _TOPICS = {
-    "sport": (["team", "striker", "coach", "club", "player", "goalkeeper"],
-              ["won", "lost", "played", "finished", "started"],
-              ["match", "final", "league game", "cup tie", "season"]),
-    "money": (["bank", "company", "investor", "market", "firm", "lender"],
-              ["increased", "reduced", "raised", "lowered", "doubled"],
-              ["profits", "prices", "interest rates", "dividends", "shares"]),
-    "weather": (["storm", "wind", "rain", "heatwave", "snow", "frost"],
-                ["hit", "left", "reached", "covered", "crossed"],
-                ["the coast", "the valley", "the northern towns", "the old harbour", "the farms"]),
+    "sport": (
+        ["team", "striker", "coach", "club", "player", "goalkeeper"],
+        ["won", "lost", "played", "finished", "started"],
+        ["match", "final", "league game", "cup tie", "season"],
+    ),
+    "money": (
+        ["bank", "company", "investor", "market", "firm", "lender"],
+        ["increased", "reduced", "raised", "lowered", "doubled"],
+        ["profits", "prices", "interest rates", "dividends", "shares"],
+    ),
+    "weather": (
+        ["storm", "wind", "rain", "heatwave", "snow", "frost"],
+        ["hit", "left", "reached", "covered", "crossed"],
+        ["the coast", "the valley", "the northern towns", "the old harbour", "the farms"],
+    ),
 }
 _ADJ = ["strong", "weak", "happy", "sad", "large", "small", "quick", "slow", "cold", "warm", "good", "bad"]
-_TAIL = ["on Monday.", "last week.", "after a long delay.", "despite the warnings.", "for the first time.",
-         "in the early morning.", "according to local reports."]
+_TAIL = [
+    "on Monday.",
+    "last week.",
+    "after a long delay.",
+    "despite the warnings.",
+    "for the first time.",
+    "in the early morning.",
+    "according to local reports.",
+]
 
 
 def sentences(n: int = 150, seed: int = 0) -> list[str]:
@@ -30,8 +43,10 @@ def sentences(n: int = 150, seed: int = 0) -> list[str]:
     while len(out) < n:
         topic = rng.choice(sorted(_TOPICS))
         subj, verbs, objs = _TOPICS[topic]
-        s = (f"The {rng.choice(_ADJ)} {rng.choice(subj)} {rng.choice(verbs)} the {rng.choice(_ADJ)} "
-             f"{rng.choice(objs)} {rng.choice(_TAIL)}")
+        s = (
+            f"The {rng.choice(_ADJ)} {rng.choice(subj)} {rng.choice(verbs)} the {rng.choice(_ADJ)} "
+            f"{rng.choice(objs)} {rng.choice(_TAIL)}"
+        )
         if s not in seen:
             seen.add(s)
             out.append(s)

@@ -32,8 +32,26 @@ def run(args, cache):
 def test_compare_json_with_vectors(corpus_and_vectors, capsys):
     d, corpus = corpus_and_vectors
     out = d / "out.json"
-    rc = run(["compare", "--corpus", str(corpus), "--vectors", f"a={d / 'a.npy'}", "--vectors", f"b={d / 'b.npy'}",
-              "--k", "5", "--queries", "10", "--samples", "3", "--json", str(out)], d / "cache")
+    rc = run(
+        [
+            "compare",
+            "--corpus",
+            str(corpus),
+            "--vectors",
+            f"a={d / 'a.npy'}",
+            "--vectors",
+            f"b={d / 'b.npy'}",
+            "--k",
+            "5",
+            "--queries",
+            "10",
+            "--samples",
+            "3",
+            "--json",
+            str(out),
+        ],
+        d / "cache",
+    )
     assert rc == 0
     doc = json.loads(out.read_text())
     assert doc["embedders"] == ["a", "b"] and doc["corpus_size"] == 60 and doc["k"] == 5
@@ -60,16 +78,29 @@ def test_bad_input_exits_2_with_one_line(corpus_and_vectors, capsys, extra, mess
     arr[3, 3] = np.nan
     np.save(d / "nan.npy", arr)
     extra = [x.format(short=d / "short.npy", nan=d / "nan.npy") for x in extra]
-    rc = run(["compare", "--corpus", str(corpus), "--vectors", f"a={d / 'a.npy'}", "--vectors", f"b={d / 'b.npy'}",
-              *extra, "--k",
-              extra[extra.index("--k") + 1] if "--k" in extra else "5"], d / "cache")
+    rc = run(
+        [
+            "compare",
+            "--corpus",
+            str(corpus),
+            "--vectors",
+            f"a={d / 'a.npy'}",
+            "--vectors",
+            f"b={d / 'b.npy'}",
+            *extra,
+            "--k",
+            extra[extra.index("--k") + 1] if "--k" in extra else "5",
+        ],
+        d / "cache",
+    )
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2
     assert len(err) == 1 and message in err[0] and err[0].startswith("error: ")
 
 
-@pytest.mark.parametrize("content, message", [(b"", "empty"), (b"\xff\xfe\x00\x81abc\x00\x00", "UTF-8"),
-                                              (b"caf\xe9 au lait\n", "UTF-8")])
+@pytest.mark.parametrize(
+    "content, message", [(b"", "empty"), (b"\xff\xfe\x00\x81abc\x00\x00", "UTF-8"), (b"caf\xe9 au lait\n", "UTF-8")]
+)
 def test_bad_corpus_files(tmp_path, capsys, content, message):
     p = tmp_path / "bad.txt"
     p.write_bytes(content)

@@ -42,8 +42,9 @@ def test_compare_matches_brute_force(setup):
     for si, (s, M) in enumerate(zip(res.samples, res.sampled.per_sample)):
         for i, a in enumerate("abc"):
             for j, b in enumerate("abc"):
-                ref = np.mean([len(set(brute_neighbors(X[a], q, 10)) & set(brute_neighbors(X[b], q, 10))) / 10
-                               for q in s])
+                ref = np.mean(
+                    [len(set(brute_neighbors(X[a], q, 10)) & set(brute_neighbors(X[b], q, 10))) / 10 for q in s]
+                )
                 assert M[i, j] == pytest.approx(ref), (si, a, b)
     assert res.mean[0, 1] > res.mean[0, 2] > res.chance  # less noise, more overlap; all above chance
     assert res.chance == pytest.approx(10 / 399)

@@ -164,9 +164,7 @@ def test_table_column_choice(tmp_path, frame, ext):
 
 
 def test_table_rows_of_paragraphs_are_segmented(tmp_path):
-    df = pd.DataFrame(
-        {"body": ["It rained. We stayed in.", "The sun came out. We went for a walk."], "n": [1, 2]}
-    )
+    df = pd.DataFrame({"body": ["It rained. We stayed in.", "The sun came out. We went for a walk."], "n": [1, 2]})
     p = tmp_path / "paras.csv"
     df.to_csv(p, index=False)
     c = load_file(p, label_column="n")
@@ -472,4 +470,8 @@ def test_merge_broken_paragraphs():
     merged = corpora_builtin._merge_broken_paragraphs(
         ["He beat fellow American", "runner Smith in the final.", "A new paragraph.", "lowercase after a stop."]
     )
-    assert merged == ["He beat fellow American runner Smith in the final.", "A new paragraph.", "lowercase after a stop."]
+    assert merged == [
+        "He beat fellow American runner Smith in the final.",
+        "A new paragraph.",
+        "lowercase after a stop.",
+    ]

@@ -39,8 +39,12 @@ class HashWordsEmbedder:
         self.calls += 1
         rows = []
         for t in texts:
-            ws = [np.random.default_rng(int.from_bytes(hashlib.sha256(w.encode()).digest()[:8], "little"))
-                  .standard_normal(self.dim) for w in t.split()]
+            ws = [
+                np.random.default_rng(
+                    int.from_bytes(hashlib.sha256(w.encode()).digest()[:8], "little")
+                ).standard_normal(self.dim)
+                for w in t.split()
+            ]
             rows.append(np.mean(ws, axis=0))
         return np.array(rows, np.float32)
 

@@ -29,12 +29,7 @@ def sampled():
 
 
 def test_cluster_order_groups_similar_embedders():
-    M = np.array([
-        [1.0, 0.1, 0.9, 0.1],
-        [0.1, 1.0, 0.1, 0.8],
-        [0.9, 0.1, 1.0, 0.2],
-        [0.1, 0.8, 0.2, 1.0],
-    ])
+    M = np.array([[1.0, 0.1, 0.9, 0.1], [0.1, 1.0, 0.1, 0.8], [0.9, 0.1, 1.0, 0.2], [0.1, 0.8, 0.2, 1.0]])
     order = figures.cluster_order(M)
     assert sorted(order) == [0, 1, 2, 3]
     pos = {e: i for i, e in enumerate(order)}
@@ -106,8 +101,14 @@ def test_spearman_heatmap_and_curves(sampled):
 
 
 def test_token_overlap_bars_error_bars_match_ci():
-    texts = ["the cat sat on the mat", "a cat sat on a mat", "dogs bark loudly", "the cat is on the mat",
-             "stocks fell sharply today", "the mat is red"]
+    texts = [
+        "the cat sat on the mat",
+        "a cat sat on a mat",
+        "dogs bark loudly",
+        "the cat is on the mat",
+        "stocks fell sharply today",
+        "the mat is red",
+    ]
     q = np.array([0, 2])
     nb = {"lexical": np.array([[3, 1], [4, 5]]), "other": np.array([[4, 2], [0, 1]])}
     df = overlap.token_overlap_by_embedder(texts, q, nb, 2)
@@ -122,11 +123,17 @@ def test_token_overlap_bars_error_bars_match_ci():
 
 
 def test_heros_bars_grouped_by_subset():
-    res = pd.DataFrame({
-        "embedder": ["e1", "e1", "e2", "e2"], "subset": ["synonym", "antonym"] * 2, "n": [20, 20, 20, 20],
-        "raw": [0.9, 0.8, 0.7, 0.6], "normalized": [0.7, 0.5, 0.4, 0.2],
-        "ci_low": [0.6, 0.4, 0.3, 0.1], "ci_high": [0.8, 0.6, 0.5, 0.3],
-    })
+    res = pd.DataFrame(
+        {
+            "embedder": ["e1", "e1", "e2", "e2"],
+            "subset": ["synonym", "antonym"] * 2,
+            "n": [20, 20, 20, 20],
+            "raw": [0.9, 0.8, 0.7, 0.6],
+            "normalized": [0.7, 0.5, 0.4, 0.2],
+            "ci_low": [0.6, 0.4, 0.3, 0.1],
+            "ci_high": [0.8, 0.6, 0.5, 0.3],
+        }
+    )
     fig = figures.heros_bars(res)
     assert [t.name for t in fig.data] == ["e1", "e2"]
     assert fig.layout.barmode == "group"
@@ -144,8 +151,8 @@ def test_recall_bars_skip_exact():
 
 
 def test_figures_module_does_not_import_streamlit():
-    import sys
     import subprocess
+    import sys
 
     code = "import n2o_core.figures, n2o_core.ui_state, sys; print('streamlit' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)

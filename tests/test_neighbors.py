@@ -107,8 +107,16 @@ def test_memmapped_float16_block_boundaries_equal_brute_force(tmp_path):
     np.save(tmp_path / "x.npy", X)
     Xm = np.load(tmp_path / "x.npy", mmap_mode="r")
     block = 500
-    qids = np.unique(np.concatenate([[0, 1, 2502, 2501], np.arange(block - 2, 2503, block),
-                                     np.arange(block, 2503, block), np.arange(block + 1, 2503, block)]))
+    qids = np.unique(
+        np.concatenate(
+            [
+                [0, 1, 2502, 2501],
+                np.arange(block - 2, 2503, block),
+                np.arange(block, 2503, block),
+                np.arange(block + 1, 2503, block),
+            ]
+        )
+    )
     ref = brute_knn(X.astype(np.float32), qids, 30)
     for b in (block, 1024, 2503):
         got = exact_knn(Xm, 30, query_ids=qids, block=b)
@@ -122,8 +130,10 @@ def test_sharded_candidates_merge_to_the_single_pass_result(tie_vectors):
     qids = np.arange(3, 300, 7)
     k = 10
     kk = candidate_count(k, 300, True)
-    parts = [search_shard(tie_vectors[a:b], a, tie_vectors[qids], qids, kk, block=13)
-             for a, b in ((0, 61), (61, 200), (200, 300))]
+    parts = [
+        search_shard(tie_vectors[a:b], a, tie_vectors[qids], qids, kk, block=13)
+        for a, b in ((0, 61), (61, 200), (200, 300))
+    ]
     s, i = merge_candidates(parts, kk)
     got = finish_exact(tie_vectors, tie_vectors[qids], s, i, k)
     ref = exact_knn(tie_vectors, k, query_ids=qids)

@@ -4,8 +4,19 @@ import pytest
 from n2o_core.errors import N2OError
 from n2o_core.neighbors import exact_knn
 from n2o_core.overlap import (
-    chance_level, draw_query_samples, k_grid, mean_ci, n2o, n2o_matrix, n2o_over_samples, outlier_neighbors,
-    popular_neighbors, query_pool, robustness_across_k, spearman_between, token_overlap,
+    chance_level,
+    draw_query_samples,
+    k_grid,
+    mean_ci,
+    n2o,
+    n2o_matrix,
+    n2o_over_samples,
+    outlier_neighbors,
+    popular_neighbors,
+    query_pool,
+    robustness_across_k,
+    spearman_between,
+    token_overlap,
     token_overlap_by_embedder,
 )
 
@@ -68,13 +79,17 @@ def test_over_samples_uses_pool_rows():
 
 
 def test_spearman_and_robustness_across_k():
-    M1 = np.array([[1, .5, .2, .1], [.5, 1, .3, .05], [.2, .3, 1, .4], [.1, .05, .4, 1]])
+    M1 = np.array([[1, 0.5, 0.2, 0.1], [0.5, 1, 0.3, 0.05], [0.2, 0.3, 1, 0.4], [0.1, 0.05, 0.4, 1]])
     assert spearman_between([M1, M1])[0, 1] == pytest.approx(1.0)
     assert spearman_between([M1, 1 - M1])[0, 1] == pytest.approx(-1.0)
     rng = np.random.default_rng(0)
     base = rng.standard_normal((400, 8)).astype(np.float32)
-    nb = {f"e{i}": exact_knn(base + rng.normal(0, 0.3 * i, base.shape).astype(np.float32), 20,
-                             query_ids=np.arange(50)).ids for i in range(1, 5)}
+    nb = {
+        f"e{i}": exact_knn(
+            base + rng.normal(0, 0.3 * i, base.shape).astype(np.float32), 20, query_ids=np.arange(50)
+        ).ids
+        for i in range(1, 5)
+    }
     R = robustness_across_k(nb, k_grid(20))
     assert list(R.index) == [5, 10, 15, 20]
     assert (R.values[np.triu_indices(4, 1)] > 0.5).all()
@@ -93,8 +108,9 @@ def test_token_overlap_and_ci():
     assert token_overlap("The cat sat.", "the dog sat") == pytest.approx(2 / 3)
     assert token_overlap("", "x") == 0.0
     texts = ["a b c d", "a b c d e", "x y z", "a x", "b y"]
-    df = token_overlap_by_embedder(texts, np.array([0, 2]), {"lex": np.array([[1, 3], [3, 4]]),
-                                                              "far": np.array([[2, 4], [0, 1]])}, 2)
+    df = token_overlap_by_embedder(
+        texts, np.array([0, 2]), {"lex": np.array([[1, 3], [3, 4]]), "far": np.array([[2, 4], [0, 1]])}, 2
+    )
     lex = df.set_index("embedder").loc["lex"]
     assert lex["mean"] == pytest.approx(np.mean([np.mean([1.0, 0.25]), np.mean([1 / 3, 1 / 3])]))
     assert lex["ci_low"] <= lex["mean"] <= lex["ci_high"] and lex["n"] == 2

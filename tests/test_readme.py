@@ -15,7 +15,7 @@ README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding=
 def section(title: str) -> str:
     start = README.index(f"## {title}")
     nxt = README.find("\n## ", start + 1)
-    return README[start: nxt if nxt > 0 else None]
+    return README[start : nxt if nxt > 0 else None]
 
 
 def test_quick_start_is_the_two_commands():

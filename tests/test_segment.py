@@ -18,10 +18,7 @@ def _backends() -> list[str]:
 BACKENDS = _backends()
 
 CASES = [
-    (
-        "Mr. Smith went to Washington. He arrived on Friday.",
-        ["Mr. Smith went to Washington.", "He arrived on Friday."],
-    ),
+    ("Mr. Smith went to Washington. He arrived on Friday.", ["Mr. Smith went to Washington.", "He arrived on Friday."]),
     (
         "The U.S. economy grew 3.6% last year. Analysts were pleased.",
         ["The U.S. economy grew 3.6% last year.", "Analysts were pleased."],
@@ -42,7 +39,10 @@ CASES = [
         "Prof. Brown and Dr. Green argued. (They disagreed.) Fine.",
         ["Prof. Brown and Dr. Green argued.", "(They disagreed.)", "Fine."],
     ),
-    ("Use tools, e.g. hammers, i.e. heavy ones. Then rest.", ["Use tools, e.g. hammers, i.e. heavy ones.", "Then rest."]),
+    (
+        "Use tools, e.g. hammers, i.e. heavy ones. Then rest.",
+        ["Use tools, e.g. hammers, i.e. heavy ones.", "Then rest."],
+    ),
 ]
 
 

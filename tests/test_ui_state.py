@@ -3,14 +3,31 @@
 from __future__ import annotations
 
 from n2o_core.ui_state import (
-    DEFAULT_CORPUS, K_MAX, Settings, env_defaults, from_query, highlight_shared, shared_tokens, to_query,
+    DEFAULT_CORPUS,
+    K_MAX,
+    Settings,
+    env_defaults,
+    from_query,
+    highlight_shared,
+    shared_tokens,
+    to_query,
     valid_corpus_spec,
 )
 
 
 def test_round_trip():
-    s = Settings(corpus="builtin:lee-news", max_sentences=2000, embedders=("tfidf", "e5-small"), k=7,
-                 n_queries=50, n_samples=3, seed=4, approx=True, znorm=True, order="chosen")
+    s = Settings(
+        corpus="builtin:lee-news",
+        max_sentences=2000,
+        embedders=("tfidf", "e5-small"),
+        k=7,
+        n_queries=50,
+        n_samples=3,
+        seed=4,
+        approx=True,
+        znorm=True,
+        order="chosen",
+    )
     back = from_query(to_query(s), Settings(), known_embedders=["tfidf", "e5-small", "glove-6b-50d"])
     assert back == s
     assert back.notes == ()
@@ -18,8 +35,11 @@ def test_round_trip():
 
 def test_bad_values_fall_back_with_notes():
     d = Settings()
-    s = from_query({"k": "500", "queries": "abc", "emb": "tfidf,nope", "search": "fast", "order": "x",
-                    "corpus": "/etc/passwd"}, d, known_embedders=["tfidf"])
+    s = from_query(
+        {"k": "500", "queries": "abc", "emb": "tfidf,nope", "search": "fast", "order": "x", "corpus": "/etc/passwd"},
+        d,
+        known_embedders=["tfidf"],
+    )
     assert s.k == d.k and s.n_queries == d.n_queries
     assert s.embedders == ("tfidf",)
     assert s.approx is False and s.order == "cluster"
@@ -37,8 +57,15 @@ def test_corpus_specs_from_urls():
 
 
 def test_env_defaults():
-    s = env_defaults({"N2O_DEFAULT_CORPUS": "/data/c.txt", "N2O_DEFAULT_EMBEDDERS": " tfidf, w2v ,tfidf",
-                      "N2O_MAX_SENTENCES": "300", "N2O_DEFAULT_QUERIES": "20", "N2O_DEFAULT_SAMPLES": "x"})
+    s = env_defaults(
+        {
+            "N2O_DEFAULT_CORPUS": "/data/c.txt",
+            "N2O_DEFAULT_EMBEDDERS": " tfidf, w2v ,tfidf",
+            "N2O_MAX_SENTENCES": "300",
+            "N2O_DEFAULT_QUERIES": "20",
+            "N2O_DEFAULT_SAMPLES": "x",
+        }
+    )
     assert s.corpus == "/data/c.txt"
     assert s.embedders == ("tfidf", "w2v")
     assert s.max_sentences == 300 and s.n_queries == 20 and s.n_samples == Settings().n_samples

@@ -14,9 +14,9 @@ import json
 import logging
 import os
 import time
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Callable, Iterator
 
 import numpy as np
 import pandas as pd
@@ -82,7 +82,9 @@ def _load_upload(spec: str) -> Corpus:
             head = json.loads(f.readline())
             texts = [json.loads(line)["text"] for line in f]
     except (OSError, ValueError, KeyError):
-        raise CorpusError("The uploaded corpus in this link is no longer on this server; upload the file again.") from None
+        raise CorpusError(
+            "The uploaded corpus in this link is no longer on this server; upload the file again."
+        ) from None
     return from_texts(texts, str(head.get("name", "upload")), source=spec)
 
 
@@ -171,8 +173,9 @@ def _pool_key(pool: np.ndarray) -> str:
 
 
 @st.cache_data(show_spinner=False, max_entries=512)
-def _pool_neighbors(fp: str, eid: str, pool_key: str, k_max: int, znorm: bool, approx: bool,
-                    _ws: Workspace, _pool: np.ndarray) -> tuple[np.ndarray, np.ndarray, float | None]:
+def _pool_neighbors(
+    fp: str, eid: str, pool_key: str, k_max: int, znorm: bool, approx: bool, _ws: Workspace, _pool: np.ndarray
+) -> tuple[np.ndarray, np.ndarray, float | None]:
     nb = _ws.neighbors(eid, _pool, k_max, znorm=znorm, approx=approx)
     return np.asarray(nb.ids), np.asarray(nb.sims), nb.recall
 
@@ -191,7 +194,7 @@ def k_max_for(n: int) -> int:
     return max(1, min(K_MAX, n - 1))
 
 
-def load(settings: Settings, on_ready: Callable[["Loaded"], None] | None = None) -> Loaded:
+def load(settings: Settings, on_ready: Callable[[Loaded], None] | None = None) -> Loaded:
     """Load the corpus, embed and search with every chosen embedder (cached), with per-embedder progress
     on a cold cache. Errors of one embedder are collected in `errors` and never stop the others."""
     c = corpus(settings.corpus, settings.max_sentences)
@@ -234,12 +237,16 @@ def load(settings: Settings, on_ready: Callable[["Loaded"], None] | None = None)
             t0 = time.perf_counter()
             try:
                 cached = ws.is_cached(eid)
-                line.markdown(f"**{eid}**: {'loading cached embeddings' if cached else 'loading the model and embedding'}…")
+                line.markdown(
+                    f"**{eid}**: {'loading cached embeddings' if cached else 'loading the model and embedding'}…"
+                )
                 ws.embeddings(eid, progress=_progress_cb(bar, f"{eid}: embedding"))
-                line.markdown(f"**{eid}**: searching {K_MAX if k_max == K_MAX else k_max} neighbors of "
-                              f"{len(pool):,} queries…")
-                ids, sims, rec = _pool_neighbors(c.fingerprint, eid, pk, k_max, settings.znorm, settings.approx,
-                                                 ws, pool)
+                line.markdown(
+                    f"**{eid}**: searching {K_MAX if k_max == K_MAX else k_max} neighbors of {len(pool):,} queries…"
+                )
+                ids, sims, rec = _pool_neighbors(
+                    c.fingerprint, eid, pk, k_max, settings.znorm, settings.approx, ws, pool
+                )
             except Exception as e:  # noqa: BLE001 - reported per embedder; the others go on
                 if not isinstance(e, N2OError):
                     log.exception("embedder %s failed", eid)
@@ -256,8 +263,11 @@ def load(settings: Settings, on_ready: Callable[["Loaded"], None] | None = None)
             line.markdown(f"**{eid}**: ready in {out.seconds[eid]:.1f} s")
             if on_ready and len(out.neighbors) >= 2:
                 on_ready(out)
-        status.update(label=f"{len(out.neighbors)} of {len(settings.embedders)} embedders ready",
-                      state="error" if out.errors else "complete", expanded=bool(out.errors))
+        status.update(
+            label=f"{len(out.neighbors)} of {len(settings.embedders)} embedders ready",
+            state="error" if out.errors else "complete",
+            expanded=bool(out.errors),
+        )
     return out
 
 
@@ -283,8 +293,9 @@ def _progress_cb(bar, label: str) -> Callable[[int, int], None]:
 @st.cache_data(show_spinner=False, max_entries=256)
 def sampled_n2o(key: tuple, names: tuple[str, ...], k: int, _loaded: Loaded) -> overlap.SampledN2O:
     """N2O over the query samples at k (slices cached ids)."""
-    return overlap.n2o_over_samples({e: _loaded.neighbors[e].ids[:, :k] for e in names}, _loaded.pool,
-                                    _loaded.samples, k)
+    return overlap.n2o_over_samples(
+        {e: _loaded.neighbors[e].ids[:, :k] for e in names}, _loaded.pool, _loaded.samples, k
+    )
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -316,8 +327,13 @@ def token_overlap(key: tuple, names: tuple[str, ...], k: int, seed: int, _loaded
 
 def loaded_key(loaded: Loaded) -> tuple:
     """Cache key of everything `loaded` was computed from."""
-    return (loaded.corpus.fingerprint, _pool_key(loaded.pool), loaded.k_max, loaded.settings.znorm,
-            loaded.settings.approx)
+    return (
+        loaded.corpus.fingerprint,
+        _pool_key(loaded.pool),
+        loaded.k_max,
+        loaded.settings.znorm,
+        loaded.settings.approx,
+    )
 
 
 def single_query(loaded: Loaded, qid: int) -> tuple[dict[str, NeighborSet], dict[str, str], bool]:
@@ -376,12 +392,11 @@ def _free_text(fp: str, eid: str, text: str, k: int, znorm: bool, _ws: Workspace
 
 
 @st.cache_resource(show_spinner=False, max_entries=512)
-def _figure(name: str, key: tuple, _build: Callable[[], "object"]):
+def _figure(name: str, key: tuple, _build: Callable[[], object]):
     return _build()
 
 
-def figure(name: str, key: tuple, build: Callable[[], "object"]):
+def figure(name: str, key: tuple, build: Callable[[], object]):
     """The figure `build()` makes, built once per (name, key) and shared read-only: building a plotly
     figure (validation) costs far more than sending it, so a warm rerun only serializes."""
     return _figure(name, key, build)
-

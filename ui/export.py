@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 import shutil
 import threading
-from typing import Mapping, Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import pandas as pd
@@ -21,8 +21,14 @@ _server_started = False
 def matrix_csv(mean: np.ndarray, std: np.ndarray, names: Sequence[str], *, k: int, chance: float) -> str:
     """Long CSV: one row per ordered embedder pair with mean and std N2O over samples, k and chance level."""
     rows = [
-        {"a": a, "b": b, "k": k, "n2o_mean": round(float(mean[i, j]), 6), "n2o_std": round(float(std[i, j]), 6),
-         "chance": round(chance, 6)}
+        {
+            "a": a,
+            "b": b,
+            "k": k,
+            "n2o_mean": round(float(mean[i, j]), 6),
+            "n2o_std": round(float(std[i, j]), 6),
+            "chance": round(chance, 6),
+        }
         for i, a in enumerate(names)
         for j, b in enumerate(names)
     ]
@@ -79,8 +85,9 @@ def figure_image(fig: go.Figure, fmt: str, *, width: int = 900, height: int | No
 
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
-            return fig.to_image(format=fmt, width=width, height=height or fig.layout.height or 500,
-                                scale=scale if fmt == "png" else 1)
+            return fig.to_image(
+                format=fmt, width=width, height=height or fig.layout.height or 500, scale=scale if fmt == "png" else 1
+            )
     except N2OError:
         raise
     except Exception as e:  # noqa: BLE001 - export failure is reported as one sentence

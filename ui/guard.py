@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import contextlib
 import logging
-from typing import Iterator
+from collections.abc import Iterator
 
 import streamlit as st
-
 from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlException
 
 from n2o_core.errors import N2OError

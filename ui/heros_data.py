@@ -12,7 +12,7 @@ import streamlit as st
 from n2o_core.errors import N2OError
 from n2o_core.workspace import Workspace
 
-from .data import Loaded, _progress_cb
+from .data import Loaded
 from .guard import message
 
 log = logging.getLogger("n2o_explorer")
@@ -38,12 +38,18 @@ def pairs(lo: Loaded, n_per: int, seed: int):
     from n2o_core.heros.pair_cache import pairs_cached  # noqa: PLC0415
 
     on_disk = pairs_cached(lo.ws.cache, lo.corpus.fingerprint, n_per, seed)
-    doing = "Reading the minimal pairs from the cache" if on_disk else \
-        f"Making up to {n_per} minimal pairs per subset from {lo.corpus.name} (WordNet and spaCy load first)"
+    doing = (
+        "Reading the minimal pairs from the cache"
+        if on_disk
+        else f"Making up to {n_per} minimal pairs per subset from {lo.corpus.name} (WordNet and spaCy load first)"
+    )
     with st.status(f"{doing}…") as status:
         out = _generate(lo.corpus.fingerprint, n_per, seed, lo.ws)
-        status.update(label=f"{len(out.pairs):,} minimal pairs {'read from the cache' if on_disk else 'made'}",
-                      state="complete", expanded=False)
+        status.update(
+            label=f"{len(out.pairs):,} minimal pairs {'read from the cache' if on_disk else 'made'}",
+            state="complete",
+            expanded=False,
+        )
     _done().add(key)
     return out
 

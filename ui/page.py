@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 import streamlit as st
 
@@ -36,7 +36,9 @@ def chance_caption(lo: data.Loaded, k: int) -> str:
     n = len(lo.corpus)
     from n2o_core.overlap import chance_level  # noqa: PLC0415
 
-    return (f"Corpus **{lo.corpus.name}**: N = {n:,} sentences · k = {k} · chance level k/(N−1) = "
-            f"**{chance_level(k, n):.4f}** · {len(lo.samples)} sample(s) of {len(lo.samples[0])} queries · "
-            f"{'approximate' if lo.settings.approx else 'exact'} search"
-            f"{' · z-normalized' if lo.settings.znorm else ''}")
+    return (
+        f"Corpus **{lo.corpus.name}**: N = {n:,} sentences · k = {k} · chance level k/(N−1) = "
+        f"**{chance_level(k, n):.4f}** · {len(lo.samples)} sample(s) of {len(lo.samples[0])} queries · "
+        f"{'approximate' if lo.settings.approx else 'exact'} search"
+        f"{' · z-normalized' if lo.settings.znorm else ''}"
+    )

@@ -12,7 +12,6 @@ import streamlit as st
 
 from n2o_core.corpora import Corpus, list_builtin_corpora
 from n2o_core.corpora_files import SUPPORTED_EXTENSIONS, list_columns, load_bytes, text_columns
-from n2o_core.errors import N2OError
 from n2o_core.ui_state import MAX_SENTENCES_CHOICES, Settings, env_defaults, from_query, to_query
 
 from . import data
@@ -20,8 +19,16 @@ from .guard import message
 
 UPLOAD = "__upload__"
 _W = {  # settings field -> widget key
-    "corpus": "w_corpus", "max_sentences": "w_cap", "embedders": "w_emb", "k": "w_k", "n_queries": "w_queries",
-    "n_samples": "w_samples", "seed": "w_seed", "approx": "w_approx", "znorm": "w_znorm", "order": "w_order",
+    "corpus": "w_corpus",
+    "max_sentences": "w_cap",
+    "embedders": "w_emb",
+    "k": "w_k",
+    "n_queries": "w_queries",
+    "n_samples": "w_samples",
+    "seed": "w_seed",
+    "approx": "w_approx",
+    "znorm": "w_znorm",
+    "order": "w_order",
 }
 
 
@@ -44,11 +51,20 @@ def _seed_from_url(defaults: Settings, known: list[str]) -> None:
             corpus = defaults.corpus
         else:
             st.session_state["_uploads"] = {corpus: data.upload_name(corpus)}
-    st.session_state.update({
-        _W["corpus"]: corpus, _W["max_sentences"]: s.max_sentences, _W["embedders"]: list(s.embedders),
-        _W["k"]: s.k, _W["n_queries"]: s.n_queries, _W["n_samples"]: s.n_samples, _W["seed"]: s.seed,
-        _W["approx"]: "approximate" if s.approx else "exact", _W["znorm"]: s.znorm, _W["order"]: s.order,
-    })
+    st.session_state.update(
+        {
+            _W["corpus"]: corpus,
+            _W["max_sentences"]: s.max_sentences,
+            _W["embedders"]: list(s.embedders),
+            _W["k"]: s.k,
+            _W["n_queries"]: s.n_queries,
+            _W["n_samples"]: s.n_samples,
+            _W["seed"]: s.seed,
+            _W["approx"]: "approximate" if s.approx else "exact",
+            _W["znorm"]: s.znorm,
+            _W["order"]: s.order,
+        }
+    )
     st.session_state["w_scheduler"] = s.scheduler
     st.session_state["_notes"] = notes
     st.session_state["_seeded"] = True
@@ -64,9 +80,13 @@ def _parse_upload(name: str, digest: str, raw: bytes, column: str | None) -> str
 def _upload_widget() -> str | None:
     """File upload with a text-column picker; returns the spec of the loaded upload, or None."""
     exts = [e.lstrip(".") for e in SUPPORTED_EXTENSIONS]
-    f = st.file_uploader("Corpus file", type=exts, key="w_upload",
-                         help="One sentence per line (.txt) or one per row of a text column (.csv/.tsv/.jsonl/.parquet). "
-                              "Paragraphs are split into sentences; duplicates are dropped.")
+    f = st.file_uploader(
+        "Corpus file",
+        type=exts,
+        key="w_upload",
+        help="One sentence per line (.txt) or one per row of a text column (.csv/.tsv/.jsonl/.parquet). "
+        "Paragraphs are split into sentences; duplicates are dropped.",
+    )
     if f is None:
         st.info("Upload a file to compare embedders on it.")
         return None
@@ -79,8 +99,12 @@ def _upload_widget() -> str | None:
         cols = list_columns(f.name, raw)
         if cols:
             candidates = text_columns(f.name, raw)
-            column = st.selectbox("Text column", cols, index=cols.index(candidates[0]) if candidates else 0,
-                                  key=f"w_col_{hashlib.sha1(f.name.encode()).hexdigest()[:6]}")
+            column = st.selectbox(
+                "Text column",
+                cols,
+                index=cols.index(candidates[0]) if candidates else 0,
+                key=f"w_col_{hashlib.sha1(f.name.encode()).hexdigest()[:6]}",
+            )
         spec = _parse_upload(f.name, hashlib.sha256(raw).hexdigest(), raw, column)
     except Exception as e:  # noqa: BLE001 - shown in place
         st.error(message(e, "Reading the file"))
@@ -130,17 +154,24 @@ def draw() -> tuple[Settings, Corpus | None]:
     caps = list(MAX_SENTENCES_CHOICES)
     if st.session_state.get(_W["max_sentences"]) not in caps:
         caps = sorted(set(caps) | {int(st.session_state.get(_W["max_sentences"]) or defaults.max_sentences)})
-    sb.selectbox("Sentences (fixed sample)", caps, key=_W["max_sentences"], format_func=lambda v: f"{v:,}",
-                 help="A fixed, topic-stratified sample of the corpus keeps a cold start short. Corpus-trained "
-                      "embedders (tf-idf, fastText) are still trained on the whole built-in corpus.")
+    sb.selectbox(
+        "Sentences (fixed sample)",
+        caps,
+        key=_W["max_sentences"],
+        format_func=lambda v: f"{v:,}",
+        help="A fixed, topic-stratified sample of the corpus keeps a cold start short. Corpus-trained "
+        "embedders (tf-idf, fastText) are still trained on the whole built-in corpus.",
+    )
 
     corpus: Corpus | None = None
     if spec is not None:
         try:
             corpus = data.corpus(spec, int(st.session_state[_W["max_sentences"]]))
             if corpus.training_texts is not None and len(corpus.training_texts) != len(corpus):
-                sb.caption(f"{len(corpus):,}-sentence sample of {len(corpus.training_texts):,} "
-                           f"({corpus.n_duplicates:,} exact duplicates removed from the full corpus)")
+                sb.caption(
+                    f"{len(corpus):,}-sentence sample of {len(corpus.training_texts):,} "
+                    f"({corpus.n_duplicates:,} exact duplicates removed from the full corpus)"
+                )
             else:
                 sb.caption(f"{len(corpus):,} sentences · {corpus.n_duplicates:,} exact duplicates removed")
             if len(corpus) < 3:
@@ -159,8 +190,13 @@ def draw() -> tuple[Settings, Corpus | None]:
         return f"{eid}  ·  {inf.family}, {dim}"
 
     st.session_state[_W["embedders"]] = [e for e in st.session_state.get(_W["embedders"], []) if e in infos]
-    sb.multiselect("Embedders", known, key=_W["embedders"], format_func=emb_label,
-                   help="Listed by family (tf-idf, static averaged, transformer); the dimension is shown.")
+    sb.multiselect(
+        "Embedders",
+        known,
+        key=_W["embedders"],
+        format_func=emb_label,
+        help="Listed by family (tf-idf, static averaged, transformer); the dimension is shown.",
+    )
     if len(st.session_state[_W["embedders"]]) < 2:
         sb.warning("Choose at least two embedders to compare.")
 
@@ -172,8 +208,13 @@ def draw() -> tuple[Settings, Corpus | None]:
         sb.warning(f"k={k_now} is above what this corpus allows ({k_max} = min(50, N − 1)); using k={k_max}.")
         st.session_state[_W["k"]] = k_max
     if k_max > 1:
-        sb.slider("k (neighbors per query)", 1, k_max, key=_W["k"],
-                  help=f"Neighbors are searched once at k = {k_max}; changing k only slices cached results.")
+        sb.slider(
+            "k (neighbors per query)",
+            1,
+            k_max,
+            key=_W["k"],
+            help=f"Neighbors are searched once at k = {k_max}; changing k only slices cached results.",
+        )
     else:
         st.session_state[_W["k"]] = 1
     q_hi = max(1, n or 100_000)
@@ -183,17 +224,33 @@ def draw() -> tuple[Settings, Corpus | None]:
     c1.number_input("Queries", 1, q_hi, key=_W["n_queries"], step=50)
     c2.number_input("Samples", 1, 100, key=_W["n_samples"], step=1)
     c1.number_input("Seed", 0, 2**31 - 1, key=_W["seed"], step=1)
-    c2.radio("Search", ["exact", "approximate"], key=_W["approx"],
-             help="Approximate search (pynndescent) reports its recall@k against exact search.")
-    sb.toggle("z-normalize dimensions", key=_W["znorm"],
-              help="Standardize each dimension over the corpus before cosine (changes rankings; Eger et al.).")
-    sb.radio("Heatmap order", ["cluster", "chosen"], key=_W["order"], horizontal=True,
-             format_func=lambda o: "clustered" if o == "cluster" else "as chosen")
+    c2.radio(
+        "Search",
+        ["exact", "approximate"],
+        key=_W["approx"],
+        help="Approximate search (pynndescent) reports its recall@k against exact search.",
+    )
+    sb.toggle(
+        "z-normalize dimensions",
+        key=_W["znorm"],
+        help="Standardize each dimension over the corpus before cosine (changes rankings; Eger et al.).",
+    )
+    sb.radio(
+        "Heatmap order",
+        ["cluster", "chosen"],
+        key=_W["order"],
+        horizontal=True,
+        format_func=lambda o: "clustered" if o == "cluster" else "as chosen",
+    )
 
     with sb.expander("Advanced"):
-        st.text_input("Dask scheduler", key="w_scheduler", placeholder="tcp://host:8786",
-                      help="Encode corpus shards and search neighbors on a Dask cluster's workers. Same results, "
-                           "same cache. Empty: this server's process. Not stored in the link.")
+        st.text_input(
+            "Dask scheduler",
+            key="w_scheduler",
+            placeholder="tcp://host:8786",
+            help="Encode corpus shards and search neighbors on a Dask cluster's workers. Same results, "
+            "same cache. Empty: this server's process. Not stored in the link.",
+        )
 
     failed = data._memo()["failed"]
     if failed and sb.button("Retry failed embedders"):

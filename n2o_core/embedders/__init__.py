@@ -4,6 +4,12 @@ from .base import Embedder, EmbedderInfo, Progress
 from .registry import DEFAULT_EMBEDDER_IDS, PrecomputedEmbedder, get_embedder, list_embedders, register_embedder
 
 __all__ = [
-    "DEFAULT_EMBEDDER_IDS", "Embedder", "EmbedderInfo", "PrecomputedEmbedder", "Progress", "get_embedder",
-    "list_embedders", "register_embedder",
+    "DEFAULT_EMBEDDER_IDS",
+    "Embedder",
+    "EmbedderInfo",
+    "PrecomputedEmbedder",
+    "Progress",
+    "get_embedder",
+    "list_embedders",
+    "register_embedder",
 ]

@@ -12,8 +12,9 @@ import json
 import os
 import shutil
 import uuid
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 import numpy as np
 
@@ -55,9 +56,7 @@ def write_state(path: Path, build: Callable[[Path], dict[str, Any]]) -> dict[str
     try:
         meta = build(tmp)
         files = {
-            str(f.relative_to(tmp)): (f.stat().st_size, file_sha256(f))
-            for f in sorted(tmp.rglob("*"))
-            if f.is_file()
+            str(f.relative_to(tmp)): (f.stat().st_size, file_sha256(f)) for f in sorted(tmp.rglob("*")) if f.is_file()
         }
         manifest = {"format": FORMAT, "files": files, "meta": meta}
         (tmp / MANIFEST).write_text(json.dumps(manifest, indent=1), encoding="utf-8")

@@ -9,8 +9,8 @@ import json
 import os
 import sys
 import zlib
+from collections.abc import Callable, Iterator, Sequence
 from pathlib import Path
-from typing import Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -134,7 +134,10 @@ def length_batches(texts: Sequence[str], batch_size: int) -> list[np.ndarray]:
 
 
 def encode_in_batches(
-    texts: Sequence[str], batch_size: int, encode_batch: Callable[[list[str]], np.ndarray], dim: int | None,
+    texts: Sequence[str],
+    batch_size: int,
+    encode_batch: Callable[[list[str]], np.ndarray],
+    dim: int | None,
     progress: Progress | None = None,
 ) -> np.ndarray:
     """(n, d) float32 from `encode_batch` run on length-sorted batches; rows in input order, progress per batch."""

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Callable, Protocol, Sequence, runtime_checkable
+from typing import Protocol, runtime_checkable
 
 import numpy as np
 import scipy.sparse as sp
@@ -44,5 +45,4 @@ class Embedder(Protocol):
         """Train on the corpus (no-op for pretrained embedders). Must be called before encode."""
         ...
 
-    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray | sp.csr_matrix:
-        ...
+    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray | sp.csr_matrix: ...

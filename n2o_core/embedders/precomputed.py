@@ -8,8 +8,8 @@ An all-zero row is allowed (a sentence the outside model could not embed).
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 import numpy as np
 
@@ -35,9 +35,7 @@ def load_vectors(path: str | os.PathLike) -> np.ndarray:
     out = np.array(arr, dtype=np.float32)  # copy: detaches from the file
     bad = np.flatnonzero(~np.isfinite(out).all(axis=1))
     if bad.size:
-        raise EmbedderError(
-            f"{p.name} has NaN or infinite values in {bad.size} row(s) (first: row {int(bad[0])})."
-        )
+        raise EmbedderError(f"{p.name} has NaN or infinite values in {bad.size} row(s) (first: row {int(bad[0])}).")
     return out
 
 
@@ -50,8 +48,12 @@ class PrecomputedEmbedder:
         self._sha = file_sha256(self.path)
         self._fit_fp: str | None = None
         self.info = EmbedderInfo(
-            name, "user", "n/a", int(self.vectors.shape[1]),
-            f"precomputed vectors from {self.path.name} ({self.vectors.shape[0]:,} rows)", default=False,
+            name,
+            "user",
+            "n/a",
+            int(self.vectors.shape[1]),
+            f"precomputed vectors from {self.path.name} ({self.vectors.shape[0]:,} rows)",
+            default=False,
         )
 
     def fingerprint(self) -> str:

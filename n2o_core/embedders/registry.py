@@ -29,7 +29,11 @@ from .catalog import DEFAULT_EMBEDDER_IDS, DEFAULT_INFOS
 from .precomputed import PrecomputedEmbedder
 
 __all__ = [
-    "DEFAULT_EMBEDDER_IDS", "USER_SPEC_PREFIXES", "PrecomputedEmbedder", "get_embedder", "list_embedders",
+    "DEFAULT_EMBEDDER_IDS",
+    "USER_SPEC_PREFIXES",
+    "PrecomputedEmbedder",
+    "get_embedder",
+    "list_embedders",
     "register_embedder",
 ]
 

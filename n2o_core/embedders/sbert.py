@@ -10,23 +10,34 @@ from __future__ import annotations
 
 import threading
 from collections import OrderedDict
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
 from ..corpora import fingerprint_texts
 from ..errors import EmbedderError
 from ._util import (
-    EMBEDDER_CODE_VERSION, check_texts, digest, encode_in_batches, finish, length_batches, loading, package_version, path_identity,
-    quiet_libraries, report, set_torch_threads,
+    EMBEDDER_CODE_VERSION,
+    check_texts,
+    digest,
+    encode_in_batches,
+    finish,
+    length_batches,
+    loading,
+    package_version,
+    path_identity,
+    quiet_libraries,
+    report,
+    set_torch_threads,
 )
 from .base import EmbedderInfo, Progress
 from .catalog import default_info
 
 BATCH = 32
 _MODELS: dict[str, Any] = {}
-_POOLED: "OrderedDict[tuple[str, str], dict[str, np.ndarray]]" = OrderedDict()
+_POOLED: OrderedDict[tuple[str, str], dict[str, np.ndarray]] = OrderedDict()
 _POOLED_MAX = 2
 _LOCK = threading.RLock()
 
@@ -84,8 +95,11 @@ def pooled_token_embeddings(
     with torch.inference_mode():
         for idx in length_batches(texts, BATCH):
             outs = model.encode(
-                [texts[i] for i in idx], output_value=None, batch_size=len(idx),
-                show_progress_bar=False, convert_to_numpy=False,
+                [texts[i] for i in idx],
+                output_value=None,
+                batch_size=len(idx),
+                show_progress_bar=False,
+                convert_to_numpy=False,
             )
             for row, o in zip(idx, outs):
                 tok = o["token_embeddings"].float()
@@ -164,8 +178,12 @@ class SentenceTransformerEmbedder:
         self.name_or_path = name_or_path
         self.model = load_sentence_transformer(name_or_path)
         self.info = EmbedderInfo(
-            spec, "user", _pooling_name(self.model), embedding_dim(self.model),
-            f"sentence-transformers model {_model_name(name_or_path)}", default=False,
+            spec,
+            "user",
+            _pooling_name(self.model),
+            embedding_dim(self.model),
+            f"sentence-transformers model {_model_name(name_or_path)}",
+            default=False,
         )
 
     def fingerprint(self) -> str:

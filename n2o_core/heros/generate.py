@@ -21,19 +21,20 @@ from __future__ import annotations
 import random
 import re
 from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Sequence
+from typing import Any
 
 import pandas as pd
 
 from ..errors import N2OError
 from ..text import tokenize
+from .edit import render
 from .inflect import inflect, match_case
 from .lexicon import WN_POS, Relations, is_english_word, relations, wordnet
 from .negation import Outcome, negate_at, negate_main
 from .nlp import load_nlp
 from .random_word import MaskedLMFiller, TagVocab, pick_corpus_word
-from .edit import render
 from .subsets import ALL_SUBSETS
 from .typos import make_typo
 

@@ -10,8 +10,25 @@ _BASE_TAGS = frozenset({"JJ", "VB", "VBP"})
 INFLECTABLE_TAGS = frozenset({"JJ", "JJR", "JJS", "VB", "VBD", "VBG", "VBN", "VBP", "VBZ"})
 
 _AN_EXCEPTIONS = (
-    "univ", "uniq", "unif", "union", "unit", "unic", "unison", "unil", "use", "usu", "uti", "eu", "ewe",
-    "one", "once", "ubi", "ure", "uro", "uran",
+    "univ",
+    "uniq",
+    "unif",
+    "union",
+    "unit",
+    "unic",
+    "unison",
+    "unil",
+    "use",
+    "usu",
+    "uti",
+    "eu",
+    "ewe",
+    "one",
+    "once",
+    "ubi",
+    "ure",
+    "uro",
+    "uran",
 )
 _A_EXCEPTIONS = ("hour", "honest", "honour", "honor", "heir")
 
@@ -45,7 +62,7 @@ def match_case(new: str, old: str) -> str:
 
 
 def article_for(word: str) -> str:
-    """"an" before a vowel sound, else "a" (spelling heuristics with the common exceptions)."""
+    """ "an" before a vowel sound, else "a" (spelling heuristics with the common exceptions)."""
     w = word.lower()
     if w.startswith(_A_EXCEPTIONS):
         return "an"

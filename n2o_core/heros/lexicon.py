@@ -10,9 +10,10 @@ antonyms are the antonyms of any lemma of that synset (a satellite adjective use
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
-from typing import Any, Iterable
+from typing import Any
 
 #: Penn tag prefix -> WordNet part of speech.
 WN_POS = {"V": "v", "J": "a"}
@@ -74,7 +75,9 @@ def _antonyms(synset: Any) -> list[Any]:
     ants = [a for lem in synset.lemmas() for a in lem.antonyms()]
     if not ants and synset.pos() == "s":  # only common indirect antonyms: purple -/-> "achromatic"
         for head in synset.similar_tos():
-            ants += [a for lem in head.lemmas() for a in lem.antonyms() if _word_count(a.name(), "a") >= MIN_INDIRECT_COUNT]
+            ants += [
+                a for lem in head.lemmas() for a in lem.antonyms() if _word_count(a.name(), "a") >= MIN_INDIRECT_COUNT
+            ]
     return ants
 
 
@@ -172,10 +175,7 @@ def relations(lemma: str, pos: str, context: Iterable[str] = ()) -> Relations | 
     if not senses:
         return None
     ctx = {c.lower() for c in context} - _STOP - {lemma}
-    best = max(
-        enumerate(senses),
-        key=lambda item: (len(ctx & item[1][3]) - SENSE_RANK_COST * item[0], -item[0]),
-    )[1]
+    best = max(enumerate(senses), key=lambda item: (len(ctx & item[1][3]) - SENSE_RANK_COST * item[0], -item[0]))[1]
     name, syns, ants, _ = best
     return Relations(lemma=lemma, pos=pos, synset=name, synonyms=syns, antonyms=ants)
 

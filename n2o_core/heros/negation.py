@@ -112,7 +112,7 @@ def _existing_negation(doc: Any, v: Any, auxes: list[Any]) -> Any | None:
 
 
 def _fixed_phrase(doc: Any, neg: Any) -> bool:
-    """"not only", "not at all", "not even": removing "not" would leave a broken phrase."""
+    """ "not only", "not at all", "not even": removing "not" would leave a broken phrase."""
     nxt = doc[neg.i + 1].lower_ if neg.i + 1 < len(doc) else ""
     return nxt in ("only", "at", "even", "just", "least")
 

@@ -8,7 +8,8 @@ restarted dashboard or CLI reads the same pairs back as JSON instead of making t
 from __future__ import annotations
 
 import importlib.metadata
-from typing import Any, Sequence
+from collections.abc import Sequence
+from typing import Any
 
 import pandas as pd
 
@@ -32,18 +33,37 @@ def _versions() -> dict[str, str]:
     return out
 
 
-def pairs_key(corpus_fingerprint: str, n_per_subset: int, seed: int, subsets: Sequence[str] = ALL_SUBSETS,
-              mlm_model: str | None = None) -> str:
+def pairs_key(
+    corpus_fingerprint: str,
+    n_per_subset: int,
+    seed: int,
+    subsets: Sequence[str] = ALL_SUBSETS,
+    mlm_model: str | None = None,
+) -> str:
     """Cache key of one pair generation request."""
-    return hash_key("heros-pairs", GENERATOR_VERSION, _versions(), corpus_fingerprint, int(n_per_subset),
-                    int(seed), list(subsets), mlm_model)
+    return hash_key(
+        "heros-pairs",
+        GENERATOR_VERSION,
+        _versions(),
+        corpus_fingerprint,
+        int(n_per_subset),
+        int(seed),
+        list(subsets),
+        mlm_model,
+    )
 
 
 def pairset_to_json(ps: PairSet) -> dict[str, Any]:
     """A PairSet as a JSON-ready dict (all columns kept, in order)."""
     df = ps.pairs.astype(object).where(ps.pairs.notna(), None)
-    return {"columns": list(df.columns), "rows": df.to_numpy().tolist(), "dropped": ps.dropped,
-            "skipped": ps.skipped, "n_originals": int(ps.n_originals), "n_parsed": int(ps.n_parsed)}
+    return {
+        "columns": list(df.columns),
+        "rows": df.to_numpy().tolist(),
+        "dropped": ps.dropped,
+        "skipped": ps.skipped,
+        "n_originals": int(ps.n_originals),
+        "n_parsed": int(ps.n_parsed),
+    }
 
 
 def pairset_from_json(doc: dict[str, Any]) -> PairSet:
@@ -61,8 +81,14 @@ def _rel(corpus_fingerprint: str, n_per_subset: int, seed: int, subsets: Sequenc
     return f"heros/pairs-{pairs_key(corpus_fingerprint, n_per_subset, seed, subsets, mlm_model)}.json"
 
 
-def pairs_cached(cache: Cache, corpus_fingerprint: str, n_per_subset: int, seed: int = 0,
-                 subsets: Sequence[str] = ALL_SUBSETS, mlm_model: str | None = None) -> bool:
+def pairs_cached(
+    cache: Cache,
+    corpus_fingerprint: str,
+    n_per_subset: int,
+    seed: int = 0,
+    subsets: Sequence[str] = ALL_SUBSETS,
+    mlm_model: str | None = None,
+) -> bool:
     """Whether this request's pairs are in the cache (valid entry; nothing is loaded)."""
     return cache._valid(cache.path(_rel(corpus_fingerprint, n_per_subset, seed, subsets, mlm_model))) is not None
 
@@ -91,6 +117,11 @@ def cached_generate_pairs(
             except (KeyError, TypeError, ValueError, AttributeError):
                 pass  # written by a different layout: make the pairs again and overwrite it
         ps = generate_pairs(texts, n_per_subset, seed, subsets, mlm_model=mlm_model, progress=progress)
-        cache.save_json(rel, pairset_to_json(ps), description=f"HEROS pairs, {n_per_subset} per subset, seed {seed}",
-                        corpus=corpus_fingerprint, n_pairs=int(len(ps.pairs)))
+        cache.save_json(
+            rel,
+            pairset_to_json(ps),
+            description=f"HEROS pairs, {n_per_subset} per subset, seed {seed}",
+            corpus=corpus_fingerprint,
+            n_pairs=int(len(ps.pairs)),
+        )
         return ps

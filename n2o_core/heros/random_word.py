@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import random
 from collections import Counter
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from ..errors import N2OError
 from .inflect import match_case
@@ -53,11 +54,7 @@ class TagVocab:
 
 
 def pick_corpus_word(
-    vocab: TagVocab,
-    target: Any,
-    target_lemma: str,
-    rng: random.Random,
-    min_count: int = 3,
+    vocab: TagVocab, target: Any, target_lemma: str, rng: random.Random, min_count: int = 3
 ) -> str | None:
     """A corpus word with the target token's tag (and frame, if possible) unrelated to it per WordNet.
 
@@ -66,7 +63,9 @@ def pick_corpus_word(
     banned = related_lemmas(target_lemma) | {target.lower_}
     for count in dict.fromkeys((min_count, 1)):
         for fr in (frame(target), None):
-            pool = [w for w in vocab.candidates(target.tag_, fr, count) if w not in banned and vocab.lemma[w] not in banned]
+            pool = [
+                w for w in vocab.candidates(target.tag_, fr, count) if w not in banned and vocab.lemma[w] not in banned
+            ]
             if pool:
                 return rng.choice(pool)
     return None

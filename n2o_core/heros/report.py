@@ -31,12 +31,18 @@ def sample_markdown(pairs: pd.DataFrame, n: int = 30, seed: int = 0, title: str 
     """Markdown with one table per subset: target -> replacement, original, variant, rule used."""
     lines = [f"# {title}", "", f"{n} pairs per subset, drawn at random (seed {seed}).", ""]
     for sub, g in sample_pairs(pairs, n, seed).groupby("subset", sort=False):
-        lines += [f"## {sub} ({len(g)})", "", "| # | target → changed | original | variant | rule |", "|---|---|---|---|---|"]
+        lines += [
+            f"## {sub} ({len(g)})",
+            "",
+            "| # | target → changed | original | variant | rule |",
+            "|---|---|---|---|---|",
+        ]
         for k, r in enumerate(g.itertuples(index=False), 1):
             rep = getattr(r, "replacement", "")
             method = getattr(r, "method", "")
             lines.append(
-                f"| {k} | {_cell(r.target)} → {_cell(rep)} | {_cell(r.original)} | {_cell(r.variant)} | {_cell(method)} |"
+                f"| {k} | {_cell(r.target)} → {_cell(rep)} | {_cell(r.original)} | {_cell(r.variant)} "
+                f"| {_cell(method)} |"
             )
         lines.append("")
     return "\n".join(lines)

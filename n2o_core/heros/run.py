@@ -1,17 +1,18 @@
 """One call for the dashboard and the CLI: make (or take) minimal pairs, then score embedders on them.
 
-    res = run_heros(workspace, ["tfidf", "minilm-l6-mean"], n_pairs=500, seed=0)
-    res.results    # embedder, subset, n, raw, normalized, ci_low, ci_high
-    res.baseline   # {embedder: b}
-    res.pairs      # subset, original, variant, target, replacement, ... (generated or loaded)
-    res.dropped    # {subset: {reason: count}}: failed rule applications, per rule
+res = run_heros(workspace, ["tfidf", "minilm-l6-mean"], n_pairs=500, seed=0)
+res.results    # embedder, subset, n, raw, normalized, ci_low, ci_high
+res.baseline   # {embedder: b}
+res.pairs      # subset, original, variant, target, replacement, ... (generated or loaded)
+res.dropped    # {subset: {reason: count}}: failed rule applications, per rule
 """
 
 from __future__ import annotations
 
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Callable, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -119,15 +120,25 @@ def run_heros(
             if progress is not None:
                 progress("pairs", done, total)
 
-        ps = cached_generate_pairs(ws.cache, ws.corpus.fingerprint, ws.corpus.texts, n_pairs, seed=seed,
-                                   mlm_model=mlm_model, progress=pair_progress)
+        ps = cached_generate_pairs(
+            ws.cache,
+            ws.corpus.fingerprint,
+            ws.corpus.texts,
+            n_pairs,
+            seed=seed,
+            mlm_model=mlm_model,
+            progress=pair_progress,
+        )
         pairs, dropped, skipped = ps.pairs, ps.dropped, ps.skipped
-        meta.update(source="generated", n_per_subset=n_pairs, pair_counts=ps.counts(),
-                    n_originals=ps.n_originals, n_parsed=ps.n_parsed)
+        meta.update(
+            source="generated",
+            n_per_subset=n_pairs,
+            pair_counts=ps.counts(),
+            n_originals=ps.n_originals,
+            n_parsed=ps.n_parsed,
+        )
         if pairs.empty:
-            raise N2OError(
-                f"No minimal pairs could be made from '{ws.corpus.name}' (skipped sentences: {skipped})."
-            )
+            raise N2OError(f"No minimal pairs could be made from '{ws.corpus.name}' (skipped sentences: {skipped}).")
     else:
         meta.update(source=pairs.attrs.get("source", "given"), pair_counts=pairs["subset"].value_counts().to_dict())
     meta["pairs_seconds"] = round(time.perf_counter() - t0, 1)
@@ -142,8 +153,9 @@ def run_heros(
             progress(f"embedder {eid}", k, len(embedder_ids))
         t1 = time.perf_counter()
         try:
-            b, res = score_pairs(pairs, {eid: lambda texts, eid=eid: ws.encode_texts(eid, texts)}, seed=seed,
-                                 n_boot=n_boot)
+            b, res = score_pairs(
+                pairs, {eid: lambda texts, eid=eid: ws.encode_texts(eid, texts)}, seed=seed, n_boot=n_boot
+            )
         except Exception as exc:  # noqa: BLE001 - with skip_failed, one embedder's failure leaves the others
             if not skip_failed:
                 raise
@@ -156,5 +168,6 @@ def run_heros(
         progress("embedders", len(embedder_ids), len(embedder_ids))
     results = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=RESULT_COLUMNS)
     meta.update(embedder_seconds=seconds, seconds=round(time.perf_counter() - t0, 1))
-    return HerosResult(results=results, baseline=baseline, pairs=pairs, dropped=dropped, skipped=skipped,
-                       errors=errors, meta=meta)
+    return HerosResult(
+        results=results, baseline=baseline, pairs=pairs, dropped=dropped, skipped=skipped, errors=errors, meta=meta
+    )

@@ -7,7 +7,7 @@ The cross-pair mean is computed exactly as (sum of unit rows of A) . (sum of uni
 
 from __future__ import annotations
 
-from typing import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 import numpy as np
 import pandas as pd

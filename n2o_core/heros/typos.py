@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import random
 import re
+from collections.abc import Callable
 from functools import lru_cache
 from pathlib import Path
-from typing import Callable
 
 from .inflect import match_case
 
@@ -27,7 +27,11 @@ def _keyboard_neighbors() -> dict[str, str]:
     pos = {ch: (r, c) for r, row in enumerate(_QWERTY) for c, ch in enumerate(row)}
     out: dict[str, str] = {}
     for ch, (r, c) in pos.items():
-        near = [o for o, (r2, c2) in pos.items() if o != ch and abs(r2 - r) <= 1 and abs((c2 + 0.5 * r2) - (c + 0.5 * r)) <= 1]
+        near = [
+            o
+            for o, (r2, c2) in pos.items()
+            if o != ch and abs(r2 - r) <= 1 and abs((c2 + 0.5 * r2) - (c + 0.5 * r)) <= 1
+        ]
         out[ch] = "".join(sorted(near))
     return out
 
@@ -105,11 +109,7 @@ def one_edit_typo(word: str, rng: random.Random, op: str | None = None) -> tuple
 
 
 def make_typo(
-    word: str,
-    rng: random.Random,
-    is_word: Callable[[str], bool],
-    use_list: bool = True,
-    tries: int = 10,
+    word: str, rng: random.Random, is_word: Callable[[str], bool], use_list: bool = True, tries: int = 10
 ) -> tuple[str | None, str]:
     """A typo of `word` that is not itself a word: (typo, method) or (None, drop reason)."""
     low = word.lower()

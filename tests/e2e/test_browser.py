@@ -21,8 +21,7 @@ CHROMIUM = "/usr/bin/chromium"
 EMBEDDERS = "tfidf,glove-6b-50d,word2vec,fasttext"
 
 if not os.path.exists(CHROMIUM):
-    pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); the browser test needs it",
-                allow_module_level=True)
+    pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); the browser test needs it", allow_module_level=True)
 sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
 
 sys.path.insert(0, str(ROOT / "tests"))
@@ -44,14 +43,36 @@ def server(tmp_path_factory):
     d = tmp_path_factory.mktemp("e2e")
     corpus = write_corpus(d / "corpus.txt", 200)
     port = _free_port()
-    env = dict(os.environ, N2O_CACHE_DIR=str(d / "cache"), N2O_DEFAULT_CORPUS=str(corpus),
-               N2O_DEFAULT_EMBEDDERS=EMBEDDERS, N2O_DEFAULT_QUERIES="40", N2O_DEFAULT_SAMPLES="3",
-               HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    env = dict(
+        os.environ,
+        N2O_CACHE_DIR=str(d / "cache"),
+        N2O_DEFAULT_CORPUS=str(corpus),
+        N2O_DEFAULT_EMBEDDERS=EMBEDDERS,
+        N2O_DEFAULT_QUERIES="40",
+        N2O_DEFAULT_SAMPLES="3",
+        HF_HUB_OFFLINE="1",
+        TRANSFORMERS_OFFLINE="1",
+    )
     log = open(d / "server.log", "w+b")
     proc = subprocess.Popen(
-        [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true",
-         "--server.port", str(port), "--server.address", "127.0.0.1"],
-        cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
     url = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 90
@@ -126,8 +147,12 @@ def test_pages_render_in_chromium(server, browser):
     assert "k=9" in page.url
     assert page.locator(HEATMAP).count() >= 1
 
-    for name, heading in (("Query explorer", "Query explorer"), ("Token overlap", "Token overlap"),
-                          ("HEROS subsets", "HEROS subsets"), ("About", "About N2O Explorer")):
+    for name, heading in (
+        ("Query explorer", "Query explorer"),
+        ("Token overlap", "Token overlap"),
+        ("HEROS subsets", "HEROS subsets"),
+        ("About", "About N2O Explorer"),
+    ):
         page.locator("[data-testid='stSidebarNav'] a", has_text=name).click()
         page.get_by_role("heading", name=heading).wait_for(timeout=240_000)
         settle(page)

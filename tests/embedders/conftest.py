@@ -7,7 +7,6 @@ import socket
 from pathlib import Path
 
 import pytest
-
 from embedder_helpers import make_corpus
 
 os.environ["HF_HUB_OFFLINE"] = "1"

@@ -26,8 +26,7 @@ def make_corpus(n: int = 240, seed: int = 0) -> list[str]:
     out: list[str] = []
     seen: set[str] = set()
     while len(out) < n:
-        s = (f"The {rng.choice(_SUBJECTS)} {rng.choice(_VERBS)} the {rng.choice(_OBJECTS)} "
-             f"{rng.choice(_TAILS)}.")
+        s = f"The {rng.choice(_SUBJECTS)} {rng.choice(_VERBS)} the {rng.choice(_OBJECTS)} {rng.choice(_TAILS)}."
         if s not in seen:
             seen.add(s)
             out.append(s)

@@ -11,8 +11,8 @@ import os
 import numpy as np
 import pytest
 import scipy.sparse as sp
-
 from embedder_helpers import PARAPHRASES, paraphrase_margins
+
 from n2o_core.embedders import DEFAULT_EMBEDDER_IDS, get_embedder, list_embedders
 
 SENTENCES = [p[0] for p in PARAPHRASES] + ["The team won the final on monday."]
@@ -41,8 +41,16 @@ def test_offline_environment_is_set():
 
 def test_the_ten_defaults_of_table_1():
     assert DEFAULT_EMBEDDER_IDS == (
-        "tfidf", "glove-6b-50d", "word2vec", "fasttext", "fasttext-sub", "model2vec",
-        "minilm-l6-mean", "minilm-l6-cls", "paraphrase-minilm-l3-mean", "e5-small",
+        "tfidf",
+        "glove-6b-50d",
+        "word2vec",
+        "fasttext",
+        "fasttext-sub",
+        "model2vec",
+        "minilm-l6-mean",
+        "minilm-l6-cls",
+        "paraphrase-minilm-l3-mean",
+        "e5-small",
     )
     rows = list_embedders()
     assert [r.id for r in rows] == list(DEFAULT_EMBEDDER_IDS)

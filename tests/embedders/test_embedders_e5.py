@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from embedder_helpers import cosine
+
 from n2o_core.embedders import e5, get_embedder
 
 TEXTS = ["The weather is beautiful today.", "Das Wetter ist heute schön.", "I need to repair my bicycle.", "Short."]

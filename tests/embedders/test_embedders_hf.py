@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from embedder_helpers import PARAPHRASES
-from n2o_core.embedders import get_embedder
-from n2o_core.embedders import hf
+
+from n2o_core.embedders import get_embedder, hf
 from n2o_core.errors import EmbedderError
 
 POOLINGS = ("cls", "mean", "max", "last")
@@ -70,13 +69,16 @@ def test_loading_is_quiet(minilm_dir, capfd):
     assert "LOAD REPORT" not in out.out + out.err and "Loading weights" not in out.out + out.err
 
 
-@pytest.mark.parametrize("spec,match", [
-    ("hf:somewhere", "needs a pooling"),
-    ("hf:@mean", "needs a pooling"),
-    ("hf:/no/such/model@mean", "not found"),
-    ("hf:/tmp@median", "Unknown pooling 'median'"),
-    ("hf:", "names no model"),
-])
+@pytest.mark.parametrize(
+    "spec,match",
+    [
+        ("hf:somewhere", "needs a pooling"),
+        ("hf:@mean", "needs a pooling"),
+        ("hf:/no/such/model@mean", "not found"),
+        ("hf:/tmp@median", "Unknown pooling 'median'"),
+        ("hf:", "names no model"),
+    ],
+)
 def test_bad_specs(spec, match):
     with pytest.raises(EmbedderError, match=match) as info:
         get_embedder(spec)

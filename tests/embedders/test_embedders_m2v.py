@@ -13,8 +13,8 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 from embedder_helpers import make_corpus
+
 from n2o_core.embedders import get_embedder, m2v
 from n2o_core.embedders._util import quiet_libraries
 from n2o_core.embedders.base import EmbedderInfo
@@ -49,8 +49,14 @@ def tiny_bert(tmp_path_factory, minilm_dir) -> Path:
     for f in ("tokenizer_config.json", "special_tokens_map.json"):
         shutil.copy(minilm_dir / f, d / f)
     torch.manual_seed(0)
-    cfg = BertConfig(vocab_size=len(vocab), hidden_size=32, num_hidden_layers=1, num_attention_heads=2,
-                     intermediate_size=64, max_position_embeddings=64)
+    cfg = BertConfig(
+        vocab_size=len(vocab),
+        hidden_size=32,
+        num_hidden_layers=1,
+        num_attention_heads=2,
+        intermediate_size=64,
+        max_position_embeddings=64,
+    )
     with quiet_libraries():
         BertModel(cfg).save_pretrained(str(d))
     return d

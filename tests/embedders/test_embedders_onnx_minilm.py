@@ -3,10 +3,9 @@
 from __future__ import annotations
 
 import numpy as np
-
 from embedder_helpers import PARAPHRASES, paraphrase_margins
-from n2o_core.embedders import get_embedder
-from n2o_core.embedders import onnx_minilm
+
+from n2o_core.embedders import get_embedder, onnx_minilm
 
 TEXTS = [p[0] for p in PARAPHRASES] + ["Short.", "word " * 300]
 

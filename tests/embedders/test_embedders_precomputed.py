@@ -45,15 +45,18 @@ def test_other_texts_are_refused(vectors_file):
         e.fit(TEXTS[:3])
 
 
-@pytest.mark.parametrize("make,match", [
-    (lambda p: np.save(p, np.array([[1.0, np.nan], [0.0, 1.0]])), "NaN or infinite values in 1 row"),
-    (lambda p: np.save(p, np.ones(5)), "2-D array"),
-    (lambda p: np.save(p, np.zeros((0, 4))), "2-D array"),
-    (lambda p: np.save(p, np.array([["a", "b"]])), "must hold numbers"),
-    (lambda p: np.save(p, np.array([{"a": 1}], dtype=object), allow_pickle=True), "not a readable"),
-    (lambda p: p.write_bytes(b"\x93NUMPY garbage"), "not a readable"),
-    (lambda p: p.write_bytes(b""), "not a readable"),
-])
+@pytest.mark.parametrize(
+    "make,match",
+    [
+        (lambda p: np.save(p, np.array([[1.0, np.nan], [0.0, 1.0]])), "NaN or infinite values in 1 row"),
+        (lambda p: np.save(p, np.ones(5)), "2-D array"),
+        (lambda p: np.save(p, np.zeros((0, 4))), "2-D array"),
+        (lambda p: np.save(p, np.array([["a", "b"]])), "must hold numbers"),
+        (lambda p: np.save(p, np.array([{"a": 1}], dtype=object), allow_pickle=True), "not a readable"),
+        (lambda p: p.write_bytes(b"\x93NUMPY garbage"), "not a readable"),
+        (lambda p: p.write_bytes(b""), "not a readable"),
+    ],
+)
 def test_bad_files(tmp_path, make, match):
     path = tmp_path / "bad.npy"
     make(path)

@@ -34,9 +34,11 @@ def test_ids_are_trimmed_and_each_call_gives_a_new_builtin():
 
 
 def test_importing_the_registry_does_not_import_heavy_libraries():
-    code = ("import sys, n2o_core.embedders.registry; "
-            "print(sorted(m for m in ('torch', 'transformers', 'gensim', 'onnxruntime', 'sentence_transformers') "
-            "if m in sys.modules))")
+    code = (
+        "import sys, n2o_core.embedders.registry; "
+        "print(sorted(m for m in ('torch', 'transformers', 'gensim', 'onnxruntime', 'sentence_transformers') "
+        "if m in sys.modules))"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
 

@@ -4,10 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from embedder_helpers import PARAPHRASES
-from n2o_core.embedders import get_embedder
-from n2o_core.embedders import sbert
+
+from n2o_core.embedders import get_embedder, sbert
 from n2o_core.errors import EmbedderError
 
 TEXTS = [p[0] for p in PARAPHRASES] + [p[1] for p in PARAPHRASES] + ["Short.", "A much longer sentence " * 8]

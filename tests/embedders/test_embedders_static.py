@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from embedder_helpers import cosine
+
 from n2o_core.embedders import get_embedder
 from n2o_core.embedders._util import stable_hash
 from n2o_core.embedders.static import average, load_word_vectors, sniff_format
@@ -17,8 +17,9 @@ from n2o_core.text import tokenize
 def w2v_model(corpus):
     from gensim.models import Word2Vec
 
-    return Word2Vec([tokenize(t) for t in corpus], vector_size=12, min_count=2, epochs=2, workers=1, seed=1,
-                    hashfxn=stable_hash)
+    return Word2Vec(
+        [tokenize(t) for t in corpus], vector_size=12, min_count=2, epochs=2, workers=1, seed=1, hashfxn=stable_hash
+    )
 
 
 @pytest.fixture(scope="module")
@@ -33,15 +34,26 @@ def vector_files(tmp_path_factory, w2v_model, corpus):
     kv.save_word2vec_format(str(d / "w2v.txt"), binary=False)
     lines = (d / "w2v.txt").read_text(encoding="utf-8").splitlines()
     (d / "glove.txt").write_text("\n".join(lines[1:]) + "\n", encoding="utf-8")
-    ft = FastText([tokenize(t) for t in corpus], vector_size=12, min_count=2, epochs=2, min_n=3, max_n=5,
-                  bucket=3000, workers=1, seed=1, hashfxn=stable_hash)
+    ft = FastText(
+        [tokenize(t) for t in corpus],
+        vector_size=12,
+        min_count=2,
+        epochs=2,
+        min_n=3,
+        max_n=5,
+        bucket=3000,
+        workers=1,
+        seed=1,
+        hashfxn=stable_hash,
+    )
     save_facebook_model(ft, str(d / "ft.bin"))
     return d
 
 
-@pytest.mark.parametrize("name,fmt", [
-    ("w2v.bin", "word2vec-bin"), ("w2v.txt", "word2vec-txt"), ("glove.txt", "glove-txt"), ("ft.bin", "fasttext-bin"),
-])
+@pytest.mark.parametrize(
+    "name,fmt",
+    [("w2v.bin", "word2vec-bin"), ("w2v.txt", "word2vec-txt"), ("glove.txt", "glove-txt"), ("ft.bin", "fasttext-bin")],
+)
 def test_formats_are_sniffed(vector_files, name, fmt):
     assert sniff_format(vector_files / name) == fmt
 
@@ -70,8 +82,9 @@ def test_fasttext_bin_gives_subword_vectors_like_gensim(vector_files):
     ref = load_facebook_vectors(str(vector_files / "ft.bin"))
     X = e.encode(["teamwork", "The stormy bankers"])
     np.testing.assert_allclose(X[0], ref["teamwork"], rtol=1e-4, atol=1e-5)
-    np.testing.assert_allclose(X[1], np.mean([ref[w] for w in ("the", "stormy", "bankers")], axis=0),
-                               rtol=1e-4, atol=1e-5)
+    np.testing.assert_allclose(
+        X[1], np.mean([ref[w] for w in ("the", "stormy", "bankers")], axis=0), rtol=1e-4, atol=1e-5
+    )
 
 
 def test_fingerprints_differ_between_files(vector_files):
@@ -91,12 +104,15 @@ def test_cased_vocabulary_falls_back_to_lowercase(tmp_path):
     np.testing.assert_array_equal(average(table2, ["LONDON london"])[0], [0, 0, 2])
 
 
-@pytest.mark.parametrize("content,match", [
-    (b"", "Could not load word vectors"),
-    (b"\x00\x01\x02garbage\xff\xfe" * 20, "Could not load word vectors"),
-    (b"3 4\nthe 1 2 3 4\ncat 1 2\n", "Could not load word vectors"),
-    (b"2 2\nthe 1 nan\ncat 1 2\n", "NaN or infinite"),
-])
+@pytest.mark.parametrize(
+    "content,match",
+    [
+        (b"", "Could not load word vectors"),
+        (b"\x00\x01\x02garbage\xff\xfe" * 20, "Could not load word vectors"),
+        (b"3 4\nthe 1 2 3 4\ncat 1 2\n", "Could not load word vectors"),
+        (b"2 2\nthe 1 nan\ncat 1 2\n", "NaN or infinite"),
+    ],
+)
 def test_corrupt_word_vector_files_raise_one_clear_sentence(tmp_path, content, match):
     f = tmp_path / "bad.vec"
     f.write_bytes(content)

@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import scipy.sparse as sp
-
 from embedder_helpers import make_corpus
+
 from n2o_core.embedders.tfidf import TfidfEmbedder
 from n2o_core.errors import EmbedderError
 from n2o_core.text import tokenize

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from embedder_helpers import make_corpus
+
 from n2o_core.corpora import fingerprint_texts
 from n2o_core.embedders import get_embedder
 from n2o_core.embedders.static import VectorTable, average
@@ -75,8 +75,18 @@ def test_subword_vectors_match_gensim(corpus):
 
     from n2o_core.embedders._util import stable_hash
 
-    model = FastText([tokenize(t) for t in corpus], vector_size=16, min_count=2, epochs=2, min_n=3, max_n=5,
-                     bucket=5000, workers=1, seed=1, hashfxn=stable_hash)
+    model = FastText(
+        [tokenize(t) for t in corpus],
+        vector_size=16,
+        min_count=2,
+        epochs=2,
+        min_n=3,
+        max_n=5,
+        bucket=5000,
+        workers=1,
+        seed=1,
+        hashfxn=stable_hash,
+    )
     table = VectorTable.from_keyed_vectors(model.wv)
     assert table.subwords
     oov = ["teamwork", "bankers", "xq", "stormy"]

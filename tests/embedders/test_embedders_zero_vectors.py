@@ -7,8 +7,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from n2o_core.embedders import get_embedder
-from n2o_core.embedders import registry
+from n2o_core.embedders import get_embedder, registry
 from n2o_core.neighbors import NO_NEIGHBOR, exact_knn
 
 OOV = "zzqxv wqkkj"  # no token known to any vocabulary below

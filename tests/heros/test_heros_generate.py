@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import pytest
-
 from heros_sentences import SENTENCES
+
 from n2o_core.errors import N2OError
 from n2o_core.heros.generate import ALL_SUBSETS, PAIR_COLUMNS, generate_pairs, sentence_filter
-from n2o_core.heros.random_word import MaskedLMFiller
 from n2o_core.heros.lexicon import related_lemmas
+from n2o_core.heros.random_word import MaskedLMFiller
 from n2o_core.heros.typos import damerau_levenshtein
 
 CORPUS = [
@@ -114,8 +114,11 @@ def test_compounds_prepositional_verbs_and_nouns_are_not_targets():
 
 
 def test_synonym_is_never_an_inflection_or_a_word_already_there():
-    ps = generate_pairs(["Prices were high and wages were low across the whole of the country last year."], 1,
-                        subsets=["synonym", "antonym"])
+    ps = generate_pairs(
+        ["Prices were high and wages were low across the whole of the country last year."],
+        1,
+        subsets=["synonym", "antonym"],
+    )
     for r in ps.pairs.itertuples():
         assert r.replacement.lower() not in r.original.lower().split()
         assert not r.replacement.lower().startswith(r.target.lower())

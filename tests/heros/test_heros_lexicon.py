@@ -40,8 +40,16 @@ def test_related_lemmas_cover_all_senses():
 
 @pytest.mark.parametrize(
     "lemma, tag, form",
-    [("lower", "VBD", "lowered"), ("rise", "VBN", "risen"), ("weak", "JJR", "weaker"), ("fall", "VBZ", "falls"),
-     ("fall", "VBG", "falling"), ("weak", "JJ", "weak"), ("potent", "JJR", None), ("xqzt", "VBD", None)],
+    [
+        ("lower", "VBD", "lowered"),
+        ("rise", "VBN", "risen"),
+        ("weak", "JJR", "weaker"),
+        ("fall", "VBZ", "falls"),
+        ("fall", "VBG", "falling"),
+        ("weak", "JJ", "weak"),
+        ("potent", "JJR", None),
+        ("xqzt", "VBD", None),
+    ],
 )
 def test_inflect(lemma, tag, form):
     assert inflect(lemma, tag) == form
@@ -51,7 +59,12 @@ def test_case_and_articles():
     assert match_case("weak", "Strong") == "Weak"
     assert match_case("weak", "STRONG") == "WEAK"
     assert [article_for(w) for w in ["unimportant", "university", "hour", "minor", "European"]] == [
-        "an", "a", "an", "a", "a"]
+        "an",
+        "a",
+        "an",
+        "a",
+        "a",
+    ]
 
 
 def test_render_fixes_article_and_spacing():

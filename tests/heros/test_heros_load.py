@@ -9,17 +9,33 @@ from n2o_core.heros.load import load_heros, pairs_from_table
 
 ROWS = [
     # Original, Synonym, Antonym, Negation, Random, Typo, Negation   (README order; which Negation is which?)
-    ["And that is why it is illegal.", "And that is why it is illegitimate.", "And that is why it is legal.",
-     "And that is not why it is illegal.", "And that is why it is here.", "And that is why it is illiegal.",
-     "And that is why it is not illegal."],
-    ["You do not know how much that boosted my self-esteem.", "You do not know how much that increased my self-esteem.",
-     "You do not know how much that lowered my self-esteem.", "You do know how much that boosted my self-esteem.",
-     "You do not know how much that affects my self-esteem.", "You do not know how much that booste my self-esteem.",
-     "You do not know how much that did not boost my self-esteem."],
-    ["The team played a great game last night.", "The team played a fine game last night.",
-     "The team played a terrible game last night.", "The team did not play a great game last night.",
-     "The team played a long game last night.", "The team played a graet game last night.",
-     "The team played a not great game last night."],
+    [
+        "And that is why it is illegal.",
+        "And that is why it is illegitimate.",
+        "And that is why it is legal.",
+        "And that is not why it is illegal.",
+        "And that is why it is here.",
+        "And that is why it is illiegal.",
+        "And that is why it is not illegal.",
+    ],
+    [
+        "You do not know how much that boosted my self-esteem.",
+        "You do not know how much that increased my self-esteem.",
+        "You do not know how much that lowered my self-esteem.",
+        "You do know how much that boosted my self-esteem.",
+        "You do not know how much that affects my self-esteem.",
+        "You do not know how much that booste my self-esteem.",
+        "You do not know how much that did not boost my self-esteem.",
+    ],
+    [
+        "The team played a great game last night.",
+        "The team played a fine game last night.",
+        "The team played a terrible game last night.",
+        "The team did not play a great game last night.",
+        "The team played a long game last night.",
+        "The team played a graet game last night.",
+        "The team played a not great game last night.",
+    ],
 ]
 
 
@@ -32,7 +48,8 @@ def test_real_readme_header_with_two_bare_negation_columns(tmp_path):
     header = ["Original", "Synonym", "Antonym", "Negation", "Random", "Typo", "Negation"]
     df = load_heros(_write(tmp_path / "heros.tsv", header, ROWS))
     assert sorted(df["subset"].unique()) == sorted(
-        ["synonym", "antonym", "negation_main", "random", "typo", "negation_antonym"])
+        ["synonym", "antonym", "negation_main", "random", "typo", "negation_antonym"]
+    )
     assert len(df) == 18
     main = df[df.subset == "negation_main"]["variant"].tolist()
     assert main[0] == "And that is not why it is illegal."

@@ -17,31 +17,64 @@ def nlp():
     "sentence, expected, method",
     [
         # do-support with the right auxiliary for tense and number
-        ("The firm boosted its profits sharply in the last quarter of the year.",
-         "The firm did not boost its profits sharply in the last quarter of the year.", "do_support"),
-        ("The new manager boosts sales in every region she takes over.",
-         "The new manager does not boost sales in every region she takes over.", "do_support"),
-        ("Farmers in the region boost their income by selling solar power.",
-         "Farmers in the region do not boost their income by selling solar power.", "do_support"),
+        (
+            "The firm boosted its profits sharply in the last quarter of the year.",
+            "The firm did not boost its profits sharply in the last quarter of the year.",
+            "do_support",
+        ),
+        (
+            "The new manager boosts sales in every region she takes over.",
+            "The new manager does not boost sales in every region she takes over.",
+            "do_support",
+        ),
+        (
+            "Farmers in the region boost their income by selling solar power.",
+            "Farmers in the region do not boost their income by selling solar power.",
+            "do_support",
+        ),
         # auxiliaries, modals, copula
-        ("Prices will rise sharply over the next year across the country.",
-         "Prices will not rise sharply over the next year across the country.", "aux_not"),
-        ("The company has been hit hard by the strong euro this year.",
-         "The company has not been hit hard by the strong euro this year.", "aux_not"),
-        ("The company can afford the new plant in the north of England.",
-         "The company cannot afford the new plant in the north of England.", "aux_not"),
-        ("The economy is strong this year despite the global crisis.",
-         "The economy is not strong this year despite the global crisis.", "aux_not"),
+        (
+            "Prices will rise sharply over the next year across the country.",
+            "Prices will not rise sharply over the next year across the country.",
+            "aux_not",
+        ),
+        (
+            "The company has been hit hard by the strong euro this year.",
+            "The company has not been hit hard by the strong euro this year.",
+            "aux_not",
+        ),
+        (
+            "The company can afford the new plant in the north of England.",
+            "The company cannot afford the new plant in the north of England.",
+            "aux_not",
+        ),
+        (
+            "The economy is strong this year despite the global crisis.",
+            "The economy is not strong this year despite the global crisis.",
+            "aux_not",
+        ),
         # already negated: the "not" is removed, the auxiliary kept (paper's Table 2 example)
-        ("You do not know how much that boosted my self-esteem right now.",
-         "You do know how much that boosted my self-esteem right now.", "remove_not"),
-        ("They didn't expect the shares to fall so fast after the results.",
-         "They did expect the shares to fall so fast after the results.", "remove_not"),
-        ("It can't be done before the end of the year, officials warned.",
-         "It can be done before the end of the year, officials warned.", "remove_not"),
+        (
+            "You do not know how much that boosted my self-esteem right now.",
+            "You do know how much that boosted my self-esteem right now.",
+            "remove_not",
+        ),
+        (
+            "They didn't expect the shares to fall so fast after the results.",
+            "They did expect the shares to fall so fast after the results.",
+            "remove_not",
+        ),
+        (
+            "It can't be done before the end of the year, officials warned.",
+            "It can be done before the end of the year, officials warned.",
+            "remove_not",
+        ),
         # post-posed reporting verb: the reported clause's verb is the main one
-        ("We won't raise taxes in the next parliament, the chancellor said.",
-         "We will raise taxes in the next parliament, the chancellor said.", "remove_not"),
+        (
+            "We won't raise taxes in the next parliament, the chancellor said.",
+            "We will raise taxes in the next parliament, the chancellor said.",
+            "remove_not",
+        ),
     ],
 )
 def test_negate_main(nlp, sentence, expected, method):
@@ -71,7 +104,9 @@ def test_negation_at_adjective(nlp):
     doc = nlp("The strong economy helped the government win the election last year.")
     assert negate_at(doc, doc[1]).text == "The not strong economy helped the government win the election last year."
     doc = nlp("Ministers will be available to answer questions from the public next week.")
-    assert negate_at(doc, doc[3]).text == "Ministers will not be available to answer questions from the public next week."
+    assert (
+        negate_at(doc, doc[3]).text == "Ministers will not be available to answer questions from the public next week."
+    )
     doc = nlp("The economy is not strong this year despite the global crisis.")
     assert negate_at(doc, doc[4]).text == "The economy is strong this year despite the global crisis."
 

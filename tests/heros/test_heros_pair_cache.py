@@ -6,8 +6,8 @@ import json
 
 import pandas as pd
 import pytest
-
 from heros_sentences import SENTENCES
+
 from n2o_core.cache import Cache
 from n2o_core.heros import pair_cache
 from n2o_core.heros.generate import PairSet
@@ -25,8 +25,12 @@ def test_real_pairs_come_back_identical(tmp_path, monkeypatch):
     monkeypatch.setattr(pair_cache, "generate_pairs", boom)
     again = cached_generate_pairs(Cache(tmp_path), "fp-a", SENTENCES, 5, seed=0)
     pd.testing.assert_frame_equal(again.pairs, made.pairs)
-    assert (again.dropped, again.skipped, again.n_originals, again.n_parsed) == \
-        (made.dropped, made.skipped, made.n_originals, made.n_parsed)
+    assert (again.dropped, again.skipped, again.n_originals, again.n_parsed) == (
+        made.dropped,
+        made.skipped,
+        made.n_originals,
+        made.n_parsed,
+    )
 
 
 @pytest.fixture
@@ -35,8 +39,21 @@ def fake(monkeypatch):
 
     def gen(texts, n, seed, subsets, **k):
         calls.append((n, seed))
-        df = pd.DataFrame([{"subset": "typo", "original": texts[0], "variant": texts[0] + "x", "target": "t",
-                            "replacement": "tx", "pos": "v", "tag": "VBD", "method": "swap", "sense": None}])
+        df = pd.DataFrame(
+            [
+                {
+                    "subset": "typo",
+                    "original": texts[0],
+                    "variant": texts[0] + "x",
+                    "target": "t",
+                    "replacement": "tx",
+                    "pos": "v",
+                    "tag": "VBD",
+                    "method": "swap",
+                    "sense": None,
+                }
+            ]
+        )
         return PairSet(df, {"typo": {"none": 1}}, {"length": 2}, 1, 3)
 
     monkeypatch.setattr(pair_cache, "generate_pairs", gen)

@@ -6,13 +6,13 @@ import json
 
 import numpy as np
 import pytest
-
 from heros_sentences import SENTENCES
+
 from n2o_core.cli import main
 from n2o_core.heros.report import sample_markdown
 from n2o_core.heros.run import HerosResult, run_heros
-from n2o_core.heros.subsets import ALL_SUBSETS
 from n2o_core.heros.score import RESULT_COLUMNS
+from n2o_core.heros.subsets import ALL_SUBSETS
 
 CORPUS = SENTENCES
 
@@ -60,8 +60,25 @@ def test_cli_heros_writes_json(tmp_path, cache_dir):
     corpus = tmp_path / "c.txt"
     corpus.write_text("\n".join(CORPUS) + "\n", encoding="utf-8")
     out, md = tmp_path / "h.json", tmp_path / "s.md"
-    rc = main(["heros", "--corpus", str(corpus), "--embedder", "tfidf", "--pairs", "3", "--n-boot", "100",
-               "--json", str(out), "--sample-md", str(md), "--sample-n", "2"])
+    rc = main(
+        [
+            "heros",
+            "--corpus",
+            str(corpus),
+            "--embedder",
+            "tfidf",
+            "--pairs",
+            "3",
+            "--n-boot",
+            "100",
+            "--json",
+            str(out),
+            "--sample-md",
+            str(md),
+            "--sample-n",
+            "2",
+        ]
+    )
     assert rc == 0
     data = json.loads(out.read_text())
     assert set(data["baseline"]) == {"tfidf"}
@@ -82,8 +99,7 @@ def test_cli_heros_scores_a_pairs_file(tmp_path, cache_dir, capsys):
         encoding="utf-8",
     )
     out = tmp_path / "h.json"
-    rc = main(["heros", "--corpus", str(corpus), "--embedder", "tfidf", "--pairs-file", str(pairs),
-               "--json", str(out)])
+    rc = main(["heros", "--corpus", str(corpus), "--embedder", "tfidf", "--pairs-file", str(pairs), "--json", str(out)])
     assert rc == 0
     data = json.loads(out.read_text())
     assert [r["subset"] for r in data["results"]] == ["antonym", "negation_main"]

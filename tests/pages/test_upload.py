@@ -15,10 +15,13 @@ def _choose_upload(app):
 
 def test_upload_csv_with_column_picker(app):
     up = _choose_upload(app)
-    rows = "id,text,topic\n" + "\n".join(f"{i},\"{s}\",x" for i, s in enumerate(sentences(80, seed=3)))
+    rows = "id,text,topic\n" + "\n".join(f'{i},"{s}",x' for i, s in enumerate(sentences(80, seed=3)))
     up.set_value(("my.csv", rows.encode(), "text/csv")).run()
     no_exception(app)
-    assert app.sidebar.selectbox(key=next(s.key for s in app.sidebar.selectbox if s.key.startswith("w_col_"))).value == "text"
+    assert (
+        app.sidebar.selectbox(key=next(s.key for s in app.sidebar.selectbox if s.key.startswith("w_col_"))).value
+        == "text"
+    )
     assert app.query_params["corpus"].startswith("upload:")
     assert any("80 sentences" in c.value for c in app.sidebar.caption)
     assert len(plotly_specs(app)["heatmap"]["data"][0]["x"]) == 4
@@ -34,7 +37,7 @@ def test_bad_uploads_show_messages(app):
     no_exception(app)
     assert any("not UTF-8" in e.value for e in app.sidebar.error)
 
-    table = "id,text\n" + "\n".join(f"{i},\"{s}\"" for i, s in enumerate(sentences(30, seed=4)))
+    table = "id,text\n" + "\n".join(f'{i},"{s}"' for i, s in enumerate(sentences(30, seed=4)))
     app.sidebar.file_uploader[0].set_value(("t.csv", table.encode(), "text/csv")).run()
     col = next(s for s in app.sidebar.selectbox if s.key.startswith("w_col_"))
     col.set_value("id").run()
