@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import hashlib
 import json
 import os
 import tempfile
@@ -28,50 +27,16 @@ import scipy.sparse as sp
 
 from . import CACHE_CODE_VERSION
 from .errors import CacheError
+from .fileio import atomic_write, atomic_write_json, hash_key, head_tail_digest
+
+__all__ = ["ENV_VAR", "Cache", "default_cache_dir", "hash_key"]
 
 ENV_VAR = "N2O_CACHE_DIR"
-_DIGEST_SPAN = 1 << 20
 
 
 def default_cache_dir() -> Path:
     """$N2O_CACHE_DIR, else ./cache."""
     return Path(os.environ.get(ENV_VAR) or "cache")
-
-
-def hash_key(*parts: Any) -> str:
-    """Short stable hash of the parts (JSON-encoded)."""
-    return hashlib.sha256(json.dumps(parts, sort_keys=True, default=str).encode()).hexdigest()[:16]
-
-
-def _file_digest(path: Path) -> str:
-    size = path.stat().st_size
-    h = hashlib.sha256(str(size).encode())
-    with open(path, "rb") as f:
-        h.update(f.read(_DIGEST_SPAN))
-        if size > _DIGEST_SPAN:
-            f.seek(max(size - _DIGEST_SPAN, _DIGEST_SPAN))
-            h.update(f.read())
-    return h.hexdigest()[:32]
-
-
-def _atomic_write_bytes(path: Path, write) -> None:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix="." + path.name + ".", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as f:
-            write(f)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-def atomic_write_json(path: Path, obj: Any) -> None:
-    """Write JSON atomically."""
-    _atomic_write_bytes(path, lambda f: f.write(json.dumps(obj, indent=1, sort_keys=True).encode()))
 
 
 class Cache:
@@ -106,6 +71,10 @@ class Cache:
 
     # ------------------------------------------------------------------ entries
 
+    def has(self, rel: str) -> bool:
+        """Whether a valid entry (data file matching its sidecar, current code version) is stored at `rel`."""
+        return self._valid(self.path(rel)) is not None
+
     def _sidecar(self, data_path: Path) -> Path:
         return data_path.with_name(data_path.name + ".json")
 
@@ -117,7 +86,7 @@ class Cache:
             meta = json.loads(side.read_text())
             if meta.get("code_version") != CACHE_CODE_VERSION:
                 return None
-            if data_path.stat().st_size != meta["bytes"] or _file_digest(data_path) != meta["digest"]:
+            if data_path.stat().st_size != meta["bytes"] or head_tail_digest(data_path) != meta["digest"]:
                 return None
             if expect and any(meta.get(k) != v for k, v in expect.items()):
                 return None
@@ -136,7 +105,7 @@ class Cache:
             kind=kind,
             code_version=CACHE_CODE_VERSION,
             bytes=data_path.stat().st_size,
-            digest=_file_digest(data_path),
+            digest=head_tail_digest(data_path),
             created=time.strftime("%Y-%m-%dT%H:%M:%S"),
         )
         atomic_write_json(self._sidecar(data_path), meta)
@@ -188,7 +157,7 @@ class Cache:
         """Store an array atomically and return it memory-mapped from disk."""
         p = self.path(rel)
         arr = np.ascontiguousarray(arr)
-        _atomic_write_bytes(p, lambda f: np.save(f, arr, allow_pickle=False))
+        atomic_write(p, lambda f: np.save(f, arr, allow_pickle=False))
         self._commit(p, "dense", dict(meta, shape=list(arr.shape), dtype=str(arr.dtype), description=description))
         out = self.load_dense(rel)
         if out is None:
@@ -214,7 +183,7 @@ class Cache:
         """Store a JSON document atomically (no NaN: it is not JSON)."""
         p = self.path(rel)
         data = json.dumps(obj, ensure_ascii=False, allow_nan=False, separators=(",", ":")).encode("utf-8")
-        _atomic_write_bytes(p, lambda f: f.write(data))
+        atomic_write(p, lambda f: f.write(data))
         self._commit(p, "json", dict(meta, shape=None, dtype="json", description=description))
 
     # ------------------------------------------------------------------ sparse matrices and array bundles
@@ -240,7 +209,7 @@ class Cache:
         """Store a sparse matrix atomically (.npz, no pickle)."""
         p = self.path(rel)
         m = sp.csr_matrix(m)
-        _atomic_write_bytes(p, lambda f: sp.save_npz(f, m, compressed=False))
+        atomic_write(p, lambda f: sp.save_npz(f, m, compressed=False))
         self._commit(p, "sparse", dict(meta, shape=list(m.shape), dtype=str(m.dtype), description=description))
         return m
 
@@ -260,6 +229,6 @@ class Cache:
     def save_bundle(self, rel: str, description: str = "", meta: dict | None = None, **arrays: np.ndarray) -> None:
         """Store named arrays atomically as one .npz."""
         p = self.path(rel)
-        _atomic_write_bytes(p, lambda f: np.savez(f, **arrays))
+        atomic_write(p, lambda f: np.savez(f, **arrays))
         shapes = {k: list(v.shape) for k, v in arrays.items()}
         self._commit(p, "bundle", dict(meta or {}, shape=shapes, dtype="mixed", description=description))
