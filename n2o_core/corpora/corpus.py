@@ -1,32 +1,14 @@
-"""Corpora: built-in and user-supplied text collections -> a deduplicated, fingerprinted `Corpus`."""
+"""The corpus type: deduplicated, fingerprinted sentences, and a fixed sample of them."""
 
 from __future__ import annotations
 
 import hashlib
-import os
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from .errors import CorpusError
+from ..errors import CorpusError
 
-__all__ = [
-    "Corpus",
-    "DEFAULT_CORPUS",
-    "dedup",
-    "fingerprint_texts",
-    "from_texts",
-    "sample_corpus",
-    "load_corpus",
-    "parse_hf_spec",
-    "builtin_names",
-    "list_builtin_corpora",
-    "load_builtin",
-    "list_columns",
-    "text_columns",
-    "load_bytes",
-    "load_file",
-    "load_hf_dataset",
-]
+__all__ = ["Corpus", "dedup", "fingerprint_texts", "from_texts", "sample_corpus"]
 
 
 @dataclass(frozen=True)
@@ -160,63 +142,3 @@ def sample_corpus(corpus: Corpus, max_sentences: int, seed: int = 0) -> Corpus:
         labels=tuple(corpus.labels[i] for i in ids) if corpus.labels is not None else None,
         training_texts=corpus.fit_texts,
     )
-
-
-# ---------------------------------------------------------------------------------------------- specs
-#: The corpus the app and the CLI open by default.
-DEFAULT_CORPUS = "builtin:bbc-news"
-
-
-def parse_hf_spec(rest: str) -> tuple[str, str | None, str]:
-    """'NAME[:CONFIG][@SPLIT]' -> (name, config or None, split; default 'train')."""
-    body, _, split = rest.partition("@")
-    name, _, config = body.partition(":")
-    if not name:
-        raise CorpusError(f"'hf:{rest}' names no dataset; write hf:NAME, hf:NAME:CONFIG or hf:NAME:CONFIG@SPLIT.")
-    return name, config or None, split or "train"
-
-
-def load_corpus(
-    spec: str,
-    *,
-    max_sentences: int | None = None,
-    text_column: str | None = None,
-    seed: int = 0,
-    cache_dir: str | os.PathLike | None = None,
-    segment: bool | None = None,
-) -> Corpus:
-    """Open a corpus by spec, optionally capped to a fixed sample of `max_sentences`.
-
-    Specs: ``builtin:NAME`` (see `list_builtin_corpora`), ``hf:NAME[:CONFIG][@SPLIT]`` (a Hugging Face
-    dataset; split defaults to train, text column to "text"), or a path to a .txt/.csv/.tsv/.jsonl/.parquet
-    file. A bare built-in name ("bbc-news") works when no file of that name exists.
-    """
-    spec = spec.strip()
-    if spec.startswith("builtin:"):
-        corpus = load_builtin(spec[len("builtin:") :], cache_dir=cache_dir)
-    elif spec.startswith("hf:"):
-        name, config, split = parse_hf_spec(spec[len("hf:") :])
-        corpus = load_hf_dataset(
-            name,
-            split=split,
-            text_column=text_column or "text",
-            config=config,
-            segment=segment,
-            cache_dir=None if cache_dir is None else os.path.join(cache_dir, "hf-datasets"),
-        )
-    elif not os.path.exists(spec) and spec in builtin_names():
-        corpus = load_builtin(spec, cache_dir=cache_dir)
-    elif not os.path.exists(spec) and not os.path.splitext(spec)[1]:
-        raise CorpusError(
-            f"'{spec}' is neither a file nor a built-in corpus; built-in corpora: {', '.join(builtin_names())}."
-        )
-    else:
-        corpus = load_file(spec, text_column, segment=segment)
-    if max_sentences is not None:
-        corpus = sample_corpus(corpus, max_sentences, seed)
-    return corpus
-
-
-# Loaders live in their own modules (they import this one lazily); re-exported here as the public API.
-from .corpora_builtin import builtin_names, list_builtin_corpora, load_builtin  # noqa: E402
-from .corpora_files import list_columns, load_bytes, load_file, load_hf_dataset, text_columns  # noqa: E402

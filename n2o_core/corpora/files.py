@@ -8,7 +8,7 @@ Rules (the same for a path, an upload and a dataset):
   the text column. With `text_column=None` the file must have exactly one text column.
 - Segmentation (`segment=None`, the default, decides by itself): when at least 20% of the first
   2,000 non-blank lines / rows hold two or more sentences, entries are paragraphs and are split into
-  sentences (`n2o_core.segment`); `segment=True` / `False` forces it. In a `.txt` paragraph file each line
+  sentences (`n2o_core.corpora.segment`); `segment=True` / `False` forces it. In a `.txt` paragraph file each line
   is a paragraph, unless the text is hard-wrapped (blank-line separated blocks of several lines each),
   in which case each block is a paragraph and its line breaks are spaces.
 - Exact duplicates (after whitespace normalization) are dropped, first occurrence kept, and counted.
@@ -23,13 +23,11 @@ import os
 import statistics
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from ..errors import CorpusError
 from . import segment as seg
-from .errors import CorpusError
-
-if TYPE_CHECKING:  # n2o_core.corpora imports this module at its end; import it lazily at run time
-    from .corpora import Corpus
+from .corpus import Corpus, from_texts
 
 __all__ = ["SUPPORTED_EXTENSIONS", "load_file", "load_bytes", "list_columns", "load_hf_dataset"]
 
@@ -99,8 +97,6 @@ def _sentences(
 
 
 def _finish(texts: list[str], labels: list[str] | None, name: str, source: str) -> Corpus:
-    from .corpora import from_texts  # noqa: PLC0415
-
     return from_texts(texts, name, source=source, labels=labels)
 
 

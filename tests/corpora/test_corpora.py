@@ -13,7 +13,6 @@ import pytest
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from n2o_core import corpora_builtin  # noqa: E402
 from n2o_core.corpora import (  # noqa: E402
     DEFAULT_CORPUS,
     Corpus,
@@ -31,6 +30,7 @@ from n2o_core.corpora import (  # noqa: E402
     sample_corpus,
     text_columns,
 )
+from n2o_core.corpora import builtin as corpora_builtin  # noqa: E402
 from n2o_core.errors import CorpusError  # noqa: E402
 
 CLEAN_LINES = [f"Sentence {i} says something about topic {i % 7}." for i in range(120)] + [

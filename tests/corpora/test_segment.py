@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from n2o_core import segment
-from n2o_core.segment import backend_name, looks_like_paragraphs, split_many, split_sentences
+from n2o_core.corpora import segment
+from n2o_core.corpora.segment import backend_name, looks_like_paragraphs, split_many, split_sentences
 
 
 def _backends() -> list[str]:
