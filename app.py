@@ -1,13 +1,14 @@
-"""N2O Explorer: `streamlit run app.py`. st.navigation over the page scripts in pages/ and the sidebar with the
-shared choices.
+"""N2O Explorer: `streamlit run app.py`. The sidebar with the shared choices, st.navigation over the pages in
+pages/, and the chosen page drawn with the sidebar's settings and corpus (`render(settings, corpus)`).
 
 Streamlit still treats a pages/ folder next to the entry script as a v1 multipage app on a process's first run
-(and on every AppTest run); ui.shell.through_app, called first here and in every page, turns that off and
-reruns, so a shared deep link on a fresh server is served by this script with its sidebar.
+(and on every AppTest run); ui.shell.through_app, called first here and at the top of every page module, turns
+that off and reruns, so a shared deep link on a fresh server is served by this script with its sidebar.
 """
 
 from __future__ import annotations
 
+import importlib
 import os
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -23,16 +24,22 @@ through_app()
 
 st.set_page_config(page_title="N2O Explorer", page_icon=":material/hub:", layout="wide")
 
+#: (module in pages/, title, icon); the module's name is the page's URL path.
 PAGES = [
-    st.Page("pages/heatmap.py", title="N2O heatmap", icon=":material/grid_on:", url_path="heatmap", default=True),
-    st.Page("pages/query.py", title="Query explorer", icon=":material/manage_search:", url_path="query"),
-    st.Page("pages/tokens.py", title="Token overlap", icon=":material/abc:", url_path="tokens"),
-    st.Page("pages/heros.py", title="HEROS subsets", icon=":material/science:", url_path="heros"),
-    st.Page("pages/about.py", title="About", icon=":material/info:", url_path="about"),
+    ("heatmap", "N2O heatmap", ":material/grid_on:"),
+    ("query", "Query explorer", ":material/manage_search:"),
+    ("tokens", "Token overlap", ":material/abc:"),
+    ("heros", "HEROS subsets", ":material/science:"),
+    ("about", "About", ":material/info:"),
 ]
 
-page = st.navigation(PAGES)
+page = st.navigation(
+    [
+        st.Page(f"pages/{name}.py", title=title, icon=icon, url_path=name, default=i == 0)
+        for i, (name, title, icon) in enumerate(PAGES)
+    ]
+)
 st.sidebar.title("N2O Explorer")
 st.sidebar.caption("How similar are sentence embedders? Nearest-neighbor overlap (Lin & Smith 2019).")
-sidebar.draw()
-page.run()
+settings, corpus = sidebar.draw()
+importlib.import_module(f"pages.{page.url_path or PAGES[0][0]}").render(settings, corpus)

@@ -2,7 +2,7 @@
 
     python benchmarks/bench_cold_start.py
 
-Defaults (n2o_core.ui_state.Settings): builtin:bbc-news sampled to 5,000 sentences, the 8 default embedders,
+Defaults (n2o_core.settings.Settings): builtin:bbc-news sampled to 5,000 sentences, the 8 default embedders,
 k = 10, 5 samples x 100 queries. Times: corpus load, each embedder (embed + neighbors), N2O, heatmap figure;
 then the same again on the now-warm cache (what a second visit costs). Writes results/cold_start.{json,txt}.
 """
@@ -29,7 +29,7 @@ def run(cache_dir: str) -> dict:
     from n2o_core.compare import compare
     from n2o_core.corpora import load_corpus
     from n2o_core.figures import n2o_heatmap
-    from n2o_core.ui_state import Settings
+    from n2o_core.settings import Settings
     from n2o_core.workspace import Workspace
 
     s = Settings()

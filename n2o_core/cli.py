@@ -7,13 +7,13 @@ import json
 import sys
 import time
 from collections.abc import Sequence
-from pathlib import Path
 
 import numpy as np
 
+from .corpora.specs import DEFAULT_CORPUS
 from .errors import N2OError
-
-DEFAULT_CORPUS = "builtin:bbc-news"
+from .fileio import atomic_write_text
+from .limits import require_embedders, validate_k
 
 
 class _Bars:
@@ -130,8 +130,7 @@ def cmd_embedders(args: argparse.Namespace) -> int:
 
 def cmd_embed(args: argparse.Namespace) -> int:
     ws, ids = _workspace(args)
-    if not ids:
-        raise N2OError("Give at least one --embedder.")
+    require_embedders(ids, minimum=1, what="(--embedder ID)")
     _check_embedders(ids, ws)
     bars = _Bars()
     print(f"corpus {ws.corpus.name}: {len(ws.corpus)} sentences ({ws.corpus.n_duplicates} duplicates removed)")
@@ -147,32 +146,37 @@ def cmd_embed(args: argparse.Namespace) -> int:
 
 
 def cmd_neighbors(args: argparse.Namespace) -> int:
+    from .pipeline import search_corpus_sentence, search_free_text
+
     ws, ids = _workspace(args)
-    if not ids:
-        raise N2OError("Give at least one --embedder.")
+    require_embedders(ids, minimum=1, what="(--embedder ID)")
     _check_embedders(ids, ws)
     n = len(ws.corpus)
     q = args.query.strip()
     qid = int(q) if q.lstrip("-").isdigit() else None
     if qid is not None and not 0 <= qid < n:
         raise N2OError(f"Query id {qid} is outside the corpus (0..{n - 1}).")
-    if args.k <= 0:
-        raise N2OError(f"k must be a positive integer (got {args.k}).")
+    validate_k(args.k, n if qid is not None else n + 1)
     bars = _Bars()
     out: dict[str, list[dict]] = {}
     for eid in ids:
         ws.embeddings(eid, progress=lambda d, t, e=eid: bars(e, "embed", d, t))
-        nb = ws.neighbors(eid, np.array([qid]), args.k) if qid is not None else ws.search_text(eid, q, args.k)
+        nb = (
+            search_corpus_sentence(ws, eid, qid, args.k, znorm=args.znorm)
+            if qid is not None
+            else search_free_text(ws, eid, q, args.k, znorm=args.znorm)
+        )
         out[eid] = [
             {"rank": r + 1, "id": int(i), "cosine": round(float(s), 6), "text": ws.corpus.texts[i] if i >= 0 else None}
             for r, (i, s) in enumerate(zip(nb.ids[0], nb.sims[0]))
         ]
     bars.close()
     if args.json:
-        Path(args.json).write_text(
+        atomic_write_text(
+            args.json,
             json.dumps(
                 {"query": q if qid is None else ws.corpus.texts[qid], "query_id": qid, "neighbors": out}, indent=1
-            )
+            ),
         )
     print(f"query: {q if qid is None else f'[{qid}] ' + ws.corpus.texts[qid]}")
     for eid, rows in out.items():
@@ -183,11 +187,10 @@ def cmd_neighbors(args: argparse.Namespace) -> int:
 
 
 def cmd_compare(args: argparse.Namespace) -> int:
-    from .compare import compare, validate_k
+    from .compare import compare
 
     ws, ids = _workspace(args)
-    if len(ids) < 2:
-        raise N2OError("Give at least two embedders (--embedder ID or --vectors NAME=FILE.npy) to compare.")
+    require_embedders(ids, what="(--embedder ID or --vectors NAME=FILE.npy) to compare")
     validate_k(args.k, len(ws.corpus))
     _check_embedders(ids, ws)
     bars = _Bars()
@@ -207,7 +210,7 @@ def cmd_compare(args: argparse.Namespace) -> int:
     bars.close()
     wall = time.perf_counter() - t0
     if args.json:
-        Path(args.json).write_text(json.dumps(res.to_json()))
+        atomic_write_text(args.json, json.dumps(res.to_json()))
     names = res.embedders
     w = max(8, *(len(e) for e in names))
     print(
@@ -253,6 +256,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_embedder_args(nb)
     nb.add_argument("--query", required=True, help="a corpus id (0-based) or any sentence")
     nb.add_argument("--k", type=int, default=10)
+    nb.add_argument("--znorm", action="store_true", help="z-normalize each dimension (corpus statistics) before cosine")
     nb.add_argument("--json", default=None, metavar="OUT")
     nb.set_defaults(func=cmd_neighbors)
 

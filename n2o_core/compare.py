@@ -1,21 +1,19 @@
-"""The N2O comparison of several embedders on one corpus: embed (cached), search neighbors for the query
-pool once at k_max, then N2O for any k <= k_max and every query sample."""
+"""The N2O comparison of several embedders on one corpus: the pipeline's per-embedder step (embed, search the
+query pool once at k_max; `n2o_core.pipeline`) for each embedder, then N2O for any k <= k_max and every query
+sample. The CLI calls `compare`; the dashboard prepares embedders one by one and calls `comparison`."""
 
 from __future__ import annotations
 
-import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from .errors import N2OError
+from .limits import effective_k, k_max_for, require_embedders, validate_k
 from .neighbors import Neighbors
-from .overlap import SampledN2O, chance_level, draw_query_samples, n2o_matrix, n2o_over_samples, query_pool
+from .overlap import SampledN2O, chance_level, n2o_matrix, n2o_over_samples
+from .pipeline import Prepared, StageProgress, plan_queries, prepare_all
 from .workspace import Workspace
-
-#: Called as on_stage(embedder_id, stage, done, total), stage in {"embed", "neighbors"}.
-StageProgress = Callable[[str, str, int, int], None]
 
 
 @dataclass
@@ -33,6 +31,8 @@ class ComparisonResult:
     seconds: dict[str, float] = field(default_factory=dict)
     #: approximate search: |N2O(approx) - N2O(exact)| per pair on the held-out recall queries (None if exact)
     n2o_error: np.ndarray | None = None
+    #: embedders left out, with the sentence that says why
+    errors: dict[str, str] = field(default_factory=dict)
 
     @property
     def chance(self) -> float:
@@ -75,14 +75,6 @@ class ComparisonResult:
         return out
 
 
-def validate_k(k: int, n: int) -> None:
-    """k must be positive and leave k neighbors besides the query."""
-    if k <= 0:
-        raise N2OError(f"k must be a positive integer (got {k}).")
-    if n < k + 1:
-        raise N2OError(f"The corpus has {n} sentences, fewer than k + 1 = {k + 1}: lower k or use a larger corpus.")
-
-
 def compare(
     ws: Workspace,
     embedder_ids: Sequence[str],
@@ -95,51 +87,50 @@ def compare(
     znorm: bool = False,
     approx: bool = False,
     on_stage: StageProgress | None = None,
+    skip_failed: bool = False,
 ) -> ComparisonResult:
-    """Embed the corpus with each embedder (cached), search the query pool at k_max (cached), compute N2O at k."""
+    """Embed the corpus with each embedder (cached), search the query pool at k_max (cached), compute N2O at k.
+
+    k_max defaults to k (neighbors are searched at max(k, k_max), capped by N - 1). An embedder that fails
+    raises its N2OError, unless `skip_failed` (then it is left out and named in the result's `errors`)."""
     n = len(ws.corpus)
     validate_k(k, n)
-    if len(embedder_ids) < 1:
-        raise N2OError("Choose at least one embedder.")
-    if len(set(embedder_ids)) != len(embedder_ids):
-        raise N2OError("An embedder was given twice.")
-    k_max = max(k, k_max or k)
-    k_max = min(k_max, n - 1)
-    samples = draw_query_samples(n, n_queries, n_samples, seed)
-    pool = query_pool(samples)
-    neighbors: dict[str, np.ndarray] = {}
-    recall: dict[str, float | None] = {}
-    seconds: dict[str, float] = {}
-    checks: dict[str, Neighbors] = {}
-    for eid in embedder_ids:
-        t0 = time.perf_counter()
-        ws.embeddings(eid, progress=(lambda d, t, e=eid: on_stage(e, "embed", d, t)) if on_stage else None)
-        nb = ws.neighbors(
-            eid,
-            pool,
-            k_max,
-            znorm=znorm,
-            approx=approx,
-            progress=(lambda d, t, e=eid: on_stage(e, "neighbors", d, t)) if on_stage else None,
-        )
-        nb = nb.head(k)
-        neighbors[eid] = nb.ids
-        recall[eid] = nb.recall
-        if nb.check_ids is not None:
-            checks[eid] = nb
-        seconds[eid] = time.perf_counter() - t0
-    sampled = n2o_over_samples(neighbors, pool, samples, k)
+    require_embedders(embedder_ids, minimum=1)
+    plan = plan_queries(n, n_queries, n_samples, seed)
+    prepared = prepare_all(
+        ws,
+        embedder_ids,
+        plan,
+        k_max_for(n, max(k, k_max or k)),
+        znorm=znorm,
+        approx=approx,
+        on_stage=on_stage,
+        skip_failed=skip_failed,
+    )
+    return comparison(prepared, k)
+
+
+def comparison(prepared: Prepared, k: int, names: Sequence[str] | None = None) -> ComparisonResult:
+    """N2O at k of the prepared embedders (or of `names` among them) for every query sample of the plan."""
+    names = list(prepared.names if names is None else names)
+    k = effective_k(k, prepared.k_max)
+    plan = prepared.plan
+    heads = {e: prepared.neighbors[e].head(k) for e in names}
+    neighbors = {e: nb.ids for e, nb in heads.items()}
+    sampled = n2o_over_samples(neighbors, plan.pool, list(plan.samples), k)
+    checks = {e: nb for e, nb in heads.items() if nb.check_ids is not None}
     return ComparisonResult(
-        list(embedder_ids),
+        names,
         k,
-        n,
-        samples,
+        plan.corpus_size,
+        list(plan.samples),
         sampled,
         neighbors,
-        pool,
-        recall,
-        seconds,
-        approximation_error(checks, list(embedder_ids), k),
+        plan.pool,
+        {e: heads[e].recall for e in names},
+        {e: prepared.seconds[e] for e in names if e in prepared.seconds},
+        approximation_error(checks, names, k),
+        {e: m for e, m in prepared.errors.items()},
     )
 
 

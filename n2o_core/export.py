@@ -1,21 +1,18 @@
-"""Downloads offered by the dashboard: matrix CSV, neighbors JSON, figure PNG/SVG. No Streamlit here."""
+"""What the dashboard and the CLI let users take away: matrix CSV, neighbors JSON, figures as PNG/SVG."""
 
 from __future__ import annotations
 
 import json
-import shutil
 import threading
 from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pandas as pd
 import plotly.graph_objects as go
 
 from n2o_core.errors import N2OError
-
-_CHROME_NAMES = ("chromium", "chromium-browser", "google-chrome", "chrome")
-_server_lock = threading.Lock()
-_server_started = False
 
 
 def matrix_csv(mean: np.ndarray, std: np.ndarray, names: Sequence[str], *, k: int, chance: float) -> str:
@@ -58,37 +55,52 @@ def neighbors_json(
     return json.dumps(doc, ensure_ascii=False)
 
 
-def chrome_path() -> str | None:
-    """A Chromium/Chrome executable for figure export, or None."""
-    for name in _CHROME_NAMES:
-        p = shutil.which(name)
-        if p:
-            return p
-    return None
-
-
 def figure_image(fig: go.Figure, fmt: str, *, width: int = 900, height: int | None = None, scale: float = 2) -> bytes:
-    """PNG or SVG bytes of a figure, rendered by kaleido in a headless browser kept running after first use."""
-    global _server_started
+    """PNG or SVG bytes of a figure.
+
+    Rendered by kaleido 0.2.1, which carries its own headless Chromium inside the wheel (kaleido 1.x, the
+    version plotly's `to_image` wants, needs a Chrome installed separately and downloads one when it is
+    missing). The plotly.js that draws it is the one plotly ships, so the image matches the dashboard. The
+    renderer process starts on first use and is kept for later calls."""
     if fmt not in ("png", "svg"):
         raise N2OError(f"Figures export as png or svg (not {fmt!r}).")
-    if chrome_path() is None:
-        raise N2OError("Figure export needs Chromium (apt-get install chromium); use the chart's camera icon instead.")
     try:
-        import kaleido  # noqa: PLC0415
-
-        with _server_lock:
-            if not _server_started:
-                kaleido.start_sync_server(silence_warnings=True)
-                _server_started = True
-        import warnings  # noqa: PLC0415
-
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            return fig.to_image(
-                format=fmt, width=width, height=height or fig.layout.height or 500, scale=scale if fmt == "png" else 1
+        scope = _scope()
+        with _scope_lock:
+            return scope.transform(
+                fig.to_dict(),
+                format=fmt,
+                width=width,
+                height=height or fig.layout.height or 500,
+                scale=scale if fmt == "png" else 1,
             )
     except N2OError:
         raise
     except Exception as e:  # noqa: BLE001 - export failure is reported as one sentence
-        raise N2OError(f"The figure could not be exported as {fmt.upper()} ({type(e).__name__}).") from e
+        raise N2OError(f"The figure could not be exported as {fmt.upper()} ({type(e).__name__}: {e}).") from e
+
+
+_scope_lock = threading.Lock()
+_scope_obj: Any = None
+
+
+def _scope() -> Any:
+    """The kaleido renderer (started once per process)."""
+    global _scope_obj
+    with _scope_lock:
+        if _scope_obj is None:
+            try:
+                from kaleido.scopes.plotly import PlotlyScope
+            except ImportError:
+                raise N2OError(
+                    "Figure export needs kaleido 0.2.1 (pip install -r requirements.txt); "
+                    "the camera icon on a chart saves a PNG meanwhile."
+                ) from None
+            import plotly
+
+            js = Path(plotly.__file__).parent / "package_data" / "plotly.min.js"
+            _scope_obj = PlotlyScope(
+                plotlyjs=str(js) if js.exists() else None,
+                chromium_args=("--headless", "--no-sandbox", "--single-process", "--disable-gpu"),
+            )
+        return _scope_obj

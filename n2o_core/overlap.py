@@ -263,3 +263,31 @@ def token_overlap_by_embedder(
         m, lo, hi = mean_ci(np.array(per_query))
         rows.append({"embedder": e, "mean": m, "ci_low": lo, "ci_high": hi, "n": len(per_query)})
     return pd.DataFrame(rows, columns=["embedder", "mean", "ci_low", "ci_high", "n"])
+
+
+def random_neighbor_ids(pool: np.ndarray, n_corpus: int, k: int, seed: int = 0) -> np.ndarray:
+    """(len(pool), k) corpus ids drawn uniformly at random for each query, never the query itself: the
+    'neighbors' of an embedder that knows nothing, for the chance line of the token-overlap figure."""
+    rng = np.random.default_rng(seed)
+    pool = np.asarray(pool, np.int64)
+    rand = rng.integers(0, n_corpus - 1, size=(len(pool), k))
+    return rand + (rand >= pool[:, None])
+
+
+def n2o_by_k(neighbors: Mapping[str, np.ndarray], k_values: Sequence[int]) -> pd.DataFrame:
+    """N2O of every embedder pair at every k (columns pair 'a · b', k, n2o), over all rows of the arrays."""
+    names = list(neighbors)
+    rows = []
+    for k in k_values:
+        M = n2o_matrix(neighbors, k)
+        for _, r in pairs_frame(M, names).iterrows():
+            rows.append({"pair": f"{r['a']} · {r['b']}", "k": int(k), "n2o": float(r["n2o"])})
+    return pd.DataFrame(rows, columns=["pair", "k", "n2o"])
+
+
+def popular_frame(lists: Mapping[str, Sequence[int]], m: int) -> pd.DataFrame:
+    """`popular_neighbors` as a table: id and mean rank (1-based) over the embedders, nearest first."""
+    pop = popular_neighbors(lists, m)
+    tops = [list(v)[:m] for v in lists.values()]
+    ranks = [round(float(np.mean([t.index(i) + 1 for t in tops])), 1) for i in pop]
+    return pd.DataFrame({"id": pop, "mean rank": ranks}, columns=["id", "mean rank"])

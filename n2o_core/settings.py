@@ -1,22 +1,19 @@
-"""UI-free helpers for the dashboard: the shared settings and their URL form, and safe token highlighting.
+"""The dashboard's settings and their URL encoding (no Streamlit): the shared sidebar choices (`Settings`,
+`to_query` / `from_query`) and each page's own parameters (`view=`, `qid=`, `text=`, `pairs=`, ...).
 
-Every sidebar choice round-trips through the URL's query string (`to_query` / `from_query`), so a copied link
-reproduces the view. Parsing never raises: a bad value falls back to the default and adds a note.
+Every choice round-trips through the URL's query string, so a copied link reproduces the view. Parsing never
+raises: a bad value falls back to the default and comes with a note that says so.
 """
 
 from __future__ import annotations
 
-import html
 import os
-import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 
-from .text import _TOKEN, token_set
+from .corpora.specs import DEFAULT_CORPUS, linkable_spec
+from .limits import K_MAX
 
-#: Neighbors are searched once at this k; any k <= K_MAX only slices cached arrays.
-K_MAX = 50
-DEFAULT_CORPUS = "builtin:bbc-news"
 #: Cold start on 2 cores stays tolerable at this many sentences (the sidebar exposes it).
 DEFAULT_MAX_SENTENCES = 5000
 MAX_SENTENCES_CHOICES = (500, 1000, 2000, 5000, 10000, 20000, 50000)
@@ -24,8 +21,6 @@ MAX_SENTENCES_CHOICES = (500, 1000, 2000, 5000, 10000, 20000, 50000)
 #: model2vec (distills ~80 s on first use), minilm-l6-cls and e5-small stay one click away.
 DEFAULT_EMBEDDERS = ("tfidf", "glove-6b-50d", "word2vec", "fasttext-sub", "minilm-l6-mean", "paraphrase-minilm-l3-mean")
 ORDERS = ("cluster", "chosen")
-_UPLOAD = re.compile(r"^upload:[0-9a-f]{8,64}$")
-_BUILTIN = re.compile(r"^builtin:[a-z0-9][a-z0-9_-]{0,40}$")
 
 
 @dataclass(frozen=True)
@@ -46,19 +41,6 @@ class Settings:
     #: server connect somewhere.
     scheduler: str = ""
     notes: tuple[str, ...] = field(default=(), compare=False)
-
-    def key(self) -> tuple:
-        """Hashable identity of the settings that change computed arrays (not k, not the order)."""
-        return (
-            self.corpus,
-            self.max_sentences,
-            self.embedders,
-            self.n_queries,
-            self.n_samples,
-            self.seed,
-            self.approx,
-            self.znorm,
-        )
 
 
 def env_defaults(environ: Mapping[str, str] | None = None) -> Settings:
@@ -107,13 +89,6 @@ def _first(v):
     return v
 
 
-def valid_corpus_spec(spec: str, extra: Iterable[str] = ()) -> bool:
-    """A built-in (`builtin:<name>`), an upload kept in the cache (`upload:<hex>`), or an allowed extra spec.
-
-    File paths are never accepted from a URL (a link must not read arbitrary server files)."""
-    return bool(_BUILTIN.match(spec) or _UPLOAD.match(spec) or spec in set(extra))
-
-
 def from_query(
     params: Mapping[str, object],
     defaults: Settings | None = None,
@@ -128,7 +103,7 @@ def from_query(
     corpus = _first(params.get("corpus"))
     if corpus is None:
         corpus = d.corpus
-    elif not valid_corpus_spec(str(corpus), extra):
+    elif not linkable_spec(str(corpus), extra):
         notes.append(f"Unknown corpus '{str(corpus)[:80]}' in the link; using {d.corpus}.")
         corpus = d.corpus
 
@@ -208,25 +183,58 @@ def settings_dict(s: Settings) -> dict:
     return d
 
 
-# --------------------------------------------------------------------------- highlighting
+# --------------------------------------------------------------------------- each page's own parameters
+
+#: The heatmap page's sections (`view=`), one on screen at a time.
+HEATMAP_VIEWS: dict[str, str] = {
+    "matrix": "Matrix",
+    "box": "Per embedder",
+    "robustness": "Robustness",
+    "downloads": "Downloads",
+}
+#: Minimal pairs per subset on the HEROS page (`pairs=`).
+HEROS_PAIR_CHOICES: tuple[int, ...] = (10, 20, 50, 100, 200)
+HEROS_DEFAULT_PAIRS = 50
+#: Longest free-text query (`text=`).
+MAX_QUERY_CHARS = 1000
 
 
-def highlight_shared(text: str, query_tokens: Iterable[str], tag: str = "mark") -> str:
-    """HTML for `text` with the word tokens it shares with the query wrapped in <mark>.
-
-    Every piece of `text` goes through html.escape, so corpus text can never inject markup."""
-    toks = frozenset(query_tokens)
-    out: list[str] = []
-    pos = 0
-    for m in _TOKEN.finditer(text):
-        out.append(html.escape(text[pos : m.start()]))
-        word = html.escape(m.group())
-        out.append(f"<{tag}>{word}</{tag}>" if m.group().lower() in toks else word)
-        pos = m.end()
-    out.append(html.escape(text[pos:]))
-    return "".join(out)
+def param_choice(
+    params: Mapping[str, object], name: str, choices: Sequence[str], default: str
+) -> tuple[str, str | None]:
+    """A page parameter that must be one of `choices`: (value, note when the link's value was replaced)."""
+    raw = _first(params.get(name))
+    if raw is None or str(raw) == "":
+        return default, None
+    if str(raw) in choices:
+        return str(raw), None
+    return default, f"'{name}' in the link must be one of {', '.join(choices)}; using {default}."
 
 
-def shared_tokens(query: str, text: str) -> frozenset[str]:
-    """Word tokens the two texts share (lowercased)."""
-    return token_set(query) & token_set(text)
+def param_int_choice(
+    params: Mapping[str, object], name: str, choices: Sequence[int], default: int
+) -> tuple[int, str | None]:
+    """A whole-number page parameter that must be one of `choices` (value, note)."""
+    raw = _first(params.get(name))
+    if raw is None or str(raw) == "":
+        return default, None
+    v = _int(raw)
+    if v in choices:
+        return int(v), None  # type: ignore[arg-type]
+    return default, f"'{name}' in the link must be one of {', '.join(map(str, choices))}; using {default}."
+
+
+def param_query(params: Mapping[str, object], n_corpus: int) -> tuple[int | None, str | None, str | None]:
+    """The query explorer's query: (corpus id from `qid=`, or None; typed text from `text=`, or None; note).
+
+    A typed text wins over an id; text is trimmed to MAX_QUERY_CHARS."""
+    text = _first(params.get("text"))
+    if text is not None and str(text).strip():
+        return None, str(text).strip()[:MAX_QUERY_CHARS], None
+    raw = _first(params.get("qid"))
+    if raw is None or str(raw) == "":
+        return None, None, None
+    v = _int(raw)
+    if v is None or not 0 <= v < n_corpus:
+        return None, None, f"'qid' in the link must be a sentence id from 0 to {n_corpus - 1}; showing the first query."
+    return v, None, None

@@ -1,8 +1,11 @@
-"""Word tokenization shared by static embedders, tf-idf and the token-overlap measure."""
+"""Word tokenization shared by static embedders, tf-idf and the token-overlap measure, and the shared words of
+two texts highlighted as escaped HTML."""
 
 from __future__ import annotations
 
+import html
 import re
+from collections.abc import Iterable
 
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
 
@@ -15,3 +18,27 @@ def tokenize(text: str) -> list[str]:
 def token_set(text: str) -> frozenset[str]:
     """Distinct lowercased word tokens of `text`."""
     return frozenset(tokenize(text))
+
+
+# --------------------------------------------------------------------------- shared words, highlighted
+
+
+def highlight_shared(text: str, query_tokens: Iterable[str], tag: str = "mark") -> str:
+    """HTML for `text` with the word tokens it shares with the query wrapped in <mark>.
+
+    Every piece of `text` goes through html.escape, so corpus text can never inject markup."""
+    toks = frozenset(query_tokens)
+    out: list[str] = []
+    pos = 0
+    for m in _TOKEN.finditer(text):
+        out.append(html.escape(text[pos : m.start()]))
+        word = html.escape(m.group())
+        out.append(f"<{tag}>{word}</{tag}>" if m.group().lower() in toks else word)
+        pos = m.end()
+    out.append(html.escape(text[pos:]))
+    return "".join(out)
+
+
+def shared_tokens(query: str, text: str) -> frozenset[str]:
+    """Word tokens the two texts share (lowercased)."""
+    return token_set(query) & token_set(text)

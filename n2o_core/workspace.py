@@ -7,31 +7,25 @@ picking another sample of an already-searched pool only slices arrays.
 
 from __future__ import annotations
 
-import hashlib
 import os
 import threading
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from . import CACHE_CODE_VERSION
-from .cache import Cache, hash_key
+from .cache import Cache
 from .corpora import Corpus
 from .embedders.base import Embedder, EmbedderInfo
 from .errors import EmbedderError, N2OError
+from .fileio import file_identity, hash_key
+from .limits import validate_k
 from .neighbors import Neighbors, Standardizer, _prepare, approx_knn, approx_n_neighbors, build_index, exact_knn
 
 Progress = Callable[[int, int], None]
 STORAGE_DTYPES = ("float32", "float16")
-
-
-def _file_identity(path: str) -> str:
-    st = os.stat(path)
-    h = hashlib.sha256(f"{os.path.abspath(path)}|{st.st_size}|{st.st_mtime_ns}".encode())
-    return h.hexdigest()[:16]
 
 
 class Workspace:
@@ -125,7 +119,7 @@ class Workspace:
     def embedder_key(self, eid: str) -> str:
         """Cache key of an embedder's output on this corpus (no model is loaded for built-ins)."""
         if eid in self._vectors:
-            return hash_key("vectors", _file_identity(self._vectors[eid]))
+            return hash_key("vectors", file_identity(self._vectors[eid]))
         from .embedders.registry import DEFAULT_EMBEDDER_IDS
 
         parts: list[str] = [eid, CACHE_CODE_VERSION]
@@ -137,7 +131,7 @@ class Workspace:
             for prefix in ("wv:", "st:", "hf:"):
                 path = eid[len(prefix) :].split("@")[0] if eid.startswith(prefix) else ""
                 if path and os.path.exists(path):
-                    parts.append(_file_identity(path))
+                    parts.append(file_identity(path))
             if self.info(eid).corpus_trained:
                 parts.append(self.corpus.fit_fingerprint)
         return hash_key(*parts)
@@ -154,7 +148,7 @@ class Workspace:
             return True
         for suffix in (f"-{self.storage_dtype}.npy", ".npz"):
             rel = self._rel("embeddings", eid, suffix)
-            if self.cache._valid(self.cache.path(rel)) is not None:
+            if self.cache.has(rel):
                 return True
         return False
 
@@ -259,6 +253,18 @@ class Workspace:
                 self._standardizers[eid] = Standardizer.fit(X)
             return self._standardizers[eid]
 
+    def standardized(self, eid: str, x: np.ndarray | sp.csr_matrix) -> np.ndarray | sp.csr_matrix:
+        """Vectors of `eid` (e.g. out-of-corpus sentences) z-normalized with the corpus statistics: each dimension
+        minus its corpus mean, divided by its corpus std; an all-zero row stays zero (it has no direction)."""
+        std = self.standardizer(eid)
+        if std is None or sp.issparse(x):
+            raise N2OError(f"z-normalization of {eid}'s sparse vectors is not available here; switch it off.")
+        raw = np.asarray(x, dtype=np.float32)
+        zero = ~np.any(raw != 0, axis=1)
+        out = (raw - std.mean) * std.scale
+        out[zero] = 0.0
+        return out
+
     def zero_vector_count(self, eid: str) -> int:
         """Sentences whose embedding is all zeros (no in-vocabulary token)."""
         X = self.embeddings(eid)
@@ -282,12 +288,8 @@ class Workspace:
     ) -> Neighbors:
         """k nearest neighbors of corpus queries (self excluded), cached on disk per query set and k."""
         query_ids = np.asarray(query_ids, np.int64).ravel()
-        n = len(self.corpus)
-        if k <= 0:
-            raise N2OError(f"k must be a positive integer (got {k}).")
-        if k > n - 1:
-            raise N2OError(f"k={k} is too large for a corpus of {n} sentences (at most {n - 1}).")
-        qkey = hashlib.sha256(query_ids.tobytes()).hexdigest()[:16]
+        validate_k(k, len(self.corpus))
+        qkey = hash_key(query_ids.tobytes().hex())
         mode = ("approx" if approx else "exact") + ("-z" if znorm else "")
         rel = self._rel("knn", eid, f"-{mode}-{qkey}-k{k}.npz")
         with self.cache.lock(rel):
@@ -376,8 +378,3 @@ def _check_finite(arr, eid: str) -> None:
         block = np.asarray(data[i : i + 65536])
         if not np.all(np.isfinite(block)):
             raise EmbedderError(f"Embedder '{eid}' produced NaN or infinite values; nothing was cached.")
-
-
-def default_models_dir(cache: Cache) -> Path:
-    """Where embedders keep fitted/distilled state."""
-    return cache.path("models")

@@ -5,15 +5,20 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from n2o_core.corpora import list_builtin_corpora
+from n2o_core.corpora import Corpus, list_builtin_corpora
+from n2o_core.settings import Settings
 from ui import data
 from ui.guard import shown
 from ui.shell import through_app
 
 through_app()
-st.header("About N2O Explorer")
-st.markdown(
-    """
+
+
+def render(settings: Settings, corpus: Corpus | None) -> None:
+    """Draw the page (it does not depend on the settings)."""
+    st.header("About N2O Explorer")
+    st.markdown(
+        """
 **Nearest neighbor overlap (N2O)** compares two sentence embedders by the company they keep
 (Lin & Smith, 2019). For each query sentence of a corpus, each embedder retrieves its *k* nearest
 neighbors by cosine similarity (the query itself excluded); N2O is the share of those neighbors the two
@@ -51,32 +56,32 @@ next to it.
   corpus-trained embedders (tf-idf, fastText) are still trained on the whole built-in corpus.
 - Every choice is in the page address: copy the link to share the exact view.
 """
-)
-
-st.subheader("Embedders")
-with shown("Listing the embedders"):
-    infos = data.embedder_infos()
-    st.dataframe(
-        pd.DataFrame(
-            [
-                {
-                    "id": i.id,
-                    "family": i.family,
-                    "composition": i.composition,
-                    "dimension": str(i.dim) if i.dim else "|V| (vocabulary)",
-                    "trained on": i.data,
-                    "fit on this corpus": "yes" if i.corpus_trained else "",
-                    "default": "yes" if i.default else "",
-                }
-                for i in infos.values()
-            ]
-        ),
-        hide_index=True,
     )
 
-st.subheader("Built-in corpora")
-st.dataframe(pd.DataFrame(list_builtin_corpora())[["name", "spec", "size", "description"]], hide_index=True)
-st.caption(
-    "Everything runs offline: the models and corpora ship inside Python packages. "
-    "Results are cached under cache/ (or $N2O_CACHE_DIR)."
-)
+    st.subheader("Embedders")
+    with shown("Listing the embedders"):
+        infos = data.embedder_infos()
+        st.dataframe(
+            pd.DataFrame(
+                [
+                    {
+                        "id": i.id,
+                        "family": i.family,
+                        "composition": i.composition,
+                        "dimension": str(i.dim) if i.dim else "|V| (vocabulary)",
+                        "trained on": i.data,
+                        "fit on this corpus": "yes" if i.corpus_trained else "",
+                        "default": "yes" if i.default else "",
+                    }
+                    for i in infos.values()
+                ]
+            ),
+            hide_index=True,
+        )
+
+    st.subheader("Built-in corpora")
+    st.dataframe(pd.DataFrame(list_builtin_corpora())[["name", "spec", "size", "description"]], hide_index=True)
+    st.caption(
+        "Everything runs offline: the models and corpora ship inside Python packages. "
+        "Results are cached under cache/ (or $N2O_CACHE_DIR)."
+    )

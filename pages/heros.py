@@ -7,74 +7,77 @@ import pandas as pd
 import streamlit as st
 
 from n2o_core import figures
+from n2o_core.corpora import Corpus
+from n2o_core.settings import HEROS_DEFAULT_PAIRS, HEROS_PAIR_CHOICES, Settings, param_int_choice
 from ui import data, heros_data, page
 from ui.guard import shown
 from ui.shell import through_app
 
 through_app()
-st.header("HEROS subsets")
-st.caption(
-    "Minimal pairs are made from the corpus: one word of a sentence is replaced by a synonym, an antonym, "
-    "a typo or a random word, or the sentence is negated. A good embedder keeps synonyms and typos close "
-    "and moves antonyms and negations away. b is the mean cosine of unrelated sentences from the same "
-    "pool, so 0 = as similar as two random sentences, 1 = identical."
-)
 
-lo = page.loaded(min_embedders=1)
-s = lo.settings
-PAIR_CHOICES = [10, 20, 50, 100, 200]
-if "w_pairs" not in st.session_state:  # the link's pairs= counts once; then the slider decides
-    asked = st.query_params.get("pairs", "50")
-    if asked.strip() in {str(c) for c in PAIR_CHOICES}:
-        st.session_state["w_pairs"] = int(asked)
-    else:
-        st.warning(f"'pairs' in the link must be one of {', '.join(map(str, PAIR_CHOICES))}; using 50.")
-        st.session_state["w_pairs"] = 50
-n_per = st.select_slider("Pairs per subset", PAIR_CHOICES, key="w_pairs")
-st.query_params["pairs"] = str(n_per)
-if s.znorm:
-    st.caption("HEROS scores use plain cosine; the z-normalization switch does not apply here.")
 
-pairset = None
-with shown("Generating minimal pairs"):
-    pairset = heros_data.pairs(lo, n_per, s.seed)
-if pairset is None:
-    st.stop()
-if pairset.pairs.empty:
-    st.warning(
-        "No minimal pairs could be made from this corpus (it needs English sentences of 8–25 words "
-        "with a verb or adjective that has WordNet synonyms and antonyms)."
+def render(settings: Settings, corpus: Corpus | None) -> None:
+    """Draw the page for the sidebar's settings and corpus."""
+    st.header("HEROS subsets")
+    st.caption(
+        "Minimal pairs are made from the corpus: one word of a sentence is replaced by a synonym, an antonym, "
+        "a typo or a random word, or the sentence is negated. A good embedder keeps synonyms and typos close "
+        "and moves antonyms and negations away. b is the mean cosine of unrelated sentences from the same "
+        "pool, so 0 = as similar as two random sentences, 1 = identical."
     )
-    st.stop()
 
-results, baselines, per_pair, errors = heros_data.scores(lo, pairset, n_per, s.seed)
-for e, msg in errors.items():
-    st.error(f"**{e}** is left out: {msg}", icon="⚠️")
-if results.empty:
-    st.stop()
+    lo = page.loaded(settings, corpus, min_embedders=1)
+    s = lo.settings
+    if "w_pairs" not in st.session_state:  # the link's pairs= counts once; then the slider decides
+        n, note = param_int_choice(st.query_params, "pairs", HEROS_PAIR_CHOICES, HEROS_DEFAULT_PAIRS)
+        if note:
+            st.warning(note)
+        st.session_state["w_pairs"] = n
+    n_per = st.select_slider("Pairs per subset", HEROS_PAIR_CHOICES, key="w_pairs")
+    st.query_params["pairs"] = str(n_per)
+    if s.znorm:
+        st.caption("Cosines are taken after z-normalizing each dimension with the corpus statistics.")
 
-counts = pairset.counts()
-st.plotly_chart(
-    data.figure("heros", tuple(results.itertuples(index=False)), lambda: figures.heros_bars(results)), key="heros"
-)
-st.caption(
-    f"{pairset.n_originals:,} originals, pairs per subset: "
-    + ", ".join(f"{k} {v}" for k, v in counts.items())
-    + ". Bars: mean normalized similarity with a 95% bootstrap CI; hover for raw cosine and n."
-)
+    pairset = None
+    with shown("Generating minimal pairs"):
+        pairset = heros_data.pairs(lo, n_per, s.seed)
+    if pairset is None:
+        st.stop()
+    if pairset.pairs.empty:
+        st.warning(
+            "No minimal pairs could be made from this corpus (it needs English sentences of 8–25 words "
+            "with a verb or adjective that has WordNet synonyms and antonyms)."
+        )
+        st.stop()
 
-table = results.pivot(index="embedder", columns="subset", values="normalized")
-table = table[[c for c in results["subset"].unique()]]
-raw = results.pivot(index="embedder", columns="subset", values="raw")[list(table.columns)]
-base = pd.Series(baselines, name="baseline b")
-t1, t2, t3 = st.tabs(["Normalized", "Raw cosine", "Example pairs"])
-with t1:
-    st.dataframe(table.join(base).round(3))
-with t2:
-    st.dataframe(raw.join(base).round(3))
-    st.caption("Raw cosine is not comparable across embedders: their baselines b differ a lot.")
-with t3:
-    sub = st.selectbox("Subset", list(table.columns), key="w_heros_subset")
-    ex = per_pair[per_pair["subset"] == sub].head(12)
-    st.dataframe(ex.drop(columns=["subset"]).round(3), hide_index=True)
-    st.caption("Cosine of each example pair under every embedder (raw).")
+    results, baselines, per_pair, errors = heros_data.scores(lo, pairset, n_per, s.seed)
+    for e, msg in errors.items():
+        st.error(f"**{e}** is left out: {msg}", icon="⚠️")
+    if results.empty:
+        st.stop()
+
+    counts = pairset.counts()
+    st.plotly_chart(
+        data.figure("heros", tuple(results.itertuples(index=False)), lambda: figures.heros_bars(results)), key="heros"
+    )
+    st.caption(
+        f"{pairset.n_originals:,} originals, pairs per subset: "
+        + ", ".join(f"{k} {v}" for k, v in counts.items())
+        + ". Bars: mean normalized similarity with a 95% bootstrap CI; hover for raw cosine and n."
+    )
+
+    table = results.pivot(index="embedder", columns="subset", values="normalized")
+    table = table[[c for c in results["subset"].unique()]]
+    raw = results.pivot(index="embedder", columns="subset", values="raw")[list(table.columns)]
+    base = pd.Series(baselines, name="baseline b")
+    t1, t2, t3 = st.tabs(["Normalized", "Raw cosine", "Example pairs"])
+    with t1:
+        st.dataframe(table.join(base).round(3))
+    with t2:
+        st.dataframe(raw.join(base).round(3))
+        st.caption("Raw cosine is not comparable across embedders: their baselines b differ a lot.")
+    with t3:
+        sub = st.selectbox("Subset", list(table.columns), key="w_heros_subset")
+        ex = per_pair[per_pair["subset"] == sub].head(12)
+        st.dataframe(ex.drop(columns=["subset"]).round(3), hide_index=True)
+        st.caption("Cosine of each example pair under every embedder (raw).")

@@ -6,177 +6,165 @@ import html
 import zlib
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from n2o_core import overlap
-from n2o_core.text import token_set
-from n2o_core.ui_state import highlight_shared
+from n2o_core.corpora import Corpus
+from n2o_core.settings import MAX_QUERY_CHARS, Settings, param_query
+from n2o_core.text import highlight_shared, token_set
 from ui import data, page
 from ui.shell import through_app
 
 through_app()
-st.header("Query explorer")
-lo = page.loaded()
-s = lo.settings
-k = min(s.k, lo.k_max)
-texts = lo.corpus.texts
-N = len(texts)
 
-# ---- the query (kept in the URL as qid= or text=)
-url_text = st.query_params.get("text")
-if "w_qmode" not in st.session_state:
-    st.session_state["w_qmode"] = "Type a sentence" if url_text else "Corpus sentence"
-mode = st.radio("Query", ["Corpus sentence", "Type a sentence"], key="w_qmode", horizontal=True)
 
-query_text: str | None = None
-qid: int | None = None
-if mode == "Corpus sentence":
-    flt = st.text_input(
-        "Search the corpus",
-        key="w_qfilter",
-        placeholder="words the sentence contains",
-        help="Without a search, the sampled queries are listed.",
-    )
-    if flt.strip():
-        needle = flt.strip().lower()
-        cands = [i for i, t in enumerate(texts) if needle in t.lower()][:500]
-        if not cands:
-            st.warning(f"No sentence contains “{flt.strip()}”.")
-    else:
-        cands = [int(i) for i in lo.pool[:500]]
-    url_qid = None
-    if not st.session_state.get("_qid_from_url"):  # a link's qid= counts once; then the selectbox decides
-        st.session_state["_qid_from_url"] = True
-        try:
-            url_qid = int(st.query_params.get("qid", ""))
-        except ValueError:
-            url_qid = None
-    if url_qid is not None and 0 <= url_qid < N and url_qid not in cands:
-        cands = [url_qid] + cands
-    if cands:
-        default = cands.index(url_qid) if url_qid in cands else 0
-        qid = st.selectbox(
-            f"Sentence ({len(cands):,} shown of {N:,})",
-            cands,
-            index=default,
-            format_func=lambda i: f"#{i}: {texts[i][:140]}",
-            key=f"w_qid_{zlib.crc32(flt.encode()) & 0xFFFF}",
+def render(settings: Settings, corpus: Corpus | None) -> None:
+    """Draw the page for the sidebar's settings and corpus."""
+    st.header("Query explorer")
+    lo = page.loaded(settings, corpus)
+    s = lo.settings
+    k = lo.k
+    texts = lo.corpus.texts
+    N = len(texts)
+
+    # ---- the query (kept in the URL as qid= or text=; a link's values count once, then the widgets decide)
+    if "w_qmode" not in st.session_state:
+        url_qid, url_text, note = param_query(st.query_params, N)
+        if note:
+            st.warning(note)
+        st.session_state["w_qmode"] = "Type a sentence" if url_text else "Corpus sentence"
+        st.session_state["_url_qid"] = url_qid
+        st.session_state["w_qtext"] = url_text or ""
+    mode = st.radio("Query", ["Corpus sentence", "Type a sentence"], key="w_qmode", horizontal=True)
+
+    query_text: str | None = None
+    qid: int | None = None
+    if mode == "Corpus sentence":
+        flt = st.text_input(
+            "Search the corpus",
+            key="w_qfilter",
+            placeholder="words the sentence contains",
+            help="Without a search, the sampled queries are listed.",
         )
-        query_text = texts[qid]
-        st.query_params["qid"] = str(qid)
-        st.query_params.pop("text", None)
-else:
-    typed = st.text_area(
-        "Any sentence",
-        value=(url_text or "")[:1000],
-        key="w_qtext",
-        max_chars=1000,
-        placeholder="Type a sentence and press Ctrl+Enter",
-    )
-    if typed.strip():
-        query_text = typed.strip()
-        st.query_params["text"] = query_text
-        st.query_params.pop("qid", None)
+        if flt.strip():
+            needle = flt.strip().lower()
+            cands = [i for i, t in enumerate(texts) if needle in t.lower()][:500]
+            if not cands:
+                st.warning(f"No sentence contains “{flt.strip()}”.")
+        else:
+            cands = [int(i) for i in lo.plan.pool[:500]]
+        url_qid = st.session_state.pop("_url_qid", None)
+        if url_qid is not None and url_qid not in cands:
+            cands = [url_qid] + cands
+        if cands:
+            default = cands.index(url_qid) if url_qid in cands else 0
+            qid = st.selectbox(
+                f"Sentence ({len(cands):,} shown of {N:,})",
+                cands,
+                index=default,
+                format_func=lambda i: f"#{i}: {texts[i][:140]}",
+                key=f"w_qid_{zlib.crc32(flt.encode()) & 0xFFFF}",
+            )
+            query_text = texts[qid]
+            st.query_params["qid"] = str(qid)
+            st.query_params.pop("text", None)
     else:
-        st.info("Type a sentence to see its neighbors in the corpus.")
-
-if query_text is None:
-    st.stop()
-
-c1, c2 = st.columns(2)
-r = c1.slider(
-    "Outlier rank r",
-    1,
-    k,
-    min(3, k),
-    key="w_r",
-    help="Outliers: neighbors ranked ≤ r by one embedder and outside every other embedder's top k.",
-)
-show = c2.slider("Neighbors shown per embedder", 1, k, min(k, 10), key="w_show")
-
-if qid is not None:
-    found, errs, in_pool = data.single_query(lo, qid)
-    note = "" if in_pool else " (exact search; this sentence is not among the sampled queries)"
-else:
-    found, errs = data.free_text(lo, query_text)
-    note = " (embedded on the fly)"
-for e, msg in errs.items():
-    st.error(f"**{e}**: {msg}", icon="⚠️")
-if not found:
-    st.stop()
-
-qtok = token_set(query_text)
-# an HTML block, so markdown never reinterprets corpus text; escaped, never raw HTML
-st.markdown(
-    f"<div class='nq'><strong>Query</strong>{html.escape(note)}: {html.escape(query_text)}</div>",
-    unsafe_allow_html=True,
-)
-st.caption(
-    f"k = {k} · words shared with the query are highlighted · cosine similarity"
-    f"{' after z-normalization' if s.znorm else ''}"
-)
-
-
-def neighbor_table(ids: np.ndarray, sims: np.ndarray) -> str:
-    rows = []
-    for rank, (i, c) in enumerate(zip(ids[:show], sims[:show]), start=1):
-        if i < 0:
-            rows.append(f"<tr><td>{rank}</td><td>–</td><td><i>no neighbor</i></td></tr>")
-            continue
-        rows.append(
-            f"<tr><td>{rank}</td><td>{c:.3f}</td><td>{highlight_shared(texts[int(i)], qtok)}"
-            f" <span class='nid'>#{int(i)}</span></td></tr>"
+        typed = st.text_input(
+            "Any sentence", key="w_qtext", max_chars=MAX_QUERY_CHARS, placeholder="Type a sentence and press Enter"
         )
-    return (
-        "<table class='nb'><thead><tr><th>#</th><th>cos</th><th>sentence</th></tr></thead><tbody>"
-        + "".join(rows)
-        + "</tbody></table>"
+        if typed.strip():
+            query_text = typed.strip()
+            st.query_params["text"] = query_text
+            st.query_params.pop("qid", None)
+        else:
+            st.info("Type a sentence to see its neighbors in the corpus.")
+
+    if query_text is None:
+        st.stop()
+
+    c1, c2 = st.columns(2)
+    r = c1.slider(
+        "Outlier rank r",
+        1,
+        k,
+        min(3, k),
+        key="w_r",
+        help="Outliers: neighbors ranked ≤ r by one embedder and outside every other embedder's top k.",
+    )
+    show = c2.slider("Neighbors shown per embedder", 1, k, min(k, 10), key="w_show")
+
+    if qid is not None:
+        found, errs, in_pool = data.single_query(lo, qid)
+        note = "" if in_pool else " (exact search; this sentence is not among the sampled queries)"
+    else:
+        found, errs = data.free_text(lo, query_text)
+        note = " (embedded on the fly)"
+    for e, msg in errs.items():
+        st.error(f"**{e}**: {msg}", icon="⚠️")
+    if not found:
+        st.stop()
+
+    qtok = token_set(query_text)
+    # an HTML block, so markdown never reinterprets corpus text; escaped, never raw HTML
+    st.markdown(
+        f"<div class='nq'><strong>Query</strong>{html.escape(note)}: {html.escape(query_text)}</div>",
+        unsafe_allow_html=True,
+    )
+    st.caption(
+        f"k = {k} · words shared with the query are highlighted · cosine similarity"
+        f"{' after z-normalization' if s.znorm else ''}"
     )
 
-
-st.markdown(
-    "<style>table.nb{font-size:0.86rem;border-collapse:collapse;width:100%}"
-    "table.nb td,table.nb th{border-bottom:1px solid #eee;padding:3px 4px;vertical-align:top;text-align:left}"
-    "table.nb mark{background:#ffe58a;padding:0 1px}.nid{color:#999;font-size:0.75rem}"
-    "div.nq{font-size:1.05rem;margin:0.3rem 0 0.6rem 0}</style>",
-    unsafe_allow_html=True,
-)
-names = [e for e in lo.names if e in found]
-per_row = 4
-for start in range(0, len(names), per_row):
-    cols = st.columns(per_row)
-    for col, e in zip(cols, names[start : start + per_row]):
-        nb = found[e]
-        with col:
-            st.markdown(f"**{html.escape(e)}**")
-            st.markdown(neighbor_table(nb.ids[0], nb.sims[0]), unsafe_allow_html=True)
-
-lists = {e: [int(i) for i in found[e].ids[0, :k]] for e in names}
-tab_pop, tab_out = st.tabs(["Popular neighbors", "Outliers"])
-with tab_pop:
-    pop = overlap.popular_neighbors(lists, k)
-    if pop:
-        st.dataframe(
-            pd.DataFrame(
-                {
-                    "id": pop,
-                    "mean rank": [round(float(np.mean([lists[e].index(i) + 1 for e in names])), 1) for i in pop],
-                    "sentence": [texts[i] for i in pop],
-                    "shared words": [", ".join(sorted(qtok & token_set(texts[i]))) for i in pop],
-                }
-            ),
-            hide_index=True,
+    def neighbor_table(ids: np.ndarray, sims: np.ndarray) -> str:
+        rows = []
+        for rank, (i, c) in enumerate(zip(ids[:show], sims[:show]), start=1):
+            if i < 0:
+                rows.append(f"<tr><td>{rank}</td><td>–</td><td><i>no neighbor</i></td></tr>")
+                continue
+            rows.append(
+                f"<tr><td>{rank}</td><td>{c:.3f}</td><td>{highlight_shared(texts[int(i)], qtok)}"
+                f" <span class='nid'>#{int(i)}</span></td></tr>"
+            )
+        return (
+            "<table class='nb'><thead><tr><th>#</th><th>cos</th><th>sentence</th></tr></thead><tbody>"
+            + "".join(rows)
+            + "</tbody></table>"
         )
-    else:
-        st.info(f"No sentence is in the top {k} of every embedder.")
-    st.caption(f"Sentences in the top {k} of all {len(names)} embedders, by mean rank (Table 2, first row).")
-with tab_out:
-    out = overlap.outlier_neighbors(lists, r, k)
-    if len(out):
-        out["sentence"] = [texts[i] for i in out["id"]]
-        out["shared words"] = [", ".join(sorted(qtok & token_set(texts[i]))) for i in out["id"]]
-        st.dataframe(out, hide_index=True)
-    else:
-        st.info(f"Every embedder's top {r} is shared with at least one other embedder's top {k}.")
-    st.caption(f"Neighbors ranked ≤ {r} by one embedder and outside every other embedder's top {k} (Table 2).")
+
+    st.markdown(
+        "<style>table.nb{font-size:0.86rem;border-collapse:collapse;width:100%}"
+        "table.nb td,table.nb th{border-bottom:1px solid #eee;padding:3px 4px;vertical-align:top;text-align:left}"
+        "table.nb mark{background:#ffe58a;padding:0 1px}.nid{color:#999;font-size:0.75rem}"
+        "div.nq{font-size:1.05rem;margin:0.3rem 0 0.6rem 0}</style>",
+        unsafe_allow_html=True,
+    )
+    names = [e for e in lo.names if e in found]
+    per_row = 4
+    for start in range(0, len(names), per_row):
+        cols = st.columns(per_row)
+        for col, e in zip(cols, names[start : start + per_row]):
+            nb = found[e]
+            with col:
+                st.markdown(f"**{html.escape(e)}**")
+                st.markdown(neighbor_table(nb.ids[0], nb.sims[0]), unsafe_allow_html=True)
+
+    lists = {e: [int(i) for i in found[e].ids[0, :k]] for e in names}
+    tab_pop, tab_out = st.tabs(["Popular neighbors", "Outliers"])
+    with tab_pop:
+        pop = overlap.popular_frame(lists, k)
+        if len(pop):
+            pop["sentence"] = [texts[i] for i in pop["id"]]
+            pop["shared words"] = [", ".join(sorted(qtok & token_set(texts[i]))) for i in pop["id"]]
+            st.dataframe(pop, hide_index=True)
+        else:
+            st.info(f"No sentence is in the top {k} of every embedder.")
+        st.caption(f"Sentences in the top {k} of all {len(names)} embedders, by mean rank (Table 2, first row).")
+    with tab_out:
+        out = overlap.outlier_neighbors(lists, r, k)
+        if len(out):
+            out["sentence"] = [texts[i] for i in out["id"]]
+            out["shared words"] = [", ".join(sorted(qtok & token_set(texts[i]))) for i in out["id"]]
+            st.dataframe(out, hide_index=True)
+        else:
+            st.info(f"Every embedder's top {r} is shared with at least one other embedder's top {k}.")
+        st.caption(f"Neighbors ranked ≤ {r} by one embedder and outside every other embedder's top {k} (Table 2).")

@@ -154,6 +154,6 @@ def test_figures_module_does_not_import_streamlit():
     import subprocess
     import sys
 
-    code = "import n2o_core.figures, n2o_core.ui_state, sys; print('streamlit' in sys.modules)"
+    code = "import n2o_core.figures, n2o_core.settings, sys; print('streamlit' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

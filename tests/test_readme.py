@@ -27,7 +27,7 @@ def test_quick_start_is_the_two_commands():
 
 
 def test_quick_start_names_the_app_defaults():
-    from n2o_core.ui_state import Settings
+    from n2o_core.settings import Settings
 
     words = {4: "four", 5: "five", 6: "six", 7: "seven", 8: "eight"}
     fam = {i.id: i.family for i in list_embedders()}

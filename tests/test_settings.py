@@ -2,17 +2,11 @@
 
 from __future__ import annotations
 
-from n2o_core.ui_state import (
-    DEFAULT_CORPUS,
-    K_MAX,
-    Settings,
-    env_defaults,
-    from_query,
-    highlight_shared,
-    shared_tokens,
-    to_query,
-    valid_corpus_spec,
-)
+from n2o_core.corpora import DEFAULT_CORPUS
+from n2o_core.corpora import linkable_spec as valid_corpus_spec
+from n2o_core.limits import K_MAX
+from n2o_core.settings import Settings, env_defaults, from_query, to_query
+from n2o_core.text import highlight_shared, shared_tokens
 
 
 def test_round_trip():

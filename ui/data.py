@@ -1,33 +1,35 @@
-"""Streamlit-side caching over n2o_core.
+"""Streamlit-side caching and progress over the core's pipeline (`n2o_core.pipeline`). Nothing here computes:
+it keeps results per server process, turns the core's progress callbacks into st.status / st.progress, and
+turns errors into sentences shown in place.
 
-- Corpus, Workspace (holds the loaded models): `st.cache_resource` (one shared object per process).
-- Neighbor arrays at K_MAX for the query pool, N2O matrices, robustness tables: `st.cache_data`, keyed by the
-  corpus fingerprint, embedder, pool and search settings. The Workspace keeps embeddings and neighbor sets
-  on disk (cache/), so a new server process loads instead of recomputing.
-- Changing k or the page only slices the cached (pool, K_MAX) id arrays: no embedding, no search.
+- Corpus and Workspace (which holds the loaded models): `st.cache_resource`, one shared object per process.
+- Each embedder's neighbors at k_max for the query pool: a process-wide memo filled by
+  `pipeline.prepare_embedder` (the Workspace also keeps them on disk, so a new process loads them).
+- Derived tables (N2O at k, robustness, token overlap): `st.cache_data`, keyed by `Prepared.key` (which covers the
+  corpus, every query sample, k_max and the search settings) plus the view's own arguments.
+Changing k or the page only slices the cached (pool, k_max) id arrays: no embedding, no search.
 """
 
 from __future__ import annotations
 
-import hashlib
-import json
 import logging
-import os
 import time
 from collections.abc import Callable
-from dataclasses import dataclass, field
-from pathlib import Path
+from dataclasses import dataclass
+from typing import Any
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
-from n2o_core import overlap
+from n2o_core import overlap, pipeline
 from n2o_core.cache import Cache
-from n2o_core.corpora import Corpus, load_corpus, sample_corpus
+from n2o_core.compare import ComparisonResult
+from n2o_core.corpora import Corpus, load_corpus
 from n2o_core.embedders.base import EmbedderInfo
-from n2o_core.errors import CorpusError, N2OError
-from n2o_core.ui_state import K_MAX, Settings
+from n2o_core.errors import N2OError
+from n2o_core.limits import K_MAX, check_corpus_size, effective_k, k_max_for
+from n2o_core.neighbors import Neighbors
+from n2o_core.settings import Settings
 from n2o_core.workspace import Workspace
 
 from .guard import message
@@ -44,56 +46,9 @@ def cache() -> Cache:
     return Cache()
 
 
-def upload_path(fp: str) -> Path:
-    return cache().path("uploads", f"{fp}.jsonl")
-
-
-def save_upload(corpus: Corpus) -> str:
-    """Keep an uploaded corpus in the cache so that `upload:<fingerprint>` links work; returns the spec."""
-    p = upload_path(corpus.fingerprint)
-    if not p.exists():
-        p.parent.mkdir(parents=True, exist_ok=True)
-        tmp = p.with_name(f".{p.name}.{os.getpid()}.tmp")
-        with open(tmp, "w", encoding="utf-8") as f:
-            f.write(json.dumps({"name": corpus.name, "n": len(corpus), "n_duplicates": corpus.n_duplicates}) + "\n")
-            for t in corpus.texts:
-                f.write(json.dumps({"text": t}, ensure_ascii=False) + "\n")
-        os.replace(tmp, p)
-    return f"upload:{corpus.fingerprint}"
-
-
-def upload_name(spec: str) -> str | None:
-    """Display name of a kept upload, or None when it is not on this server."""
-    p = upload_path(spec.split(":", 1)[1])
-    try:
-        with open(p, encoding="utf-8") as f:
-            head = json.loads(f.readline())
-        return f"{head.get('name', 'upload')} ({head.get('n', '?'):,} sentences)"
-    except (OSError, ValueError):
-        return None
-
-
-def _load_upload(spec: str) -> Corpus:
-    from n2o_core.corpora import from_texts  # noqa: PLC0415
-
-    p = upload_path(spec.split(":", 1)[1])
-    try:
-        with open(p, encoding="utf-8") as f:
-            head = json.loads(f.readline())
-            texts = [json.loads(line)["text"] for line in f]
-    except (OSError, ValueError, KeyError):
-        raise CorpusError(
-            "The uploaded corpus in this link is no longer on this server; upload the file again."
-        ) from None
-    return from_texts(texts, str(head.get("name", "upload")), source=spec)
-
-
 @st.cache_resource(show_spinner=False, max_entries=8)
 def corpus(spec: str, max_sentences: int, seed: int = 0) -> Corpus:
-    """The corpus for a spec (built-in or kept upload), capped to a fixed sample of `max_sentences`."""
-    if spec.startswith("upload:"):
-        c = _load_upload(spec)
-        return sample_corpus(c, max_sentences, seed) if len(c) > max_sentences else c
+    """The corpus for a spec (built-in, kept upload, ...), capped to a fixed sample of `max_sentences`."""
     return load_corpus(spec, max_sentences=max_sentences, seed=seed, cache_dir=cache().root)
 
 
@@ -110,97 +65,90 @@ def workspace(fingerprint: str, _corpus: Corpus, scheduler: str = "") -> Workspa
 @st.cache_resource(show_spinner=False)
 def embedder_infos() -> dict[str, EmbedderInfo]:
     """Registry rows of every built-in embedder, by id."""
-    from n2o_core.embedders.registry import list_embedders  # noqa: PLC0415
+    from n2o_core.embedders.registry import list_embedders
 
     return {i.id: i for i in list_embedders()}
 
 
 def dim_label(info: EmbedderInfo | None, ws: Workspace | None = None, eid: str | None = None) -> str:
-    """'384-d', or the vocabulary size for tf-idf once the embeddings exist."""
+    """'384-d', or the vocabulary size for tf-idf once its embeddings exist ('|V|-d' before)."""
     if info is not None and info.dim:
         return f"{info.dim}-d"
     if ws is not None and eid is not None and ws.is_cached(eid):
         try:
             return f"{ws.embeddings(eid).shape[1]:,}-d (vocabulary)"
-        except Exception:  # noqa: BLE001
+        except Exception:  # noqa: BLE001 - a label never fails the page
             pass
     return "|V|-d"
 
 
-# --------------------------------------------------------------------------- queries and neighbors
+# --------------------------------------------------------------------------- the comparison
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def query_samples(n: int, n_queries: int, n_samples: int, seed: int) -> tuple[list[np.ndarray], np.ndarray]:
-    """The query samples and their pool (sorted union)."""
-    samples = overlap.draw_query_samples(n, n_queries, n_samples, seed)
-    return samples, overlap.query_pool(samples)
+def query_plan(n: int, n_queries: int, n_samples: int, seed: int) -> pipeline.QueryPlan:
+    """The query samples and their pool."""
+    return pipeline.plan_queries(n, n_queries, n_samples, seed)
 
 
-@dataclass
-class NeighborSet:
-    """Neighbors of the query pool at K_MAX for one embedder."""
+@st.cache_resource(show_spinner=False)
+def _memo() -> dict[str, dict]:
+    """Process-wide memo: prepared neighbors by key, and failures by key (with their sentence)."""
+    return {"neighbors": {}, "failed": {}}
 
-    ids: np.ndarray
-    sims: np.ndarray
-    recall: float | None
+
+def clear_failures() -> None:
+    """Forget failed embedders, so the next run tries them again."""
+    _memo()["failed"].clear()
+
+
+def failures() -> dict:
+    """The failures remembered in this process (key -> sentence)."""
+    return _memo()["failed"]
 
 
 @dataclass
 class Loaded:
-    """Everything the pages need for the current settings."""
+    """Everything the pages need for the current settings: the corpus, its workspace and the prepared neighbors."""
 
     settings: Settings
     corpus: Corpus
     ws: Workspace
-    k_max: int
-    samples: list[np.ndarray]
-    pool: np.ndarray
-    neighbors: dict[str, NeighborSet] = field(default_factory=dict)
-    errors: dict[str, str] = field(default_factory=dict)
-    seconds: dict[str, float] = field(default_factory=dict)
+    prepared: pipeline.Prepared
 
     @property
     def names(self) -> list[str]:
-        return [e for e in self.settings.embedders if e in self.neighbors]
+        """Usable embedders, in the order chosen."""
+        return [e for e in self.settings.embedders if e in self.prepared.neighbors]
 
-    def ids_at(self, k: int) -> dict[str, np.ndarray]:
-        return {e: self.neighbors[e].ids[:, :k] for e in self.names}
+    @property
+    def k(self) -> int:
+        """The k every view uses: the chosen k, capped by k_max."""
+        return effective_k(self.settings.k, self.prepared.k_max)
 
+    @property
+    def k_max(self) -> int:
+        return self.prepared.k_max
 
-def _pool_key(pool: np.ndarray) -> str:
-    return hashlib.sha256(np.asarray(pool, np.int64).tobytes()).hexdigest()[:16]
+    @property
+    def plan(self) -> pipeline.QueryPlan:
+        return self.prepared.plan
 
-
-@st.cache_data(show_spinner=False, max_entries=512)
-def _pool_neighbors(
-    fp: str, eid: str, pool_key: str, k_max: int, znorm: bool, approx: bool, _ws: Workspace, _pool: np.ndarray
-) -> tuple[np.ndarray, np.ndarray, float | None]:
-    nb = _ws.neighbors(eid, _pool, k_max, znorm=znorm, approx=approx)
-    return np.asarray(nb.ids), np.asarray(nb.sims), nb.recall
-
-
-@st.cache_resource(show_spinner=False)
-def _memo() -> dict:
-    """Process-wide memo: which (corpus, embedder, search) are ready, and which failed (with the message)."""
-    return {"ready": set(), "failed": {}}
+    @property
+    def key(self) -> str:
+        """Identity of everything computed so far (corpus, samples, k_max, search settings, embedders)."""
+        return f"{self.corpus.fingerprint}-{self.prepared.key}"
 
 
-def clear_failures() -> None:
-    _memo()["failed"].clear()
+def _neighbor_key(c: Corpus, eid: str, plan: pipeline.QueryPlan, k_max: int, s: Settings) -> tuple:
+    return (c.fingerprint, eid, plan.pool_key, k_max, s.znorm, s.approx, s.scheduler)
 
 
-def k_max_for(n: int) -> int:
-    return max(1, min(K_MAX, n - 1))
-
-
-def load(settings: Settings, on_ready: Callable[[Loaded], None] | None = None) -> Loaded:
-    """Load the corpus, embed and search with every chosen embedder (cached), with per-embedder progress
-    on a cold cache. Errors of one embedder are collected in `errors` and never stop the others."""
-    c = corpus(settings.corpus, settings.max_sentences)
-    if len(c) < 3:
-        raise CorpusError(f"The corpus has {len(c)} sentence(s); N2O needs at least 3.")
-    ws = workspace(c.fingerprint, c, settings.scheduler)
+def load(settings: Settings, corpus_: Corpus, on_ready: Callable[[Loaded], None] | None = None) -> Loaded:
+    """Prepare every chosen embedder (cached), with per-embedder progress on a cold cache. An embedder that
+    fails is named in `prepared.errors` and never stops the others; `on_ready` draws partial results."""
+    check_corpus_size(len(corpus_))
+    ws = workspace(corpus_.fingerprint, corpus_, settings.scheduler)
     memo = _memo()
     if settings.scheduler:  # connect once, up front: an unreachable scheduler is one message, not one per embedder
         skey = ("scheduler", settings.scheduler)
@@ -211,76 +159,87 @@ def load(settings: Settings, on_ready: Callable[[Loaded], None] | None = None) -
         except Exception as e:  # noqa: BLE001
             memo["failed"][skey] = message(e, "Connecting to the Dask scheduler")
             raise N2OError(memo["failed"][skey]) from e
-    k_max = k_max_for(len(c))
-    samples, pool = query_samples(len(c), settings.n_queries, settings.n_samples, settings.seed)
-    out = Loaded(settings, c, ws, k_max, samples, pool)
-    pk = _pool_key(pool)
+    k_max = k_max_for(len(corpus_))
+    plan = query_plan(len(corpus_), settings.n_queries, settings.n_samples, settings.seed)
+    prepared = pipeline.Prepared(plan, k_max, settings.znorm, settings.approx)
+    out = Loaded(settings, corpus_, ws, prepared)
     todo = []
     for eid in settings.embedders:
-        key = (c.fingerprint, eid, pk, k_max, settings.znorm, settings.approx, settings.scheduler)
+        key = _neighbor_key(corpus_, eid, plan, k_max, settings)
         if key in memo["failed"]:
-            out.errors[eid] = memo["failed"][key]
-        elif key in memo["ready"]:
-            ids, sims, rec = _pool_neighbors(c.fingerprint, eid, pk, k_max, settings.znorm, settings.approx, ws, pool)
-            out.neighbors[eid] = NeighborSet(ids, sims, rec)
+            prepared.errors[eid] = memo["failed"][key]
+        elif key in memo["neighbors"]:
+            prepared.neighbors[eid] = memo["neighbors"][key]
         else:
             todo.append((eid, key))
-    if not todo:
-        return out
-    if on_ready and len(out.neighbors) >= 2:
+    if todo:
+        _prepare_with_progress(out, todo, on_ready)
+    prepared.neighbors = {e: prepared.neighbors[e] for e in settings.embedders if e in prepared.neighbors}
+    return out
+
+
+def _prepare_with_progress(out: Loaded, todo: list[tuple[str, tuple]], on_ready) -> None:
+    memo = _memo()
+    c, ws, prepared = out.corpus, out.ws, out.prepared
+    if on_ready and len(prepared.neighbors) >= 2:
         on_ready(out)
     with st.status(f"Preparing {len(todo)} embedder(s) on {c.name} ({len(c):,} sentences)…", expanded=True) as status:
         for i, (eid, key) in enumerate(todo, 1):
             status.update(label=f"Embedder {i}/{len(todo)}: {eid} ({len(c):,} sentences)…", expanded=True)
             line = st.empty()
             bar = st.progress(0.0)
+            cached = ws.is_cached(eid)
+            line.markdown(f"**{eid}**: {'loading cached embeddings' if cached else 'loading the model and embedding'}…")
+            stage_text = {
+                "embed": f"{eid}: embedding",
+                "neighbors": f"{eid}: searching {prepared.k_max} neighbors of {len(prepared.plan.pool):,} queries",
+            }
             t0 = time.perf_counter()
             try:
-                cached = ws.is_cached(eid)
-                line.markdown(
-                    f"**{eid}**: {'loading cached embeddings' if cached else 'loading the model and embedding'}…"
-                )
-                ws.embeddings(eid, progress=_progress_cb(bar, f"{eid}: embedding"))
-                line.markdown(
-                    f"**{eid}**: searching {K_MAX if k_max == K_MAX else k_max} neighbors of {len(pool):,} queries…"
-                )
-                ids, sims, rec = _pool_neighbors(
-                    c.fingerprint, eid, pk, k_max, settings.znorm, settings.approx, ws, pool
+                nb = pipeline.prepare_embedder(
+                    ws,
+                    eid,
+                    prepared.plan.pool,
+                    prepared.k_max,
+                    znorm=prepared.znorm,
+                    approx=prepared.approx,
+                    on_stage=_stage_progress(bar, stage_text),
                 )
             except Exception as e:  # noqa: BLE001 - reported per embedder; the others go on
                 if not isinstance(e, N2OError):
                     log.exception("embedder %s failed", eid)
                 msg = message(e, f"Embedder '{eid}'")
                 memo["failed"][key] = msg
-                out.errors[eid] = msg
+                prepared.errors[eid] = msg
                 bar.empty()
                 line.markdown(f"**{eid}**: failed — {msg}")
                 continue
-            memo["ready"].add(key)
-            out.neighbors[eid] = NeighborSet(ids, sims, rec)
-            out.seconds[eid] = time.perf_counter() - t0
+            memo["neighbors"][key] = nb
+            prepared.neighbors[eid] = nb
+            prepared.seconds[eid] = time.perf_counter() - t0
             bar.progress(1.0)
-            line.markdown(f"**{eid}**: ready in {out.seconds[eid]:.1f} s")
-            if on_ready and len(out.neighbors) >= 2:
+            line.markdown(f"**{eid}**: ready in {prepared.seconds[eid]:.1f} s")
+            if on_ready and len(prepared.neighbors) >= 2:
                 on_ready(out)
+        n_ok = sum(e in prepared.neighbors for e in out.settings.embedders)
         status.update(
-            label=f"{len(out.neighbors)} of {len(settings.embedders)} embedders ready",
-            state="error" if out.errors else "complete",
-            expanded=bool(out.errors),
+            label=f"{n_ok} of {len(out.settings.embedders)} embedders ready",
+            state="error" if prepared.errors else "complete",
+            expanded=bool(prepared.errors),
         )
-    return out
 
 
-def _progress_cb(bar, label: str) -> Callable[[int, int], None]:
-    last = [-1]
+def _stage_progress(bar: Any, text: dict[str, str]) -> pipeline.StageProgress:
+    """The core's on_stage callback drawn on one progress bar (updates only when the percentage changes)."""
+    last: list[Any] = [None]
 
-    def cb(done: int, total: int) -> None:
+    def cb(eid: str, stage: str, done: int, total: int) -> None:
         pct = int(100 * done / total) if total else 100
-        if pct == last[0]:
+        if (stage, pct) == last[0]:
             return
-        last[0] = pct
+        last[0] = (stage, pct)
         try:
-            bar.progress(min(max(pct, 0), 100) / 100, text=f"{label} {done:,}/{total:,}")
+            bar.progress(min(max(pct, 0), 100) / 100, text=f"{text.get(stage, stage)} {done:,}/{total:,}")
         except Exception:  # noqa: BLE001 - progress from a worker thread: skip the update
             pass
 
@@ -291,65 +250,45 @@ def _progress_cb(bar, label: str) -> Callable[[int, int], None]:
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def sampled_n2o(key: tuple, names: tuple[str, ...], k: int, _loaded: Loaded) -> overlap.SampledN2O:
-    """N2O over the query samples at k (slices cached ids)."""
-    return overlap.n2o_over_samples(
-        {e: _loaded.neighbors[e].ids[:, :k] for e in names}, _loaded.pool, _loaded.samples, k
-    )
+def comparison(key: str, names: tuple[str, ...], k: int, _lo: Loaded) -> ComparisonResult:
+    """N2O of the named embedders at k for every query sample (slices cached ids)."""
+    return _lo.prepared.comparison(k, list(names))
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def robustness(key: tuple, names: tuple[str, ...], k_max: int, _loaded: Loaded) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """Spearman ρ of pair rankings across k (over the whole pool), and N2O per pair per k."""
-    ids = {e: _loaded.neighbors[e].ids for e in names}
-    ks = overlap.k_grid(k_max)
-    R = overlap.robustness_across_k(ids, ks)
-    rows = []
-    for k in ks:
-        M = overlap.n2o_matrix(ids, k)
-        for _, r in overlap.pairs_frame(M, list(names)).iterrows():
-            rows.append({"pair": f"{r['a']} · {r['b']}", "k": k, "n2o": r["n2o"]})
-    return R, pd.DataFrame(rows)
+def robustness_across_k(key: str, names: tuple[str, ...], _lo: Loaded) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Spearman ρ of pair rankings between every two k (over the whole pool), and N2O per pair per k."""
+    ids = _lo.prepared.ids_at(_lo.k_max, names)
+    ks = overlap.k_grid(_lo.k_max)
+    return overlap.robustness_across_k(ids, ks), overlap.n2o_by_k(ids, ks)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def token_overlap(key: tuple, names: tuple[str, ...], k: int, seed: int, _loaded: Loaded) -> tuple[pd.DataFrame, float]:
+def token_overlap(key: str, names: tuple[str, ...], k: int, seed: int, _lo: Loaded) -> tuple[pd.DataFrame, float]:
     """Per-embedder token overlap (Fig. 5) over the pooled queries, and the same measure for random sentences."""
-    texts = _loaded.corpus.texts
-    df = overlap.token_overlap_by_embedder(texts, _loaded.pool, _loaded.ids_at(k), k)
-    rng = np.random.default_rng(seed)
-    n = len(texts)
-    rand = rng.integers(0, n - 1, size=(len(_loaded.pool), k))
-    rand = rand + (rand >= _loaded.pool[:, None])  # never the query itself
-    base = overlap.token_overlap_by_embedder(texts, _loaded.pool, {"random": rand}, k)
+    texts, pool = _lo.corpus.texts, _lo.plan.pool
+    df = overlap.token_overlap_by_embedder(texts, pool, _lo.prepared.ids_at(k, names), k)
+    rand = overlap.random_neighbor_ids(pool, len(texts), k, seed)
+    base = overlap.token_overlap_by_embedder(texts, pool, {"random": rand}, k)
     return df, float(base["mean"].iloc[0])
 
 
-def loaded_key(loaded: Loaded) -> tuple:
-    """Cache key of everything `loaded` was computed from."""
-    return (
-        loaded.corpus.fingerprint,
-        _pool_key(loaded.pool),
-        loaded.k_max,
-        loaded.settings.znorm,
-        loaded.settings.approx,
-    )
+# --------------------------------------------------------------------------- one query
 
 
-def single_query(loaded: Loaded, qid: int) -> tuple[dict[str, NeighborSet], dict[str, str], bool]:
-    """Neighbors at K_MAX of one corpus sentence: from the pool when sampled, else an exact search (cached)."""
-    pos = int(np.searchsorted(loaded.pool, qid))
-    in_pool = pos < len(loaded.pool) and loaded.pool[pos] == qid
-    out: dict[str, NeighborSet] = {}
+def single_query(lo: Loaded, qid: int) -> tuple[dict[str, Neighbors], dict[str, str], bool]:
+    """Neighbors at k_max of one corpus sentence: from the pool when sampled, else an exact search (cached)."""
+    out: dict[str, Neighbors] = {}
     errs: dict[str, str] = {}
-    for e in loaded.names:
-        if in_pool:
-            nb = loaded.neighbors[e]
-            out[e] = NeighborSet(nb.ids[pos : pos + 1], nb.sims[pos : pos + 1], nb.recall)
+    in_pool = True
+    for e in lo.names:
+        nb = pipeline.neighbors_of_pooled(lo.prepared, e, qid)
+        if nb is not None:
+            out[e] = nb
             continue
+        in_pool = False
         try:
-            ids, sims = _one_query(loaded.corpus.fingerprint, e, qid, loaded.k_max, loaded.settings.znorm, loaded.ws)
-            out[e] = NeighborSet(ids, sims, None)
+            out[e] = _one_query(lo.corpus.fingerprint, e, qid, lo.k_max, lo.settings.znorm, lo.ws)
         except Exception as ex:  # noqa: BLE001
             if not isinstance(ex, N2OError):
                 log.exception("query %s with %s failed", qid, e)
@@ -358,23 +297,17 @@ def single_query(loaded: Loaded, qid: int) -> tuple[dict[str, NeighborSet], dict
 
 
 @st.cache_data(show_spinner=False, max_entries=1024)
-def _one_query(fp: str, eid: str, qid: int, k: int, znorm: bool, _ws: Workspace) -> tuple[np.ndarray, np.ndarray]:
-    from n2o_core.neighbors import exact_knn  # noqa: PLC0415
-
-    X = _ws.embeddings(eid)
-    std = _ws.standardizer(eid) if znorm else None
-    nb = exact_knn(X, k, query_ids=np.array([qid], np.int64), standardizer=std)
-    return np.asarray(nb.ids), np.asarray(nb.sims)
+def _one_query(fp: str, eid: str, qid: int, k: int, znorm: bool, _ws: Workspace) -> Neighbors:
+    return pipeline.search_corpus_sentence(_ws, eid, qid, k, znorm=znorm)
 
 
-def free_text(loaded: Loaded, text: str) -> tuple[dict[str, NeighborSet], dict[str, str]]:
-    """Neighbors at K_MAX of a typed sentence, embedded on the fly by each embedder."""
-    out: dict[str, NeighborSet] = {}
+def free_text(lo: Loaded, text: str) -> tuple[dict[str, Neighbors], dict[str, str]]:
+    """Neighbors at k_max of a typed sentence, embedded on the fly by each embedder."""
+    out: dict[str, Neighbors] = {}
     errs: dict[str, str] = {}
-    for e in loaded.names:
+    for e in lo.names:
         try:
-            ids, sims = _free_text(loaded.corpus.fingerprint, e, text, loaded.k_max, loaded.settings.znorm, loaded.ws)
-            out[e] = NeighborSet(ids, sims, None)
+            out[e] = _free_text(lo.corpus.fingerprint, e, text, lo.k_max, lo.settings.znorm, lo.ws)
         except Exception as ex:  # noqa: BLE001
             if not isinstance(ex, N2OError):
                 log.exception("free-text query with %s failed", e)
@@ -383,9 +316,8 @@ def free_text(loaded: Loaded, text: str) -> tuple[dict[str, NeighborSet], dict[s
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def _free_text(fp: str, eid: str, text: str, k: int, znorm: bool, _ws: Workspace) -> tuple[np.ndarray, np.ndarray]:
-    nb = _ws.search_text(eid, text, k, znorm=znorm)
-    return np.asarray(nb.ids), np.asarray(nb.sims)
+def _free_text(fp: str, eid: str, text: str, k: int, znorm: bool, _ws: Workspace) -> Neighbors:
+    return pipeline.search_free_text(_ws, eid, text, k, znorm=znorm)
 
 
 # --------------------------------------------------------------------------- figures (cached per input)
@@ -400,3 +332,24 @@ def figure(name: str, key: tuple, build: Callable[[], object]):
     """The figure `build()` makes, built once per (name, key) and shared read-only: building a plotly
     figure (validation) costs far more than sending it, so a warm rerun only serializes."""
     return _figure(name, key, build)
+
+
+__all__ = [
+    "K_MAX",
+    "Loaded",
+    "cache",
+    "clear_failures",
+    "comparison",
+    "corpus",
+    "dim_label",
+    "embedder_infos",
+    "failures",
+    "figure",
+    "free_text",
+    "load",
+    "query_plan",
+    "robustness_across_k",
+    "single_query",
+    "token_overlap",
+    "workspace",
+]

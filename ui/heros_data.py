@@ -1,15 +1,16 @@
-"""Cached HEROS pair generation and scoring for the dashboard (one embedder at a time, so one failure
-leaves the others)."""
+"""HEROS for the dashboard: the core's steps (`n2o_core.heros.run.make_pairs`, `score_embedder`) cached per
+process, one embedder at a time (so one failure leaves the others), with progress on a cold cache."""
 
 from __future__ import annotations
 
 import logging
 
-import numpy as np
 import pandas as pd
 import streamlit as st
 
 from n2o_core.errors import N2OError
+from n2o_core.heros.generate import PairSet
+from n2o_core.heros.run import PAIR_VIEW_COLUMNS, EmbedderScores, make_pairs, pairs_ready, score_embedder
 from n2o_core.workspace import Workspace
 
 from .data import Loaded
@@ -19,10 +20,8 @@ log = logging.getLogger("n2o_explorer")
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
-def _generate(fp: str, n_per: int, seed: int, _ws: Workspace):
-    from n2o_core.heros.pair_cache import cached_generate_pairs  # noqa: PLC0415
-
-    return cached_generate_pairs(_ws.cache, fp, _ws.corpus.texts, n_per, seed)
+def _pairs(fp: str, n_per: int, seed: int, _ws: Workspace) -> PairSet:
+    return make_pairs(_ws, n_per, seed)
 
 
 @st.cache_resource(show_spinner=False)
@@ -30,21 +29,19 @@ def _done() -> set:
     return set()
 
 
-def pairs(lo: Loaded, n_per: int, seed: int):
-    """Minimal pairs from the corpus (cached per corpus, size and seed)."""
+def pairs(lo: Loaded, n_per: int, seed: int) -> PairSet:
+    """Minimal pairs from the corpus (cached per corpus, size and seed), with a status line while they are made."""
     key = (lo.corpus.fingerprint, n_per, seed)
     if key in _done():
-        return _generate(lo.corpus.fingerprint, n_per, seed, lo.ws)
-    from n2o_core.heros.pair_cache import pairs_cached  # noqa: PLC0415
-
-    on_disk = pairs_cached(lo.ws.cache, lo.corpus.fingerprint, n_per, seed)
+        return _pairs(lo.corpus.fingerprint, n_per, seed, lo.ws)
+    on_disk = pairs_ready(lo.ws, n_per, seed)
     doing = (
         "Reading the minimal pairs from the cache"
         if on_disk
         else f"Making up to {n_per} minimal pairs per subset from {lo.corpus.name} (WordNet and spaCy load first)"
     )
     with st.status(f"{doing}…") as status:
-        out = _generate(lo.corpus.fingerprint, n_per, seed, lo.ws)
+        out = _pairs(lo.corpus.fingerprint, n_per, seed, lo.ws)
         status.update(
             label=f"{len(out.pairs):,} minimal pairs {'read from the cache' if on_disk else 'made'}",
             state="complete",
@@ -55,46 +52,34 @@ def pairs(lo: Loaded, n_per: int, seed: int):
 
 
 @st.cache_data(show_spinner=False, max_entries=256)
-def _score_one(fp: str, eid: str, n_per: int, seed: int, _ws: Workspace, _pairs: pd.DataFrame):
-    from n2o_core.heros.score import rowwise_cosine, score_pairs  # noqa: PLC0415
-
-    kept: dict[str, np.ndarray] = {}
-
-    def encode(texts: list[str]):
-        x = _ws.encode_texts(eid, texts)
-        kept["x"], kept["texts"] = x, texts
-        return x
-
-    baseline, res = score_pairs(_pairs, {eid: encode}, seed=seed)
-    pos = {t: i for i, t in enumerate(kept["texts"])}
-    oi = _pairs["original"].astype(str).map(pos).to_numpy()
-    vi = _pairs["variant"].astype(str).map(pos).to_numpy()
-    x = kept["x"]
-    sims = rowwise_cosine(x[oi], x[vi])
-    return baseline[eid], res, sims
+def _score(
+    fp: str, eid: str, n_per: int, seed: int, znorm: bool, _ws: Workspace, _pairs: pd.DataFrame
+) -> EmbedderScores:
+    return score_embedder(_ws, _pairs, eid, seed=seed, znorm=znorm)
 
 
-def scores(lo: Loaded, pairset, n_per: int, seed: int):
+def scores(lo: Loaded, pairset: PairSet, n_per: int, seed: int):
     """(results frame, baselines, per-pair cosines frame, errors) for the loaded embedders."""
+    znorm = lo.settings.znorm
     frames, baselines, errors = [], {}, {}
-    per_pair = pairset.pairs[["subset", "original", "variant", "target", "replacement"]].copy()
-    todo = [e for e in lo.names if (lo.corpus.fingerprint, e, n_per, seed) not in _done()]
+    per_pair = pairset.pairs[[c for c in PAIR_VIEW_COLUMNS if c in pairset.pairs.columns]].copy()
+    todo = [e for e in lo.names if (lo.corpus.fingerprint, e, n_per, seed, znorm) not in _done()]
     status = st.status(f"Scoring {len(todo)} embedder(s) on the pairs…") if todo else None
     for e in lo.names:
         try:
             bar = status.progress(0.0, text=e) if status and e in todo else None
-            b, res, sims = _score_one(lo.corpus.fingerprint, e, n_per, seed, lo.ws, pairset.pairs)
+            sc = _score(lo.corpus.fingerprint, e, n_per, seed, znorm, lo.ws, pairset.pairs)
             if bar is not None:
                 bar.progress(1.0, text=f"{e} done")
-            _done().add((lo.corpus.fingerprint, e, n_per, seed))
+            _done().add((lo.corpus.fingerprint, e, n_per, seed, znorm))
         except Exception as ex:  # noqa: BLE001 - reported per embedder
             if not isinstance(ex, N2OError):
                 log.exception("HEROS scoring with %s failed", e)
             errors[e] = message(ex, f"Embedder '{e}'")
             continue
-        frames.append(res)
-        baselines[e] = b
-        per_pair[e] = sims
+        frames.append(sc.results)
+        baselines[e] = sc.baseline
+        per_pair[e] = sc.cosines
     if status is not None:
         status.update(label="Scores ready", state="complete", expanded=False)
     results = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()

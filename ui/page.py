@@ -1,30 +1,41 @@
-"""What every analysis page starts with: the current settings, loaded data, and per-embedder errors."""
+"""What every analysis page starts with: the prepared comparison for the sidebar's settings, per-embedder errors
+shown in place, and the captions every page shares (chance level, approximate-search quality)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
+import numpy as np
 import streamlit as st
 
-from . import data, sidebar
+from n2o_core.corpora import Corpus
+from n2o_core.limits import MIN_EMBEDDERS
+from n2o_core.overlap import chance_level
+from n2o_core.settings import Settings
+
+from . import data
 from .guard import message
 
 
-def loaded(min_embedders: int = 2, on_ready: Callable[[data.Loaded], None] | None = None) -> data.Loaded:
-    """Load (or fetch from cache) the current comparison; stops the page with a clear message when unusable."""
-    s, corpus = sidebar.current()
+def loaded(
+    settings: Settings,
+    corpus: Corpus | None,
+    min_embedders: int = MIN_EMBEDDERS,
+    on_ready: Callable[[data.Loaded], None] | None = None,
+) -> data.Loaded:
+    """Prepare (or fetch) the comparison; stops the page with a clear message when it is unusable."""
     if corpus is None:
         st.info("Choose a usable corpus in the sidebar.")
         st.stop()
-    if len(s.embedders) < min_embedders:
+    if len(settings.embedders) < min_embedders:
         st.info(f"Choose at least {min_embedders} embedder(s) in the sidebar.")
         st.stop()
     try:
-        out = data.load(s, on_ready=on_ready)
+        out = data.load(settings, corpus, on_ready=on_ready)
     except Exception as e:  # noqa: BLE001
         st.error(message(e, "Loading the comparison"), icon="⚠️")
         st.stop()
-    for eid, msg in out.errors.items():
+    for eid, msg in out.prepared.errors.items():
         st.error(f"**{eid}** is left out: {msg}", icon="⚠️")
     if len(out.names) < min_embedders:
         st.warning(f"Fewer than {min_embedders} embedders are usable; choose others in the sidebar.")
@@ -33,12 +44,29 @@ def loaded(min_embedders: int = 2, on_ready: Callable[[data.Loaded], None] | Non
 
 
 def chance_caption(lo: data.Loaded, k: int) -> str:
+    """Corpus size, k, chance level k/(N−1), samples and search mode, in one line."""
     n = len(lo.corpus)
-    from n2o_core.overlap import chance_level  # noqa: PLC0415
-
+    samples = lo.plan.samples
     return (
         f"Corpus **{lo.corpus.name}**: N = {n:,} sentences · k = {k} · chance level k/(N−1) = "
-        f"**{chance_level(k, n):.4f}** · {len(lo.samples)} sample(s) of {len(lo.samples[0])} queries · "
+        f"**{chance_level(k, n):.4f}** · {len(samples)} sample(s) of {len(samples[0])} queries · "
         f"{'approximate' if lo.settings.approx else 'exact'} search"
         f"{' · z-normalized' if lo.settings.znorm else ''}"
+    )
+
+
+def approximate_note(lo: data.Loaded, k: int, names: list[str] | None = None) -> None:
+    """Wherever approximate neighbors are shown: their recall@k against exact search and the N2O error they cause,
+    both measured on held-out queries."""
+    if not lo.settings.approx:
+        return
+    names = names or lo.names
+    res = data.comparison(lo.key, tuple(names), k, lo)
+    recall = ", ".join(f"{e} {r:.3f}" for e, r in res.recall.items() if r is not None)
+    err = res.n2o_error
+    worst = float(np.nanmax(err)) if err is not None and np.isfinite(err).any() else None
+    st.caption(
+        f"Approximate search (pynndescent), checked against exact search on held-out queries: recall@{k} "
+        f"{recall or 'not measured'}; largest N2O error of a pair "
+        f"{'not measured' if worst is None else f'{worst:.4f}'}."
     )

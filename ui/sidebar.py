@@ -10,9 +10,18 @@ import hashlib
 
 import streamlit as st
 
-from n2o_core.corpora import Corpus, list_builtin_corpora
-from n2o_core.corpora_files import SUPPORTED_EXTENSIONS, list_columns, load_bytes, text_columns
-from n2o_core.ui_state import MAX_SENTENCES_CHOICES, Settings, env_defaults, from_query, to_query
+from n2o_core.corpora import (
+    SUPPORTED_EXTENSIONS,
+    Corpus,
+    list_builtin_corpora,
+    list_columns,
+    load_bytes,
+    save_upload,
+    text_columns,
+    upload_name,
+)
+from n2o_core.limits import K_MAX, MIN_EMBEDDERS, check_corpus_size, k_max_for
+from n2o_core.settings import MAX_SENTENCES_CHOICES, Settings, env_defaults, from_query, to_query
 
 from . import data
 from .guard import message
@@ -46,11 +55,12 @@ def _seed_from_url(defaults: Settings, known: list[str]) -> None:
     notes = list(s.notes)
     corpus = s.corpus
     if corpus.startswith("upload:"):
-        if data.upload_name(corpus) is None:
+        name = upload_name(data.cache(), corpus)
+        if name is None:
             notes.append("The uploaded corpus in this link is no longer on this server; showing the default corpus.")
             corpus = defaults.corpus
         else:
-            st.session_state["_uploads"] = {corpus: data.upload_name(corpus)}
+            st.session_state["_uploads"] = {corpus: name}
     st.session_state.update(
         {
             _W["corpus"]: corpus,
@@ -74,7 +84,7 @@ def _seed_from_url(defaults: Settings, known: list[str]) -> None:
 def _parse_upload(name: str, digest: str, raw: bytes, column: str | None) -> str:
     """Read an uploaded file into a corpus and keep it in the cache; returns its spec."""
     corpus = load_bytes(name, raw, column)
-    return data.save_upload(corpus)
+    return save_upload(data.cache(), corpus)
 
 
 def _upload_widget() -> str | None:
@@ -109,7 +119,7 @@ def _upload_widget() -> str | None:
     except Exception as e:  # noqa: BLE001 - shown in place
         st.error(message(e, "Reading the file"))
         return None
-    st.session_state.setdefault("_uploads", {})[spec] = data.upload_name(spec) or f.name
+    st.session_state.setdefault("_uploads", {})[spec] = upload_name(data.cache(), spec) or f.name
     return spec
 
 
@@ -174,9 +184,7 @@ def draw() -> tuple[Settings, Corpus | None]:
                 )
             else:
                 sb.caption(f"{len(corpus):,} sentences · {corpus.n_duplicates:,} exact duplicates removed")
-            if len(corpus) < 3:
-                sb.error(f"The corpus has {len(corpus)} sentence(s); N2O needs at least 3.")
-                corpus = None
+            check_corpus_size(len(corpus))
         except Exception as e:  # noqa: BLE001
             sb.error(message(e, "Loading the corpus"))
             corpus = None
@@ -186,8 +194,7 @@ def draw() -> tuple[Settings, Corpus | None]:
         inf = infos.get(eid)
         if inf is None:
             return eid
-        dim = f"{inf.dim}-d" if inf.dim else "|V|-d"
-        return f"{eid}  ·  {inf.family}, {dim}"
+        return f"{eid}  ·  {inf.family}, {data.dim_label(inf)}"
 
     st.session_state[_W["embedders"]] = [e for e in st.session_state.get(_W["embedders"], []) if e in infos]
     sb.multiselect(
@@ -197,15 +204,15 @@ def draw() -> tuple[Settings, Corpus | None]:
         format_func=emb_label,
         help="Listed by family (tf-idf, static averaged, transformer); the dimension is shown.",
     )
-    if len(st.session_state[_W["embedders"]]) < 2:
-        sb.warning("Choose at least two embedders to compare.")
+    if len(st.session_state[_W["embedders"]]) < MIN_EMBEDDERS:
+        sb.warning(f"Choose at least {MIN_EMBEDDERS} embedders to compare.")
 
     # ---- neighbors
     n = len(corpus) if corpus is not None else None
-    k_max = data.k_max_for(n) if n else 50
+    k_max = k_max_for(n) if n else k_max_for(10**9)
     k_now = int(st.session_state.get(_W["k"], defaults.k))
     if k_now > k_max:
-        sb.warning(f"k={k_now} is above what this corpus allows ({k_max} = min(50, N − 1)); using k={k_max}.")
+        sb.warning(f"k={k_now} is above what this corpus allows ({k_max} = min({K_MAX}, N − 1)); using k={k_max}.")
         st.session_state[_W["k"]] = k_max
     if k_max > 1:
         sb.slider(
@@ -252,8 +259,7 @@ def draw() -> tuple[Settings, Corpus | None]:
             "same cache. Empty: this server's process. Not stored in the link.",
         )
 
-    failed = data._memo()["failed"]
-    if failed and sb.button("Retry failed embedders"):
+    if data.failures() and sb.button("Retry failed embedders"):
         data.clear_failures()
         st.rerun()
 
@@ -271,8 +277,6 @@ def draw() -> tuple[Settings, Corpus | None]:
         scheduler=str(st.session_state.get("w_scheduler") or "").strip(),
     )
     _sync_url(s)
-    st.session_state["settings"] = s
-    st.session_state["corpus_obj"] = corpus
     return s, corpus
 
 
@@ -282,8 +286,3 @@ def _sync_url(s: Settings) -> None:
     for key, val in want.items():
         if st.query_params.get(key) != val:
             st.query_params[key] = val
-
-
-def current() -> tuple[Settings, Corpus | None]:
-    """The settings drawn by app.py for this run."""
-    return st.session_state["settings"], st.session_state.get("corpus_obj")

@@ -8,19 +8,18 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
-from pathlib import Path
 from typing import Any
 
+from ..corpora.specs import DEFAULT_CORPUS
 from ..errors import N2OError
+from ..fileio import atomic_write_text
 
 
 def add_parser(subparsers: Any) -> None:
     """Add the `heros` subcommand to an argparse subparsers object."""
     p = subparsers.add_parser("heros", help="HEROS-style minimal pairs: generate or load, then score embedders")
-    p.add_argument("--corpus", default="builtin:bbc-news", help="PATH or builtin:NAME (default %(default)s)")
+    p.add_argument("--corpus", default=DEFAULT_CORPUS, help="PATH or builtin:NAME (default %(default)s)")
     p.add_argument("--max-sentences", type=int, default=None, help="read at most this many corpus sentences")
     p.add_argument(
         "--embedder",
@@ -62,18 +61,7 @@ def _bar(desc: str, total: int) -> Any:
 
 
 def _write_json(path: str, obj: dict[str, Any]) -> None:
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=out.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(obj, f, indent=1, ensure_ascii=False, allow_nan=True)
-        os.chmod(tmp, 0o644)  # mkstemp makes the file private
-        os.replace(tmp, out)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    atomic_write_text(path, json.dumps(obj, indent=1, ensure_ascii=False, allow_nan=True))
 
 
 def _default_embedders() -> list[str]:
@@ -152,21 +140,11 @@ def _run(args: argparse.Namespace) -> int:
     if args.json:
         _write_json(args.json, res.to_json(max_pairs=args.json_max_pairs))
     if args.sample_md:
-        _write_text(
+        atomic_write_text(
             args.sample_md,
             sample_markdown(res.pairs, args.sample_n, args.seed, title=f"HEROS-style pairs from {corpus.name}"),
         )
     return 0
-
-
-def _write_text(path: str, text: str) -> None:
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=out.name, suffix=".tmp")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.chmod(tmp, 0o644)
-    os.replace(tmp, out)
 
 
 def run(args: argparse.Namespace) -> int:

@@ -90,7 +90,7 @@ def pairs_cached(
     mlm_model: str | None = None,
 ) -> bool:
     """Whether this request's pairs are in the cache (valid entry; nothing is loaded)."""
-    return cache._valid(cache.path(_rel(corpus_fingerprint, n_per_subset, seed, subsets, mlm_model))) is not None
+    return cache.has(_rel(corpus_fingerprint, n_per_subset, seed, subsets, mlm_model))
 
 
 def cached_generate_pairs(

@@ -12,19 +12,25 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from ..corpora import Corpus
 from ..errors import N2OError
-from .score import RESULT_COLUMNS, score_pairs
+from .generate import PairSet
+from .score import RESULT_COLUMNS, rowwise_cosine, score_pairs
+
+if TYPE_CHECKING:
+    from ..workspace import Workspace
 
 #: progress(stage, done, total); stage is "pairs" or "embedder <id>".
 StageProgress = Callable[[str, int, int], None]
 
 JSON_PAIR_COLUMNS = ["subset", "original", "variant", "target"]
+#: Pair columns shown beside each embedder's cosine.
+PAIR_VIEW_COLUMNS = ["subset", "original", "variant", "target", "replacement"]
 
 
 @dataclass
@@ -38,6 +44,8 @@ class HerosResult:
     skipped: dict[str, int] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
     meta: dict[str, Any] = field(default_factory=dict)
+    #: the pairs (PAIR_VIEW_COLUMNS) with each scored embedder's raw cosine as a column
+    cosines: pd.DataFrame = field(default_factory=pd.DataFrame)
 
     def table(self, value: str = "normalized") -> pd.DataFrame:
         """Subset x embedder table of `value` (normalized, raw, ci_low, ci_high or n)."""
@@ -86,6 +94,66 @@ def _workspace(source: Any, cache_dir: str | None) -> Any:
     raise N2OError(f"run_heros needs a Workspace, a Corpus or a list of sentences (got {type(source).__name__}).")
 
 
+def make_pairs(
+    ws: Workspace,
+    n_pairs: int,
+    seed: int = 0,
+    *,
+    mlm_model: str | None = None,
+    progress: Callable[[int, int], None] | None = None,
+) -> PairSet:
+    """Up to `n_pairs` minimal pairs per subset from the workspace's corpus (read from the cache when made before)."""
+    from .pair_cache import cached_generate_pairs
+
+    return cached_generate_pairs(
+        ws.cache, ws.corpus.fingerprint, ws.corpus.texts, n_pairs, seed=seed, mlm_model=mlm_model, progress=progress
+    )
+
+
+def pairs_ready(ws: Workspace, n_pairs: int, seed: int = 0, mlm_model: str | None = None) -> bool:
+    """Whether `make_pairs` would read its pairs from the cache (nothing is loaded)."""
+    from .pair_cache import pairs_cached
+
+    return pairs_cached(ws.cache, ws.corpus.fingerprint, n_pairs, seed, mlm_model=mlm_model)
+
+
+@dataclass
+class EmbedderScores:
+    """One embedder's HEROS scores: the baseline b, a row per subset, and the raw cosine of every pair."""
+
+    embedder: str
+    baseline: float
+    results: pd.DataFrame  # RESULT_COLUMNS, one row per subset
+    cosines: np.ndarray  # raw cosine per pair, aligned with the rows of the pairs frame
+    seconds: float = 0.0
+
+
+def score_embedder(
+    ws: Workspace, pairs: pd.DataFrame, eid: str, *, seed: int = 0, n_boot: int = 1000, znorm: bool = False
+) -> EmbedderScores:
+    """Score one embedder on the pairs: cosine of each pair, the baseline b and (s - b)/(1 - b) per subset.
+
+    With `znorm`, vectors are z-normalized with the corpus statistics (`Workspace.standardizer`) before cosine.
+    Vectors of the pair sentences are cached per embedder (`Workspace.encode_texts`)."""
+    t0 = time.perf_counter()
+    kept: dict[str, Any] = {}
+
+    def encode(texts: list[str]) -> Any:
+        x = ws.encode_texts(eid, texts)
+        if znorm:
+            x = ws.standardized(eid, x)
+        kept["x"], kept["pos"] = x, {t: i for i, t in enumerate(texts)}
+        return x
+
+    baseline, res = score_pairs(pairs, {eid: encode}, seed=seed, n_boot=n_boot)
+    pos = kept["pos"]
+    oi = pairs["original"].astype(str).map(pos).to_numpy()
+    vi = pairs["variant"].astype(str).map(pos).to_numpy()
+    x = kept["x"]
+    cosines = rowwise_cosine(x[oi], x[vi])
+    return EmbedderScores(eid, baseline[eid], res, np.asarray(cosines, np.float64), time.perf_counter() - t0)
+
+
 def run_heros(
     source: Any,
     embedder_ids: Sequence[str],
@@ -98,9 +166,10 @@ def run_heros(
     n_boot: int = 1000,
     cache_dir: str | None = None,
     skip_failed: bool = False,
+    znorm: bool = False,
 ) -> HerosResult:
     """Generate `n_pairs` pairs per subset from the corpus of `source` (or score the given `pairs`,
-    e.g. from `load_heros`), then score every embedder of the workspace on them.
+    e.g. from `load_heros`), then score every embedder on them with `score_embedder`.
 
     `source`: a Workspace (its cached, fitted embedders are reused), a Corpus or a list of sentences.
     Corpus-trained embedders (tf-idf, word2vec, fastText) are fit on that corpus. With
@@ -110,25 +179,16 @@ def run_heros(
     if not embedder_ids:
         raise N2OError("Choose at least one embedder to score.")
     t0 = time.perf_counter()
-    meta: dict[str, Any] = {"corpus": ws.corpus.name, "seed": seed}
+    meta: dict[str, Any] = {"corpus": ws.corpus.name, "seed": seed, "znorm": bool(znorm)}
     dropped: dict[str, dict[str, int]] = {}
     skipped: dict[str, int] = {}
     if pairs is None:
-        from .pair_cache import cached_generate_pairs
 
         def pair_progress(done: int, total: int) -> None:
             if progress is not None:
                 progress("pairs", done, total)
 
-        ps = cached_generate_pairs(
-            ws.cache,
-            ws.corpus.fingerprint,
-            ws.corpus.texts,
-            n_pairs,
-            seed=seed,
-            mlm_model=mlm_model,
-            progress=pair_progress,
-        )
+        ps = make_pairs(ws, n_pairs, seed, mlm_model=mlm_model, progress=pair_progress)
         pairs, dropped, skipped = ps.pairs, ps.dropped, ps.skipped
         meta.update(
             source="generated",
@@ -144,30 +204,36 @@ def run_heros(
     meta["pairs_seconds"] = round(time.perf_counter() - t0, 1)
     for eid in embedder_ids:
         ws.info(eid)  # an unknown id fails before any model loads
-    baseline: dict[str, float] = {}
-    frames: list[pd.DataFrame] = []
+    scores: list[EmbedderScores] = []
     errors: dict[str, str] = {}
-    seconds: dict[str, float] = {}
     for k, eid in enumerate(embedder_ids):
         if progress is not None:
             progress(f"embedder {eid}", k, len(embedder_ids))
-        t1 = time.perf_counter()
         try:
-            b, res = score_pairs(
-                pairs, {eid: lambda texts, eid=eid: ws.encode_texts(eid, texts)}, seed=seed, n_boot=n_boot
-            )
+            scores.append(score_embedder(ws, pairs, eid, seed=seed, n_boot=n_boot, znorm=znorm))
         except Exception as exc:  # noqa: BLE001 - with skip_failed, one embedder's failure leaves the others
             if not skip_failed:
                 raise
-            errors[eid] = f"{type(exc).__name__}: {exc}"
-            continue
-        seconds[eid] = round(time.perf_counter() - t1, 1)
-        baseline.update(b)
-        frames.append(res)
+            errors[eid] = str(exc) if isinstance(exc, N2OError) else f"{type(exc).__name__}: {exc}"
     if progress is not None:
         progress("embedders", len(embedder_ids), len(embedder_ids))
-    results = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=RESULT_COLUMNS)
-    meta.update(embedder_seconds=seconds, seconds=round(time.perf_counter() - t0, 1))
+    results = (
+        pd.concat([sc.results for sc in scores], ignore_index=True) if scores else pd.DataFrame(columns=RESULT_COLUMNS)
+    )
+    cosines = pairs[[c for c in PAIR_VIEW_COLUMNS if c in pairs.columns]].copy()
+    for sc in scores:
+        cosines[sc.embedder] = sc.cosines
+    meta.update(
+        embedder_seconds={sc.embedder: round(sc.seconds, 1) for sc in scores},
+        seconds=round(time.perf_counter() - t0, 1),
+    )
     return HerosResult(
-        results=results, baseline=baseline, pairs=pairs, dropped=dropped, skipped=skipped, errors=errors, meta=meta
+        results=results,
+        baseline={sc.embedder: sc.baseline for sc in scores},
+        pairs=pairs,
+        dropped=dropped,
+        skipped=skipped,
+        errors=errors,
+        meta=meta,
+        cosines=cosines,
     )

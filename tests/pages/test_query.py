@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from conftest import HTML_SENTENCE, no_exception
+import os
+
+from conftest import EMBEDDERS, HTML_SENTENCE, no_exception
 
 
 def _markdown(at) -> str:
@@ -20,6 +22,8 @@ def test_corpus_sentence_neighbors_and_tables(app):
     assert md.count("<table class='nb'>") == 4  # one table per embedder
     assert app.query_params["qid"] == str(first)
     assert len(app.tabs) >= 2
+
+    _check_popular_and_outliers(app, int(first))
 
     second = box.options[1]
     box.set_value(int(second.split(":")[0].lstrip("#")) if isinstance(second, str) else second).run()
@@ -47,7 +51,7 @@ def test_typed_sentence(app):
     app.radio(key="w_qmode").set_value("Type a sentence").run()
     no_exception(app)
     assert any("Type a sentence" in i.value for i in app.info)
-    app.text_area(key="w_qtext").set_value("The strong bank raised interest rates on Monday.").run()
+    app.text_input(key="w_qtext").set_value("The strong bank raised interest rates on Monday.").run()
     no_exception(app)
     md = _markdown(app)
     assert "embedded on the fly" in md
@@ -61,3 +65,40 @@ def test_no_match_filter_warns(app):
     app.text_input(key="w_qfilter").set_value("zzzqqq").run()
     no_exception(app)
     assert any("No sentence contains" in w.value for w in app.warning)
+
+
+def _check_popular_and_outliers(app, qid: int) -> None:
+    """The popular / outlier tables hold exactly what the neighbor lists say (recomputed here from the core's
+    search, with plain set arithmetic)."""
+    from n2o_core.cache import Cache
+    from n2o_core.corpora import load_corpus
+    from n2o_core.pipeline import search_corpus_sentence
+    from n2o_core.workspace import Workspace
+
+    k = app.sidebar.slider(key="w_k").value
+    r = app.slider(key="w_r").value
+    ws = Workspace(load_corpus(os.environ["N2O_DEFAULT_CORPUS"]), cache=Cache(os.environ["N2O_CACHE_DIR"]))
+    lists = {e: [int(i) for i in search_corpus_sentence(ws, e, qid, k).ids[0]] for e in EMBEDDERS.split(",")}
+    in_all = set.intersection(*(set(v) for v in lists.values()))
+    outliers = {
+        (e, rank, i)
+        for e, v in lists.items()
+        for rank, i in enumerate(v[:r], start=1)
+        if all(i not in lists[o] for o in lists if o != e)
+    }
+    frames = [d.value for d in app.dataframe]
+    pop = next((f for f in frames if "mean rank" in f.columns), None)
+    if in_all:
+        assert pop is not None and set(pop["id"]) == in_all
+        texts = ws.corpus.texts
+        assert list(pop["sentence"]) == [texts[i] for i in pop["id"]]
+        ranks = [sum(lists[e].index(i) + 1 for e in lists) / len(lists) for i in pop["id"]]
+        assert list(pop["mean rank"]) == [round(x, 1) for x in ranks] and ranks == sorted(ranks)
+    else:
+        assert pop is None and any("No sentence is in the top" in i.value for i in app.info)
+    out = next((f for f in frames if "rank" in f.columns and "embedder" in f.columns), None)
+    if outliers:
+        assert out is not None
+        assert set(zip(out["embedder"], out["rank"], out["id"])) == outliers
+    else:
+        assert out is None
