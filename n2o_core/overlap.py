@@ -28,7 +28,9 @@ def _stats():
 
 
 def draw_query_samples(n_corpus: int, n_queries: int, n_samples: int, seed: int = 0) -> list[np.ndarray]:
-    """`n_samples` independent samples of `n_queries` corpus ids, each without replacement (sorted)."""
+    """`n_samples` independent samples of `n_queries` corpus ids, each without replacement (sorted).
+
+    `n_queries` is capped at `n_corpus` (then every sample is the whole corpus)."""
     if n_corpus < 2:
         raise N2OError(f"A corpus of {n_corpus} sentence(s) is too small: N2O needs at least 2.")
     if n_queries <= 0 or n_samples <= 0:
@@ -54,7 +56,9 @@ def chance_level(k: int, n_corpus: int) -> float:
 
 
 def overlap_counts(ids_a: np.ndarray, ids_b: np.ndarray, k: int) -> np.ndarray:
-    """|NN_A(q) ∩ NN_B(q)| per query for the first k neighbors (-1 entries never match)."""
+    """|NN_A(q) ∩ NN_B(q)| per query for the first k neighbors (-1 entries never match).
+
+    Assumes the ids within a row are distinct, as k-NN returns them (a repeated id would be counted twice)."""
     a = np.asarray(ids_a)[:, :k]
     b = np.asarray(ids_b)[:, :k]
     if a.shape != b.shape:
@@ -75,7 +79,8 @@ def n2o(ids_a: np.ndarray, ids_b: np.ndarray, k: int) -> float:
 def n2o_matrix(neighbors: Mapping[str, np.ndarray], k: int, rows: np.ndarray | None = None) -> np.ndarray:
     """Symmetric (E, E) N2O matrix over the given query rows (all rows by default).
 
-    The diagonal is each embedder's overlap with itself: 1, less the share of queries without neighbors.
+    The diagonal is each embedder's overlap with itself: the share of the k·n neighbor slots that hold a
+    neighbor (1 unless some queries have fewer than k neighbors, e.g. all-zero query rows).
     """
     names = list(neighbors)
     arrs = [np.asarray(neighbors[e]) if rows is None else np.asarray(neighbors[e])[rows] for e in names]
@@ -90,7 +95,10 @@ def n2o_matrix(neighbors: Mapping[str, np.ndarray], k: int, rows: np.ndarray | N
 
 @dataclass
 class SampledN2O:
-    """N2O averaged over query samples (the paper: five samples of n = 100 queries)."""
+    """N2O averaged over query samples (the paper: five samples of n = 100 queries).
+
+    `mean` and `std` are element-wise over the per-sample matrices; `std` is the sample standard deviation
+    (ddof = 1), zeros for a single sample."""
 
     embedders: list[str]
     k: int
@@ -112,7 +120,9 @@ class SampledN2O:
 def n2o_over_samples(
     neighbors: Mapping[str, np.ndarray], pool: np.ndarray, samples: Sequence[np.ndarray], k: int
 ) -> SampledN2O:
-    """N2O matrix per query sample, from neighbor arrays computed once for `pool` (row i = pool[i])."""
+    """N2O matrix per query sample, from neighbor arrays computed once for `pool` (row i = pool[i]).
+
+    `pool` must be sorted ascending and hold every sampled id (as `query_pool` returns it)."""
     pool = np.asarray(pool)
     per = []
     for s in samples:
@@ -136,16 +146,25 @@ def pairs_frame(M: np.ndarray, names: Sequence[str]) -> pd.DataFrame:
     return df.sort_values("n2o", ascending=False, ignore_index=True)
 
 
+def _spearman(a: np.ndarray, b: np.ndarray) -> float:
+    """Spearman rho of two equal-length vectors; NaN (no warning) when either is constant."""
+    if np.ptp(a) == 0 or np.ptp(b) == 0:
+        return float("nan")
+    return float(_stats().spearmanr(a, b).statistic)
+
+
 def spearman_between(matrices: Sequence[np.ndarray]) -> np.ndarray:
-    """Spearman rho between the pair rankings of every two matrices (paper §6). NaN if fewer than 3 pairs."""
+    """Spearman rho between the pair rankings (upper triangles) of every two matrices (paper §6).
+
+    Ties get average ranks. Every entry is NaN when there are fewer than 3 pairs (fewer than 3 embedders);
+    an entry is NaN when either matrix has the same value for every pair (no ranking)."""
     L = len(matrices)
     vals = [pair_values(M) for M in matrices]
     R = np.eye(L)
     if len(vals) and len(vals[0]) < 3:
         return np.full((L, L), np.nan)
     for i, j in combinations(range(L), 2):
-        rho = _stats().spearmanr(vals[i], vals[j]).statistic
-        R[i, j] = R[j, i] = rho
+        R[i, j] = R[j, i] = _spearman(vals[i], vals[j])
     return R
 
 
@@ -158,6 +177,104 @@ def robustness_across_k(
     return pd.DataFrame(R, index=list(k_values), columns=list(k_values))
 
 
+def robustness_across_samples(per_sample: Sequence[np.ndarray], labels: Sequence | None = None) -> pd.DataFrame:
+    """Spearman rho between the embedder-pair rankings of every two query samples (paper §6, "Query sampling":
+    average rho 0.994 over five samples of 100 queries at k = 50).
+
+    `per_sample`: one (E, E) N2O matrix per sample (`SampledN2O.per_sample`); labels default to 1..S."""
+    labels = list(range(1, len(per_sample) + 1)) if labels is None else list(labels)
+    if len(labels) != len(per_sample):
+        raise N2OError(f"{len(labels)} labels were given for {len(per_sample)} query samples.")
+    R = spearman_between(per_sample)
+    return pd.DataFrame(R, index=labels, columns=labels)
+
+
+def sample_sizes(n_full: int, grid: Sequence[int] = (10, 25, 50, 100, 250, 500, 1000, 2500, 5000)) -> list[int]:
+    """The sizes of `grid` below `n_full`, then `n_full` itself."""
+    if n_full < 1:
+        raise N2OError("A query sample must hold at least one query.")
+    return [n for n in grid if n < n_full] + [n_full]
+
+
+_DECIMALS = 12  # N2O values compared after rounding (ties between pairs stay ties)
+SAMPLE_SIZE_COLUMNS = ["n", "repeats", "rho_mean", "rho_min", "abs_diff_mean", "abs_diff_max"]
+
+
+def robustness_to_sample_size(
+    neighbors: Mapping[str, np.ndarray],
+    pool: np.ndarray,
+    samples: Sequence[np.ndarray],
+    k: int,
+    sizes: Sequence[int] | None = None,
+    repeats: int = 20,
+    seed: int = 0,
+) -> pd.DataFrame:
+    """How far the N2O pair ranking moves when each query sample is cut down to n queries.
+
+    Reference: the mean N2O matrix over the full `samples` (`n2o_over_samples(...).mean`). For each n in
+    `sizes` (default `sample_sizes(shortest sample)`) and each of `repeats` repeats, every sample is cut to a
+    sub-sample of n of its own queries drawn uniformly without replacement (numpy generator seeded with
+    `seed`), N2O is computed on each sub-sample and averaged over the samples, as for the full matrix: one
+    estimate M_n per repeat. Over the unordered embedder pairs (upper triangle) of M_n and the reference:
+
+    - rho = Spearman rho of the two pair rankings (ties get average ranks; NaN with fewer than 3 pairs or
+      when either has one value for every pair); rho_mean / rho_min over the repeats (NaN repeats ignored);
+    - abs_diff = mean over pairs of |M_n - reference|; abs_diff_mean / abs_diff_max over the repeats.
+
+    Both are rounded to 12 decimals first, so float noise never breaks a tie between pairs (N2O values are
+    fractions with denominators k·n). At the full size (samples of equal length, as `draw_query_samples`
+    makes them) every sub-sample is its sample: rho = 1, abs_diff = 0.
+    Columns: n, repeats, rho_mean, rho_min, abs_diff_mean, abs_diff_max, one row per size in `sizes` order.
+    The paper reports the spread across samples (§6), not this curve; it is this app's check that the sample
+    size is large enough. `neighbors`/`pool`/`samples` as for `n2o_over_samples`.
+    """
+    if not samples:
+        raise N2OError("Robustness to sample size needs at least one query sample.")
+    if repeats < 1:
+        raise N2OError("The number of repeats must be positive.")
+    pool = np.asarray(pool)
+    names = list(neighbors)
+    rows_of = []
+    for s in samples:
+        s = np.asarray(s)
+        r = np.searchsorted(pool, s)
+        if np.any(r >= len(pool)) or np.any(pool[np.minimum(r, len(pool) - 1)] != s):
+            raise N2OError("A sampled query is missing from the query pool.")
+        rows_of.append(r)
+    n_full = min(len(r) for r in rows_of)
+    sizes = sample_sizes(n_full) if sizes is None else [int(n) for n in sizes]
+    bad = [n for n in sizes if not 1 <= n <= n_full]
+    if bad:
+        raise N2OError(f"Sample size(s) {bad} are outside 1..{n_full} (the shortest query sample).")
+    # |NN_A(q) ∩ NN_B(q)| per unordered pair (rows) and pool query (columns): every estimate is a mean of these.
+    pairs = list(combinations(range(len(names)), 2))
+    arrs = [np.asarray(neighbors[e]) for e in names]
+    counts = np.array([overlap_counts(arrs[i], arrs[j], k) for i, j in pairs], float).reshape(len(pairs), len(pool))
+    ref = np.round(np.mean([counts[:, r].mean(axis=1) for r in rows_of], axis=0) / k, _DECIMALS)
+    rng = np.random.default_rng(seed)
+    out = []
+    for n in sizes:
+        est = np.zeros((repeats, len(pairs)))
+        for r in rows_of:
+            pick = rng.random((repeats, len(r))).argsort(axis=1)[:, :n]  # `repeats` draws of n rows, no replacement
+            est += counts[:, r[pick]].mean(axis=2).T
+        est = np.round(est / (len(rows_of) * k), _DECIMALS)
+        rho = np.array([_spearman(e, ref) if len(pairs) >= 3 else np.nan for e in est])
+        diff = np.abs(est - ref).mean(axis=1) if pairs else np.full(repeats, np.nan)
+        finite = rho[np.isfinite(rho)]
+        out.append(
+            {
+                "n": n,
+                "repeats": repeats,
+                "rho_mean": float(finite.mean()) if finite.size else float("nan"),
+                "rho_min": float(finite.min()) if finite.size else float("nan"),
+                "abs_diff_mean": float(diff.mean()),
+                "abs_diff_max": float(diff.max()),
+            }
+        )
+    return pd.DataFrame(out, columns=SAMPLE_SIZE_COLUMNS)
+
+
 def k_grid(k_max: int, step: int = 5) -> list[int]:
     """{step, 2 step, ..., k_max} (k_max included), or [1..k_max] for small k_max."""
     if k_max < step:
@@ -167,7 +284,8 @@ def k_grid(k_max: int, step: int = 5) -> list[int]:
 
 
 def off_diagonal_summary(R: np.ndarray) -> dict[str, float]:
-    """Mean and min of the off-diagonal entries of a correlation matrix."""
+    """Mean and min of the off-diagonal entries of a symmetric matrix (upper triangle; non-finite entries
+    ignored; NaN when none is left)."""
     v = pair_values(R)
     v = v[np.isfinite(v)]
     return {"mean": float(v.mean()) if v.size else float("nan"), "min": float(v.min()) if v.size else float("nan")}
@@ -201,7 +319,8 @@ def popular_neighbors(lists: Mapping[str, Sequence[int]], m: int) -> list[int]:
 def outlier_neighbors(lists: Mapping[str, Sequence[int]], r: int, k: int) -> pd.DataFrame:
     """Neighbors ranked <= r by one embedder and outside every other embedder's top k (Table 2).
 
-    Columns: embedder, rank (1-based), id. Requires every list to hold at least k ids.
+    Columns: embedder, rank (1-based), id. Empty for a single embedder. Lists shorter than k are used as they
+    are (not checked), so pass at least k ids per embedder for the paper's definition.
     """
     rows = []
     sets = {e: set(list(v)[:k]) for e, v in lists.items()}
@@ -218,17 +337,24 @@ def outlier_neighbors(lists: Mapping[str, Sequence[int]], r: int, k: int) -> pd.
 # --------------------------------------------------------------------------- token overlap
 
 
-def token_overlap(query: str, neighbor: str) -> float:
+def _content(tokens: frozenset[str], stop_words: frozenset[str] | None) -> frozenset[str]:
+    return tokens - stop_words if stop_words else tokens
+
+
+def token_overlap(query: str, neighbor: str, stop_words: frozenset[str] | None = None) -> float:
     """Share of the query's distinct word tokens that also occur in the neighbor, in [0, 1].
 
-    Tokens: lowercased words (n2o_core.text.tokenize), stop words kept. 0 for a query with no tokens.
+    Tokens: lowercased words (n2o_core.text.tokenize). Tokens in `stop_words` (lowercase) are dropped on both
+    sides; None keeps every token. 0 for a query with no (content) tokens.
     """
-    q = token_set(query)
+    q = _content(token_set(query), stop_words)
     return len(q & token_set(neighbor)) / len(q) if q else 0.0
 
 
 def mean_ci(values: np.ndarray, level: float = 0.95) -> tuple[float, float, float]:
-    """Mean and Student-t confidence interval of `values` (nan-free)."""
+    """Mean and Student-t confidence interval of the mean of `values` (which must hold no NaN):
+    mean ± t_{(1+level)/2, n-1} · s / sqrt(n), s the sample standard deviation (ddof = 1).
+    NaN for no values; (m, m, m) for a single value."""
     v = np.asarray(values, float)
     m = float(v.mean()) if v.size else float("nan")
     if v.size < 2:
@@ -238,31 +364,59 @@ def mean_ci(values: np.ndarray, level: float = 0.95) -> tuple[float, float, floa
     return m, m - half, m + half
 
 
+TOKEN_OVERLAP_COLUMNS = ["embedder", "mean", "ci_low", "ci_high", "n", "n_no_tokens", "n_no_neighbors"]
+
+
 def token_overlap_by_embedder(
-    texts: Sequence[str], query_ids: np.ndarray, neighbors: Mapping[str, np.ndarray], k: int
+    texts: Sequence[str],
+    query_ids: np.ndarray,
+    neighbors: Mapping[str, np.ndarray],
+    k: int,
+    stop_words: frozenset[str] | None = None,
 ) -> pd.DataFrame:
-    """Per embedder: mean token overlap between each query and its k neighbors, with a 95% CI over queries
-    (each query contributes the mean overlap with its neighbors; Fig. 5). Columns: embedder, mean, ci_low,
-    ci_high, n (queries with neighbors)."""
-    toks = {}
+    """Per embedder: mean token overlap (`token_overlap`) between each query and its k neighbors (Fig. 5).
+
+    Each query is one observation: the mean of its overlaps with its (up to k) neighbors. `mean` is the mean
+    of these per-query values and [ci_low, ci_high] their 95% Student-t interval (`mean_ci`, n - 1 degrees of
+    freedom): an interval over queries, not over (query, neighbor) pairs. Tokens in `stop_words` are ignored
+    on both sides (None keeps every token). A query with no (content) tokens is skipped and counted in
+    n_no_tokens; a query without neighbors (-1 only) is skipped and counted in n_no_neighbors.
+    Columns: embedder, mean, ci_low, ci_high, n (queries used), n_no_tokens, n_no_neighbors.
+    """
+    toks: dict[int, frozenset[str]] = {}
 
     def ts(i: int) -> frozenset[str]:
         if i not in toks:
-            toks[i] = token_set(texts[i])
+            toks[i] = _content(token_set(texts[i]), stop_words)
         return toks[i]
 
     rows = []
     for e, ids in neighbors.items():
         per_query = []
+        no_tokens = no_neighbors = 0
         for qi, nb in zip(np.asarray(query_ids), np.asarray(ids)[:, :k]):
             q = ts(int(qi))
             nb = [int(j) for j in nb if j >= 0]
-            if not q or not nb:
+            if not q:
+                no_tokens += 1
+                continue
+            if not nb:
+                no_neighbors += 1
                 continue
             per_query.append(np.mean([len(q & ts(j)) / len(q) for j in nb]))
         m, lo, hi = mean_ci(np.array(per_query))
-        rows.append({"embedder": e, "mean": m, "ci_low": lo, "ci_high": hi, "n": len(per_query)})
-    return pd.DataFrame(rows, columns=["embedder", "mean", "ci_low", "ci_high", "n"])
+        rows.append(
+            {
+                "embedder": e,
+                "mean": m,
+                "ci_low": lo,
+                "ci_high": hi,
+                "n": len(per_query),
+                "n_no_tokens": no_tokens,
+                "n_no_neighbors": no_neighbors,
+            }
+        )
+    return pd.DataFrame(rows, columns=TOKEN_OVERLAP_COLUMNS)
 
 
 def random_neighbor_ids(pool: np.ndarray, n_corpus: int, k: int, seed: int = 0) -> np.ndarray:

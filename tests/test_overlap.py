@@ -1,5 +1,8 @@
+from itertools import product
+
 import numpy as np
 import pytest
+from scipy.stats import spearmanr
 
 from n2o_core.errors import N2OError
 from n2o_core.neighbors import exact_knn
@@ -12,9 +15,13 @@ from n2o_core.overlap import (
     n2o_matrix,
     n2o_over_samples,
     outlier_neighbors,
+    pair_values,
     popular_neighbors,
     query_pool,
     robustness_across_k,
+    robustness_across_samples,
+    robustness_to_sample_size,
+    sample_sizes,
     spearman_between,
     token_overlap,
     token_overlap_by_embedder,
@@ -96,6 +103,88 @@ def test_spearman_and_robustness_across_k():
     assert k_grid(3) == [1, 2, 3] and k_grid(12) == [5, 10, 12]
 
 
+def test_robustness_across_samples_compares_pair_rankings():
+    M1 = np.array([[1, 0.5, 0.2, 0.1], [0.5, 1, 0.3, 0.05], [0.2, 0.3, 1, 0.4], [0.1, 0.05, 0.4, 1]])
+    R = robustness_across_samples([M1, 0.5 * M1, 1 - M1])  # same ranking, same ranking, reversed
+    assert list(R.index) == [1, 2, 3] and list(R.columns) == [1, 2, 3]
+    np.testing.assert_allclose(R.to_numpy(), [[1, 1, -1], [1, 1, -1], [-1, -1, 1]])
+    assert list(robustness_across_samples([M1, M1], labels=["x", "y"]).index) == ["x", "y"]
+    assert np.isnan(robustness_across_samples([np.eye(2), np.eye(2)]).to_numpy()).all()  # one pair: no ranking
+    with pytest.raises(N2OError):
+        robustness_across_samples([M1, M1], labels=["x"])
+
+
+def _constant_overlap_neighbors(pool_n, k=10, seed=0):
+    """Four embedders whose overlap is the same on every query (ids in a row never repeat):
+    a·b 0.8, a·c 0.2, a·d 0.3, b·c 0.2, b·d 0.3, c·d 0.9."""
+    rng = np.random.default_rng(seed)
+    base = np.stack([rng.choice(100, size=k, replace=False) for _ in range(pool_n)])
+    other = np.stack([100 + rng.choice(100, size=k, replace=False) for _ in range(pool_n)])
+    return {
+        "a": base,
+        "b": np.concatenate([base[:, :8], other[:, :2]], axis=1),
+        "c": np.concatenate([base[:, :2], other[:, 2:]], axis=1),
+        "d": np.concatenate([base[:, :3], other[:, 3:]], axis=1),
+    }
+
+
+def test_sample_size_does_not_move_a_ranking_that_is_the_same_on_every_query():
+    nb = _constant_overlap_neighbors(60)
+    pool = np.arange(60)
+    samples = [np.arange(0, 30), np.arange(30, 60)]
+    df = robustness_to_sample_size(nb, pool, samples, 10, repeats=5)
+    assert list(df.columns) == ["n", "repeats", "rho_mean", "rho_min", "abs_diff_mean", "abs_diff_max"]
+    assert list(df["n"]) == [10, 25, 30] == sample_sizes(30)
+    np.testing.assert_allclose(df[["rho_mean", "rho_min"]].to_numpy(), 1.0)
+    np.testing.assert_allclose(df[["abs_diff_mean", "abs_diff_max"]].to_numpy(), 0.0, atol=1e-12)
+    for bad in ([0], [31]):
+        with pytest.raises(N2OError):
+            robustness_to_sample_size(nb, pool, samples, 10, sizes=bad)
+    with pytest.raises(N2OError):
+        robustness_to_sample_size(nb, pool, [np.array([0, 99])], 10)
+
+
+def test_sample_size_one_query_per_sample_matches_every_possible_draw():
+    # k = 2; two samples of two queries ({0, 1} and {2, 3}); per-query overlaps differ, so a sub-sample of one
+    # query per sample can only be one of four (q1, q2) draws, each with a known matrix
+    nb = {
+        "a": np.array([[1, 2], [3, 4], [5, 6], [7, 8]]),
+        "b": np.array([[1, 2], [3, 9], [5, 6], [7, 9]]),
+        "c": np.array([[1, 9], [3, 4], [9, 10], [7, 8]]),
+        "d": np.array([[11, 12], [3, 4], [5, 12], [11, 12]]),
+    }
+    pool, samples = np.arange(4), [np.array([0, 1]), np.array([2, 3])]
+    ref = n2o_over_samples(nb, pool, samples, 2).mean
+    rhos, diffs = [], []
+    for q1, q2 in product([0, 1], [2, 3]):
+        M = (n2o_matrix(nb, 2, np.array([q1])) + n2o_matrix(nb, 2, np.array([q2]))) / 2
+        rhos.append(spearmanr(pair_values(M), pair_values(ref)).statistic)
+        diffs.append(np.abs(pair_values(M) - pair_values(ref)).mean())
+    df = robustness_to_sample_size(nb, pool, samples, 2, sizes=[1, 2], repeats=200, seed=3).set_index("n")
+    assert df.loc[1, "rho_min"] == pytest.approx(min(rhos))  # 200 draws of 4 equally likely: all seen
+    assert df.loc[1, "abs_diff_max"] == pytest.approx(max(diffs))
+    assert df.loc[1, "rho_mean"] == pytest.approx(np.mean(rhos), abs=0.05)
+    assert df.loc[1, "abs_diff_mean"] == pytest.approx(np.mean(diffs), abs=0.01)
+    assert df.loc[2, "rho_min"] == pytest.approx(1.0) and df.loc[2, "abs_diff_max"] == pytest.approx(0.0)
+    assert min(rhos) < 0.9 and max(diffs) > 0.1  # the test can tell a wrong draw from a right one
+
+
+def test_sample_size_curve_on_real_neighbors_converges():
+    rng = np.random.default_rng(0)
+    base = rng.standard_normal((400, 8)).astype(np.float32)
+    samples = draw_query_samples(400, 60, 3, seed=2)
+    pool = query_pool(samples)
+    nb = {
+        f"e{i}": exact_knn(base + rng.normal(0, 0.3 * i, base.shape).astype(np.float32), 10, query_ids=pool).ids
+        for i in range(1, 5)
+    }
+    df = robustness_to_sample_size(nb, pool, samples, 10, sizes=[5, 20, 60], repeats=10)
+    assert (np.diff(df["abs_diff_mean"]) < 0).all() and df["abs_diff_mean"].iloc[-1] == pytest.approx(0.0)
+    assert df["rho_mean"].iloc[-1] == pytest.approx(1.0) and df["rho_mean"].iloc[0] < 1.0
+    again = robustness_to_sample_size(nb, pool, samples, 10, sizes=[5, 20, 60], repeats=10)
+    assert again.equals(df)  # seeded
+
+
 def test_popular_and_outlier_neighbors():
     lists = {"a": [5, 1, 2, 9, 7], "b": [1, 5, 3, 8, 6], "c": [5, 4, 1, 0, 11]}
     assert popular_neighbors(lists, 3) == [5, 1]
@@ -114,5 +203,44 @@ def test_token_overlap_and_ci():
     lex = df.set_index("embedder").loc["lex"]
     assert lex["mean"] == pytest.approx(np.mean([np.mean([1.0, 0.25]), np.mean([1 / 3, 1 / 3])]))
     assert lex["ci_low"] <= lex["mean"] <= lex["ci_high"] and lex["n"] == 2
+    assert list(df.columns) == ["embedder", "mean", "ci_low", "ci_high", "n", "n_no_tokens", "n_no_neighbors"]
     m, lo, hi = mean_ci(np.array([1.0, 2.0, 3.0]))
     assert (m, round(lo, 3), round(hi, 3)) == (2.0, -0.484, 4.484)
+
+
+def test_ci_is_a_t_interval_over_per_query_means():
+    texts = ["a b", "a c", "b c", "a x", "d e", "d y"]
+    df = token_overlap_by_embedder(texts, np.array([0, 4]), {"e": np.array([[1, 2], [5, 3]])}, 2)
+    per_query = [np.mean([0.5, 0.5]), np.mean([0.5, 0.0])]  # query 0: "a c", "b c"; query 4: "d y", "a x"
+    row = df.iloc[0]
+    assert (row["mean"], row["ci_low"], row["ci_high"]) == pytest.approx(mean_ci(np.array(per_query)))
+    assert row["ci_high"] - row["mean"] == pytest.approx(12.7062 * 0.125, rel=1e-4)  # t(0.975, 1) · s / sqrt(2)
+
+
+def test_token_overlap_over_content_words():
+    stop = frozenset({"the", "on", "a", "is"})
+    assert token_overlap("The cat sat on the mat", "a cat on a rug") == pytest.approx(2 / 5)
+    assert token_overlap("The cat sat on the mat", "a cat on a rug", stop_words=stop) == pytest.approx(1 / 3)
+    assert token_overlap("on the", "the cat", stop_words=stop) == 0.0
+    texts = ["the cat sat", "a cat ran", "on the", "the dog sat", "the end"]
+    nb = {"e": np.array([[1, 3], [0, 3], [-1, -1]])}
+    q = np.array([0, 2, 4])
+    kept = token_overlap_by_embedder(texts, q, nb, 2).iloc[0]
+    # all tokens: q0 {the, cat, sat} vs {a, cat, ran} 1/3 and {the, dog, sat} 2/3; q2 {on, the} vs {the, cat, sat}
+    # 1/2 and {the, dog, sat} 1/2; q4 has no neighbors
+    assert kept["mean"] == pytest.approx(np.mean([0.5, 0.5])) and kept["n"] == 2
+    assert (kept["n_no_tokens"], kept["n_no_neighbors"]) == (0, 1)
+    content = token_overlap_by_embedder(texts, q, nb, 2, stop_words=stop).iloc[0]
+    # content words: q0 {cat, sat} vs {cat, ran} 1/2 and {dog, sat} 1/2; q2 "on the" has none: skipped, counted
+    assert content["mean"] == pytest.approx(0.5) and content["n"] == 1
+    assert (content["n_no_tokens"], content["n_no_neighbors"]) == (1, 1)
+
+
+def test_sample_size_full_size_is_exact_even_with_near_tied_pairs():
+    # random neighbor lists: every pair overlaps at about chance, so many pairs tie up to float rounding
+    rng = np.random.default_rng(0)
+    samples = draw_query_samples(40000, 100, 5, seed=0)
+    pool = query_pool(samples)
+    nb = {f"e{i}": np.stack([rng.choice(2000, 50, replace=False) for _ in pool]) for i in range(10)}
+    full = robustness_to_sample_size(nb, pool, samples, 50, sizes=[100], repeats=2).iloc[0]
+    assert full["rho_min"] == pytest.approx(1.0, abs=1e-12) and full["abs_diff_max"] == 0.0
