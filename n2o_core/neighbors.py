@@ -8,10 +8,19 @@ Conventions (tested against a brute-force reference):
 - Zero vectors (a sentence with no in-vocabulary token) have no direction. They are ranked after every real
   candidate (used only if fewer than k remain), and a zero-vector *query* has no neighbors: its row is all
   `NO_NEIGHBOR` (-1), so it overlaps with nothing. Similarities are never NaN.
+- z-normalization (Eger et al., *Pitfalls*; `Standardizer`): each dimension is standardized over the corpus,
+  z = (x - mean) / std (a constant dimension, std 0, is only centred), then rows are L2-normalized. A raw all-zero
+  row stays zero (it has no direction; standardizing would give every such sentence the same vector -mean/std),
+  and a row equal to the mean on every dimension standardizes to zero: both follow the zero-vector rule above.
+- Sparse rows (tf-idf, CSR with |V| columns) are z-normalized without densifying (`ZNormRows`): with
+  Y = X D (D = diag(1/std)) and m = D mean, z_i = y_i - m, so z_i . z_j = y_i . y_j - y_i . m - y_j . m + m . m:
+  one sparse product plus a rank-2 correction. Exact search, free-text queries, the Dask shards and approximate
+  search (a custom pynndescent metric) all use it; results equal densifying, standardizing and searching.
 """
 
 from __future__ import annotations
 
+import functools
 import os
 import time
 from collections.abc import Callable
@@ -73,20 +82,130 @@ class Standardizer:
     scale: np.ndarray
 
     @classmethod
-    def fit(cls, X: np.ndarray, block: int = 65536) -> Standardizer:
-        """Mean and std per dimension over the corpus, in blocks (float64 accumulators)."""
+    def fit(cls, X: np.ndarray | sp.spmatrix, block: int = 65536) -> Standardizer:
+        """Mean and std per dimension over the corpus: in blocks for dense X, by column sums for sparse X
+        (float64 accumulators either way; an all-zero row counts like any other row)."""
         n, d = X.shape
-        s = np.zeros(d, np.float64)
-        ss = np.zeros(d, np.float64)
-        for i in range(0, n, block):
-            b = np.asarray(X[i : i + block], dtype=np.float64)
-            s += b.sum(0)
-            ss += (b * b).sum(0)
+        if sp.issparse(X):
+            C = sp.csr_matrix(X)
+            if not C.has_canonical_format:
+                C = C.copy()
+                C.sum_duplicates()
+            v = C.data.astype(np.float64)
+            s = np.bincount(C.indices, weights=v, minlength=d)
+            ss = np.bincount(C.indices, weights=v * v, minlength=d)
+        else:
+            s = np.zeros(d, np.float64)
+            ss = np.zeros(d, np.float64)
+            for i in range(0, n, block):
+                b = np.asarray(X[i : i + block], dtype=np.float64)
+                s += b.sum(0)
+                ss += (b * b).sum(0)
         mean = s / max(n, 1)
         var = np.maximum(ss / max(n, 1) - mean * mean, 0.0)
         std = np.sqrt(var)
         std[std < 1e-12] = 1.0  # constant dimension: leave unscaled
         return cls(mean.astype(np.float32), (1.0 / std).astype(np.float32))
+
+
+@dataclass(frozen=True)
+class ZNormRows:
+    """Sparse rows, z-normalized and L2-normalized, kept factored (never densified).
+
+    Row i stands for the dense unit vector u_i = y_i - inv_i m, where `y` holds the raw row scaled per dimension
+    and by inv_i = 1 / ||z_i|| (CSR, the raw sparsity), m = mean / std (dense), t_i = y_i . m and c = m . m.
+    Then u_i . u_j = y_i . y_j - t_i inv_j - inv_i t_j + c inv_i inv_j. Zero rows have inv = t = 0 and an empty y.
+    """
+
+    y: sp.csr_matrix
+    inv: np.ndarray  # (n,) float64
+    t: np.ndarray  # (n,) float64
+    m: np.ndarray  # (d,) float64
+    c: float
+
+    @property
+    def shape(self) -> tuple[int, int]:
+        return self.y.shape
+
+    def __len__(self) -> int:
+        return self.y.shape[0]
+
+    def __getitem__(self, rows) -> ZNormRows:
+        return ZNormRows(self.y[rows], self.inv[rows], self.t[rows], self.m, self.c)
+
+    def dot(self, other: ZNormRows) -> np.ndarray:
+        """Dense (len(self), len(other)) cosines, in y's dtype: the sparse product plus a rank-2 correction."""
+        S = np.asarray((self.y @ other.y.T).toarray())
+        a = np.stack([self.inv, -self.t], axis=1).astype(S.dtype)
+        b = np.stack([self.c * other.inv - other.t, other.inv], axis=1).astype(S.dtype)
+        S += a @ b.T
+        return S
+
+    def dot_pairs(self, other: ZNormRows, pos: np.ndarray) -> np.ndarray:
+        """Cosine of row r with other row pos[r, j], shape pos.shape, computed elementwise (no BLAS), so the
+        value of a pair does not depend on which other rows are in the batch."""
+        P = np.asarray((self.y @ other.y.T).toarray(), dtype=np.float64)
+        sc = np.take_along_axis(P, pos, 1)
+        oi, ot = other.inv[pos], other.t[pos]
+        return sc + self.inv[:, None] * (self.c * oi - ot) - self.t[:, None] * oi
+
+    def rowwise(self, other: ZNormRows) -> np.ndarray:
+        """Cosine of row i of self with row i of other (float64)."""
+        p = np.asarray(self.y.multiply(other.y).sum(axis=1), dtype=np.float64).ravel()
+        return p + self.inv * (self.c * other.inv - other.t) - self.t * other.inv
+
+    def sum(self, axis: int = 0) -> np.ndarray:
+        """Sum of the unit rows, a dense (d,) float64 vector."""
+        if axis != 0:
+            raise ValueError("ZNormRows.sum only sums rows (axis=0).")
+        return np.asarray(self.y.sum(axis=0), dtype=np.float64).ravel() - self.inv.sum() * self.m
+
+    def augmented(self) -> sp.csr_matrix:
+        """float32 CSR [inv, t, sqrt(c) inv | y] (3 + d columns), the input of `zcos_distance` (pynndescent)."""
+        n = len(self)
+        extra = np.stack([self.inv, self.t, np.sqrt(self.c) * self.inv], axis=1)
+        head = sp.csr_matrix((extra.ravel(), np.tile(np.arange(3), n), np.arange(0, 3 * n + 1, 3)), shape=(n, 3))
+        return sp.csr_matrix(sp.hstack([head, self.y], format="csr"), dtype=np.float32)
+
+
+def znorm_sparse(block: sp.spmatrix, standardizer: Standardizer, dtype=np.float32) -> tuple[ZNormRows, np.ndarray]:
+    """z-normalized, L2-normalized sparse rows (factored, see `ZNormRows`) and their zero mask.
+
+    Computed in float64 (y stored as `dtype`). A row is zero when its raw values are all zero or it equals the
+    (float32) mean on every dimension, as in the dense path. ||z_i||^2 = sum over stored j of (y_ij - m_j)^2 plus
+    c - sum over stored j of m_j^2 (the unstored dimensions), which avoids cancelling large terms.
+    """
+    X = sp.csr_matrix(block)
+    if not X.has_canonical_format:
+        X = X.copy()
+        X.sum_duplicates()
+    n, d = X.shape
+    if standardizer.mean.shape[0] != d:
+        raise N2OError(f"The standardizer has {standardizer.mean.shape[0]} dimensions, the vectors {d}.")
+    mu = standardizer.mean.astype(np.float64)
+    scale = standardizer.scale.astype(np.float64)
+    m = mu * scale
+    c = float(m @ m)
+    rows = np.repeat(np.arange(n), np.diff(X.indptr))
+    x = X.data.astype(np.float64)
+    if not np.all(np.isfinite(x)):
+        raise N2OError("The vectors contain NaN or infinite values.")
+    col = X.indices
+    y = x * scale[col]
+    mc = m[col]
+    t = np.bincount(rows, weights=y * mc, minlength=n)
+    own = np.bincount(rows, weights=(y - mc) ** 2, minlength=n)
+    rest = np.maximum(c - np.bincount(rows, weights=mc * mc, minlength=n), 0.0)
+    norm2 = own + rest
+    zero_raw = np.bincount(rows[x != 0], minlength=n) == 0
+    # equal to the mean everywhere: every stored value matches it, and every dimension with a nonzero mean is stored
+    mismatch = np.bincount(rows[x != mu[col]], minlength=n) + (
+        np.count_nonzero(mu) - np.bincount(rows[mu[col] != 0], minlength=n)
+    )
+    zero = zero_raw | (mismatch == 0) | ~(norm2 > 0)
+    inv = np.where(zero, 0.0, 1.0 / np.sqrt(np.where(zero, 1.0, norm2)))
+    Y = sp.csr_matrix((y * inv[rows], X.indices.copy(), X.indptr.copy()), shape=(n, d), dtype=dtype)
+    return ZNormRows(Y, inv, np.where(zero, 0.0, t * inv), m, c), zero
 
 
 def normalize_rows(block: np.ndarray, standardizer: Standardizer | None = None) -> tuple[np.ndarray, np.ndarray]:
@@ -115,14 +234,20 @@ def _normalize_sparse(block: sp.csr_matrix) -> tuple[sp.csr_matrix, np.ndarray]:
     return sp.csr_matrix(sp.diags(inv.astype(np.float32)) @ b), zero
 
 
-def _prepare(block, standardizer):
-    if sp.issparse(block):
-        return _normalize_sparse(block)
-    return normalize_rows(block, standardizer)
+def prepare_rows(
+    block: np.ndarray | sp.spmatrix, standardizer: Standardizer | None = None, dtype=np.float32
+) -> tuple[np.ndarray | sp.csr_matrix | ZNormRows, np.ndarray]:
+    """Rows ready for cosine by dot product, and their zero mask (zero rows stay zero; see the module docstring).
 
-
-def _prepare64(block, standardizer):
-    """float64 L2-normalized rows (from the raw values) and their zero mask, for exact re-scoring."""
+    dtype float32 is what the search scans (`normalize_rows` for dense rows); float64 is the exact re-scoring.
+    Dense rows give an array, sparse rows a CSR matrix, or `ZNormRows` when sparse rows are z-normalized.
+    """
+    if sp.issparse(block) and standardizer is not None:
+        return znorm_sparse(block, standardizer, dtype)
+    if np.dtype(dtype) == np.float32:
+        if sp.issparse(block):
+            return _normalize_sparse(block)
+        return normalize_rows(block, standardizer)
     if sp.issparse(block):
         b = sp.csr_matrix(block, dtype=np.float64, copy=True)
         norms = np.sqrt(np.asarray(b.multiply(b).sum(axis=1)).ravel())
@@ -141,7 +266,13 @@ def _prepare64(block, standardizer):
     return b, zero | ~nz
 
 
+# Temporary alias: workspace.py still imports `_prepare`; remove once it uses `prepare_rows`.
+_prepare = prepare_rows
+
+
 def _scores(Q, Xb) -> np.ndarray:
+    if isinstance(Q, ZNormRows):
+        return Q.dot(Xb)
     if sp.issparse(Q) or sp.issparse(Xb):
         S = Q @ Xb.T
         return np.asarray(S.toarray() if sp.issparse(S) else S, dtype=np.float32)
@@ -173,7 +304,7 @@ def _search(
     top_i = np.full((q, k), _NO_ID, np.int64)
     for start in range(0, n, block):
         stop = min(start + block, n)
-        Xb, zb = _prepare(X[start:stop], standardizer)
+        Xb, zb = prepare_rows(X[start:stop], standardizer)
         S = np.ascontiguousarray(_scores(Qn, Xb), dtype=np.float32)
         if zb.any():
             S[:, zb] = _ZERO_SCORE
@@ -214,7 +345,7 @@ def search_shard(
     The building block of sharded search: merge shards with `merge_candidates`, then `finish_exact`.
     Unfilled slots are (-inf, a sentinel id) and sort last.
     """
-    Qn, _ = _prepare(Qraw, standardizer)
+    Qn, _ = prepare_rows(Qraw, standardizer)
     m = X_shard.shape[0]
     if block is None:
         block = default_block(m, Qn.shape[0], sp.issparse(X_shard))
@@ -241,7 +372,7 @@ def finish_exact(
     started: float | None = None,
 ) -> Neighbors:
     """Exact float64 re-scoring of the candidates, cut to k, zero-vector queries emptied."""
-    _, qzero = _prepare(Qraw, standardizer)
+    _, qzero = prepare_rows(Qraw, standardizer)
     top_s, top_i = _rescore(X, Qraw, top_s, top_i, k, standardizer)
     return _finish(top_s, top_i, qzero, time.perf_counter() - started if started else 0.0)
 
@@ -261,12 +392,14 @@ def exact_knn(
 
     X may be float32/float16 (memory-mapped is fine; float16 is converted to float32 one block at a time) or
     CSR. Never holds a full similarity matrix: the corpus is scanned in blocks of `block` rows against all
-    queries, keeping a running top-k behind a per-query threshold.
+    queries, keeping a running top-k behind a per-query threshold. With a `standardizer` (z-normalization), CSR
+    rows are standardized in factored form (`ZNormRows`), never densified. `queries` take the corpus's form
+    (dense queries for a CSR corpus are made sparse, and the reverse).
     """
     t0 = time.perf_counter()
     n = X.shape[0]
     query_ids, Qraw = _check_queries(X, k, query_ids, queries)
-    Qn, qzero = _prepare(Qraw, standardizer)
+    Qn, qzero = prepare_rows(Qraw, standardizer)
     q = Qn.shape[0]
     if q == 0:
         return Neighbors(np.empty((0, k), np.int64), np.empty((0, k), np.float32), None, 0.0)
@@ -303,6 +436,12 @@ def _check_queries(X, k: int, query_ids, queries):
         return query_ids, X[query_ids]
     if k > n:
         raise N2OError(f"k={k} is too large for a corpus of {n} sentences.")
+    if queries.ndim != 2 or queries.shape[1] != X.shape[1]:
+        raise N2OError(f"The queries have shape {queries.shape}; the corpus vectors have {X.shape[1]} dimensions.")
+    if sp.issparse(X) and not sp.issparse(queries):  # the query rows take the corpus's form
+        queries = sp.csr_matrix(np.asarray(queries, dtype=np.float32))
+    elif not sp.issparse(X) and sp.issparse(queries):
+        queries = queries.toarray()
     return None, queries
 
 
@@ -317,15 +456,18 @@ def _rescore(X, Qraw, top_s: np.ndarray, top_i: np.ndarray, k: int, standardizer
     score = np.full((q, kk), -np.inf)
     flat = np.unique(top_i[valid])
     if flat.size:
-        C, cz = _prepare64(X[flat], standardizer)
-        Qd, _ = _prepare64(Qraw, standardizer)
+        C, cz = prepare_rows(X[flat], standardizer, np.float64)
+        Qd, _ = prepare_rows(Qraw, standardizer, np.float64)
         pos = np.searchsorted(flat, np.where(valid, top_i, flat[0]))
-        sparse = sp.issparse(C)
+        znorm = isinstance(C, ZNormRows)
+        sparse = znorm or sp.issparse(C)
         width = flat.size if sparse else kk * C.shape[1]
         step = max(1, (32 << 20) // max(1, width * 8))
         for a in range(0, q, step):
             b = min(q, a + step)
-            if sparse:  # (rows, candidates) products, then each row's own candidates
+            if znorm:
+                sc = Qd[a:b].dot_pairs(C, pos[a:b])
+            elif sparse:  # (rows, candidates) products, then each row's own candidates
                 M = np.asarray((Qd[a:b] @ C.T).toarray())
                 sc = np.take_along_axis(M, pos[a:b], 1)
             else:
@@ -359,8 +501,54 @@ def approx_n_neighbors(k: int, n: int, n_neighbors: int | None = None) -> int:
     return int(min(n_neighbors or max(k + 1, 60), n - 1))
 
 
+@functools.cache
+def zcos_distance():
+    """numba pynndescent metric on `ZNormRows.augmented()` rows: 1 - cosine of the z-normalized rows.
+
+    Columns 0, 1, 2 of a row hold inv, t and sqrt(c) inv (found by column index, so a dropped zero is read as 0);
+    the rest is y. Built on first use (imports numba).
+    """
+    import numba
+
+    @numba.njit(fastmath=True)
+    def _zcos(ind1, data1, ind2, data2):
+        inv1 = t1 = r1 = inv2 = t2 = r2 = 0.0
+        i = 0
+        while i < ind1.shape[0] and ind1[i] < 3:
+            if ind1[i] == 0:
+                inv1 = data1[i]
+            elif ind1[i] == 1:
+                t1 = data1[i]
+            else:
+                r1 = data1[i]
+            i += 1
+        j = 0
+        while j < ind2.shape[0] and ind2[j] < 3:
+            if ind2[j] == 0:
+                inv2 = data2[j]
+            elif ind2[j] == 1:
+                t2 = data2[j]
+            else:
+                r2 = data2[j]
+            j += 1
+        dot = 0.0
+        while i < ind1.shape[0] and j < ind2.shape[0]:
+            if ind1[i] == ind2[j]:
+                dot += data1[i] * data2[j]
+                i += 1
+                j += 1
+            elif ind1[i] < ind2[j]:
+                i += 1
+            else:
+                j += 1
+        return max(0.0, 1.0 - (dot - t1 * inv2 - inv1 * t2 + r1 * r2))
+
+    return _zcos
+
+
 def build_index(Xn, k: int, *, n_neighbors: int | None = None, seed: int = 0):
-    """A prepared pynndescent index over L2-normalized rows Xn (dense: inner product; CSR: cosine).
+    """A prepared pynndescent index over `prepare_rows` output (dense: inner product; CSR: cosine;
+    `ZNormRows`: `zcos_distance` on the augmented rows).
 
     Not persisted: pynndescent indexes are saved only by pickling, which the cache never does. (Rebuilding
     from a cached neighbor graph via `init_graph` was tried: it rebuilt in about half the time but queries then
@@ -370,10 +558,14 @@ def build_index(Xn, k: int, *, n_neighbors: int | None = None, seed: int = 0):
 
     n = Xn.shape[0]
     nn = approx_n_neighbors(k, n, n_neighbors)
+    if isinstance(Xn, ZNormRows):
+        Xn, metric = Xn.augmented(), zcos_distance()
+    else:
+        metric = "cosine" if sp.issparse(Xn) else "dot"
     sparse = sp.issparse(Xn)
     index = pynndescent.NNDescent(
         Xn,
-        metric="cosine" if sparse else "dot",
+        metric=metric,
         n_neighbors=nn,
         random_state=seed,
         tree_init=not sparse,
@@ -386,6 +578,8 @@ def build_index(Xn, k: int, *, n_neighbors: int | None = None, seed: int = 0):
 
 def _approx_query(index, Qn, q_ids: np.ndarray, k: int, zero: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """k approximate neighbors per query: self and zero rows dropped, (score desc, id asc) order."""
+    if isinstance(Qn, ZNormRows):
+        Qn = Qn.augmented()
     n = zero.shape[0]
     extra = min(k + 1 + int(zero.sum()), n)
     ids_raw, dist = index.query(Qn, k=extra)
@@ -442,8 +636,8 @@ def approx_knn(
     The result's `recall` is recall@k on `recall_sample` held-out corpus queries (not in query_ids), and
     `check_ids` / `check_exact` / `check_approx` keep those queries' exact and approximate neighbors, so the
     N2O error of the approximation can be computed for any pair of embedders. Returns (neighbors, index); pass
-    the index back to avoid a rebuild. Zero-vector rows and queries
-    follow the exact search's convention.
+    the index back to avoid a rebuild. Zero-vector rows and queries follow the exact search's convention.
+    z-normalized sparse rows are searched with `zcos_distance` (no densified copy).
     """
     t0 = time.perf_counter()
     n = X.shape[0]
@@ -452,7 +646,7 @@ def approx_knn(
         raise N2OError(f"k must be a positive integer (got {k}).")
     if k > n - 1:
         raise N2OError(f"k={k} is too large for a corpus of {n} sentences (at most {n - 1}).")
-    Xn, zero = _prepare(X, standardizer)
+    Xn, zero = prepare_rows(X, standardizer)
     if index is None:
         index = build_index(Xn, k, n_neighbors=n_neighbors, seed=seed)
     ids, sims = _approx_query(index, Xn[query_ids], query_ids, k, zero)
@@ -463,14 +657,3 @@ def approx_knn(
     result.recall = recall_of(got, exact.ids)
     result.check_ids, result.check_exact, result.check_approx = held, exact.ids, got
     return result, index
-
-
-def measure_recall(
-    X, index, k: int, *, exclude: np.ndarray, sample: int = 100, seed: int = 0, standardizer=None
-) -> float:
-    """recall@k of an approximate index against exact search on `sample` held-out corpus queries."""
-    held = held_out_queries(X.shape[0], exclude, sample, seed)
-    Xn, zero = _prepare(X, standardizer)
-    exact = exact_knn(X, k, query_ids=held, standardizer=standardizer)
-    got, _ = _approx_query(index, Xn[held], held, k, zero)
-    return recall_of(got, exact.ids)

@@ -139,3 +139,152 @@ def test_sharded_candidates_merge_to_the_single_pass_result(tie_vectors):
     ref = exact_knn(tie_vectors, k, query_ids=qids)
     assert (got.ids == ref.ids).all() and (got.sims == ref.sims).all()
     assert (got.ids == brute_knn(tie_vectors, qids, k)).all()
+
+
+# --------------------------------------------------------------------------- z-normalized sparse rows
+
+
+def _tie_sparse(n=420, d=50, seed=11):
+    """Sparse rows with few distinct values (many exact cosine ties), duplicate rows and zero rows."""
+    X = sp.random(n, d, density=0.08, format="lil", random_state=seed, dtype=np.float32)
+    X = sp.csr_matrix(X)
+    X.data = np.ceil(X.data * 3).astype(np.float32)  # values 1, 2, 3
+    X = X.tolil()
+    X[::29] = 0.0
+    X[100] = X[7]
+    X[101] = X[7]
+    X[250] = X[3]
+    return sp.csr_matrix(X)
+
+
+def test_standardizer_fit_on_csr_equals_dense():
+    X = _tie_sparse()
+    a, b = Standardizer.fit(X), Standardizer.fit(X.toarray())
+    np.testing.assert_allclose(a.mean, b.mean, rtol=1e-6)
+    np.testing.assert_allclose(a.scale, b.scale, rtol=1e-6)
+    assert a.scale[np.asarray(X.sum(0)).ravel() == 0].tolist() == [1.0] * int((np.asarray(X.sum(0)) == 0).sum())
+
+
+@pytest.mark.parametrize("block", [13, 100, 10_000])
+def test_znorm_sparse_search_equals_densified(block):
+    X = _tie_sparse()
+    std = Standardizer.fit(X)
+    qids = np.concatenate([[0, 7, 100, 3, 250, 29], np.arange(1, 420, 9)])
+    got = exact_knn(X, 12, query_ids=qids, standardizer=std, block=block)
+    dense = exact_knn(X.toarray(), 12, query_ids=qids, standardizer=std)
+    assert (got.ids == dense.ids).all()
+    np.testing.assert_allclose(got.sims, dense.sims, atol=1e-6)
+    assert (got.ids == brute_knn(X, qids, 12, standardize=True)).all()
+    # zero raw rows: no neighbors as queries, never among a real query's neighbors
+    assert (got.ids[0] == NO_NEIGHBOR).all() and (got.ids[5] == NO_NEIGHBOR).all()
+    assert not np.isin(got.ids[1:5], np.arange(0, 420, 29)).any()
+    assert list(got.ids[1, :2]) == [100, 101]  # exact duplicates of 7, by lower index
+    assert got.sims[1, 0] == pytest.approx(1.0) and got.ids[3, 0] == 250 and got.ids[4, 0] == 3
+    assert (got.ids != exact_knn(X, 12, query_ids=qids, block=block).ids).any()  # z-norm changes rankings
+
+
+def test_znorm_sparse_row_equal_to_the_mean_is_a_zero_vector():
+    R = sp.random(300, 40, density=0.2, format="csr", random_state=4, dtype=np.float32)  # m.m rounds high
+    R.data = np.ceil(R.data * 7).astype(np.float32)
+    row = Standardizer.fit(R).mean
+    for _ in range(5):  # appending the mean keeps the mean (up to rounding): settle to an exact fixed point
+        X = sp.vstack([R, sp.csr_matrix(row[None, :])], format="csr")
+        std = Standardizer.fit(X)
+        if (std.mean == row).all():
+            break
+        row = std.mean
+    assert (std.mean == X.toarray()[-1]).all()
+    q = np.array([300, 0, 1, 2, 150])
+    got = exact_knn(X, 5, query_ids=q, standardizer=std)
+    dense = exact_knn(X.toarray(), 5, query_ids=q, standardizer=std)
+    assert (got.ids == dense.ids).all() and np.allclose(got.sims, dense.sims, atol=1e-6)
+    assert (got.ids[0] == NO_NEIGHBOR).all()  # equals the mean: standardizes to zero, no neighbors
+    assert not np.isin(300, got.ids[1:])  # and ranks after every real candidate
+
+
+def test_znorm_sparse_free_text_queries_equal_densified():
+    X = _tie_sparse()
+    std = Standardizer.fit(X)
+    Q = sp.vstack([X[[7, 0, 55]], sp.csr_matrix(np.eye(1, 50, 4, dtype=np.float32))], format="csr")
+    got = exact_knn(X, 9, queries=Q, standardizer=std)
+    dense = exact_knn(X.toarray(), 9, queries=Q.toarray(), standardizer=std)
+    assert (got.ids == dense.ids).all()
+    np.testing.assert_allclose(got.sims, dense.sims, atol=1e-6)
+    assert list(got.ids[0, :3]) == [7, 100, 101]  # the sentence and its duplicates, nothing excluded
+    assert (got.ids[1] == NO_NEIGHBOR).all()
+    assert (exact_knn(X, 9, queries=Q.toarray(), standardizer=std).ids == got.ids).all()  # dense queries too
+    with pytest.raises(N2OError, match="dimensions"):
+        exact_knn(X, 9, queries=Q[:, :10], standardizer=std)
+
+
+def test_znorm_sparse_sharded_candidates_merge_to_the_single_pass_result():
+    from n2o_core.neighbors import candidate_count, finish_exact, merge_candidates, search_shard
+
+    X = _tie_sparse()
+    std = Standardizer.fit(X)
+    qids = np.arange(2, 420, 11)
+    kk = candidate_count(10, 420, True)
+    parts = [search_shard(X[a:b], a, X[qids], qids, kk, standardizer=std, block=17) for a, b in ((0, 101), (101, 420))]
+    s, i = merge_candidates(parts, kk)
+    got = finish_exact(X, X[qids], s, i, 10, standardizer=std)
+    ref = exact_knn(X, 10, query_ids=qids, standardizer=std)
+    assert (got.ids == ref.ids).all() and (got.sims == ref.sims).all()
+
+
+def _znorm_dense(X, std):
+    """Reference: float64 z-normalized, L2-normalized dense rows; raw zero rows stay zero."""
+    X = np.asarray(X.toarray() if sp.issparse(X) else X, np.float64)
+    zero = ~np.any(X != 0, axis=1)
+    Z = (X - std.mean.astype(np.float64)) * std.scale.astype(np.float64)
+    Z[zero] = 0
+    nrm = np.linalg.norm(Z, axis=1)
+    return Z / np.where(nrm == 0, 1, nrm)[:, None]
+
+
+def test_prepare_rows_znorm_sparse_algebra_equals_dense():
+    from n2o_core.neighbors import ZNormRows, normalize_rows, prepare_rows
+
+    X = _tie_sparse()
+    std = Standardizer.fit(X)
+    U = _znorm_dense(X, std)
+    Z, zero = prepare_rows(X, std, np.float64)
+    assert isinstance(Z, ZNormRows)
+    assert (zero == ~np.any(X.toarray() != 0, axis=1)).all()
+    np.testing.assert_allclose(Z.dot(Z[:30]), U @ U[:30].T, atol=1e-12)
+    np.testing.assert_allclose(Z[5:40].rowwise(Z[50:85]), np.einsum("ij,ij->i", U[5:40], U[50:85]), atol=1e-12)
+    np.testing.assert_allclose(Z.sum(), U.sum(0), atol=1e-9)
+    pos = np.array([[0, 3, 3], [7, 1, 2]])
+    np.testing.assert_allclose(Z[[1, 2]].dot_pairs(Z[:8], pos), np.take_along_axis(U[[1, 2]] @ U[:8].T, pos, 1))
+    dense = np.asarray(X.toarray())
+    a, za = prepare_rows(dense, std)
+    b, zb = normalize_rows(dense, std)
+    assert (a == b).all() and (za == zb).all()
+
+
+def test_zcos_distance_metric_equals_dense_cosine():
+    from n2o_core.neighbors import prepare_rows, zcos_distance
+
+    X = _tie_sparse()
+    std = Standardizer.fit(X)
+    U = _znorm_dense(X, std)
+    A = prepare_rows(X, std)[0].augmented()
+    A.eliminate_zeros()  # a dropped zero among the extra columns is read as 0
+    dist = zcos_distance()
+    for i, j in [(1, 2), (7, 100), (3, 250), (0, 5), (10, 11), (400, 13)]:
+        got = dist(A[i].indices, A[i].data, A[j].indices, A[j].data)
+        assert got == pytest.approx(max(0.0, 1.0 - U[i] @ U[j]), abs=1e-5)
+
+
+@pytest.mark.slow
+def test_approx_znorm_sparse_agrees_with_exact():
+    from n2o_core.neighbors import approx_knn
+
+    X = _tie_sparse(n=1500, d=80)
+    std = Standardizer.fit(X)
+    qids = np.arange(1, 1500, 7)
+    got, _ = approx_knn(X, 10, qids, standardizer=std, recall_sample=50)
+    ref = exact_knn(X, 10, query_ids=qids, standardizer=std)
+    assert got.recall >= 0.9
+    same = got.ids == ref.ids
+    assert same.mean() >= 0.8
+    np.testing.assert_allclose(got.sims[same], ref.sims[same], atol=1e-5)

@@ -3,6 +3,11 @@
 Normalization (Heros, Appendix D): the unique originals are split into a first and a second half;
 b = mean cosine over ALL cross pairs (first half x second half); s' = (s - b) / (1 - b).
 The cross-pair mean is computed exactly as (sum of unit rows of A) . (sum of unit rows of B) / (|A| |B|).
+
+z-normalization (Eger et al., *Pitfalls*): with a `Standardizer` fitted on the corpus by the caller, every cosine
+here (pairs and baseline) is taken after standardizing each dimension, by `neighbors.prepare_rows` -- the same
+rule as the neighbor search, sparse tf-idf rows included (factored `ZNormRows`, never densified); an all-zero
+row stays zero, so its cosines are 0.
 """
 
 from __future__ import annotations
@@ -14,6 +19,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from ..errors import EmbedderError, N2OError
+from ..neighbors import Standardizer, ZNormRows, prepare_rows
 from .subsets import ALL_SUBSETS
 
 EncodeFn = Callable[[list[str]], "np.ndarray | sp.spmatrix"]
@@ -21,9 +27,14 @@ Progress = Callable[[int, int], None]
 RESULT_COLUMNS = ["embedder", "subset", "n", "raw", "normalized", "ci_low", "ci_high"]
 
 
-def unit_rows(x: np.ndarray | sp.spmatrix) -> np.ndarray | sp.csr_matrix:
-    """Rows scaled to unit L2 norm (float64); all-zero rows stay zero, so their cosines are 0."""
+def unit_rows(
+    x: np.ndarray | sp.spmatrix, standardizer: Standardizer | None = None
+) -> np.ndarray | sp.csr_matrix | ZNormRows:
+    """Rows scaled to unit L2 norm (float64), z-normalized first when a standardizer is given; all-zero rows
+    stay zero, so their cosines are 0. z-normalized sparse rows come back factored (`ZNormRows`)."""
     if sp.issparse(x):
+        if standardizer is not None:
+            return prepare_rows(x, standardizer, np.float64)[0]
         m = sp.csr_matrix(x, dtype=np.float64)
         norms = np.sqrt(np.asarray(m.multiply(m).sum(axis=1)).ravel())
         inv = np.divide(1.0, norms, out=np.zeros_like(norms), where=norms > 0)
@@ -33,30 +44,46 @@ def unit_rows(x: np.ndarray | sp.spmatrix) -> np.ndarray | sp.csr_matrix:
         raise EmbedderError(f"An embedder returned an array of shape {a.shape}; expected (n, d).")
     if not np.all(np.isfinite(a)):
         raise EmbedderError("An embedder returned NaN or infinite values.")
+    if standardizer is not None:
+        if standardizer.mean.shape[0] != a.shape[1]:
+            raise N2OError(f"The standardizer has {standardizer.mean.shape[0]} dimensions, the vectors {a.shape[1]}.")
+        return prepare_rows(a, standardizer, np.float64)[0]
     norms = np.linalg.norm(a, axis=1, keepdims=True)
     return np.divide(a, norms, out=np.zeros_like(a), where=norms > 0)
 
 
-def rowwise_cosine(a: np.ndarray | sp.spmatrix, b: np.ndarray | sp.spmatrix) -> np.ndarray:
-    """Cosine of row i of `a` with row i of `b` (0 where either row is all-zero)."""
-    ua, ub = unit_rows(a), unit_rows(b)
+def _rowwise_units(ua, ub) -> np.ndarray:
+    """Row i of ua . row i of ub, for unit rows from `unit_rows`."""
+    if isinstance(ua, ZNormRows):
+        return ua.rowwise(ub)
     if sp.issparse(ua) or sp.issparse(ub):
-        ua = sp.csr_matrix(ua)
-        ub = sp.csr_matrix(ub)
-        return np.asarray(ua.multiply(ub).sum(axis=1)).ravel()
+        return np.asarray(sp.csr_matrix(ua).multiply(sp.csr_matrix(ub)).sum(axis=1)).ravel()
     return np.einsum("ij,ij->i", ua, ub)
 
 
-def baseline_similarity(originals: np.ndarray | sp.spmatrix) -> float:
-    """Mean cosine over all (first half) x (second half) pairs of the originals' embeddings."""
-    n = originals.shape[0]
+def _baseline_units(u) -> float:
+    """Mean cross-pair cosine of the first and second half of unit rows `u`."""
+    n = u.shape[0]
     if n < 2:
         raise N2OError("The baseline needs at least 2 distinct original sentences.")
-    u = unit_rows(originals)
     h = n // 2
     sa = np.asarray(u[:h].sum(axis=0)).ravel()
     sb = np.asarray(u[h:].sum(axis=0)).ravel()
     return float(sa @ sb / (h * (n - h)))
+
+
+def rowwise_cosine(
+    a: np.ndarray | sp.spmatrix, b: np.ndarray | sp.spmatrix, standardizer: Standardizer | None = None
+) -> np.ndarray:
+    """Cosine of row i of `a` with row i of `b` (0 where either row is all-zero), z-normalized if a
+    standardizer is given."""
+    return _rowwise_units(unit_rows(a, standardizer), unit_rows(b, standardizer))
+
+
+def baseline_similarity(originals: np.ndarray | sp.spmatrix, standardizer: Standardizer | None = None) -> float:
+    """Mean cosine over all (first half) x (second half) pairs of the originals' embeddings (z-normalized if a
+    standardizer is given)."""
+    return _baseline_units(unit_rows(originals, standardizer))
 
 
 def normalize(sims: np.ndarray, b: float) -> np.ndarray:
@@ -102,11 +129,14 @@ def score_pairs(
     seed: int = 0,
     n_boot: int = 1000,
     progress: Progress | None = None,
+    standardizers: Mapping[str, Standardizer | None] | None = None,
 ) -> tuple[dict[str, float], pd.DataFrame]:
     """Score every embedder on every subset of `pairs` (columns subset, original, variant).
 
     Returns (baseline per embedder, results with RESULT_COLUMNS). Each distinct sentence is
     encoded once per embedder. The baseline uses the distinct originals in order of appearance.
+    `standardizers` (embedder name -> Standardizer fitted on the corpus, or None) z-normalizes that embedder's
+    vectors before every cosine; embedders not in it are scored on raw cosine.
     """
     _check_pairs(pairs)
     originals = list(dict.fromkeys(pairs["original"].astype(str)))
@@ -121,12 +151,12 @@ def score_pairs(
         x = encode(texts)
         if x.shape[0] != len(texts):
             raise EmbedderError(f"Embedder '{name}' returned {x.shape[0]} vectors for {len(texts)} sentences.")
-        u = unit_rows(x)
+        u = unit_rows(x, (standardizers or {}).get(name))
         if sp.issparse(u):
             u = sp.csr_matrix(u)
-        b = baseline_similarity(u[: len(originals)])
+        b = _baseline_units(u[: len(originals)])
         baseline[name] = b
-        sims = rowwise_cosine(u[oi], u[vi])
+        sims = _rowwise_units(u[oi], u[vi])
         for j, sub in enumerate(_subset_order(list(set(subsets)))):
             s = sims[subsets == sub]
             norm = normalize(s, b)

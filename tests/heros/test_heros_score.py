@@ -9,6 +9,7 @@ import scipy.sparse as sp
 
 from n2o_core.errors import N2OError
 from n2o_core.heros.score import baseline_similarity, bootstrap_ci, normalize, rowwise_cosine, score_pairs
+from n2o_core.neighbors import Standardizer
 
 
 def _cos(a, b):
@@ -101,3 +102,63 @@ def test_score_pairs_rejects_bad_input():
         score_pairs(pd.DataFrame({"original": ["a"], "variant": ["b"]}), {})
     with pytest.raises(N2OError):
         score_pairs(pd.DataFrame(columns=["subset", "original", "variant"]), {})
+
+
+# --------------------------------------------------------------------------- z-normalization
+
+
+def _z(x, std):
+    """Reference: densify, standardize in float64 with the standardizer's values; raw zero rows stay zero."""
+    x = np.asarray(x.toarray() if sp.issparse(x) else x, np.float64)
+    z = (x - std.mean.astype(np.float64)) * std.scale.astype(np.float64)
+    z[~np.any(x != 0, axis=1)] = 0.0
+    return z
+
+
+def _sparse_corpus(n=60, d=25, seed=2):
+    x = sp.random(n, d, density=0.15, format="csr", random_state=seed)
+    x.data = np.ceil(x.data * 3)
+    x = x.tolil()
+    x[::13] = 0.0
+    return sp.csr_matrix(x)
+
+
+@pytest.mark.parametrize("sparse", [True, False])
+def test_znorm_rowwise_cosine_and_baseline_match_densified(sparse):
+    x = _sparse_corpus()
+    std = Standardizer.fit(x)
+    data = x if sparse else x.toarray()
+    a, b = data[:30], data[30:]
+    za, zb = _z(a, std), _z(b, std)
+    ref = np.array([_cos(za[i], zb[i]) for i in range(30)])
+    got = rowwise_cosine(a, b, standardizer=std)
+    assert got == pytest.approx(ref, abs=1e-12)
+    assert got[0] == 0.0  # row 0 is all zeros: cosine 0, not the cosine of -mean/std
+    assert not np.allclose(got, rowwise_cosine(a, b))  # z-normalization changes the cosines
+    z = _z(data, std)
+    h = 30
+    base = np.mean([_cos(z[i], z[j]) for i in range(h) for j in range(h, 60)])
+    assert baseline_similarity(data, standardizer=std) == pytest.approx(base, abs=1e-12)
+
+
+def test_score_pairs_with_standardizer_matches_densified():
+    pairs = _toy_pairs()
+    texts = list(dict.fromkeys(pairs["original"].tolist() + pairs["variant"].tolist()))
+    x = _sparse_corpus(n=len(texts), seed=9)
+    table = {t: x[i] for i, t in enumerate(texts)}
+    std = Standardizer.fit(_sparse_corpus(n=200, seed=4))  # fitted on a corpus, not on the pairs
+
+    def encode(batch):
+        return sp.vstack([table[t] for t in batch], format="csr")
+
+    baseline, res = score_pairs(pairs, {"tfidf": encode}, n_boot=50, standardizers={"tfidf": std})
+    z = {t: _z(table[t], std)[0] for t in texts}
+    origs = [f"orig {i}" for i in range(10)]
+    b = np.mean([_cos(z[origs[i]], z[origs[j]]) for i in range(5) for j in range(5, 10)])
+    assert baseline["tfidf"] == pytest.approx(b, abs=1e-12)
+    s = np.array([_cos(z[f"orig {i}"], z[f"ant {i}"]) for i in range(10)])
+    ant = res.set_index("subset").loc["antonym"]
+    assert ant["raw"] == pytest.approx(s.mean(), abs=1e-12)
+    assert ant["normalized"] == pytest.approx(((s - b) / (1 - b)).mean(), abs=1e-12)
+    _, plain = score_pairs(pairs, {"tfidf": encode}, n_boot=50)
+    assert plain.set_index("subset").loc["antonym", "raw"] != pytest.approx(ant["raw"])
