@@ -25,16 +25,16 @@ from _common import Recorder, cached_vectors, recall_at_k  # noqa: E402
 
 def worker(data: str, n: int, qfile: str, k: int, out: str) -> None:
     """Child process: build the index over the first n rows and query it."""
-    from n2o_core.neighbors import _approx_query, _prepare, build_index
+    from n2o_core.neighbors import _approx_query, build_index, prepare_rows
 
     X = np.load(data, mmap_mode="r")[:n]
     qids = np.load(qfile)
     t0 = time.perf_counter()  # numba compiles pynndescent's kernels once per process: keep that out of build_s
-    warm, wz = _prepare(X[:3000], None)
+    warm, wz = prepare_rows(X[:3000], None)
     _approx_query(build_index(warm, k), warm[:10], np.arange(10), k, wz)
     t_warm = time.perf_counter() - t0
     t0 = time.perf_counter()
-    Xn, zero = _prepare(X, None)
+    Xn, zero = prepare_rows(X, None)
     t_norm = time.perf_counter() - t0
     t0 = time.perf_counter()
     index = build_index(Xn, k)

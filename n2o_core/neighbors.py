@@ -266,10 +266,6 @@ def prepare_rows(
     return b, zero | ~nz
 
 
-# Temporary alias: workspace.py still imports `_prepare`; remove once it uses `prepare_rows`.
-_prepare = prepare_rows
-
-
 def _scores(Q, Xb) -> np.ndarray:
     if isinstance(Q, ZNormRows):
         return Q.dot(Xb)

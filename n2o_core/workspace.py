@@ -22,7 +22,7 @@ from .embedders.base import Embedder, EmbedderInfo
 from .errors import EmbedderError, N2OError
 from .fileio import file_identity, hash_key
 from .limits import validate_k
-from .neighbors import Neighbors, Standardizer, _prepare, approx_knn, approx_n_neighbors, build_index, exact_knn
+from .neighbors import Neighbors, Standardizer, approx_knn, approx_n_neighbors, build_index, exact_knn, prepare_rows
 
 Progress = Callable[[int, int], None]
 STORAGE_DTYPES = ("float32", "float16")
@@ -243,27 +243,13 @@ class Workspace:
             )
         return self.embedder(eid).encode(list(self.corpus.texts), progress=progress)
 
-    def standardizer(self, eid: str) -> Standardizer | None:
-        """Per-dimension mean/std over the corpus for z-normalization (None for sparse tf-idf)."""
+    def standardizer(self, eid: str) -> Standardizer:
+        """Per-dimension mean/std over the corpus for z-normalization (dense and sparse tf-idf alike)."""
         X = self.embeddings(eid)
-        if sp.issparse(X):
-            return None
         with self._lock:
             if eid not in self._standardizers:
                 self._standardizers[eid] = Standardizer.fit(X)
             return self._standardizers[eid]
-
-    def standardized(self, eid: str, x: np.ndarray | sp.csr_matrix) -> np.ndarray | sp.csr_matrix:
-        """Vectors of `eid` (e.g. out-of-corpus sentences) z-normalized with the corpus statistics: each dimension
-        minus its corpus mean, divided by its corpus std; an all-zero row stays zero (it has no direction)."""
-        std = self.standardizer(eid)
-        if std is None or sp.issparse(x):
-            raise N2OError(f"z-normalization of {eid}'s sparse vectors is not available here; switch it off.")
-        raw = np.asarray(x, dtype=np.float32)
-        zero = ~np.any(raw != 0, axis=1)
-        out = (raw - std.mean) * std.scale
-        out[zero] = 0.0
-        return out
 
     def zero_vector_count(self, eid: str) -> int:
         """Sentences whose embedding is all zeros (no in-vocabulary token)."""
@@ -290,7 +276,8 @@ class Workspace:
         query_ids = np.asarray(query_ids, np.int64).ravel()
         validate_k(k, len(self.corpus))
         qkey = hash_key(query_ids.tobytes().hex())
-        mode = ("approx" if approx else "exact") + ("-z" if znorm else "")
+        # "-z2": z-normalized search also for sparse tf-idf (entries named "-z" held plain cosine for tf-idf)
+        mode = ("approx" if approx else "exact") + ("-z2" if znorm else "")
         rel = self._rel("knn", eid, f"-{mode}-{qkey}-k{k}.npz")
         with self.cache.lock(rel):
             got = self.cache.load_bundle(rel)
@@ -333,7 +320,7 @@ class Workspace:
         with self._lock:
             index = self._indexes.get(key)
         if index is None:
-            Xn, _ = _prepare(X, std)
+            Xn, _ = prepare_rows(X, std)
             index = build_index(Xn, k, n_neighbors=nn)
             with self._lock:
                 self._indexes[key] = index

@@ -57,13 +57,34 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         st.stop()
 
     counts = pairset.counts()
-    st.plotly_chart(
-        data.figure("heros", tuple(results.itertuples(index=False)), lambda: figures.heros_bars(results)), key="heros"
-    )
+    shows = {
+        "normalized": "Normalized (s − b) / (1 − b)",
+        "relative": "Relative to Synonym",
+        "raw": "Raw cosine",
+        "bars": "Bars with 95% CI",
+    }
+    show = st.segmented_control("Show", list(shows), format_func=shows.get, key="w_heros_show") or "normalized"
+    fkey = (tuple(results.itertuples(index=False)), show)
+
+    def build():
+        if show == "bars":
+            return figures.heros_bars(results)
+        if show == "relative":
+            return figures.heros_heatmap(results, relative_to="synonym")
+        return figures.heros_heatmap(results, value=show)
+
+    st.plotly_chart(data.figure("heros", fkey, build), key="heros")
+    what = {
+        "normalized": "Cells: mean normalized similarity (Heros Fig. 1); colours span the values shown.",
+        "relative": "Cells: each subset's normalized similarity minus the Synonym subset's, per embedder: "
+        "negative = the embedder moves this variant further away than a synonym swap (red).",
+        "raw": "Cells: mean raw cosine (not comparable across embedders: their baselines b differ).",
+        "bars": "Bars: mean normalized similarity with a 95% bootstrap CI; the axis spans the values.",
+    }[show]
     st.caption(
         f"{pairset.n_originals:,} originals, pairs per subset: "
         + ", ".join(f"{k} {v}" for k, v in counts.items())
-        + ". Bars: mean normalized similarity with a 95% bootstrap CI; hover for raw cosine and n."
+        + f". {what} Hover for raw cosine, normalized value, CI and n."
     )
 
     table = results.pivot(index="embedder", columns="subset", values="normalized")

@@ -168,3 +168,5 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         else:
             st.info(f"Every embedder's top {r} is shared with at least one other embedder's top {k}.")
         st.caption(f"Neighbors ranked ≤ {r} by one embedder and outside every other embedder's top {k} (Table 2).")
+    if qid is not None and in_pool:
+        page.approximate_note(lo, k, names)

@@ -264,6 +264,18 @@ def robustness_across_k(key: str, names: tuple[str, ...], _lo: Loaded) -> tuple[
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
+def robustness_across_samples(
+    key: str, names: tuple[str, ...], k: int, _lo: Loaded
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """Spearman ρ of pair rankings between every two query samples at k, and how the ranking moves when each
+    sample is cut to fewer queries (N2O §6)."""
+    res = comparison(key, names, k, _lo)
+    R = overlap.robustness_across_samples(res.sampled.per_sample)
+    sizes = overlap.robustness_to_sample_size(res.neighbors, res.pool, res.samples, k)
+    return R, sizes
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
 def token_overlap(key: str, names: tuple[str, ...], k: int, seed: int, _lo: Loaded) -> tuple[pd.DataFrame, float]:
     """Per-embedder token overlap (Fig. 5) over the pooled queries, and the same measure for random sentences."""
     texts, pool = _lo.corpus.texts, _lo.plan.pool

@@ -20,7 +20,7 @@ import pandas as pd
 from ..corpora import Corpus
 from ..errors import N2OError
 from .generate import PairSet
-from .score import RESULT_COLUMNS, rowwise_cosine, score_pairs
+from .score import RESULT_COLUMNS, score_one
 
 if TYPE_CHECKING:
     from ..workspace import Workspace
@@ -133,25 +133,15 @@ def score_embedder(
 ) -> EmbedderScores:
     """Score one embedder on the pairs: cosine of each pair, the baseline b and (s - b)/(1 - b) per subset.
 
-    With `znorm`, vectors are z-normalized with the corpus statistics (`Workspace.standardizer`) before cosine.
+    With `znorm`, vectors are z-normalized with the corpus statistics (`Workspace.standardizer`) before cosine
+    (dense and sparse tf-idf alike).
     Vectors of the pair sentences are cached per embedder (`Workspace.encode_texts`)."""
     t0 = time.perf_counter()
-    kept: dict[str, Any] = {}
-
-    def encode(texts: list[str]) -> Any:
-        x = ws.encode_texts(eid, texts)
-        if znorm:
-            x = ws.standardized(eid, x)
-        kept["x"], kept["pos"] = x, {t: i for i, t in enumerate(texts)}
-        return x
-
-    baseline, res = score_pairs(pairs, {eid: encode}, seed=seed, n_boot=n_boot)
-    pos = kept["pos"]
-    oi = pairs["original"].astype(str).map(pos).to_numpy()
-    vi = pairs["variant"].astype(str).map(pos).to_numpy()
-    x = kept["x"]
-    cosines = rowwise_cosine(x[oi], x[vi])
-    return EmbedderScores(eid, baseline[eid], res, np.asarray(cosines, np.float64), time.perf_counter() - t0)
+    std = ws.standardizer(eid) if znorm else None
+    b, res, cosines = score_one(
+        pairs, eid, lambda texts: ws.encode_texts(eid, texts), seed=seed, n_boot=n_boot, standardizer=std
+    )
+    return EmbedderScores(eid, b, res, cosines, time.perf_counter() - t0)
 
 
 def run_heros(

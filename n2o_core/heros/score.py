@@ -123,6 +123,59 @@ def _check_pairs(pairs: pd.DataFrame) -> None:
         raise N2OError("There are no pairs to score.")
 
 
+def _pair_index(pairs: pd.DataFrame) -> tuple[list[str], int, np.ndarray, np.ndarray, np.ndarray]:
+    """Distinct sentences (originals first, in order of appearance), the number of originals, and each pair's
+    original / variant position in that list and its subset."""
+    _check_pairs(pairs)
+    originals = list(dict.fromkeys(pairs["original"].astype(str)))
+    texts = list(dict.fromkeys(originals + pairs["variant"].astype(str).tolist()))
+    pos = {t: i for i, t in enumerate(texts)}
+    oi = pairs["original"].astype(str).map(pos).to_numpy()
+    vi = pairs["variant"].astype(str).map(pos).to_numpy()
+    return texts, len(originals), oi, vi, pairs["subset"].astype(str).to_numpy()
+
+
+def score_one(
+    pairs: pd.DataFrame,
+    name: str,
+    encode: EncodeFn,
+    *,
+    seed: int = 0,
+    n_boot: int = 1000,
+    standardizer: Standardizer | None = None,
+) -> tuple[float, pd.DataFrame, np.ndarray]:
+    """One embedder on every subset: (baseline b, RESULT_COLUMNS rows, raw cosine of each pair in row order).
+
+    Each distinct sentence is encoded once. The baseline uses the distinct originals in order of appearance.
+    With a `standardizer` (fitted on the corpus) vectors are z-normalized before every cosine."""
+    texts, n_orig, oi, vi, subsets = _pair_index(pairs)
+    x = encode(texts)
+    if x.shape[0] != len(texts):
+        raise EmbedderError(f"Embedder '{name}' returned {x.shape[0]} vectors for {len(texts)} sentences.")
+    u = unit_rows(x, standardizer)
+    if sp.issparse(u):
+        u = sp.csr_matrix(u)
+    b = _baseline_units(u[:n_orig])
+    sims = _rowwise_units(u[oi], u[vi])
+    rows: list[dict[str, object]] = []
+    for j, sub in enumerate(_subset_order(list(set(subsets)))):
+        s = sims[subsets == sub]
+        norm = normalize(s, b)
+        lo, hi = bootstrap_ci(norm, n_boot=n_boot, seed=seed + j)
+        rows.append(
+            {
+                "embedder": name,
+                "subset": sub,
+                "n": int(s.size),
+                "raw": float(s.mean()),
+                "normalized": float(norm.mean()),
+                "ci_low": lo,
+                "ci_high": hi,
+            }
+        )
+    return b, pd.DataFrame(rows, columns=RESULT_COLUMNS), np.asarray(sims, np.float64)
+
+
 def score_pairs(
     pairs: pd.DataFrame,
     embedders: Mapping[str, EncodeFn],
@@ -131,47 +184,21 @@ def score_pairs(
     progress: Progress | None = None,
     standardizers: Mapping[str, Standardizer | None] | None = None,
 ) -> tuple[dict[str, float], pd.DataFrame]:
-    """Score every embedder on every subset of `pairs` (columns subset, original, variant).
+    """Score every embedder on every subset of `pairs` (columns subset, original, variant) with `score_one`.
 
-    Returns (baseline per embedder, results with RESULT_COLUMNS). Each distinct sentence is
-    encoded once per embedder. The baseline uses the distinct originals in order of appearance.
-    `standardizers` (embedder name -> Standardizer fitted on the corpus, or None) z-normalizes that embedder's
-    vectors before every cosine; embedders not in it are scored on raw cosine.
+    Returns (baseline per embedder, results with RESULT_COLUMNS). `standardizers` (embedder name -> Standardizer
+    fitted on the corpus, or None) z-normalizes that embedder's vectors before every cosine; embedders not in it
+    are scored on raw cosine.
     """
     _check_pairs(pairs)
-    originals = list(dict.fromkeys(pairs["original"].astype(str)))
-    texts = list(dict.fromkeys(originals + pairs["variant"].astype(str).tolist()))
-    pos = {t: i for i, t in enumerate(texts)}
-    oi = pairs["original"].astype(str).map(pos).to_numpy()
-    vi = pairs["variant"].astype(str).map(pos).to_numpy()
-    subsets = pairs["subset"].astype(str).to_numpy()
     baseline: dict[str, float] = {}
-    rows: list[dict[str, object]] = []
+    frames: list[pd.DataFrame] = []
     for k, (name, encode) in enumerate(embedders.items()):
-        x = encode(texts)
-        if x.shape[0] != len(texts):
-            raise EmbedderError(f"Embedder '{name}' returned {x.shape[0]} vectors for {len(texts)} sentences.")
-        u = unit_rows(x, (standardizers or {}).get(name))
-        if sp.issparse(u):
-            u = sp.csr_matrix(u)
-        b = _baseline_units(u[: len(originals)])
+        b, res, _ = score_one(
+            pairs, name, encode, seed=seed, n_boot=n_boot, standardizer=(standardizers or {}).get(name)
+        )
         baseline[name] = b
-        sims = _rowwise_units(u[oi], u[vi])
-        for j, sub in enumerate(_subset_order(list(set(subsets)))):
-            s = sims[subsets == sub]
-            norm = normalize(s, b)
-            lo, hi = bootstrap_ci(norm, n_boot=n_boot, seed=seed + j)
-            rows.append(
-                {
-                    "embedder": name,
-                    "subset": sub,
-                    "n": int(s.size),
-                    "raw": float(s.mean()),
-                    "normalized": float(norm.mean()),
-                    "ci_low": lo,
-                    "ci_high": hi,
-                }
-            )
+        frames.append(res)
         if progress is not None:
             progress(k + 1, len(embedders))
-    return baseline, pd.DataFrame(rows, columns=RESULT_COLUMNS)
+    return baseline, pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=RESULT_COLUMNS)

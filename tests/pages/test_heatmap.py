@@ -24,8 +24,12 @@ def test_heatmap_renders_and_k_changes_it(app):
     assert sorted(h["x"]) == sorted(NAMES)
     z = np.array(h["z"], float)
     assert z.shape == (4, 4)
-    np.testing.assert_allclose(np.diag(z), 1.0)
-    assert np.all((z >= 0) & (z <= 1))
+    off = ~np.eye(4, dtype=bool)
+    assert np.isnan(np.diag(z)).all()  # the diagonal is kept off the colour scale
+    assert np.all((z[off] >= 0) & (z[off] <= 1))
+    assert h["zmin"] == pytest.approx(min(np.nanmin(z), h["zmin"])) and h["zmax"] >= np.nanmax(z[off]) - 1e-9
+    assert h["zmax"] < 1.0  # the scale spans the pairs, not the 1.0 self-overlap
+    assert any("chance" in t for t in h["colorbar"]["ticktext"]) or "chance" in h["colorbar"]["title"]["text"]
     assert any("chance level k/(N−1)" in c.value for c in app.caption)
     assert app.query_params["k"] == "10"
 
@@ -35,7 +39,7 @@ def test_heatmap_renders_and_k_changes_it(app):
     warm = time.perf_counter() - t0
     no_exception(app)
     z3 = np.array(heat(app)["z"], float)
-    assert not np.allclose(z3, z)
+    assert not np.allclose(z3, z, equal_nan=True)
     assert any("k = 3" in c.value for c in app.caption)
     assert app.query_params["k"] == "3"
     assert warm < 5, warm  # a warm k change only slices cached arrays
@@ -61,9 +65,15 @@ def test_order_chosen_and_url_state(app):
 
     app.segmented_control(key="w_hview").set_value("robustness").run()
     no_exception(app)
-    rho = np.array(plotly_specs(app)["spearman"]["data"][0]["z"], float)
+    specs = plotly_specs(app)
+    rho = np.array(specs["spearman"]["data"][0]["z"], float)
     np.testing.assert_allclose(np.diag(rho), 1.0)
     assert any(m.label == "mean Spearman ρ between k" for m in app.metric)
+    across = np.array(specs["samples"]["data"][0]["z"], float)  # 2 samples: a 2 x 2 matrix of ρ
+    assert across.shape == (2, 2) and np.allclose(np.diag(across), 1.0)
+    assert any(m.label == "mean Spearman ρ between samples" for m in app.metric)
+    sizes = specs["sizes"]["data"][0]
+    assert sizes["x"][-1] == 30 and np.isclose(sizes["y"][-1], 1.0)  # full-size samples reproduce the ranking
 
     app.segmented_control(key="w_hview").set_value("downloads").run()
     no_exception(app)
@@ -130,6 +140,12 @@ def test_approximate_search_shows_recall(app):
     specs = plotly_specs(app)
     assert "recall" in specs
     assert all(0 <= v <= 1 for v in specs["recall"]["data"][0]["y"])
+    notes = [c.value for c in app.caption if c.value.startswith("Approximate search")]
+    assert notes and "recall@10 tfidf" in notes[0] and "largest N2O error of a pair" in notes[0]
+    for page in ("pages/tokens.py", "pages/query.py"):  # every view of approximate neighbors says how good they are
+        app.switch_page(page).run(timeout=400)
+        no_exception(app)
+        assert any(c.value.startswith("Approximate search") for c in app.caption), page
 
 
 @pytest.mark.slow  # the Dask client gives up on an unreachable address after its 20 s timeout
@@ -146,3 +162,31 @@ def test_unreachable_scheduler_is_one_message(app):
     app.sidebar.text_input(key="w_scheduler").set_value("").run()
     no_exception(app)
     assert len(heat(app)["x"]) == 4
+
+
+def test_changing_the_number_of_samples_recomputes_n2o(app):
+    """On a 151-sentence corpus, 100 queries per sample cover nearly the whole corpus, so 5 and 6 samples share
+    one query pool: the N2O shown must still be the 6-sample mean and std (it once kept the 5-sample values)."""
+    import os
+
+    from n2o_core.cache import Cache
+    from n2o_core.compare import compare
+    from n2o_core.corpora import load_corpus
+    from n2o_core.workspace import Workspace
+
+    app.query_params.update({"queries": "100", "samples": "5", "order": "chosen"})
+    app.run()
+    no_exception(app)
+    app.sidebar.number_input(key="w_samples").set_value(6).run()
+    no_exception(app)
+    h = heat(app)
+    ws = Workspace(load_corpus(os.environ["N2O_DEFAULT_CORPUS"]), cache=Cache(os.environ["N2O_CACHE_DIR"]))
+    want = compare(ws, h["x"], 10, n_queries=100, n_samples=6, seed=0, k_max=50)
+    five = compare(ws, h["x"], 10, n_queries=100, n_samples=5, seed=0, k_max=50)
+    assert np.array_equal(want.pool, five.pool)  # the case the bug hid in: the same pool
+    off = ~np.eye(len(h["x"]), dtype=bool)
+    np.testing.assert_allclose(np.array(h["z"], float)[off], want.mean[off], atol=1e-9)
+    std = np.array(h["customdata"], float)[..., 0]
+    np.testing.assert_allclose(std[off], want.std[off], atol=1e-9)
+    assert not np.allclose(want.std[off], five.std[off])
+    assert any("6 sample(s) of 100 queries" in c.value for c in app.caption)

@@ -6,19 +6,41 @@ import numpy as np
 from conftest import no_exception, plotly_specs
 
 
-def test_heros_bars_tables_and_pair_count(app):
+def test_heros_heatmap_bars_tables_and_pair_count(app):
     app.query_params.update({"emb": "tfidf,glove-6b-50d"})
     app.run()
     app.switch_page("pages/heros.py").run(timeout=300)
     no_exception(app)
-    specs = plotly_specs(app)
-    bars = specs["heros"]["data"]
+    heat = plotly_specs(app)["heros"]["data"][0]
+    assert heat["type"] == "heatmap" and heat["y"] == ["tfidf", "glove-6b-50d"]
+    norm = app.dataframe[0].value
+    assert "baseline b" in norm.columns and set(norm.index) == {"glove-6b-50d", "tfidf"}
+    z = np.array(heat["z"], float)
+    labels = heat["x"]
+    assert len(labels) == z.shape[1] == norm.shape[1] - 1
+    # the cells are the table's normalized values (the table rounds to 3 decimals)
+    for r, e in enumerate(heat["y"]):
+        np.testing.assert_allclose(np.sort(z[r]), np.sort(norm.loc[e].drop("baseline b").to_numpy(float)), atol=6e-4)
+    assert heat["zmax"] - heat["zmin"] < 1.0  # the colour scale fits the data, not 0-1
+
+    app.segmented_control(key="w_heros_show").set_value("relative").run(timeout=300)
+    no_exception(app)
+    rel = plotly_specs(app)["heros"]["data"][0]
+    assert "Synonym" not in rel["x"] and rel["zmid"] == 0
+    zr = np.array(rel["z"], float)
+    for r, e in enumerate(rel["y"]):  # each subset minus the synonym subset of the same embedder
+        row = norm.loc[e].drop("baseline b")
+        np.testing.assert_allclose(
+            np.sort(zr[r]), np.sort((row.drop("synonym") - row["synonym"]).to_numpy(float)), atol=1e-3
+        )
+
+    app.segmented_control(key="w_heros_show").set_value("bars").run(timeout=300)
+    no_exception(app)
+    bars = plotly_specs(app)["heros"]["data"]
     assert sorted(t["name"] for t in bars) == ["glove-6b-50d", "tfidf"]
     for t in bars:
         y = np.array(t["y"], float)
         assert np.all(np.isfinite(y)) and np.all(y <= 1.0 + 1e-9)
-    norm = app.dataframe[0].value
-    assert "baseline b" in norm.columns and set(norm.index) == {"glove-6b-50d", "tfidf"}
     first = app.dataframe[-1].value
     assert {"original", "variant", "tfidf", "glove-6b-50d"} <= set(first.columns)
 
