@@ -18,6 +18,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 import streamlit as st  # noqa: E402
 
 from ui import sidebar  # noqa: E402
+from ui.guard import shown  # noqa: E402
 from ui.shell import through_app  # noqa: E402
 
 through_app()
@@ -42,4 +43,6 @@ page = st.navigation(
 st.sidebar.title("N2O Explorer")
 st.sidebar.caption("How similar are sentence embedders? Nearest-neighbor overlap (Lin & Smith 2019).")
 settings, corpus = sidebar.draw()
-importlib.import_module(f"pages.{page.url_path or PAGES[0][0]}").render(settings, corpus)
+name = page.url_path or PAGES[0][0]
+with shown(f"The {page.title} page"):  # anything unexpected is one sentence in place, never a traceback
+    importlib.import_module(f"pages.{name}").render(settings, corpus)

@@ -14,8 +14,16 @@ def _config() -> dict:
         return tomllib.load(f)
 
 
-def test_no_traceback_is_ever_shown():
+def test_error_details_are_hidden_from_the_browser():
+    # the last line of defence; tests that force failures and check the page: test_heatmap.py
+    # (failing embedder), test_guard.py (an unexpected exception in a page block)
     assert _config()["client"]["showErrorDetails"] == "none"
+
+
+def test_desktop_opens_a_browser_and_a_server_runs_headless():
+    server = _config()["server"]
+    assert "headless" not in server  # Streamlit decides: a browser tab on a desktop, headless without a display
+    assert server["showEmailPrompt"] is False  # the first-run prompt would block `streamlit run app.py`
 
 
 def test_no_full_garbage_collection_after_every_rerun():
