@@ -157,3 +157,26 @@ def test_non_finite_output_is_refused_and_not_cached(tmp_path, hash_embedder, mo
     with pytest.raises(EmbedderError, match="NaN"):
         ws.encode_texts(eid, ["w1 w2"])
     assert not list((tmp_path / "texts").rglob("*.npy"))
+
+
+def test_znorm_through_the_workspace_matches_standardizing_by_hand(tmp_path):
+    """Workspace.neighbors(znorm=True) = exact search on the corpus vectors standardized by hand, for dense
+    (word2vec) and sparse (tf-idf) embeddings; and it changes the neighbors."""
+    from synthetic_text import sentences
+
+    corpus = from_texts(sentences(300, seed=3), name="z")
+    ws = Workspace(corpus, cache=Cache(tmp_path / "c"))
+    q = np.arange(0, 300, 7)
+    for eid in ("word2vec", "tfidf"):
+        X = ws.embeddings(eid)
+        dense = X.toarray() if hasattr(X, "toarray") else np.asarray(X, np.float64)
+        mu, sd = dense.mean(0), dense.std(0)
+        sd[sd < 1e-12] = 1.0
+        Z = (dense - mu) / sd
+        Z[~np.any(dense != 0, axis=1)] = 0.0
+        want = exact_knn(Z.astype(np.float32), 5, query_ids=q)
+        got = ws.neighbors(eid, q, 5, znorm=True)
+        assert np.array_equal(got.ids, want.ids), eid
+        np.testing.assert_allclose(got.sims, want.sims, atol=1e-5)
+        plain = ws.neighbors(eid, q, 5)
+        assert not np.array_equal(plain.ids, got.ids), eid

@@ -190,3 +190,17 @@ def test_changing_the_number_of_samples_recomputes_n2o(app):
     np.testing.assert_allclose(std[off], want.std[off], atol=1e-9)
     assert not np.allclose(want.std[off], five.std[off])
     assert any("6 sample(s) of 100 queries" in c.value for c in app.caption)
+
+
+def test_cold_cache_shows_progress_per_embedder(app):
+    """A corpus sample nothing has touched: every embedder is prepared with a status line, a progress bar and
+    a 'ready in' line; the status ends complete with the count."""
+    app.query_params.update({"cap": "130"})
+    app.run()
+    no_exception(app)
+    text = " ".join(m.value for m in app.markdown)
+    for e in NAMES:
+        assert f"**{e}**: ready in" in text, e
+    status = [el for el in app.main.children.values() if type(el).__name__ == "Status"]
+    assert [el.proto.label for el in status] == ["4 of 4 embedders ready"]
+    assert len(status[0].get("progress")) == len(NAMES)  # a bar per embedder
