@@ -96,6 +96,7 @@ def _matrix(lo: data.Loaded, res, fig, names: tuple[str, ...]) -> None:
                     "family": inf.family if inf else "",
                     "dimension": data.dim_label(inf, lo.ws, e),
                     "composition": inf.composition if inf else "",
+                    "zero vectors": lo.ws.zero_vector_count(e),
                     f"recall@{res.k}": None if res.recall.get(e) is None else round(res.recall[e], 4),
                     "prepared in (s)": round(lo.prepared.seconds[e], 1) if e in lo.prepared.seconds else None,
                 }

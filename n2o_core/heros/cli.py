@@ -38,6 +38,9 @@ def add_parser(subparsers: Any) -> None:
     )
     p.add_argument("--mlm-model", default=None, help="fill-mask model for the random subset (default: corpus word)")
     p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for the 95%% CI")
+    p.add_argument(
+        "--znorm", action="store_true", help="z-normalize each dimension with the corpus statistics before cosine"
+    )
     p.add_argument("--json", default=None, metavar="OUT", help="write the result JSON here")
     p.add_argument(
         "--json-max-pairs",
@@ -116,6 +119,7 @@ def _run(args: argparse.Namespace) -> int:
             pairs=pairs,
             mlm_model=args.mlm_model,
             n_boot=args.n_boot,
+            znorm=args.znorm,
         )
     finally:
         for bar in bars.values():
