@@ -140,8 +140,16 @@ def approximation_error(checks: dict[str, Neighbors], names: list[str], k: int) 
     if not names or any(e not in checks for e in names):
         return None
     held = checks[names[0]].check_ids
-    if any(not np.array_equal(checks[e].check_ids, held) for e in names):
+    approx_ids = {e: checks[e].check_approx for e in names}
+    exact_ids = {e: checks[e].check_exact for e in names}
+    if held is None:
         return None
-    approx = n2o_matrix({e: checks[e].check_approx for e in names}, k)
-    exact = n2o_matrix({e: checks[e].check_exact for e in names}, k)
+    for e in names:
+        other = checks[e].check_ids
+        if other is None or not np.array_equal(other, held):
+            return None
+    if any(v is None for v in (*approx_ids.values(), *exact_ids.values())):
+        return None
+    approx = n2o_matrix({e: v for e, v in approx_ids.items() if v is not None}, k)
+    exact = n2o_matrix({e: v for e, v in exact_ids.items() if v is not None}, k)
     return np.abs(approx - exact)

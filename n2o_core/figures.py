@@ -148,18 +148,19 @@ def n2o_heatmap(
     std = np.zeros_like(mean) if std is None else np.asarray(std, float)
     off = ~np.eye(n, dtype=bool)
     zmin, zmax = heatmap_range(mean[off])
-    has_chance = chance is not None and np.isfinite(chance)
+    has_chance = chance is not None and bool(np.isfinite(chance))
+    c = float(chance) if chance is not None and has_chance else float("nan")
     chance_off = ""  # "below" / "above" when chance is kept off the colour scale
-    if has_chance and chance > zmax:
+    if has_chance and c > zmax:
         chance_off = "above"
-    if has_chance and chance < zmin:
-        gap, span = zmin - chance, zmax - zmin
+    if has_chance and c < zmin:
+        gap, span = zmin - c, zmax - zmin
         extend = extend_to_chance if extend_to_chance is not None else gap <= CHANCE_EXTEND_MAX * span
         if extend:
-            zmin = float(chance)
+            zmin = c
         else:
             chance_off = "below"
-    chance_arr = np.full_like(mean, float(chance) if has_chance else np.nan)
+    chance_arr = np.full_like(mean, c)
     ok = np.isfinite(chance_arr) & (chance_arr > 0)
     ratio = np.divide(mean, chance_arr, out=np.full_like(mean, np.nan), where=ok)
     custom = np.dstack([std, chance_arr, ratio])
@@ -175,11 +176,11 @@ def n2o_heatmap(
     cb_title = f"N2O@{k}" if k else "N2O"
     if has_chance and not chance_off:
         near = 0.08 * (zmax - zmin)
-        keep = [i for i, t in enumerate(ticks) if abs(t - chance) > near]
-        ticks = [ticks[i] for i in keep] + [float(chance)]
-        ticktext = [ticktext[i] for i in keep] + [f"chance {chance:.2g}"]
+        keep = [i for i, t in enumerate(ticks) if abs(t - c) > near]
+        ticks = [ticks[i] for i in keep] + [c]
+        ticktext = [ticktext[i] for i in keep] + [f"chance {c:.2g}"]
     elif chance_off:
-        cb_title += f"<br><sub>chance {chance:.2g}<br>is {chance_off}<br>the scale</sub>"
+        cb_title += f"<br><sub>chance {c:.2g}<br>is {chance_off}<br>the scale</sub>"
     fig = go.Figure(
         go.Heatmap(
             z=z,
@@ -521,7 +522,7 @@ def heros_heatmap(
         cb = label
     else:
         z = vals - ref_vals
-        ref_name = HEROS_LABELS.get(relative_to, relative_to)
+        ref_name = HEROS_LABELS.get(str(relative_to), str(relative_to))
         custom = np.dstack([custom, np.broadcast_to(ref_vals, z.shape)])
         hover += f"<br>{label} minus {ref_name}: %{{z:+.3f}} ({ref_name}: %{{customdata[5]:.3f}})"
         m = float(np.nanmax(np.abs(z))) if np.isfinite(z).any() else 0.0
@@ -609,7 +610,7 @@ def heros_bars(results: pd.DataFrame, *, title: str | None = None) -> go.Figure:
 def recall_bars(recall: dict[str, float | None], *, k: int, title: str | None = None) -> go.Figure:
     """Recall@k of approximate search against exact search, per embedder (None = exact)."""
     names = [n for n, r in recall.items() if r is not None]
-    vals = [float(recall[n]) for n in names]
+    vals = [float(r) for r in recall.values() if r is not None]
     colors = embedder_colors(list(recall))
     fig = go.Figure(
         go.Bar(

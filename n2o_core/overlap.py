@@ -142,7 +142,7 @@ def pair_values(M: np.ndarray) -> np.ndarray:
 def pairs_frame(M: np.ndarray, names: Sequence[str]) -> pd.DataFrame:
     """Every unordered pair with its value, sorted from most to least similar."""
     iu = np.triu_indices(len(names), 1)
-    df = pd.DataFrame({"a": [names[i] for i in iu[0]], "b": [names[j] for j in iu[1]], "n2o": M[iu]})
+    df = pd.DataFrame({"a": [names[int(i)] for i in iu[0]], "b": [names[int(j)] for j in iu[1]], "n2o": M[iu]})
     return df.sort_values("n2o", ascending=False, ignore_index=True)
 
 

@@ -62,7 +62,7 @@ def env_defaults(environ: Mapping[str, str] | None = None) -> Settings:
     ):
         v = _int(env.get(var))
         if v is not None and v > 0:
-            s = replace(s, **{fld: v})
+            s = replace(s, **{fld: v})  # type: ignore[arg-type]  # fld names an int field
     return s
 
 

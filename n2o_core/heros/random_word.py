@@ -77,14 +77,19 @@ class MaskedLMFiller:
     def __init__(self, model_name: str, top_k: int = 50, pipeline_factory: Callable[..., Any] | None = None) -> None:
         try:
             if pipeline_factory is None:
-                from transformers import pipeline as pipeline_factory  # type: ignore[no-redef]
+                from transformers import pipeline
+
+                pipeline_factory = pipeline
             self.pipe = pipeline_factory("fill-mask", model=model_name, top_k=top_k)
         except Exception as exc:  # noqa: BLE001 - any loading failure becomes one clear user error
             raise N2OError(
                 f"Cannot load the masked language model '{model_name}' (is it a fill-mask model, "
                 f"downloaded or reachable?): {type(exc).__name__}."
             ) from exc
-        self.mask = self.pipe.tokenizer.mask_token
+        tokenizer = getattr(self.pipe, "tokenizer", None)
+        if tokenizer is None or not getattr(tokenizer, "mask_token", None):
+            raise N2OError(f"The model '{model_name}' has no mask token; give a fill-mask model.")
+        self.mask = tokenizer.mask_token
 
     def fill(self, doc: Any, i: int, target_lemma: str, tag: str) -> str | None:
         """Best-scoring complete word for token i that has the same tag and is unrelated to the target."""
