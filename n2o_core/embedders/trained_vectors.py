@@ -6,6 +6,7 @@ process-independent `hashfxn` (gensim's default is Python's salted `hash`).
 - `fasttext`: CBOW without character n-grams (max_n=0, so no buckets).
 - `fasttext-sub`: CBOW with char 3-6-grams hashed into 200,000 buckets (gensim's default 2M buckets would
   cost 800 MB per model); unknown words get subword vectors.
+
 Stop words: `-nostop` rows train exactly like their all-tokens row (same preset, every token) and only average
 without `stop_words`; they reuse that row's saved state (`state_name` is the preset) but have their own
 fingerprint, so their vectors are cached apart.
