@@ -110,20 +110,28 @@ def cmd_embedders(args: argparse.Namespace) -> int:
         print(
             json.dumps(
                 [
-                    {"id": i.id, "family": i.family, "dim": i.dim, "default": i.id in DEFAULT_EMBEDDER_IDS}
+                    {
+                        "id": i.id,
+                        "family": i.family,
+                        "family_group": i.family_group,
+                        "composition": i.composition,
+                        "dim": i.dim,
+                        "default": i.id in DEFAULT_EMBEDDER_IDS,
+                    }
                     for i in infos
                 ],
                 indent=1,
             )
         )
         return 0
-    print(f"{'id':28s} {'family':20s} {'composition':12s} {'dim':>6s}  data")
+    w = max(12, *(len(i.composition) for i in infos))
+    print(f"{'id':28s} {'family':20s} {'composition':{w}s} {'dim':>6s}  data")
     for i in infos:
         dim = str(i.dim) if i.dim else "|V|"
-        print(f"{i.id:28s} {i.family:20s} {i.composition:12s} {dim:>6s}  {i.data}")
+        print(f"{i.id:28s} {i.family:20s} {i.composition:{w}s} {dim:>6s}  {i.data}")
     print(
-        "\nUser-supplied: st:NAME_OR_PATH, hf:NAME_OR_PATH@cls|mean|max|last, wv:FILE (word2vec/GloVe/fastText), "
-        "--vectors NAME=FILE.npy"
+        "\nUser-supplied: st:NAME_OR_PATH, hf:NAME_OR_PATH@cls|mean|max|last, "
+        "wv:FILE[@nostop] (word2vec/GloVe/fastText), --vectors NAME=FILE.npy"
     )
     return 0
 
@@ -243,7 +251,9 @@ def build_parser() -> argparse.ArgumentParser:
     sub = p.add_subparsers(dest="command", required=True)
 
     e = sub.add_parser("embedders", help="list the embedder registry")
-    e.add_argument("--json", action="store_true", help='print [{"id", "family", "dim", "default"}]')
+    e.add_argument(
+        "--json", action="store_true", help='print [{"id", "family", "family_group", "composition", "dim", "default"}]'
+    )
     e.set_defaults(func=cmd_embedders)
 
     m = sub.add_parser("embed", help="embed a corpus (cached)")

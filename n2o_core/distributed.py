@@ -103,9 +103,9 @@ def embed(
     """(len(texts), d) float32 embeddings computed shard by shard on the workers (row order kept)."""
     from distributed import as_completed
 
-    from .embedders.registry import DEFAULT_EMBEDDER_IDS, list_embedders
+    from .embedders.registry import BUILTIN_EMBEDDER_IDS, list_embedders
 
-    if spec in DEFAULT_EMBEDDER_IDS:
+    if spec in BUILTIN_EMBEDDER_IDS:
         info = next(i for i in list_embedders() if i.id == spec)
         if not is_distributable(info):
             raise EmbedderError(

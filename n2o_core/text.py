@@ -1,18 +1,75 @@
-"""Word tokenization shared by static embedders, tf-idf and the token-overlap measure, and the shared words of
-two texts highlighted as escaped HTML."""
+"""Word tokenization shared by static embedders, tf-idf and the token-overlap measure; the one stop list; the
+shared words of two texts highlighted as escaped HTML.
+
+Stop words (`SBERT_STOP_WORDS`) are the list sentence-transformers' `WhitespaceTokenizer` drops by default
+(`ENGLISH_STOP_WORDS` in sentence_transformers.models.tokenizer, 386 entries: 352 words -- scikit-learn's 318-word
+English list plus 34 of NLTK's: contraction stems "didn", "doesn", "t", "ll", ... and "did", "does", "doing",
+"having", "just", "theirs" -- and 34 punctuation tokens). It is copied here because
+importing sentence-transformers costs seconds (torch); a test asserts the copy equals the installed list. The
+averaged GloVe models Heros evaluated (average_word_embeddings_glove.6B.300d: `WordEmbeddings` +
+`WhitespaceTokenizer`) drop these words, among them the negations "not", "no", "nor", "never", "cannot" and the
+auxiliaries "does", "did", "was": "The deal was approved." and "The deal was not approved." get one vector.
+
+How `tokenize` differs from sentence-transformers' `WhitespaceTokenizer` (v2-v6): that one splits on whitespace
+only; it looks each piece up as is, then with punctuation stripped from both ends, then lowercased (each step
+checks the stop list first, then the vocabulary), and drops pieces still not in the vocabulary. `tokenize`
+lowercases first and splits at every character that is not a letter or digit, keeping inner apostrophes. So
+for plain words the two agree, but they differ on
+- inner punctuation: "state-of-the-art", "u.s.", "3.5", "e-mail" are one piece there (kept when the vocabulary
+  has it), several tokens here ("state", "of", "the", "art" -- of which "of" and "the" are stop words);
+- case in cased vocabularies: there "The" at a sentence start is matched as is (not a stop word, and kept when a
+  cased vocabulary such as GoogleNews word2vec has it) while "the" is dropped; here both are "the" and dropped;
+- punctuation-only pieces ("--", "!") are stop words or unknown there and never tokens here, with the same
+  result: nothing is averaged for them.
+"""
 
 from __future__ import annotations
 
 import html
 import re
-from collections.abc import Iterable
+import string
+from collections.abc import Collection, Iterable
 
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)*", re.UNICODE)
+
+_SBERT_WORDS = """
+a about above across after afterwards again against ain all almost alone along already also although always am
+among amongst amoungst amount an and another any anyhow anyone anything anyway anywhere are aren around as at back
+be became because become becomes becoming been before beforehand behind being below beside besides between beyond
+bill both bottom but by call can cannot cant co con could couldn couldnt cry d de describe detail did didn do does
+doesn doing don done down due during each eg eight either eleven else elsewhere empty enough etc even ever every
+everyone everything everywhere except few fifteen fifty fill find fire first five for former formerly forty found
+four from front full further get give go had hadn has hasn hasnt have haven having he hence her here hereafter
+hereby herein hereupon hers herself him himself his how however hundred i ie if in inc indeed interest into is isn
+it its itself just keep last latter latterly least less ll ltd m ma made many may me meanwhile might mightn mill
+mine more moreover most mostly move much must mustn my myself name namely needn neither never nevertheless next
+nine no nobody none noone nor not nothing now nowhere o of off often on once one only onto or other others
+otherwise our ours ourselves out over own part per perhaps please put rather re s same see seem seemed seeming
+seems serious several shan she should shouldn show side since sincere six sixty so some somehow someone something
+sometime sometimes somewhere still such system t take ten than that the their theirs them themselves then thence
+there thereafter thereby therefore therein thereupon these they thick thin third this those though three through
+throughout thru thus to together too top toward towards twelve twenty two un under until up upon us ve very via
+was wasn we well were weren what whatever when whence whenever where whereafter whereas whereby wherein whereupon
+wherever whether which while whither who whoever whole whom whose why will with within without won would wouldn y
+yet you your yours yourself yourselves
+"""
+
+#: sentence-transformers' default stop list (386 entries; only its 352 words can match a `tokenize` token).
+SBERT_STOP_WORDS: frozenset[str] = frozenset(_SBERT_WORDS.split()) | frozenset(string.punctuation) | {"''", "``"}
+
+#: How compositions and reports name `SBERT_STOP_WORDS`.
+SBERT_STOP_WORDS_NAME = "sentence-transformers' 386-entry list"
 
 
 def tokenize(text: str) -> list[str]:
     """Lowercased word tokens: runs of letters/digits, keeping inner apostrophes ("don't")."""
     return _TOKEN.findall(text.lower())
+
+
+def content_tokens(text: str, stop_words: Collection[str] = ()) -> list[str]:
+    """`tokenize(text)` without the tokens in `stop_words` (all tokens when it is empty)."""
+    tokens = tokenize(text)
+    return [t for t in tokens if t not in stop_words] if stop_words else tokens
 
 
 def token_set(text: str) -> frozenset[str]:

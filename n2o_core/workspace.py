@@ -120,10 +120,10 @@ class Workspace:
         """Cache key of an embedder's output on this corpus (no model is loaded for built-ins)."""
         if eid in self._vectors:
             return hash_key("vectors", file_identity(self._vectors[eid]))
-        from .embedders.registry import DEFAULT_EMBEDDER_IDS
+        from .embedders.registry import BUILTIN_EMBEDDER_IDS
 
         parts: list[str] = [eid, CACHE_CODE_VERSION]
-        if eid in DEFAULT_EMBEDDER_IDS:
+        if eid in BUILTIN_EMBEDDER_IDS:
             if self.info(eid).corpus_trained:
                 parts.append(self.corpus.fit_fingerprint)
         else:

@@ -117,3 +117,60 @@ def test_missing_corpus_file(tmp_path, capsys):
 def test_module_entry_point_runs():
     out = subprocess.run([sys.executable, "-m", "n2o_core", "--help"], capture_output=True, text=True, timeout=120)
     assert out.returncode == 0 and "compare" in out.stdout
+
+
+def test_embedders_json_lists_the_table(capsys):
+    assert main(["embedders", "--json"]) == 0
+    rows = json.loads(capsys.readouterr().out)
+    by_id = {r["id"]: r for r in rows}
+    assert [r["id"] for r in rows][:3] == ["tfidf", "glove-6b-50d", "glove-6b-50d-nostop"]
+    assert set(rows[0]) == {"id", "family", "family_group", "composition", "dim", "default"}
+    assert by_id["tfidf"] == {
+        "id": "tfidf",
+        "family": "tf-idf",
+        "family_group": "tf-idf",
+        "composition": "n/a",
+        "dim": None,
+        "default": True,
+    }
+    assert by_id["glove-6b-50d"]["dim"] == 50 and by_id["glove-6b-50d"]["family"] == "GloVe"
+    assert by_id["glove-6b-50d"]["composition"] == "average, all tokens" and by_id["glove-6b-50d"]["default"]
+    nostop = by_id["glove-6b-50d-nostop"]
+    assert not nostop["default"] and nostop["dim"] == 50 and nostop["family_group"] == "static averages"
+    assert nostop["composition"].startswith("average, stop words dropped")
+    assert (by_id["fasttext-sub"]["family_group"], by_id["model2vec"]["family_group"]) == ("subword", "distilled")
+    assert (by_id["model2vec"]["dim"], by_id["e5-small"]["dim"], by_id["e5-small"]["family"]) == (256, 384, "E5")
+    assert by_id["minilm-l6-cls"] == {
+        "id": "minilm-l6-cls",
+        "family": "MiniLM",
+        "family_group": "transformers",
+        "composition": "cls",
+        "dim": 384,
+        "default": True,
+    }
+    assert [r["id"] for r in rows if r["default"]] == [
+        "tfidf",
+        "glove-6b-50d",
+        "word2vec",
+        "fasttext",
+        "fasttext-sub",
+        "model2vec",
+        "minilm-l6-mean",
+        "minilm-l6-cls",
+        "paraphrase-minilm-l3-mean",
+        "e5-small",
+    ]
+    assert [r["id"] for r in rows if not r["default"]] == [
+        "glove-6b-50d-nostop",
+        "word2vec-nostop",
+        "fasttext-nostop",
+        "fasttext-sub-nostop",
+    ]
+
+
+def test_embedders_table_text(capsys):
+    assert main(["embedders"]) == 0
+    out = capsys.readouterr().out
+    lines = {line.split()[0]: line for line in out.splitlines() if line and not line.startswith(("id ", "User"))}
+    assert "average, stop words dropped" in lines["word2vec-nostop"] and "@nostop" in out
+    assert lines["e5-small"].split()[1:4] == ["E5", "mean", "384"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import os
 
 import numpy as np
 import pytest
@@ -121,6 +122,26 @@ def test_corpus_trained_embedders_are_not_sharded(client):
 def test_bad_scheduler_address():
     with pytest.raises(N2OError, match="address"):
         dd.connect("")
+
+
+def test_process_cluster_exact_search_is_identical_to_single_process(tie_memmap, tmp_path):
+    """Two worker processes (data pickled across processes, workers opening the memory-mapped file by path):
+    the sharded exact search equals the single-process one, ties, duplicates, zero rows and standardizer included."""
+    q = np.random.default_rng(4).choice(300, 60, replace=False)
+    std = Standardizer.fit(tie_memmap)
+    S = sp.random(400, 50, density=0.06, format="csr", random_state=2, dtype=np.float32)
+    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
+        with Client(cluster) as c:
+            pids = set(c.run(os.getpid).values())
+            assert len(pids) == 2 and os.getpid() not in pids  # really two other processes
+            for data in ("path", "scatter"):
+                for kwargs in ({}, {"standardizer": std}):
+                    ref = exact_knn(np.asarray(tie_memmap), 12, query_ids=q, **kwargs)
+                    got = dd.exact_knn(c, tie_memmap, 12, query_ids=q, shard_rows=37, data=data, **kwargs)
+                    assert np.array_equal(got.ids, ref.ids) and np.array_equal(got.sims, ref.sims)
+            ref = exact_knn(S, 7, query_ids=np.arange(0, 400, 9))
+            got = dd.exact_knn(c, S, 7, query_ids=np.arange(0, 400, 9), shard_rows=150)
+            assert np.array_equal(got.ids, ref.ids) and np.allclose(got.sims, ref.sims)
 
 
 @pytest.mark.slow

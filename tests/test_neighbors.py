@@ -288,3 +288,33 @@ def test_approx_znorm_sparse_agrees_with_exact():
     same = got.ids == ref.ids
     assert same.mean() >= 0.8
     np.testing.assert_allclose(got.sims[same], ref.sims[same], atol=1e-5)
+
+
+def test_real_pynndescent_search_recalls_the_exact_neighbors():
+    """neighbors.approx_knn end to end on a few hundred rows: a real pynndescent index (its numba compilation,
+    ~45 s of CPU in a fresh process, is paid once here), checked against exact search."""
+    from n2o_core.neighbors import approx_knn, recall_of
+
+    rng = np.random.default_rng(0)
+    centers = rng.standard_normal((15, 16))
+    X = (centers[rng.integers(0, 15, 300)] + 0.6 * rng.standard_normal((300, 16))).astype(np.float32)
+    X[[7, 150]] = 0.0  # zero vectors: never neighbors, and no neighbors as queries
+    X[200] = X[201]  # an exact duplicate
+    q = np.arange(0, 300, 6)  # 50 queries, zero row 150 among them
+    res, index = approx_knn(X, 10, q, recall_sample=60)
+    exact = exact_knn(X, 10, query_ids=q)
+    assert res.ids.shape == (50, 10) and res.sims.dtype == np.float32
+    assert res.recall >= 0.95 and recall_of(res.ids, exact.ids) >= 0.95
+    assert len(res.check_ids) == 60 and not set(res.check_ids) & set(q)
+    assert np.array_equal(res.check_exact, exact_knn(X, 10, query_ids=res.check_ids).ids)
+    Xn = X / np.maximum(np.linalg.norm(X, axis=1, keepdims=True), 1e-30)
+    for r, qi in enumerate(q):
+        ids, sims = res.ids[r], res.sims[r]
+        if qi == 150:
+            assert (ids == NO_NEIGHBOR).all() and not sims.any()
+            continue
+        assert qi not in ids and 7 not in ids and 150 not in ids and len(set(ids)) == 10
+        np.testing.assert_allclose(sims, Xn[ids] @ Xn[qi], atol=1e-5)  # reported sims are the cosines
+        assert (np.diff(sims) <= 1e-6).all()  # nearest first
+    again, same = approx_knn(X, 10, q, recall_sample=60, index=index)  # the index is reused as is
+    assert same is index and np.array_equal(again.ids, res.ids)

@@ -1,14 +1,24 @@
 """Sentence embedders behind one small protocol (`base.Embedder`); see `registry` for ids and user specs."""
 
 from .base import Embedder, EmbedderInfo, Progress
-from .registry import DEFAULT_EMBEDDER_IDS, PrecomputedEmbedder, get_embedder, list_embedders, register_embedder
+from .registry import (
+    BUILTIN_EMBEDDER_IDS,
+    DEFAULT_EMBEDDER_IDS,
+    PrecomputedEmbedder,
+    default_info,
+    get_embedder,
+    list_embedders,
+    register_embedder,
+)
 
 __all__ = [
+    "BUILTIN_EMBEDDER_IDS",
     "DEFAULT_EMBEDDER_IDS",
     "Embedder",
     "EmbedderInfo",
     "PrecomputedEmbedder",
     "Progress",
+    "default_info",
     "get_embedder",
     "list_embedders",
     "register_embedder",

@@ -18,6 +18,8 @@ class CorpusTrained:
     """Base class: `fit` trains once per (fit texts, hyperparameters), reusing a saved state when there is one.
 
     Subclasses implement `params()`, `_train(texts)`, `_save(folder) -> meta` and `_load(folder, meta)`.
+    Embedders that share a trained state but encode differently (word2vec and word2vec-nostop) override
+    `state_name()` (the saved state's name, default the id) and `output_params()` (what changes the output only).
     """
 
     info: EmbedderInfo
@@ -40,28 +42,42 @@ class CorpusTrained:
     def _load(self, folder: Path, meta: dict[str, Any]) -> None:
         raise NotImplementedError
 
+    # -- may override
+    def state_name(self) -> str:
+        """Name of the trained state; embedders that train alike share it (and its saved folder)."""
+        return self.info.id
+
+    def output_params(self) -> list[str]:
+        """Settings that change `encode` but not the trained state (part of the fingerprint, not the state's)."""
+        return []
+
     # -- protocol
     def planned_fingerprint(self, fit_fingerprint: str) -> str:
         """The fingerprint `fit` will give for texts whose `fingerprint_texts` is `fit_fingerprint`."""
-        return digest(self.info.id, EMBEDDER_CODE_VERSION, self.params(), fit_fingerprint)
+        return digest(self.info.id, EMBEDDER_CODE_VERSION, self.params(), *self.output_params(), fit_fingerprint)
+
+    def state_fingerprint(self, fit_fingerprint: str) -> str:
+        """Identity of the trained state for these fit texts (equal to the fingerprint unless shared)."""
+        return digest(self.state_name(), EMBEDDER_CODE_VERSION, self.params(), fit_fingerprint)
 
     def fingerprint(self) -> str:
         if self._fingerprint is None:
             raise EmbedderError(f"Embedder '{self.info.id}' is trained on the corpus: call fit(texts) first.")
         return self._fingerprint
 
-    def state_path(self, fingerprint: str) -> Path | None:
-        """Folder where the fitted state for `fingerprint` lives (None without a cache_dir)."""
+    def state_path(self, state_fingerprint: str) -> Path | None:
+        """Folder where the fitted state with `state_fingerprint` lives (None without a cache_dir)."""
         if self.cache_dir is None:
             return None
-        return state_dir(self.cache_dir, f"state-{self.info.id}", fingerprint)
+        return state_dir(self.cache_dir, f"state-{self.state_name()}", state_fingerprint)
 
     def fit(self, texts: Sequence[str]) -> None:
         texts = check_texts(texts)
-        fp = self.planned_fingerprint(fingerprint_texts(texts))
+        fit_fp = fingerprint_texts(texts)
+        fp = self.planned_fingerprint(fit_fp)
         if fp == self._fingerprint:
             return
-        path = self.state_path(fp)
+        path = self.state_path(self.state_fingerprint(fit_fp))
         if path is not None:
             meta = read_manifest(path)
             if meta is not None:

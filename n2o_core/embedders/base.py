@@ -9,8 +9,27 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import scipy.sparse as sp
 
+from ..text import SBERT_STOP_WORDS_NAME
+
 #: Called as progress(done, total) while encoding.
 Progress = Callable[[int, int], None]
+
+
+#: Coarse groups of embedders for pickers and colours, in display order (`EmbedderInfo.family_group`).
+FAMILY_GROUPS: tuple[str, ...] = (
+    "tf-idf",
+    "static averages",  # averaged word vectors: GloVe, word2vec, fastText without subwords, wv: files
+    "subword",  # averaged word vectors with character n-gram vectors for unknown words (fastText + subwords)
+    "distilled",  # static token vectors distilled from a transformer (model2vec)
+    "transformers",  # contextual encoders: MiniLM, E5, st:, hf:
+    "precomputed",  # vectors supplied by the user (npy:, --vectors)
+    "other",
+)
+
+
+#: Compositions of averaged word vectors: every token, or sentence-transformers' stop words dropped first.
+AVERAGE_ALL_TOKENS = "average, all tokens"
+AVERAGE_NO_STOP_WORDS = f"average, stop words dropped ({SBERT_STOP_WORDS_NAME})"
 
 
 @dataclass(frozen=True)
@@ -19,12 +38,13 @@ class EmbedderInfo:
 
     id: str
     family: str  # the method, as in the paper's Table 1: "tf-idf", "GloVe", "fastText", "MiniLM", ...; "user"
-    composition: str  # "n/a", "average", "mean", "cls", "max", "last", "model2vec"
+    composition: str  # "n/a", "average, all tokens", "average, stop words dropped (...)", "mean", "cls", ...
     dim: int | None  # None when it depends on the corpus (tf-idf: |V|)
     data: str  # one line on what it was trained on
-    default: bool = True
+    default: bool = True  # one of the default embedders (DEFAULT_EMBEDDER_IDS); user and variant rows are not
     corpus_trained: bool = False  # fit on the corpus being compared (tf-idf, word2vec, fastText)
     sparse: bool = False  # encode() returns a scipy.sparse CSR matrix
+    family_group: str = "other"  # one of FAMILY_GROUPS
 
 
 @runtime_checkable

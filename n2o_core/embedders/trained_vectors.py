@@ -6,6 +6,11 @@ process-independent `hashfxn` (gensim's default is Python's salted `hash`).
 - `fasttext`: CBOW without character n-grams (max_n=0, so no buckets).
 - `fasttext-sub`: CBOW with char 3-6-grams hashed into 200,000 buckets (gensim's default 2M buckets would
   cost 800 MB per model); unknown words get subword vectors.
+
+Stop words: `-nostop` rows train exactly like their all-tokens row (same preset, every token) and only average
+without `stop_words`; they reuse that row's saved state (`state_name` is the preset) but have their own
+fingerprint, so their vectors are cached apart.
+
 Determinism: with one worker, the same texts and settings give bit-identical vectors in every process (tested).
 With more workers gensim's results depend on thread scheduling once the corpus spans several 10,000-word jobs
 (measured: vectors differing by up to 0.05 between two 2-worker trainings of 3,000 sentences), and on two shared
@@ -19,7 +24,7 @@ min_n/max_n/bucket in the manifest, enough to rebuild out-of-vocabulary vectors 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -32,7 +37,7 @@ from ._trained import CorpusTrained
 from ._util import check_texts, finish, stable_hash
 from .base import Progress
 from .catalog import default_info
-from .static import VectorTable, average
+from .static import VectorTable, average, stop_words_tag
 
 #: Hyperparameters per built-in id.
 PRESETS: dict[str, dict[str, Any]] = {
@@ -44,21 +49,37 @@ COMMON = {"vector_size": 100, "window": 5, "min_count": 2, "epochs": 5, "seed": 
 
 
 class TrainedVectorsEmbedder(CorpusTrained):
-    """Averaged word vectors trained on the fit texts."""
+    """Averaged word vectors trained on the fit texts (preset `preset`, default: the id), `stop_words` skipped
+    when averaging."""
 
     def __init__(
-        self, embedder_id: str, cache_dir: str | os.PathLike | None = None, workers: int = 1, **overrides: Any
+        self,
+        embedder_id: str,
+        cache_dir: str | os.PathLike | None = None,
+        workers: int = 1,
+        *,
+        preset: str | None = None,
+        stop_words: Collection[str] = frozenset(),
+        **overrides: Any,
     ):
         super().__init__(cache_dir)
-        if embedder_id not in PRESETS:
-            raise EmbedderError(f"No training preset for '{embedder_id}'.")
+        self.preset = preset or embedder_id
+        if self.preset not in PRESETS:
+            raise EmbedderError(f"No training preset for '{self.preset}'.")
         self.info = default_info(embedder_id)
         self.workers = int(workers)
-        self.hyper = {**COMMON, **PRESETS[embedder_id], **overrides}
+        self.stop_words = frozenset(stop_words)
+        self.hyper = {**COMMON, **PRESETS[self.preset], **overrides}
         self.table: VectorTable | None = None
 
     def params(self) -> dict[str, Any]:
         return dict(self.hyper, tokenizer="n2o_core.text.tokenize")
+
+    def state_name(self) -> str:
+        return self.preset
+
+    def output_params(self) -> list[str]:
+        return stop_words_tag(self.stop_words)
 
     def _train(self, texts: list[str]) -> None:
         from gensim.models import FastText, Word2Vec
@@ -115,4 +136,4 @@ class TrainedVectorsEmbedder(CorpusTrained):
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
         self._require_fit()
         assert self.table is not None
-        return finish(average(self.table, check_texts(texts), progress), self.info.id)
+        return finish(average(self.table, check_texts(texts), progress, self.stop_words), self.info.id)

@@ -23,6 +23,7 @@ def test_each_pooling_has_the_right_shape_and_differs(encoded, minilm_dir):
         assert X.shape == (len(TEXTS), 384) and X.dtype == np.float32 and np.isfinite(X).all()
         e = get_embedder(f"hf:{minilm_dir}@{p}")
         assert e.info.dim == 384 and e.info.composition == p and e.info.family == "user"
+        assert e.info.family_group == "transformers"
     for i, a in enumerate(POOLINGS):
         for b in POOLINGS[i + 1 :]:
             assert not np.allclose(encoded[a], encoded[b], atol=1e-3), (a, b)

@@ -23,7 +23,7 @@ def vectors_file(tmp_path):
 def test_rows_of_the_corpus(vectors_file):
     path, X = vectors_file
     e = get_embedder(f"npy:{path}")
-    assert e.info.dim == 3 and e.info.family == "user" and not e.info.default
+    assert e.info.dim == 3 and e.info.family == "user" and not e.info.default and e.info.family_group == "precomputed"
     e.fit(TEXTS)
     out = e.encode(TEXTS)
     assert out.dtype == np.float32

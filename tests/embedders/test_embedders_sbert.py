@@ -72,6 +72,7 @@ def test_single_and_empty_inputs():
 def test_st_local_path(minilm_dir):
     e = get_embedder(f"st:{minilm_dir}")
     assert e.info.dim == 384 and e.info.composition == "mean" and e.info.family == "user"
+    assert e.info.family_group == "transformers"
     assert not e.info.default and e.info.id == f"st:{minilm_dir}"
     X = e.encode(TEXTS)
     assert X.shape == (len(TEXTS), 384) and np.isfinite(X).all()

@@ -61,7 +61,8 @@ def test_formats_are_sniffed(vector_files, name, fmt):
 @pytest.mark.parametrize("name", ["w2v.bin", "w2v.txt", "glove.txt"])
 def test_word_vector_files_average_known_tokens(vector_files, w2v_model, name):
     e = get_embedder(f"wv:{vector_files / name}")
-    assert e.info.dim == 12 and e.info.family == "user" and e.info.composition == "average" and not e.info.default
+    assert e.info.dim == 12 and e.info.family == "user" and e.info.composition == "average, all tokens"
+    assert e.info.family_group == "static averages" and not e.info.default
     e.fit(["anything"])  # pretrained: no-op
     texts = ["The team won the final zzqx.", "qqqq wwww", "The bank sold shares."]
     X = e.encode(texts)
@@ -78,7 +79,7 @@ def test_fasttext_bin_gives_subword_vectors_like_gensim(vector_files):
     from gensim.models.fasttext import load_facebook_vectors
 
     e = get_embedder(f"wv:{vector_files / 'ft.bin'}")
-    assert e.table.subwords and "subword" in e.info.data
+    assert e.table.subwords and "subword" in e.info.data and e.info.family_group == "subword"
     ref = load_facebook_vectors(str(vector_files / "ft.bin"))
     X = e.encode(["teamwork", "The stormy bankers"])
     np.testing.assert_allclose(X[0], ref["teamwork"], rtol=1e-4, atol=1e-5)
