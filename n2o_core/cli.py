@@ -216,6 +216,9 @@ def cmd_compare(args: argparse.Namespace) -> int:
         on_stage=bars,
     )
     bars.close()
+    from .text import SBERT_STOP_WORDS
+
+    res.add_token_overlap(ws.corpus.texts, SBERT_STOP_WORDS)
     wall = time.perf_counter() - t0
     if args.json:
         atomic_write_text(args.json, json.dumps(res.to_json()))

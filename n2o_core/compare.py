@@ -8,10 +8,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 import numpy as np
+import pandas as pd
 
 from .limits import effective_k, k_max_for, require_embedders, validate_k
 from .neighbors import Neighbors
-from .overlap import SampledN2O, chance_level, n2o_matrix, n2o_over_samples
+from .overlap import SampledN2O, chance_level, n2o_matrix, n2o_over_samples, token_overlap_by_embedder
 from .pipeline import Prepared, StageProgress, plan_queries, prepare_all
 from .workspace import Workspace
 
@@ -33,6 +34,13 @@ class ComparisonResult:
     n2o_error: np.ndarray | None = None
     #: embedders left out, with the sentence that says why
     errors: dict[str, str] = field(default_factory=dict)
+    #: token overlap (Fig. 5) of each embedder's neighbors at k over the pooled queries, counted over content words
+    #: (`overlap.token_overlap_by_embedder` rows; None until `add_token_overlap`)
+    token_overlap: pd.DataFrame | None = None
+
+    def add_token_overlap(self, texts: Sequence[str], stop_words: frozenset[str] | None) -> None:
+        """Compute the token overlap of every embedder's neighbors at k (stop words not counted when given)."""
+        self.token_overlap = token_overlap_by_embedder(texts, self.pool, self.neighbors, self.k, stop_words=stop_words)
 
     @property
     def chance(self) -> float:
@@ -72,6 +80,11 @@ class ComparisonResult:
             out["recall"] = {e: r for e, r in self.recall.items()}
         if self.n2o_error is not None:
             out["n2o_error"] = np.round(self.n2o_error, 6).tolist()
+        if self.token_overlap is not None:
+            out["token_overlap"] = {
+                r.embedder: {"mean": r.mean, "ci_low": r.ci_low, "ci_high": r.ci_high, "n": int(r.n)}
+                for r in self.token_overlap.itertuples(index=False)
+            }
         return out
 
 

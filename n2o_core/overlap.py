@@ -445,3 +445,20 @@ def popular_frame(lists: Mapping[str, Sequence[int]], m: int) -> pd.DataFrame:
     tops = [list(v)[:m] for v in lists.values()]
     ranks = [round(float(np.mean([t.index(i) + 1 for t in tops])), 1) for i in pop]
     return pd.DataFrame({"id": pop, "mean rank": ranks}, columns=["id", "mean rank"])
+
+
+def token_overlap_report(
+    texts: Sequence[str],
+    pool: np.ndarray,
+    neighbors: Mapping[str, np.ndarray],
+    k: int,
+    *,
+    stop_words: frozenset[str] | None = None,
+    seed: int = 0,
+) -> tuple[pd.DataFrame, float]:
+    """Fig. 5: token overlap per embedder (`token_overlap_by_embedder`) and the same measure for k sentences drawn
+    at random per query (`random_neighbor_ids`), the level an embedder that knows nothing would reach."""
+    df = token_overlap_by_embedder(texts, pool, neighbors, k, stop_words=stop_words)
+    rand = random_neighbor_ids(pool, len(texts), k, seed)
+    base = token_overlap_by_embedder(texts, pool, {"random": rand}, k, stop_words=stop_words)
+    return df, float(base["mean"].iloc[0])

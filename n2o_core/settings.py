@@ -197,6 +197,14 @@ HEROS_PAIR_CHOICES: tuple[int, ...] = (10, 20, 50, 100, 200)
 HEROS_DEFAULT_PAIRS = 50
 #: Longest free-text query (`text=`).
 MAX_QUERY_CHARS = 1000
+#: Token overlap counts (`words=`): content words (stop words dropped) or every word. The N2O paper does not say;
+#: counted with stop words, every embedder's neighbors share "the", "of", ... with the query.
+TOKEN_WORDS: dict[str, str] = {"content": "content words (stop words dropped)", "all": "every word"}
+TOKEN_WORDS_DEFAULT = "content"
+#: Averaged word vectors on the HEROS page (`avg=`): stop words dropped, as the sentence-transformers GloVe models
+#: Heros evaluated do, or every token, as the N2O paper averaged.
+HEROS_AVERAGING: dict[str, str] = {"nostop": "stop words dropped (as Heros)", "all": "all tokens (as N2O)"}
+HEROS_AVERAGING_DEFAULT = "nostop"
 
 
 def param_choice(

@@ -8,7 +8,17 @@ import streamlit as st
 
 from n2o_core import figures
 from n2o_core.corpora import Corpus
-from n2o_core.settings import HEROS_DEFAULT_PAIRS, HEROS_PAIR_CHOICES, Settings, param_int_choice
+from n2o_core.embedders.catalog import with_stop_words_dropped
+from n2o_core.settings import (
+    HEROS_AVERAGING,
+    HEROS_AVERAGING_DEFAULT,
+    HEROS_DEFAULT_PAIRS,
+    HEROS_PAIR_CHOICES,
+    Settings,
+    param_choice,
+    param_int_choice,
+)
+from n2o_core.text import SBERT_STOP_WORDS_NAME
 from ui import data, heros_data, page
 from ui.guard import shown
 from ui.shell import through_app
@@ -33,8 +43,30 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         if note:
             st.warning(note)
         st.session_state["w_pairs"] = n
-    n_per = st.select_slider("Pairs per subset", HEROS_PAIR_CHOICES, key="w_pairs")
+    c1, c2 = st.columns([3, 2])
+    n_per = c1.select_slider("Pairs per subset", HEROS_PAIR_CHOICES, key="w_pairs")
     st.query_params["pairs"] = str(n_per)
+    if "w_avg" not in st.session_state:  # the link's avg= counts once; then the control decides
+        avg, note = param_choice(st.query_params, "avg", list(HEROS_AVERAGING), HEROS_AVERAGING_DEFAULT)
+        if note:
+            st.warning(note)
+        st.session_state["w_avg"] = avg
+    avg = (
+        c2.segmented_control(
+            "Averaged word vectors",
+            list(HEROS_AVERAGING),
+            format_func=HEROS_AVERAGING.get,
+            key="w_avg",
+            help=f"Heros' averaged GloVe (sentence-transformers) drops the stop words of {SBERT_STOP_WORDS_NAME}, "
+            "among them 'not', 'no', 'never', 'did'; the N2O paper averaged every token.",
+        )
+        or HEROS_AVERAGING_DEFAULT
+    )
+    st.query_params["avg"] = avg
+    scored = [with_stop_words_dropped(e) if avg == "nostop" else e for e in lo.names]
+    swapped = [f"{a} → {b}" for a, b in zip(lo.names, scored) if a != b]
+    if swapped:
+        st.caption(f"Averaged word vectors with stop words dropped ({SBERT_STOP_WORDS_NAME}): " + ", ".join(swapped))
     if s.znorm:
         st.caption("Cosines are taken after z-normalizing each dimension with the corpus statistics.")
 
@@ -50,7 +82,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         )
         st.stop()
 
-    results, baselines, per_pair, errors = heros_data.scores(lo, pairset, n_per, s.seed)
+    results, baselines, per_pair, errors = heros_data.scores(lo, pairset, n_per, s.seed, scored)
     for e, msg in errors.items():
         st.error(f"**{e}** is left out: {msg}", icon="⚠️")
     if results.empty:

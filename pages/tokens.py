@@ -6,7 +6,8 @@ import streamlit as st
 
 from n2o_core import figures
 from n2o_core.corpora import Corpus
-from n2o_core.settings import Settings
+from n2o_core.settings import TOKEN_WORDS, TOKEN_WORDS_DEFAULT, Settings, param_choice
+from n2o_core.text import SBERT_STOP_WORDS_NAME
 from ui import data, page
 from ui.shell import through_app
 
@@ -22,21 +23,37 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     )
     lo = page.loaded(settings, corpus)
     k, names = lo.k, tuple(lo.names)
-    df, random_level = data.token_overlap(lo.key, names, k, settings.seed, lo)
+    if "w_words" not in st.session_state:  # the link's words= counts once; then the control decides
+        words, note = param_choice(st.query_params, "words", list(TOKEN_WORDS), TOKEN_WORDS_DEFAULT)
+        if note:
+            st.warning(note)
+        st.session_state["w_words"] = words
+    words = (
+        st.segmented_control("Count", list(TOKEN_WORDS), format_func=TOKEN_WORDS.get, key="w_words")
+        or TOKEN_WORDS_DEFAULT
+    )
+    st.query_params["words"] = words
+    content = words == "content"
+    df, random_level = data.token_overlap(lo.key, names, k, settings.seed, content, lo)
     order = df.sort_values("mean", ascending=False)
     st.plotly_chart(
         data.figure(
             "tokens",
-            (lo.key, names, k, settings.seed),
+            (lo.key, names, k, settings.seed, content),
             lambda: figures.token_overlap_bars(order, random_level=random_level),
         ),
         key="tokens",
     )
     st.caption(
-        f"k = {k} · {len(lo.plan.pool):,} queries (all samples pooled) · words are lowercased tokens, stop words "
-        f"kept · 95% CI: a t-interval over the per-query means · dotted line: the same measure for {k} random "
+        f"k = {k} · {len(lo.plan.pool):,} queries (all samples pooled) · words are lowercased tokens, "
+        + (f"stop words ({SBERT_STOP_WORDS_NAME}) not counted" if content else "every word counted, stop words too")
+        + " (the paper does not say which) · "
+        f"95% CI: a t-interval over the per-query means · dotted line: the same measure for {k} random "
         f"sentences per query ({random_level:.3f}). Embedders far above the line find neighbors by shared words; "
         "transformers often find paraphrases with fewer shared words."
     )
     st.dataframe(order.assign(**{c: order[c].round(4) for c in ("mean", "ci_low", "ci_high")}), hide_index=True)
+    skipped = int(df["n_no_tokens"].max()) if "n_no_tokens" in df and len(df) else 0
+    if skipped:
+        st.caption(f"{skipped} querie(s) without a content word are left out (n_no_tokens).")
     page.approximate_note(lo, k, list(names))

@@ -59,6 +59,19 @@ def test_compare_json_with_vectors(corpus_and_vectors, capsys):
     assert len(doc["samples"]) == 3 and len(doc["samples"][0]["queries"]) == 10
     q = str(doc["samples"][0]["queries"][0])
     assert len(doc["neighbors"]["b"][q]) == 5 and int(q) not in doc["neighbors"]["b"][q]
+    # token overlap at the run's k over content words, recomputed here from the neighbor lists in the JSON
+    from n2o_core.corpora import load_corpus
+    from n2o_core.text import SBERT_STOP_WORDS, token_set
+
+    texts = load_corpus(str(corpus)).texts
+    for e in ("a", "b"):
+        per_query = []
+        for qid, nbs in doc["neighbors"][e].items():
+            qt = token_set(texts[int(qid)]) - SBERT_STOP_WORDS
+            per_query.append(np.mean([len(qt & token_set(texts[j])) / len(qt) for j in nbs]))
+        got = doc["token_overlap"][e]
+        assert got["n"] == len(per_query) and got["mean"] == pytest.approx(np.mean(per_query))
+        assert got["ci_low"] < got["mean"] < got["ci_high"]
 
 
 @pytest.mark.parametrize(

@@ -276,13 +276,20 @@ def robustness_across_samples(
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
-def token_overlap(key: str, names: tuple[str, ...], k: int, seed: int, _lo: Loaded) -> tuple[pd.DataFrame, float]:
+def token_overlap(
+    key: str, names: tuple[str, ...], k: int, seed: int, content_words: bool, _lo: Loaded
+) -> tuple[pd.DataFrame, float]:
     """Per-embedder token overlap (Fig. 5) over the pooled queries, and the same measure for random sentences."""
-    texts, pool = _lo.corpus.texts, _lo.plan.pool
-    df = overlap.token_overlap_by_embedder(texts, pool, _lo.prepared.ids_at(k, names), k)
-    rand = overlap.random_neighbor_ids(pool, len(texts), k, seed)
-    base = overlap.token_overlap_by_embedder(texts, pool, {"random": rand}, k)
-    return df, float(base["mean"].iloc[0])
+    from n2o_core.text import SBERT_STOP_WORDS
+
+    return overlap.token_overlap_report(
+        _lo.corpus.texts,
+        _lo.plan.pool,
+        _lo.prepared.ids_at(k, names),
+        k,
+        stop_words=SBERT_STOP_WORDS if content_words else None,
+        seed=seed,
+    )
 
 
 # --------------------------------------------------------------------------- one query

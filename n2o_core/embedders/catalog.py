@@ -242,3 +242,9 @@ def builtin(embedder_id: str) -> Builtin:
 def default_info(embedder_id: str) -> EmbedderInfo:
     """The registry entry of a built-in embedder, default or not (KeyError when unknown)."""
     return _BY_ID[embedder_id].info
+
+
+def with_stop_words_dropped(embedder_id: str) -> str:
+    """The built-in `-nostop` row of an averaged embedder (the id itself when it has none)."""
+    candidate = embedder_id + NOSTOP_SUFFIX
+    return candidate if candidate in BUILTIN_EMBEDDER_IDS else embedder_id

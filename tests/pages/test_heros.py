@@ -12,9 +12,11 @@ def test_heros_heatmap_bars_tables_and_pair_count(app):
     app.switch_page("pages/heros.py").run(timeout=300)
     no_exception(app)
     heat = plotly_specs(app)["heros"]["data"][0]
-    assert heat["type"] == "heatmap" and heat["y"] == ["tfidf", "glove-6b-50d"]
+    # by default averaged word vectors drop stop words, as the GloVe model Heros evaluated does
+    assert heat["type"] == "heatmap" and heat["y"] == ["tfidf", "glove-6b-50d-nostop"]
+    assert any("glove-6b-50d → glove-6b-50d-nostop" in c.value for c in app.caption)
     norm = app.dataframe[0].value
-    assert "baseline b" in norm.columns and set(norm.index) == {"glove-6b-50d", "tfidf"}
+    assert "baseline b" in norm.columns and set(norm.index) == {"glove-6b-50d-nostop", "tfidf"}
     z = np.array(heat["z"], float)
     labels = heat["x"]
     assert len(labels) == z.shape[1] == norm.shape[1] - 1
@@ -37,12 +39,21 @@ def test_heros_heatmap_bars_tables_and_pair_count(app):
     app.segmented_control(key="w_heros_show").set_value("bars").run(timeout=300)
     no_exception(app)
     bars = plotly_specs(app)["heros"]["data"]
-    assert sorted(t["name"] for t in bars) == ["glove-6b-50d", "tfidf"]
+    assert sorted(t["name"] for t in bars) == ["glove-6b-50d-nostop", "tfidf"]
     for t in bars:
         y = np.array(t["y"], float)
         assert np.all(np.isfinite(y)) and np.all(y <= 1.0 + 1e-9)
     first = app.dataframe[-1].value
-    assert {"original", "variant", "tfidf", "glove-6b-50d"} <= set(first.columns)
+    assert {"original", "variant", "tfidf", "glove-6b-50d-nostop"} <= set(first.columns)
+
+    app.segmented_control(key="w_avg").set_value("all").run(timeout=300)  # every token averaged, as N2O did
+    no_exception(app)
+    assert app.query_params["avg"] == "all"
+    assert sorted(t["name"] for t in plotly_specs(app)["heros"]["data"]) == ["glove-6b-50d", "tfidf"]
+    allt = app.dataframe[0].value
+    # dropping stop words changes GloVe's scores, not tf-idf's
+    assert allt.loc["tfidf"].equals(norm.loc["tfidf"])
+    assert not np.allclose(allt.loc["glove-6b-50d"].to_numpy(float), norm.loc["glove-6b-50d-nostop"].to_numpy(float))
 
     app.select_slider(key="w_pairs").set_value(10).run(timeout=300)
     no_exception(app)
