@@ -83,14 +83,16 @@ def _unit(block: Any, standardizer: Standardizer | None) -> tuple[Any, np.ndarra
     b = np.array(block, dtype=np.float64, copy=True)
     if b.ndim != 2:
         raise EmbedderError(f"Expected a 2-D array of vectors, got shape {b.shape}.")
-    zero_raw = ~np.any(b != 0, axis=1)
+    sq = np.einsum("ij,ij->i", b, b)
+    zero = sq == 0  # raw zero rows (stay zero when standardized)
     if standardizer is not None:
         b -= standardizer.mean.astype(np.float64)
         b *= standardizer.scale.astype(np.float64)
-        b[zero_raw] = 0.0
-    norms = np.sqrt(np.einsum("ij,ij->i", b, b))
-    zero = norms == 0
-    b[~zero] /= norms[~zero, None]
+        b[zero] = 0.0
+        sq = np.einsum("ij,ij->i", b, b)
+        zero |= sq == 0
+    inv = np.divide(1.0, np.sqrt(sq), out=np.zeros_like(sq), where=~zero)
+    b *= inv[:, None]
     return b, zero
 
 
@@ -139,6 +141,7 @@ def paraphrase_ranks(
         if sp.issparse(X):
             block = min(block, 16384)
     rows = np.arange(n)
+    hi, lo = (p + TIE_TOL)[:, None], (p - TIE_TOL)[:, None]
     for start in range(0, N, block):
         stop = min(start + block, N)
         Xb, zb = _unit(X[start:stop], standardizer)
@@ -148,8 +151,9 @@ def paraphrase_ranks(
         if inside.any():
             r, c = np.nonzero(inside)
             S[r, exclude[r, c] - start] = -np.inf
-        count += np.count_nonzero(S > (p + TIE_TOL)[:, None], axis=1)
-        ties += np.count_nonzero(np.abs(S - p[:, None]) <= TIE_TOL, axis=1)
+        above = np.count_nonzero(S > hi, axis=1)
+        count += above
+        ties += np.count_nonzero(S >= lo, axis=1) - above
         if top:
             k = min(top, stop - start)
             part = np.argpartition(-S, k - 1, axis=1)[:, :k] if k < stop - start else np.tile(np.arange(k), (n, 1))

@@ -36,7 +36,11 @@ def add_pair_options(p: argparse.ArgumentParser) -> None:
         help="the source's maximum score (5 for STS-B, 1 for a 0-1 copy); default: 1 if no score exceeds 1, else 5",
     )
     p.add_argument(
-        "--genre", action="append", default=[], metavar="G", help="keep only genre G (repeatable; 'news' = main-news)"
+        "--genre",
+        action="append",
+        default=[],
+        metavar="G",
+        help="keep only genre G (repeatable; 'news' = main-news; default: all, synonym for a Heros file)",
     )
 
 
@@ -206,7 +210,11 @@ def run(args: argparse.Namespace) -> int:
     min_score = paper["min_score"] if args.min_score is PAPER else args.min_score
     max_overlap = paper["max_overlap"] if args.max_overlap is PAPER else args.max_overlap
     fp = filter_pairs(
-        pairs, min_score=min_score, max_overlap=max_overlap, genres=args.genre, measure=args.overlap_measure
+        pairs,
+        min_score=min_score,
+        max_overlap=max_overlap,
+        genres=args.genre or paper["genres"],
+        measure=args.overlap_measure,
     )
     progress = _bars()
     res = run_needle(

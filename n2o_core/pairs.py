@@ -171,13 +171,15 @@ def word_overlap(query: str, paraphrase: str, measure: str = "query") -> float:
     return len(q & p) / den if den else 0.0
 
 
-def paper_defaults(source: PairSource) -> dict[str, float | None]:
-    """The paper's filter thresholds where they mean something: min score 4 and max overlap 0.6 for human-scored
-    pairs; none for unscored ones (Heros files, synthetic pairs: one-word edits by construction, word overlap
-    about 0.9, so the paper's overlap filter would drop every one of them)."""
+def paper_defaults(source: PairSource) -> dict[str, Any]:
+    """The paper's filter settings where they mean something: min score 4 and max overlap 0.6 for human-scored
+    pairs; no thresholds for unscored ones (Heros files, synthetic pairs: one-word edits by construction, word
+    overlap about 0.9, so the paper's overlap filter would drop every one of them). For a Heros file only the
+    synonym subset is a paraphrase, so its default genre is "synonym"; no genre filter otherwise."""
+    genres = ["synonym"] if source.kind == "heros" else None
     if source.scored and not source.synthetic:
-        return {"min_score": PAPER_MIN_SCORE, "max_overlap": PAPER_MAX_OVERLAP}
-    return {"min_score": None, "max_overlap": None}
+        return {"min_score": PAPER_MIN_SCORE, "max_overlap": PAPER_MAX_OVERLAP, "genres": genres}
+    return {"min_score": None, "max_overlap": None, "genres": genres}
 
 
 def _score_scale(values: np.ndarray, scale: float | None) -> float:

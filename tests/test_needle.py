@@ -215,6 +215,19 @@ def test_cli_needle_json(tmp_path, cache_dir):
     assert p0["score"] >= 4 and p0["overlap"] < 0.6
 
 
+def test_cli_needle_heros_file_keeps_the_synonym_subset(tmp_path, cache_dir):
+    heros = tmp_path / "heros.tsv"
+    rows = [(s, s.replace("The ", "A ", 1), s.replace(" the ", " no ", 1)) for s in SENTS[:5]]
+    heros.write_text("Original\tSynonym\tAntonym\n" + "".join("\t".join(r) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "h.json"
+    argv = ["needle", "--corpus", str(_corpus_file(tmp_path)), "--pairs", f"heros:{heros}", "--embedder", "tfidf"]
+    assert main([*argv, "--json", str(out)]) == 0
+    d = json.loads(out.read_text())
+    assert d["filters"]["genre"] == ["synonym"] and d["dropped"] == {"genre": 5}
+    assert [p["paraphrase"] for p in d["pairs"]] == [r[1] for r in rows]
+    assert all(p["score"] is None for p in d["pairs"])
+
+
 def _one_error_line(capsys) -> str:
     err = capsys.readouterr().err.strip().splitlines()
     err = [ln for ln in err if ln.strip()]

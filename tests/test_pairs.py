@@ -127,7 +127,7 @@ def test_heros_file_is_unscored_with_subset_genre(tmp_path):
     got = sorted(zip(p.frame["genre"], p.paraphrases))
     assert got == [("antonym", "The shares fell sharply."), ("synonym", "The shares climbed sharply.")]
     assert np.isnan(p.scores).all()
-    assert paper_defaults(p.source) == {"min_score": None, "max_overlap": None}
+    assert paper_defaults(p.source) == {"min_score": None, "max_overlap": None, "genres": ["synonym"]}
     assert load_pairs(f"heros:{path}").queries == p.queries
 
 
