@@ -3,8 +3,9 @@
 `write_stsb` writes the real sts-*.csv layout: headerless, tab-separated genre, file, year, id, score, sentence1,
 sentence2, with the real files' quirks on some lines (a stray double quote inside a sentence, extra trailing
 fields). Sentence1 is a corpus sentence; sentence2 is a rewrite of it (words swapped through a small synonym table,
-the sentence's tail moved to the front) for "paraphrase" rows, or another corpus sentence for unrelated rows. The
-scores are the fixture's own labels (4.2-5.0 for rewrites, 0.4-2.0 for unrelated rows), not human judgments.
+every second word dropped, the tail moved to the front) for "paraphrase" rows, or another corpus sentence for
+unrelated rows. The scores are the fixture's own labels (4.2-5.0 for rewrites, 0.4-2.0 for unrelated rows), not human
+judgments.
 """
 
 from __future__ import annotations
@@ -47,9 +48,12 @@ SYNONYMS = {
 GENRES = ("main-news", "main-captions", "main-forums")
 
 
-def rewrite(sentence: str) -> str:
-    """A crude paraphrase: synonyms swapped in, the last three words moved to the front."""
+def rewrite(sentence: str, drop_every: int = 2) -> str:
+    """A crude "paraphrase": synonyms swapped in, every `drop_every`-th word dropped (so the word overlap with the
+    sentence is about 0.5, under the paper's 0.6 filter, also for BBC sentences), the last three words moved to
+    the front."""
     words = [SYNONYMS.get(w.lower(), w) for w in sentence.rstrip(".").split()]
+    words = [w for i, w in enumerate(words) if i % drop_every != drop_every - 1]
     if len(words) > 5:
         words = words[-3:] + [","] + words[:-3]
     out = " ".join(words).replace(" ,", ",")
