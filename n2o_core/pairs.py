@@ -314,7 +314,7 @@ def _from_table(
 def _stsb_first_line(text: str) -> bool:
     first = next((ln for ln in text.splitlines() if ln.strip()), "")
     f = first.split("\t")
-    return len(f) >= 7 and _is_number(f[4]) and not _is_number(f[5])
+    return len(f) >= 7 and _is_number(f[4])
 
 
 def _read_stsb(path: Path, text: str, scale: float | None) -> Pairs:
