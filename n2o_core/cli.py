@@ -292,6 +292,10 @@ def build_parser() -> argparse.ArgumentParser:
         heros_cli = None
     if heros_cli is not None and hasattr(heros_cli, "add_parser"):
         heros_cli.add_parser(sub)
+    from . import needle_cli, sts_cli
+
+    needle_cli.add_parser(sub)
+    sts_cli.add_parser(sub)
     return p
 
 

@@ -1,0 +1,295 @@
+"""The paraphrase needle in a haystack (n2o_core.needle) and the `needle` CLI."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import scipy.sparse as sp
+from sts_fixture import write_stsb
+from synthetic_text import sentences
+
+from n2o_core.cache import Cache
+from n2o_core.cli import main
+from n2o_core.corpora import from_texts, load_corpus
+from n2o_core.errors import N2OError
+from n2o_core.needle import TIE_TOL, exclusions, paraphrase_ranks, reciprocal_ranks, run_needle, summarize
+from n2o_core.neighbors import Standardizer
+from n2o_core.pairs import filter_pairs, load_pairs
+from n2o_core.workspace import Workspace
+
+SENTS = sentences(150)
+
+
+def reference(X, Q, P, excl, std=None):
+    """Brute force: every cosine in float64, one query at a time."""
+
+    def unit(A):
+        A = np.asarray(A.toarray() if sp.issparse(A) else A, np.float64).copy()
+        zero = ~np.any(A != 0, axis=1)
+        if std is not None:
+            A = (A - std.mean) * std.scale
+            A[zero] = 0
+        n = np.linalg.norm(A, axis=1)
+        A[n > 0] /= n[n > 0, None]
+        return A, n == 0
+
+    Xn, xz = unit(X)
+    Qn, qz = unit(Q)
+    Pn, pz = unit(P)
+    ranks, ties = [], []
+    for i in range(len(Qn)):
+        s = Xn @ Qn[i]
+        p = Qn[i] @ Pn[i]
+        ok = ~xz
+        ok[[j for j in excl[i] if j >= 0]] = False
+        if qz[i] or pz[i]:
+            ranks.append(0)
+            ties.append(0)
+            continue
+        ranks.append(1 + int(np.sum(ok & (s > p + TIE_TOL))))
+        ties.append(int(np.sum(ok & (np.abs(s - p) <= TIE_TOL))))
+    return np.array(ranks), np.array(ties)
+
+
+# ------------------------------------------------------------------------------------------- pure core
+
+
+def test_hand_example_tie_and_exclusion():
+    X = np.array([[1, 0], [0, 1], [1, 1], [0, 0], [1, 0], [2, 1]], np.float32)
+    Q = np.array([[1, 0.1]], np.float32)
+    P = np.array([[1, 0.5]], np.float32)  # same direction as X[5]: a tie
+    r = paraphrase_ranks(X, Q, P, np.array([[-1, -1]]))
+    # cos(q, x0) = cos(q, x4) = 0.995 > cos(q, p) = 0.934 > cos(q, x2) = 0.774; x3 is a zero vector
+    assert r.rank.tolist() == [3] and r.ties.tolist() == [1]
+    assert r.sims[0] == pytest.approx(1.05 / (np.hypot(1, 0.1) * np.hypot(1, 0.5)))
+    assert r.outrankers(0) == [(0, pytest.approx(1 / np.hypot(1, 0.1))), (4, pytest.approx(1 / np.hypot(1, 0.1)))]
+    assert paraphrase_ranks(X, Q, P, np.array([[0, -1]])).rank.tolist() == [2]  # X[0] excluded
+    assert paraphrase_ranks(X, Q, P, np.array([[0, 4]])).rank.tolist() == [1]
+
+
+@pytest.mark.parametrize("znorm", [False, True])
+def test_matches_brute_force_in_any_blocking(tie_vectors, znorm):
+    rng = np.random.default_rng(1)
+    X = tie_vectors  # duplicates, zero rows and many exact ties
+    Q = X[rng.choice(len(X), 40)] + rng.integers(-1, 2, size=(40, 4)).astype(np.float32)
+    Q[3] = 0  # a zero query: unrankable
+    P = X[rng.choice(len(X), 40)].copy()
+    excl = np.stack([rng.integers(-1, len(X), 40), rng.integers(-1, len(X), 40)], axis=1)
+    std = Standardizer.fit(X) if znorm else None
+    want_r, want_t = reference(X, Q, P, excl, std)
+    assert want_t.sum() > 0  # the data does have ties
+    for block in (7, 64, None):
+        got = paraphrase_ranks(X, Q, P, excl, standardizer=std, block=block, top=4)
+        assert got.rank.tolist() == want_r.tolist()
+        assert got.ties.tolist() == want_t.tolist()
+        assert got.rank[3] == 0
+        for i in range(40):  # outrankers: the best corpus rows above the paraphrase, none excluded
+            ids = [j for j, _ in got.outrankers(i)]
+            assert len(ids) == min(4, max(int(got.rank[i]) - 1, 0))
+            assert not set(ids) & set(excl[i].tolist())
+
+
+def test_sparse_equals_dense():
+    rng = np.random.default_rng(2)
+    X = sp.random(500, 60, density=0.05, random_state=3, format="csr", dtype=np.float64)
+    Q = sp.random(20, 60, density=0.2, random_state=4, format="csr")
+    P = sp.random(20, 60, density=0.2, random_state=5, format="csr")
+    excl = np.stack([rng.integers(-1, 500, 20), np.full(20, -1)], axis=1)
+    a = paraphrase_ranks(X, Q, P, excl, block=33)
+    b = paraphrase_ranks(X.toarray(), Q.toarray(), P.toarray(), excl)
+    assert a.rank.tolist() == b.rank.tolist() == reference(X, Q, P, excl)[0].tolist()
+
+
+def test_summary_values():
+    rank = np.array([1, 2, 0, 5, 6])
+    s = summarize(rank, np.array([0, 1, 0, 0, 2]), n_boot=500)
+    assert s["mrr"] == pytest.approx((1 + 1 / 2 + 0 + 1 / 5 + 1 / 6) / 5)
+    assert (s["top1"], s["top5"], s["n"], s["unrankable"], s["tied_pairs"]) == (1, 3, 5, 1, 2)
+    assert s["mrr_ci_low"] <= s["mrr"] <= s["mrr_ci_high"]
+    assert reciprocal_ranks(rank).tolist() == [1, 0.5, 0, 0.2, pytest.approx(1 / 6)]
+
+
+def test_exclusions_match_whitespace_normalized_text():
+    texts = ["Alpha beta.", "Gamma delta.", "Eps."]
+    got = exclusions(texts, ["Gamma  delta.", "New one."], ["Alpha beta.", "gamma delta."])
+    assert got.tolist() == [[1, 0], [-1, -1]]  # case-sensitive
+
+
+# ------------------------------------------------------------------------------------------- with a Workspace
+
+
+@pytest.fixture
+def ws(tmp_path):
+    return Workspace(from_texts(SENTS, name="toy"), cache=Cache(tmp_path / "cache"))
+
+
+@pytest.fixture
+def pairs(tmp_path):
+    path = tmp_path / "sts.csv"
+    write_stsb(path, SENTS, n=60, seed=0)
+    return filter_pairs(load_pairs(str(path)))
+
+
+def test_run_needle_reuses_corpus_vectors_and_matches_reference(ws, pairs, monkeypatch):
+    encoded = []
+    orig = ws.encode_texts
+    monkeypatch.setattr(ws, "encode_texts", lambda eid, texts: encoded.append(list(texts)) or orig(eid, texts))
+    res = run_needle(ws, pairs, ["tfidf", "glove-6b-50d"], top=2, n_boot=200)
+    df = pairs.pairs.frame
+    assert all(set(t) == set(df["sentence1"]) | set(df["sentence2"]) for t in encoded)  # only the pairs
+    excl = exclusions(ws.corpus.texts, df["sentence1"].tolist(), df["sentence2"].tolist())
+    assert (excl[:, 0] >= 0).all()  # every fixture query is a corpus sentence: excluded from its own candidates
+    assert res.excluded == {"query_in_corpus": len(df), "paraphrase_in_corpus": 0}
+    for eid in ("tfidf", "glove-6b-50d"):
+        X = ws.embeddings(eid)
+        V = orig(eid, df["sentence1"].tolist() + df["sentence2"].tolist())
+        want, _ = reference(X, V[: len(df)], V[len(df) :], excl)
+        assert res.ranks[eid].rank.tolist() == want.tolist()
+        row = res.results.set_index("embedder").loc[eid]
+        assert row["mrr"] == pytest.approx(np.mean(1 / want))
+        assert row["top1"] == int(np.sum(want == 1)) and row["top5"] == int(np.sum(want <= 5))
+    assert res.results["mrr"].is_monotonic_decreasing
+    rec = res.pair_records()[0]
+    assert rec["query"] == df["sentence1"][0] and set(rec["ranks"]) == {"tfidf", "glove-6b-50d"}
+    for e, outs in rec["outranked_by"].items():
+        assert len(outs) == min(2, rec["ranks"][e] - 1)
+        assert all(o["text"] == ws.corpus.texts[o["id"]] and o["cosine"] > rec["paraphrase_cosine"][e] for o in outs)
+
+
+def test_znorm_uses_the_corpus_standardizer(ws, pairs):
+    res = run_needle(ws, pairs, ["glove-6b-50d", "tfidf"], znorm=True, n_boot=100)
+    df = pairs.pairs.frame
+    V = ws.encode_texts("glove-6b-50d", df["sentence1"].tolist() + df["sentence2"].tolist())
+    excl = exclusions(ws.corpus.texts, df["sentence1"].tolist(), df["sentence2"].tolist())
+    std = ws.standardizer("glove-6b-50d")
+    want, _ = reference(ws.embeddings("glove-6b-50d"), V[: len(df)], V[len(df) :], excl, std)
+    assert res.ranks["glove-6b-50d"].rank.tolist() == want.tolist()
+    znorm = dict(zip(res.results["embedder"], res.results["znorm"]))
+    assert znorm == {"glove-6b-50d": True, "tfidf": False}  # sparse tf-idf is never z-normalized
+
+
+def test_precomputed_vectors_need_pair_vectors(ws, pairs, tmp_path):
+    np.save(tmp_path / "g.npy", np.asarray(ws.embeddings("glove-6b-50d")))
+    ws.add_vectors("mine", tmp_path / "g.npy")
+    with pytest.raises(N2OError, match="give --pair-vectors mine=FILE.npy"):
+        run_needle(ws, pairs, ["mine"])
+    loaded = load_pairs(pairs.pairs.source.spec)
+    pv = ws.encode_texts("glove-6b-50d", loaded.queries + loaded.paraphrases)
+    res = run_needle(ws, pairs, ["mine", "glove-6b-50d"], pair_vectors={"mine": pv}, n_boot=50)
+    assert res.ranks["mine"].rank.tolist() == res.ranks["glove-6b-50d"].rank.tolist()
+
+
+# ------------------------------------------------------------------------------------------- CLI
+
+
+def _corpus_file(tmp_path):
+    path = tmp_path / "corpus.txt"
+    path.write_text("\n".join(SENTS) + "\n", encoding="utf-8")
+    return path
+
+
+def test_cli_needle_json(tmp_path, cache_dir):
+    pairs_file = tmp_path / "sts-test.csv"
+    write_stsb(pairs_file, SENTS, n=60, seed=1)
+    out = tmp_path / "n.json"
+    argv = ["needle", "--corpus", str(_corpus_file(tmp_path)), "--pairs", str(pairs_file)]
+    rc = main([*argv, "--embedder", "tfidf", "--embedder", "glove-6b-50d", "--n-boot", "100", "--json", str(out)])
+    assert rc == 0
+    d = json.loads(out.read_text())
+    fp = filter_pairs(load_pairs(str(pairs_file)))
+    assert d["embedders"] == ["tfidf", "glove-6b-50d"] and d["corpus_size"] == 150
+    assert d["n_pairs"] == len(fp.pairs) and d["dropped"] == fp.dropped and d["n_loaded"] == 60
+    assert d["filters"]["min_score"] == 4.0 and d["filters"]["max_overlap"] == 0.6
+    assert not d["synthetic"] and d["pairs_source"]["kind"] == "sts-b"
+    mrrs = [r["mrr"] for r in d["results"]]
+    assert mrrs == sorted(mrrs, reverse=True)
+    for r in d["results"]:
+        assert set(r) >= {"embedder", "mrr", "mrr_ci", "top1", "top5", "n"} and r["n"] == d["n_pairs"]
+        ranks = [p["ranks"][r["embedder"]] for p in d["pairs"]]
+        assert r["mrr"] == pytest.approx(np.mean([1 / k for k in ranks]), abs=1e-6)
+        assert r["top1"] == sum(k == 1 for k in ranks)
+    p0 = d["pairs"][0]
+    assert set(p0) >= {"query", "paraphrase", "score", "overlap", "ranks"}
+    assert p0["score"] >= 4 and p0["overlap"] < 0.6
+
+
+def test_cli_needle_heros_file_keeps_the_synonym_subset(tmp_path, cache_dir):
+    heros = tmp_path / "heros.tsv"
+    rows = [(s, s.replace("The ", "A ", 1), s.replace(" the ", " no ", 1)) for s in SENTS[:5]]
+    heros.write_text("Original\tSynonym\tAntonym\n" + "".join("\t".join(r) + "\n" for r in rows), encoding="utf-8")
+    out = tmp_path / "h.json"
+    argv = ["needle", "--corpus", str(_corpus_file(tmp_path)), "--pairs", f"heros:{heros}", "--embedder", "tfidf"]
+    assert main([*argv, "--json", str(out)]) == 0
+    d = json.loads(out.read_text())
+    assert d["filters"]["genre"] == ["synonym"] and d["dropped"] == {"genre": 5}
+    assert [p["paraphrase"] for p in d["pairs"]] == [r[1] for r in rows]
+    assert all(p["score"] is None for p in d["pairs"])
+
+
+def _one_error_line(capsys) -> str:
+    err = capsys.readouterr().err.strip().splitlines()
+    err = [ln for ln in err if ln.strip()]
+    assert len(err) == 1 and err[0].startswith("error: "), err
+    return err[0]
+
+
+@pytest.mark.parametrize(
+    "content, match",
+    [
+        ("sentence1\tsentence2\nThe bank cut rates.\tRates were cut.\n", "no score column"),
+        ("sentence1\tsentence2\tscore\nThe bank cut rates.\tRates were cut.\t7\n", "outside the 0-5 scale"),
+        ("sentence1\tsentence2\tscore\nThe bank cut rates.\tRates were cut.\t1.5\n", "No pairs are left"),
+        ("sentence1\tsentence2\tscore\n-- !!\tRates were cut.\t4.5\n", "has no word tokens"),
+        (b"sentence1\tsentence2\tscore\nThe caf\xe9 cut rates.\tRates were cut.\t4.5\n", "not UTF-8"),
+    ],
+)
+def test_cli_bad_input_exits_2_with_one_line(tmp_path, cache_dir, capsys, content, match):
+    path = tmp_path / "bad.tsv"
+    path.write_bytes(content if isinstance(content, bytes) else content.encode())
+    rc = main(["needle", "--corpus", str(_corpus_file(tmp_path)), "--pairs", str(path), "--embedder", "tfidf"])
+    assert rc == 2
+    assert match in _one_error_line(capsys)
+
+
+def test_cli_precomputed_without_pair_vectors_exits_2(tmp_path, cache_dir, capsys):
+    pairs_file = tmp_path / "sts.csv"
+    write_stsb(pairs_file, SENTS, n=60)
+    np.save(tmp_path / "v.npy", np.random.default_rng(0).standard_normal((150, 8)).astype(np.float32))
+    argv = ["needle", "--corpus", str(_corpus_file(tmp_path)), "--pairs", str(pairs_file)]
+    assert main([*argv, "--vectors", f"mine={tmp_path / 'v.npy'}"]) == 2
+    assert "--pair-vectors mine=FILE.npy" in _one_error_line(capsys)
+
+
+# ------------------------------------------------------------------------------------------- slow
+
+
+@pytest.mark.slow
+def test_bbc_5000_four_embedders(tmp_path, cache_dir):
+    """The done-when run: >= 50 STS-B-layout pairs (fixture, made from BBC sentences) against 5,000 BBC
+    sentences with four default embedders, offline."""
+    bbc = load_corpus("builtin:bbc-news", max_sentences=5000, cache_dir=str(cache_dir))
+    pool = [t for t in bbc.texts if 10 <= len(t.split()) <= 25]
+    pairs_file = tmp_path / "sts-bbc.csv"
+    write_stsb(pairs_file, pool, n=200, seed=0)
+    out = tmp_path / "bbc.json"
+    ids = ["tfidf", "glove-6b-50d", "word2vec", "fasttext"]
+    argv = ["needle", "--corpus", "builtin:bbc-news", "--max-sentences", "5000", "--pairs", str(pairs_file)]
+    assert main([*argv, *sum((["--embedder", e] for e in ids), []), "--json", str(out)]) == 0
+    d = json.loads(out.read_text())
+    assert d["corpus_size"] == 5000 and d["n_pairs"] >= 50 and {r["embedder"] for r in d["results"]} == set(ids)
+    assert all(0 < r["mrr"] <= 1 for r in d["results"])
+
+
+@pytest.mark.slow
+def test_cli_synthetic_pairs_are_labelled(tmp_path, cache_dir, capsys):
+    out = tmp_path / "syn.json"
+    argv = ["needle", "--corpus", str(_corpus_file(tmp_path)), "--pairs", "synthetic:heros-synonym:8"]
+    assert main([*argv, "--embedder", "tfidf", "--json", str(out)]) == 0
+    assert "NOTE: synthetic pairs" in capsys.readouterr().out
+    d = json.loads(out.read_text())
+    assert d["synthetic"] and d["pairs_source"]["label"].startswith("SYNTHETIC")
+    assert d["filters"]["max_overlap"] is None and d["filters"]["min_score"] is None
+    assert all(p["synthetic"] and p["source"] == "synthetic:heros-synonym:8" for p in d["pairs"])
+    assert all(p["query"] in SENTS and p["paraphrase"] not in SENTS for p in d["pairs"])
