@@ -19,8 +19,8 @@ Each pair's first sentence is the query; its second (the paraphrase) is added to
   candidate, as everywhere in n2o_core); a zero query or zero paraphrase cannot be ranked: rank None,
   reciprocal rank 0, counted in `unrankable`.
 - Cosine on the raw vectors, or with z-normalization (per-dimension standardization with the corpus's mean and
-  std, `Workspace.standardizer`, applied to corpus, queries and paraphrases alike; tf-idf is sparse and is
-  never z-normalized, which the result says).
+  std, `Workspace.standardizer`, applied to corpus, queries and paraphrases alike; sparse tf-idf too, without
+  densifying it: `neighbors.prepare_rows`).
 
 No full sort: the corpus is scanned in blocks (dense BLAS, or CSR products for tf-idf), counting per query the
 scores above its paraphrase's and keeping the few best (`top`) corpus sentences: those that outrank the
@@ -39,7 +39,7 @@ import scipy.sparse as sp
 
 from .errors import EmbedderError, N2OError
 from .heros.score import bootstrap_ci
-from .neighbors import Standardizer
+from .neighbors import Standardizer, ZNormRows, prepare_rows
 from .pairs import FilteredPairs
 
 TIE_TOL = 1e-6
@@ -73,34 +73,24 @@ class Ranks:
 
 
 def _unit(block: Any, standardizer: Standardizer | None) -> tuple[Any, np.ndarray]:
-    """float64 L2-normalized rows (standardized first when given; zero rows stay zero) and the zero mask."""
-    if sp.issparse(block):
-        b = sp.csr_matrix(block, dtype=np.float64, copy=True)
-        norms = np.sqrt(np.asarray(b.multiply(b).sum(axis=1)).ravel())
-        zero = norms == 0
-        inv = np.divide(1.0, norms, out=np.zeros_like(norms), where=~zero)
-        return sp.csr_matrix(sp.diags(inv) @ b), zero
-    b = np.array(block, dtype=np.float64, copy=True)
-    if b.ndim != 2:
-        raise EmbedderError(f"Expected a 2-D array of vectors, got shape {b.shape}.")
-    sq = np.einsum("ij,ij->i", b, b)
-    zero = sq == 0  # raw zero rows (stay zero when standardized)
-    if standardizer is not None:
-        b -= standardizer.mean.astype(np.float64)
-        b *= standardizer.scale.astype(np.float64)
-        b[zero] = 0.0
-        sq = np.einsum("ij,ij->i", b, b)
-        zero |= sq == 0
-    inv = np.divide(1.0, np.sqrt(sq), out=np.zeros_like(sq), where=~zero)
-    b *= inv[:, None]
-    return b, zero
+    """float64 unit rows (z-normalized first when a standardizer is given, sparse tf-idf included) and the zero
+    mask: `neighbors.prepare_rows`, the search's own definition."""
+    if not sp.issparse(block) and np.ndim(block) != 2:
+        raise EmbedderError(f"Expected a 2-D array of vectors, got shape {np.shape(block)}.")
+    return prepare_rows(block, standardizer, dtype=np.float64)
 
 
-def _dense(S: Any) -> np.ndarray:
+def _scores(a: Any, b: Any) -> np.ndarray:
+    """Cosines of every row of `a` with every row of `b` (dense float64)."""
+    if isinstance(a, ZNormRows):
+        return np.asarray(a.dot(b), dtype=np.float64)
+    S = a @ b.T
     return np.asarray(S.toarray() if sp.issparse(S) else S, dtype=np.float64)
 
 
 def _rowdot(a: Any, b: Any) -> np.ndarray:
+    if isinstance(a, ZNormRows):
+        return np.asarray(a.rowwise(b), dtype=np.float64)
     if sp.issparse(a) or sp.issparse(b):
         return np.asarray(sp.csr_matrix(a).multiply(sp.csr_matrix(b)).sum(axis=1)).ravel()
     return np.einsum("ij,ij->i", a, b)
@@ -145,7 +135,7 @@ def paraphrase_ranks(
     for start in range(0, N, block):
         stop = min(start + block, N)
         Xb, zb = _unit(X[start:stop], standardizer)
-        S = _dense(Qn @ Xb.T)
+        S = _scores(Qn, Xb)
         S[:, zb] = -np.inf  # zero corpus rows are never more similar
         inside = (exclude >= start) & (exclude < stop)
         if inside.any():

@@ -7,13 +7,12 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import sys
-import tempfile
-from pathlib import Path
 from typing import Any
 
+from .corpora.specs import DEFAULT_CORPUS
 from .errors import N2OError
+from .fileio import atomic_write_text
 
 PAIRS_HELP = (
     "FILE (.tsv/.csv/.jsonl/.parquet with sentence1, sentence2, score; or the STS Benchmark's headerless sts-*.csv), "
@@ -73,19 +72,8 @@ def _optional_float(text: str) -> float | None:
 
 
 def write_json(path: str, obj: dict[str, Any]) -> None:
-    """Atomic JSON write (temporary file + rename); NaN never written (callers convert to null)."""
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=out.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            json.dump(obj, f, indent=1, ensure_ascii=False)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, out)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+    """Atomic JSON write; NaN never written (callers convert to null)."""
+    atomic_write_text(path, json.dumps(obj, indent=1, ensure_ascii=False, allow_nan=False))
 
 
 def add_parser(subparsers: Any) -> None:
@@ -93,7 +81,7 @@ def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "needle", help="paraphrase needle in a haystack: rank of each query's paraphrase in the corpus (Table 3)"
     )
-    p.add_argument("--corpus", default="builtin:bbc-news", help="the haystack: PATH, builtin:NAME or hf:NAME")
+    p.add_argument("--corpus", default=DEFAULT_CORPUS, help="the haystack: PATH, builtin:NAME or hf:NAME")
     p.add_argument("--max-sentences", type=int, default=None, help="cap: a fixed, topic-stratified sample")
     p.add_argument("--text-column", default=None, help="text column of a .csv/.tsv/.jsonl/.parquet corpus")
     p.add_argument("--pairs", required=True, metavar="SPEC", help=PAIRS_HELP)

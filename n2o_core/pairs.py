@@ -454,9 +454,9 @@ def _from_hf(rest: str, columns: dict[str, str | None], scale: float | None, cac
 
 
 def _gensim_data(name: str) -> Path:
-    from .corpora_builtin import _package_dir
+    from .corpora.builtin import gensim_test_file
 
-    return _package_dir("gensim") / "test" / "test_data" / name
+    return gensim_test_file(name)
 
 
 def lee_pairs() -> Pairs:

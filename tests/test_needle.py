@@ -167,7 +167,12 @@ def test_znorm_uses_the_corpus_standardizer(ws, pairs):
     want, _ = reference(ws.embeddings("glove-6b-50d"), V[: len(df)], V[len(df) :], excl, std)
     assert res.ranks["glove-6b-50d"].rank.tolist() == want.tolist()
     znorm = dict(zip(res.results["embedder"], res.results["znorm"]))
-    assert znorm == {"glove-6b-50d": True, "tfidf": False}  # sparse tf-idf is never z-normalized
+    assert znorm == {"glove-6b-50d": True, "tfidf": True}
+    # sparse tf-idf z-normalized without densifying = the dense reference on the densified vectors
+    T = ws.encode_texts("tfidf", df["sentence1"].tolist() + df["sentence2"].tolist()).toarray()
+    X = ws.embeddings("tfidf").toarray()
+    want_t, _ = reference(X, T[: len(df)], T[len(df) :], excl, ws.standardizer("tfidf"))
+    assert res.ranks["tfidf"].rank.tolist() == want_t.tolist()
 
 
 def test_precomputed_vectors_need_pair_vectors(ws, pairs, tmp_path):

@@ -30,7 +30,7 @@ from ..fileio import atomic_write_text
 from . import segment
 from .corpus import Corpus, fingerprint_texts, from_texts
 
-__all__ = ["BUILTIN_CORPORA", "builtin_names", "list_builtin_corpora", "load_builtin"]
+__all__ = ["BUILTIN_CORPORA", "builtin_names", "gensim_test_file", "list_builtin_corpora", "load_builtin"]
 
 #: Bump when the way built-in corpora are built changes (part of the cache file name).
 BUILD_VERSION = "1"
@@ -107,12 +107,13 @@ def _build_bbc() -> tuple[list[str], list[str]]:
 
 
 # ---------------------------------------------------------------------------------------------- lee-news
-def _gensim_test_data() -> Path:
-    return _package_dir("gensim") / "test" / "test_data"
+def gensim_test_file(name: str) -> Path:
+    """A file of gensim's test data (Lee corpus and similarities, Wikipedia sample), found without importing gensim."""
+    return _package_dir("gensim") / "test" / "test_data" / name
 
 
 def _build_lee() -> tuple[list[str], None]:
-    path = _gensim_test_data() / "lee_background.cor"
+    path = gensim_test_file("lee_background.cor")
     if not path.is_file():
         raise CorpusError(f"gensim's Lee corpus was not found at {path}; reinstall gensim.")
     docs = [ln for ln in _read_text(path).split("\n") if ln.strip()]
@@ -174,7 +175,7 @@ def _wiki_plain(text: str) -> str:
 def _build_wiki() -> tuple[list[str], list[str]]:
     from gensim.corpora.wikicorpus import ARTICLE_MIN_WORDS, extract_pages, filter_wiki, tokenize  # noqa: PLC0415
 
-    path = _gensim_test_data() / _WIKI_FILE
+    path = gensim_test_file(_WIKI_FILE)
     if not path.is_file():
         raise CorpusError(f"gensim's Wikipedia sample was not found at {path}; reinstall gensim.")
     titles: list[str] = []
