@@ -205,6 +205,25 @@ def agreement(
     return Agreement(list(embedder_ids), k, n, neighbors, approx, recall, seconds)
 
 
+def summarize(values: np.ndarray, valid: np.ndarray | None = None) -> dict[str, float]:
+    """Distribution of per-sentence N2O over the valid sentences: mean, median, 10th and 90th percentiles,
+    share of sentences with no shared neighbor (N2O 0) and share with at least half shared (N2O >= 0.5)."""
+    v = np.asarray(values, float)
+    if valid is not None:
+        v = v[np.asarray(valid, bool)]
+    if v.size == 0:
+        raise N2OError("No sentence to summarize.")
+    return {
+        "sentences": int(v.size),
+        "mean": float(v.mean()),
+        "median": float(np.median(v)),
+        "p10": float(np.quantile(v, 0.1)),
+        "p90": float(np.quantile(v, 0.9)),
+        "share_zero": float(np.mean(v == 0)),
+        "share_half_or_more": float(np.mean(v >= 0.5)),
+    }
+
+
 # --------------------------------------------------------------------------- rankings
 
 

@@ -54,7 +54,7 @@ def _finite_pairs(coords) -> list:
 
 def run(args: argparse.Namespace) -> int:
     """Run the `agreement` subcommand."""
-    from .agreement import agreement, corpus_features, decile_table, extremes, ranking_frame
+    from .agreement import agreement, corpus_features, decile_table, extremes, ranking_frame, summarize
     from .cli import _Bars, _check_embedders, _workspace
 
     ws, ids = _workspace(args)
@@ -96,6 +96,12 @@ def run(args: argparse.Namespace) -> int:
     valid = res.has_neighbors()
     if (~valid).any():
         print(f"{int((~valid).sum())} sentences have no neighbors under some embedder (zero vector): not ranked")
+    if valid.any():
+        s = summarize(values, valid)
+        print(
+            f"per sentence ({what}): median {s['median']:.3f}, 10-90% {s['p10']:.3f}-{s['p90']:.3f}, "
+            f"{s['share_zero']:.1%} share no neighbor, {s['share_half_or_more']:.1%} share half or more"
+        )
     feats = corpus_features(ws.corpus)
     if args.top and valid.any():
         low, high = extremes(values, args.top, valid=valid)

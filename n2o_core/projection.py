@@ -156,6 +156,32 @@ def umap_coords(
         return np.asarray(reducer.fit_transform(data), np.float32)
 
 
+def neighbor_preservation(coords: np.ndarray, ids: np.ndarray, k: int = 10) -> float:
+    """How faithful a map is: the mean share of each sentence's k nearest neighbors in the embedding (`ids`,
+    row i = sentence i, self excluded) that are also among its k nearest points on the 2-D map (Euclidean).
+    Sentences without coordinates or neighbors are skipped. 1.0 = every neighborhood kept."""
+    from sklearn.neighbors import NearestNeighbors
+
+    coords = np.asarray(coords, np.float64)
+    ids = np.asarray(ids)[:, :k]
+    if ids.shape[1] < k:
+        raise N2OError(f"k={k} is larger than the {ids.shape[1]} neighbors given.")
+    drawn = np.flatnonzero(np.all(np.isfinite(coords), axis=1))
+    if len(drawn) <= k:
+        raise N2OError(f"Neighbor preservation at k={k} needs more than {k} points on the map.")
+    nn = NearestNeighbors(n_neighbors=k + 1).fit(coords[drawn])
+    _, pos = nn.kneighbors(coords[drawn])
+    hits = total = 0
+    for row, near in zip(drawn, drawn[pos]):
+        truth = {int(j) for j in ids[row] if j >= 0 and np.isfinite(coords[j]).all()}
+        if not truth:
+            continue
+        mapped = [int(j) for j in near if j != row][:k]
+        hits += len(truth.intersection(mapped))
+        total += len(truth)
+    return hits / total if total else float("nan")
+
+
 def library_version(method: str) -> str:
     """Version of the library behind a method ("missing" when umap-learn is not installed)."""
     from importlib.metadata import PackageNotFoundError, version

@@ -17,6 +17,7 @@ from n2o_core.agreement import (
     per_sentence_n2o,
     ranking_frame,
     sentence_features,
+    summarize,
     token_counts,
 )
 from n2o_core.cache import Cache
@@ -147,6 +148,15 @@ def test_extremes_orders_and_skips_invalid():
     assert np.array_equal(again[0], low)  # ties broken the same way every time
 
 
+def test_summarize():
+    v = np.array([0.0, 0.0, 0.2, 0.5, 0.9, 1.0])
+    s = summarize(v, valid=np.array([True, True, True, True, True, False]))
+    assert s["sentences"] == 5 and s["mean"] == pytest.approx(0.32) and s["median"] == 0.2
+    assert s["share_zero"] == pytest.approx(0.4) and s["share_half_or_more"] == pytest.approx(0.4)
+    with pytest.raises(N2OError):
+        summarize(v, valid=np.zeros(6, bool))
+
+
 def test_sentence_features_counts_rare_tokens():
     texts = ["the cat sat", "the dog sat", "the zebra"]
     counts = Counter({"the": 10, "sat": 6, "cat": 5, "dog": 9, "zebra": 1})
@@ -234,6 +244,19 @@ def test_cli_json_mean_equals_compare(cli_files, capsys):
     cmp = json.loads((d / "cmp.json").read_text())
     assert doc["mean"] == pytest.approx(cmp["mean"][0][1], abs=1e-6)
     assert doc["mean"] == pytest.approx(np.mean([r["n2o"] for r in doc["per_sentence"]]), abs=1e-6)
+
+
+def test_cli_writes_pca_maps(cli_files):
+    d, corpus = cli_files
+    args = ["agreement", "--corpus", str(corpus), "--vectors", f"a={d / 'a.npy'}", "--vectors", f"b={d / 'b.npy'}"]
+    args += ["--k", "5", "--cache-dir", str(d / "cache"), "--map", "pca", "--top", "0", "--json", str(d / "m.json")]
+    assert main(args) == 0
+    doc = json.loads((d / "m.json").read_text())
+    assert doc["map_method"] == "pca" and set(doc["maps"]) == {"a", "b"}
+    xy = np.array(doc["maps"]["a"])
+    assert xy.shape == (60, 2) and np.all(np.isfinite(xy))
+    # PCA of the normalized rows: the first coordinate carries at least as much variance as the second
+    assert xy[:, 0].var() >= xy[:, 1].var()
 
 
 @pytest.mark.parametrize(

@@ -151,3 +151,20 @@ def test_umap_on_sparse_tfidf_like_rows(tmp_path):
     knn, dist = umap_graph(nb.ids, nb.sims, np.ones(S.shape[0], bool), 10)
     Y = proj.umap_coords(proj._svd_stand_in(normalized(S)[0], 0), knn, dist, n_neighbors=10)
     assert knn_label_agreement(Y, labels) > 0.9
+
+
+def test_neighbor_preservation():
+    from n2o_core.projection import neighbor_preservation
+
+    line = np.column_stack([np.arange(10.0), np.zeros(10)])
+    ids = np.array([[j for j in sorted(range(10), key=lambda j: (abs(j - i), j)) if j != i][:2] for i in range(10)])
+    assert neighbor_preservation(line, ids, k=2) == 1.0
+    shuffled = ids.copy()
+    shuffled[0] = [9, 8]  # point 0's true neighbors drawn far away
+    assert neighbor_preservation(line, shuffled, k=2) == pytest.approx(18 / 20)
+    with_nan = line.copy()
+    with_nan[9] = np.nan
+    # point 9 is not drawn: skipped as a sentence and dropped from the others' true neighbors
+    assert neighbor_preservation(with_nan, shuffled, k=2) == pytest.approx(15 / 16)
+    with pytest.raises(N2OError):
+        neighbor_preservation(line, ids, k=3)
