@@ -98,11 +98,14 @@ class Agreement:
         rows = [{"a": a, "b": b, "n2o": float(self.pair(a, b).mean())} for a, b in self.pairs()]
         return pd.DataFrame(rows, columns=["a", "b", "n2o"])
 
-    def has_neighbors(self) -> np.ndarray:
-        """(N,) False where a sentence has no neighbors under some embedder (zero vector: N2O 0 by convention)."""
+    def has_neighbors(self, *embedders: str) -> np.ndarray:
+        """(N,) False where a sentence has no neighbors under one of `embedders` (default: all of them), i.e. it
+        is a zero vector there and its N2O is 0 by convention; rankings leave such sentences out."""
         ok = np.ones(self.corpus_size, bool)
-        for ids in self.neighbors.values():
-            ok &= np.asarray(ids)[:, 0] != NO_NEIGHBOR
+        for e in embedders or self.embedders:
+            if e not in self.neighbors:
+                raise N2OError(f"Embedder '{e}' is not part of this agreement (have: {', '.join(self.embedders)}).")
+            ok &= np.asarray(self.neighbors[e])[:, 0] != NO_NEIGHBOR
         return ok
 
     def values(self, a: str | None = None, b: str | None = None) -> np.ndarray:

@@ -93,7 +93,7 @@ def run(args: argparse.Namespace) -> int:
     )
     for r in res.pair_means().itertuples():
         print(f"  N2O {r.a} vs {r.b}: {r.n2o:.4f}")
-    valid = res.has_neighbors()
+    valid = res.has_neighbors(*([a, b] if a is not None else []))
     if (~valid).any():
         print(f"{int((~valid).sum())} sentences have no neighbors under some embedder (zero vector): not ranked")
     if valid.any():

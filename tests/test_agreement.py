@@ -67,6 +67,7 @@ def test_per_sentence_matches_brute_force(setup):
         np.testing.assert_allclose(got, ref)
     assert res.pair("a", "c")[7] == 0.0  # zero-vector query: no neighbors, overlaps with nothing
     assert not res.has_neighbors()[7] and res.has_neighbors().sum() == N - 1
+    assert res.has_neighbors("a", "b").all() and not res.has_neighbors("c")[7]
     # less noise -> more shared neighbors; both above chance
     assert res.pair("a", "b").mean() > res.pair("a", "c").mean() > res.chance
 

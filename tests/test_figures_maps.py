@@ -45,12 +45,13 @@ def test_two_linked_webgl_panels():
     fig = agreement_maps([a, b], values, texts, ["tfidf", "glove"], selected_ids=[1, 4, 7], k=10)
     assert len(fig.data) == 2 and all(isinstance(t, go.Scattergl) for t in fig.data)
     left, right = fig.data
-    ids_l = np.asarray(left.customdata)[:, 0].astype(int)
-    ids_r = np.asarray(right.customdata)[:, 0].astype(int)
+    ids_l = np.asarray(left.customdata).astype(int)
+    ids_r = np.asarray(right.customdata).astype(int)
     assert 4 not in ids_l and len(ids_l) == 49 and ids_r.tolist() == list(range(50))
     np.testing.assert_allclose(np.asarray(left.x), a[ids_l, 0], rtol=1e-6)
     np.testing.assert_allclose(np.asarray(left.marker.color), values[ids_l], rtol=1e-6)
-    np.testing.assert_allclose(np.asarray(right.customdata)[:, 1], values, rtol=1e-6)
+    np.testing.assert_allclose(np.asarray(right.marker.color), values, rtol=1e-6)
+    assert "%{customdata}" in left.hovertemplate and "%{marker.color:.2f}" in left.hovertemplate
     # the same sentences are highlighted in both panels (positions within each trace)
     assert sorted(ids_l[list(left.selectedpoints)].tolist()) == [1, 7]
     assert sorted(ids_r[list(right.selectedpoints)].tolist()) == [1, 4, 7]
@@ -66,7 +67,7 @@ def test_two_linked_webgl_panels():
 def test_maps_downsample_the_same_sentences_in_both_panels():
     a, b, values, texts = data(n=400)
     fig = agreement_maps([a, b], values, texts, ["A", "B"], max_points=100, selected_ids=[399])
-    ids = [np.asarray(t.customdata)[:, 0].astype(int) for t in fig.data]
+    ids = [np.asarray(t.customdata).astype(int) for t in fig.data]
     assert len(ids[0]) == 100 and np.array_equal(ids[0], ids[1]) and 399 in ids[0]
     assert "100 of 400 sentences" in fig.layout.annotations[0].text
 
@@ -82,8 +83,22 @@ def test_maps_bad_input():
 def test_figure_json_is_compact_typed_arrays():
     a, b, values, texts = data(n=2000)
     doc = json.loads(agreement_maps([a, b], values, texts, ["A", "B"]).to_json())
-    x = doc["data"][0]["x"]
-    assert isinstance(x, dict) and "bdata" in x  # base64 typed array, not a list of decimal numbers
+    for key in ("x", "customdata"):
+        arr = doc["data"][0][key]
+        assert isinstance(arr, dict) and "bdata" in arr  # base64 typed array, not a list of decimal numbers
+    assert isinstance(doc["data"][0]["marker"]["color"], dict)
+
+
+def test_precomputed_labels_are_used():
+    from n2o_core.figures_maps import hover_labels
+
+    a, b, values, texts = data(n=30)
+    labels = hover_labels(texts)
+    assert labels[3] == hover_label(texts[3])
+    fig = agreement_maps([a, b], values, texts, ["A", "B"], labels=[f"L{i}" for i in range(30)])
+    assert list(fig.data[1].text[:3]) == ["L0", "L1", "L2"]
+    with pytest.raises(N2OError):
+        agreement_maps([a, b], values, texts, ["A", "B"], labels=labels[:5])
 
 
 def test_histogram_counts_every_step():
