@@ -13,6 +13,9 @@ exact cosine graph (what projection.py does), umap-learn's own search with metri
 (pynndescent), and TruncatedSVD(100) then UMAP; time and neighbor preservation at 10 (share of each sentence's
 10 exact cosine neighbors among its 10 nearest map points).
 
+--threshold 10000,20000 times exact vs approximate (pynndescent, index build + all queries) all-pairs search on
+synthetic clustered 384-d vectors of those sizes, in this process (where agreement.APPROX_ABOVE comes from).
+
 --figure-n builds the two-panel map figure for that many real corpus sentences (random coordinates; the JSON
 size depends on the texts, not the layout) with and without the default point cap, and reports the JSON size.
 
@@ -31,19 +34,6 @@ import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import Recorder  # noqa: E402
-
-
-def _umap_jit() -> float:
-    """Import umap-learn and compile its numba functions on a tiny graph; seconds."""
-    from n2o_core.neighbors import exact_knn
-    from n2o_core.projection import umap_coords, umap_graph
-
-    t0 = time.perf_counter()
-    X = np.random.default_rng(0).standard_normal((200, 8)).astype(np.float32)
-    nb = exact_knn(X, 14, query_ids=np.arange(200))
-    ids, dist = umap_graph(nb.ids, nb.sims, np.ones(200, bool), 15)
-    umap_coords(X, ids, dist)
-    return time.perf_counter() - t0
 
 
 def _tfidf_variants(rec: Recorder, ws, cold_s: float, k_check: int = 10, seed: int = 0) -> None:
@@ -109,6 +99,34 @@ def _figure_size(rec: Recorder, corpus, n: int) -> None:
         )
 
 
+def _threshold(rec: Recorder, sizes: list[int], d: int, k: int) -> None:
+    """Exact vs approximate all-pairs search on synthetic clustered d-dim vectors, same process, alternating."""
+    from _common import clustered_vectors
+
+    from n2o_core.neighbors import approx_knn, exact_knn
+
+    approx_knn(clustered_vectors(3000, d, seed=1), 5, np.arange(10))  # pynndescent compiles outside the timing
+    for n in sizes:
+        X = clustered_vectors(n, d, seed=2)
+        q = np.arange(n)
+        t0 = time.perf_counter()
+        ex = exact_knn(X, k, query_ids=q)
+        t_exact = time.perf_counter() - t0
+        t0 = time.perf_counter()
+        ap, _ = approx_knn(X, k, q)
+        t_approx = time.perf_counter() - t0
+        hits = np.mean([len(set(a) & set(e)) / k for a, e in zip(ap.ids, ex.ids)])
+        rec.add(
+            threshold_n=n,
+            dim=d,
+            k=k,
+            exact_allpairs_s=t_exact,
+            approx_allpairs_s=t_approx,
+            approx_recall_all=float(hits),
+            exact_over_approx=t_exact / t_approx,
+        )
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", default="builtin:bbc-news")
@@ -118,6 +136,10 @@ def main() -> None:
     ap.add_argument("--maps", default="pca,umap", help="comma-separated map methods to time ('' for none)")
     ap.add_argument("--tfidf-variants", action="store_true")
     ap.add_argument("--figure-n", type=int, default=0)
+    ap.add_argument(
+        "--threshold", default="", help="comma-separated corpus sizes: exact vs approx all-pairs on synthetic vectors"
+    )
+    ap.add_argument("--threshold-dim", type=int, default=384)
     ap.add_argument("--no-save", action="store_true", help="print only; leave results/ alone")
     ap.add_argument("--name", default="agreement")
     a = ap.parse_args()
@@ -132,9 +154,16 @@ def main() -> None:
     from n2o_core.workspace import Workspace
 
     rec = Recorder(a.name)
+    if a.threshold:
+        _threshold(rec, [int(x) for x in a.threshold.split(",")], a.threshold_dim, a.k)
+        if not a.no_save:
+            rec.save()
+        return
     exact_knn(np.random.default_rng(0).standard_normal((3000, 8)).astype(np.float32), 5, query_ids=np.arange(3))
     if "umap" in methods:
-        rec.add(step="umap import + numba compile (tiny input)", umap_jit_s=_umap_jit())
+        from n2o_core.projection import warm_up_umap
+
+        rec.add(step="umap import + numba compile (projection.warm_up_umap)", umap_jit_s=warm_up_umap())
     with tempfile.TemporaryDirectory() as tmp:
         cache = Cache(Path(tmp) / "cache")
         corpus = load_corpus(a.corpus, max_sentences=a.n, cache_dir=Cache().root)

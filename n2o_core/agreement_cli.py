@@ -95,12 +95,13 @@ def run(args: argparse.Namespace) -> int:
         print(f"  N2O {r.a} vs {r.b}: {r.n2o:.4f}")
     valid = res.has_neighbors(*([a, b] if a is not None else []))
     if (~valid).any():
-        print(f"{int((~valid).sum())} sentences have no neighbors under some embedder (zero vector): not ranked")
+        m = int((~valid).sum())
+        print(f"{m} sentence{'s' if m != 1 else ''} without neighbors (zero vector; N2O 0 by convention): not ranked")
     if valid.any():
         s = summarize(values, valid)
         print(
             f"per sentence ({what}): median {s['median']:.3f}, 10-90% {s['p10']:.3f}-{s['p90']:.3f}, "
-            f"{s['share_zero']:.1%} share no neighbor, {s['share_half_or_more']:.1%} share half or more"
+            f"{s['share_zero']:.1%} with no shared neighbor, {s['share_half_or_more']:.1%} sharing half or more"
         )
     feats = corpus_features(ws.corpus)
     if args.top and valid.any():

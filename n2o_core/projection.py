@@ -1,15 +1,23 @@
 """2-D maps of an embedder's space: UMAP (umap-learn) on the core's exact cosine k-NN graph, PCA as the fast
 fallback; cached per corpus x embedder x method x parameters x library version.
 
-Choices (measured in benchmarks/bench_agreement.py; see the branch report):
+Choices (measured with benchmarks/bench_agreement.py on 5,000 BBC News sentences, 2 shared cores, load ~9-12):
 - **UMAP never runs its own neighbor search.** Its k-NN graph is the workspace's all-pairs cosine search
   (`Workspace.neighbors(eid, arange(N), k_search)`, the same cached arrays the per-sentence agreement uses),
-  passed as `precomputed_knn`. This reuses work already done, makes the graph exact below the approximate
-  threshold, and removes the pynndescent hazard (its RP-tree build can loop forever on more than ~1,024
-  near-identical rows, e.g. template sentences) from the map: no RP tree is built.
-- **tf-idf (CSR)**: the graph is exact cosine on the sparse vectors themselves (no SVD for the neighbors);
-  UMAP's other use of the data (placing disconnected components of the graph in its spectral initialisation)
-  gets a 50-component TruncatedSVD of the L2-normalized rows.
+  passed as `precomputed_knn`. This reuses work already done, makes the graph exact, and is the guard against
+  pynndescent's hang hazard (its RP-tree build can loop forever on more than ~1,024 near-identical rows, e.g.
+  template sentences): below `agreement.APPROX_ABOVE` no RP tree is built at all. (Above it the graph is the
+  workspace's approximate search, which carries the core's pynndescent caveat.) No time limit is used: numba
+  code cannot be interrupted inside the process, and a subprocess would pay the numba compilation (below) on
+  every map.
+- **tf-idf (CSR)**: the graph is exact cosine on the sparse vectors themselves. Neighbor preservation at 10
+  (`neighbor_preservation`): this route 0.118, cold 51 s (9 s search, shared with the agreement, + 42 s
+  layout); umap-learn's own metric="cosine" search on the CSR matrix 0.119 in 240 s; TruncatedSVD(100) then
+  UMAP 0.057 in 535 s (both including pynndescent's compilation for that metric). UMAP's one other use of the
+  data, placing disconnected graph components in its spectral initialisation, gets a 50-component
+  TruncatedSVD of the L2-normalized rows.
+- **numba**: importing umap-learn and compiling its layout code took 105 s in a fresh process (load ~10); it is
+  paid once per process, so an app should warm it off the request path (`warm_up_umap`).
 - **Zero vectors** (no in-vocabulary token) have no direction: they are left out of the fit and get NaN
   coordinates (the figures do not draw them and say how many were left out).
 - UMAP runs with a fixed `random_state` (deterministic, single-threaded layout), metric cosine.
@@ -180,6 +188,20 @@ def neighbor_preservation(coords: np.ndarray, ids: np.ndarray, k: int = 10) -> f
         hits += len(truth.intersection(mapped))
         total += len(truth)
     return hits / total if total else float("nan")
+
+
+def warm_up_umap() -> float:
+    """Import umap-learn and compile its numba code on a tiny graph (call from a background thread at app start);
+    seconds taken. Raises ImportError when umap-learn is missing."""
+    t0 = time.perf_counter()
+    rng = np.random.default_rng(0)
+    X = normalize_rows(rng.standard_normal((64, 4)).astype(np.float32))[0]
+    S = X @ X.T
+    np.fill_diagonal(S, -np.inf)
+    ids = np.argsort(-S, axis=1)[:, :7]
+    knn_ids, knn_dist = umap_graph(ids, np.take_along_axis(S, ids, 1), np.ones(64, bool), 8)
+    umap_coords(X, knn_ids, knn_dist, n_neighbors=8)
+    return time.perf_counter() - t0
 
 
 def library_version(method: str) -> str:

@@ -134,6 +134,9 @@ def test_bad_input(tmp_path):
 @pytest.mark.slow
 def test_umap_on_the_exact_graph_separates_clusters(ws_clusters):
     """The real UMAP (slow: umap-learn compiles its numba functions in every fresh process, 1-2 min here)."""
+    from n2o_core.projection import warm_up_umap
+
+    assert warm_up_umap() > 0
     ws, _, labels = ws_clusters
     got = projection(ws, "x", "umap", n_neighbors=10)
     assert got.method == "umap" and got.note == "" and not got.drawn[5]
