@@ -286,6 +286,9 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--json", default=None, metavar="OUT")
     c.set_defaults(func=cmd_compare)
 
+    from .agreement_cli import add_parser as add_agreement_parser
+
+    add_agreement_parser(sub)
     try:
         from .heros import cli as heros_cli
     except ImportError:
