@@ -286,19 +286,12 @@ def build_parser() -> argparse.ArgumentParser:
     c.add_argument("--json", default=None, metavar="OUT")
     c.set_defaults(func=cmd_compare)
 
-    from .agreement_cli import add_parser as add_agreement_parser
+    # the analyses' own subcommands, each defined beside its analysis
+    from . import agreement_cli, needle_cli, sts_cli
+    from .heros import cli as heros_cli
 
-    add_agreement_parser(sub)
-    try:
-        from .heros import cli as heros_cli
-    except ImportError:
-        heros_cli = None
-    if heros_cli is not None and hasattr(heros_cli, "add_parser"):
-        heros_cli.add_parser(sub)
-    from . import needle_cli, sts_cli
-
-    needle_cli.add_parser(sub)
-    sts_cli.add_parser(sub)
+    for module in (heros_cli, needle_cli, sts_cli, agreement_cli):
+        module.add_parser(sub)
     return p
 
 
