@@ -16,7 +16,7 @@ from scipy.spatial.distance import squareform
 
 from .errors import N2OError
 
-#: One qualitative palette for embedders across every figure (color by position in the chosen list).
+#: A qualitative palette for things that are not embedders (embedders take their family's colour).
 PALETTE = (
     "#4C78A8",
     "#F58518",
@@ -46,9 +46,29 @@ def _base_layout(fig: go.Figure, title: str | None, height: int) -> go.Figure:
     return fig
 
 
+#: One hue per family group (`EmbedderInfo.family_group`), a few shades of it for the members of a group; the
+#: first shade is the group's colour in legends and in the sidebar's markers.
+FAMILY_COLORS: dict[str, tuple[str, ...]] = {
+    "tf-idf": ("#8C564B", "#5E3A32", "#B07A6E"),  # brown
+    "static averages": ("#1F77B4", "#0B3C6B", "#7DB8E0", "#3E5F8A", "#4FA3D9", "#08306B", "#A6CEE3"),  # blue
+    "subword": ("#2CA02C", "#006D2C", "#74C476", "#41AB5D"),  # green
+    "distilled": ("#9467BD", "#54278F", "#BCA0DC"),  # purple
+    "transformers": ("#FF7F0E", "#A63603", "#FDAE6B", "#D94801", "#E6550D", "#7F2704"),  # orange
+    "precomputed": ("#D62728", "#8E0F12", "#F28E8E", "#B8474A"),  # red
+    "other": ("#7F7F7F", "#4D4D4D", "#B0B0B0"),  # grey
+}
+
+
 def embedder_colors(names: Sequence[str]) -> dict[str, str]:
-    """A stable color per embedder (by position)."""
-    return {n: PALETTE[i % len(PALETTE)] for i, n in enumerate(names)}
+    """A colour per embedder: the hue of its family group (`FAMILY_COLORS`) and a shade of it that depends on the
+    embedder, not on its position, so an embedder has the same colour in every figure."""
+    from .user_embedders import family_slots
+
+    out = {}
+    for name, (group, slot) in family_slots(list(names)).items():
+        shades = FAMILY_COLORS.get(group, FAMILY_COLORS["other"])
+        out[name] = shades[slot % len(shades)]
+    return out
 
 
 # --------------------------------------------------------------------------- ordering

@@ -8,7 +8,7 @@ raises: a bad value falls back to the default and comes with a note that says so
 from __future__ import annotations
 
 import os
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 
 from .corpora.specs import DEFAULT_CORPUS, linkable_spec
@@ -21,6 +21,8 @@ MAX_SENTENCES_CHOICES = (500, 1000, 2000, 5000, 10000, 20000, 50000)
 #: model2vec (distills ~80 s on first use), minilm-l6-cls and e5-small stay one click away.
 DEFAULT_EMBEDDERS = ("tfidf", "glove-6b-50d", "word2vec", "fasttext-sub", "minilm-l6-mean", "paraphrase-minilm-l3-mean")
 ORDERS = ("cluster", "chosen")
+#: Embedder ids a link may name beyond the built-ins, when the server allows it (`from_query(link_refusal=)`).
+USER_EMBEDDER_PREFIXES = ("st:", "hf:", "wv:", "npy:", "vec:")
 
 
 @dataclass(frozen=True)
@@ -37,6 +39,8 @@ class Settings:
     approx: bool = False
     znorm: bool = False
     order: str = "cluster"
+    #: Text column of a table corpus or a Hugging Face dataset (`col=`; "" = the loader's default).
+    text_column: str = ""
     #: Dask scheduler address ("" = this process). Deliberately not in the URL: a link must not make the
     #: server connect somewhere.
     scheduler: str = ""
@@ -94,8 +98,13 @@ def from_query(
     defaults: Settings | None = None,
     known_embedders: Iterable[str] | None = None,
     extra_corpora: Iterable[str] = (),
+    link_refusal: Callable[[str], str | None] | None = None,
 ) -> Settings:
-    """Settings from URL query parameters; unknown or bad values fall back to `defaults` with a note."""
+    """Settings from URL query parameters; unknown or bad values fall back to `defaults` with a note.
+
+    `link_refusal(eid)`: for an embedder the link names that is not in `known_embedders` (a user's model spec or
+    uploaded vectors), None when the link may name it (it is then kept) or why not (it is dropped with a note);
+    see `n2o_core.user_embedders` for the rule."""
     d = defaults or env_defaults()
     notes: list[str] = []
     extra = set(extra_corpora) | {d.corpus}
@@ -128,10 +137,19 @@ def from_query(
         asked = _split(params.get("emb"))  # type: ignore[arg-type]
         if known_embedders is not None:
             known = set(known_embedders)
-            bad = [e for e in asked if e not in known]
-            if bad:
-                notes.append(f"Unknown embedder(s) in the link ignored: {', '.join(b[:40] for b in bad)}.")
-            asked = [e for e in asked if e in known]
+            kept, unknown = [], []
+            for e in asked:
+                user = link_refusal is not None and e.startswith(USER_EMBEDDER_PREFIXES)
+                why = None if e in known else (link_refusal(e) if user else "unknown")  # type: ignore[misc]
+                if why is None:
+                    kept.append(e)
+                elif user:
+                    notes.append(f"Embedder '{e[:200]}' in the link is left out: {why}.")
+                else:
+                    unknown.append(e)
+            if unknown:
+                notes.append(f"Unknown embedder(s) in the link ignored: {', '.join(b[:40] for b in unknown)}.")
+            asked = kept
         embedders = tuple(asked)
 
     search = str(_first(params.get("search")) or ("approx" if d.approx else "exact"))
@@ -154,6 +172,7 @@ def from_query(
         approx=search == "approx",
         znorm=z in ("1", "true", "on", "yes"),
         order=order,
+        text_column=str(_first(params.get("col")) or d.text_column).strip()[:200],
         scheduler=d.scheduler,
         notes=tuple(notes),
     )
@@ -172,6 +191,7 @@ def to_query(s: Settings) -> dict[str, str]:
         "search": "approx" if s.approx else "exact",
         "z": "1" if s.znorm else "0",
         "order": s.order,
+        **({"col": s.text_column} if s.text_column else {}),
     }
 
 
@@ -246,3 +266,14 @@ def param_query(params: Mapping[str, object], n_corpus: int) -> tuple[int | None
     if v is None or not 0 <= v < n_corpus:
         return None, None, f"'qid' in the link must be a sentence id from 0 to {n_corpus - 1}; showing the first query."
     return v, None, None
+
+
+#: Talk mode (`talk=1`): no sidebar and no widgets, larger text and figures, the rest of the link unchanged.
+TALK_PARAM = "talk"
+_TRUE = ("1", "true", "on", "yes")
+
+
+def param_flag(params: Mapping[str, object], name: str) -> bool:
+    """A page flag such as `talk=1` (also true, on, yes); anything else, or no value, is off."""
+    raw = _first(params.get(name))
+    return raw is not None and str(raw).strip().lower() in _TRUE
