@@ -1,4 +1,6 @@
-"""What the dashboard and the CLI let users take away: matrix CSV, neighbors JSON, figures as PNG/SVG."""
+"""What the dashboard and the CLI let users take away: matrix CSV, neighbors as CSV/JSON with the sentences'
+texts and cosines, any table as CSV/JSON, figures as PNG/SVG (`n2o_core.report` puts figures and tables into one
+self-contained HTML file)."""
 
 from __future__ import annotations
 
@@ -40,19 +42,99 @@ def neighbors_json(
     neighbors: Mapping[str, np.ndarray],
     sims: Mapping[str, np.ndarray],
     k: int,
+    texts: Sequence[str] | None = None,
 ) -> str:
     """JSON document: corpus identity, settings, query samples and each embedder's k neighbors (ids, cosines)
-    for every pooled query, nearest first."""
+    for every pooled query, nearest first. With the corpus `texts`, `"texts"` maps every id that occurs (queries
+    and neighbors) to its sentence, so the file can be read without the corpus."""
+    ids_k = {e: np.asarray(ids)[:, :k].astype(int) for e, ids in neighbors.items()}
     doc = {
         "corpus": dict(corpus),
         "settings": dict(settings),
         "k": int(k),
         "queries": [int(q) for q in pool],
         "samples": [[int(q) for q in s] for s in samples],
-        "neighbors": {e: np.asarray(ids)[:, :k].astype(int).tolist() for e, ids in neighbors.items()},
+        "neighbors": {e: ids.tolist() for e, ids in ids_k.items()},
         "cosine": {e: np.round(np.asarray(s)[:, :k].astype(float), 5).tolist() for e, s in sims.items()},
     }
+    if texts is not None:
+        used = set(int(q) for q in pool)
+        for ids in ids_k.values():
+            used.update(int(i) for i in np.unique(ids) if i >= 0)
+        doc["texts"] = {str(i): texts[i] for i in sorted(used)}
     return json.dumps(doc, ensure_ascii=False)
+
+
+def neighbors_frame(
+    texts: Sequence[str],
+    query_ids: Sequence[int | None],
+    neighbors: Mapping[str, np.ndarray],
+    sims: Mapping[str, np.ndarray],
+    k: int,
+    query_texts: Sequence[str] | None = None,
+) -> pd.DataFrame:
+    """Long table of neighbors with their sentences: one row per (query, embedder, rank) with `query_id`,
+    `query`, `embedder`, `rank` (1 = nearest), `id`, `sentence`, `cosine`. `neighbors[e]` / `sims[e]` hold one
+    row per query (ids -1: no neighbor, sentence empty, cosine missing). A query typed by the user has id None
+    and its text in `query_texts`."""
+    rows = []
+    for qi, q in enumerate(query_ids):
+        qtext = query_texts[qi] if query_texts is not None else texts[int(q)]  # type: ignore[arg-type]
+        for e, ids in neighbors.items():
+            row_ids = np.asarray(ids)[qi, :k]
+            row_sims = np.asarray(sims[e])[qi, :k]
+            for rank, (i, c) in enumerate(zip(row_ids, row_sims), start=1):
+                ok = int(i) >= 0
+                rows.append(
+                    {
+                        "query_id": None if q is None else int(q),
+                        "query": qtext,
+                        "embedder": e,
+                        "rank": rank,
+                        "id": int(i) if ok else None,
+                        "sentence": texts[int(i)] if ok else "",
+                        "cosine": round(float(c), 6) if ok else None,
+                    }
+                )
+    cols = ["query_id", "query", "embedder", "rank", "id", "sentence", "cosine"]
+    out = pd.DataFrame(rows, columns=cols)
+    return out.astype({"query_id": "Int64", "id": "Int64"})
+
+
+def neighbors_csv(
+    texts: Sequence[str],
+    query_ids: Sequence[int | None],
+    neighbors: Mapping[str, np.ndarray],
+    sims: Mapping[str, np.ndarray],
+    k: int,
+    query_texts: Sequence[str] | None = None,
+) -> str:
+    """`neighbors_frame` as CSV (UTF-8, quoted where needed)."""
+    return neighbors_frame(texts, query_ids, neighbors, sims, k, query_texts).to_csv(index=False)
+
+
+def table_csv(df: pd.DataFrame, *, index: bool = False) -> str:
+    """Any result table as CSV (the index kept as the first column when `index`)."""
+    return df.to_csv(index=index)
+
+
+def table_json(df: pd.DataFrame, meta: Mapping[str, object] | None = None, *, index: bool = False) -> str:
+    """Any result table as JSON: {"meta", "columns", "rows": [one object per row]}; NaN and missing values
+    become null. With `index`, the index is the first column."""
+    frame = df.reset_index() if index else df
+    frame = frame.astype(object).where(pd.notna(frame), None)
+    rows = [{str(c): _plain(v) for c, v in zip(frame.columns, r)} for r in frame.itertuples(index=False, name=None)]
+    doc = {"meta": dict(meta or {}), "columns": [str(c) for c in frame.columns], "rows": rows}
+    return json.dumps(doc, ensure_ascii=False, allow_nan=False)
+
+
+def _plain(v: Any) -> Any:
+    """numpy scalars -> Python (JSON-able)."""
+    if isinstance(v, np.generic):
+        v = v.item()
+    if isinstance(v, float) and not np.isfinite(v):
+        return None
+    return v
 
 
 def figure_image(fig: go.Figure, fmt: str, *, width: int = 900, height: int | None = None, scale: float = 2) -> bytes:

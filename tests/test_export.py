@@ -48,3 +48,55 @@ def test_figures_render_to_png_and_svg():
 def test_unknown_format_is_a_clear_error():
     with pytest.raises(N2OError, match="png or svg"):
         export.figure_image(figures.n2o_heatmap(M, NAMES), "gif")
+
+
+TEXTS = ["Shares fell sharply.", 'The "team" won, again.', "Rain hit the coast.", "Prices rose.", "Café opened."]
+
+
+def test_neighbors_csv_carries_sentences_and_cosines():
+    ids = {"a": np.array([[1, 2], [0, -1]]), "b": np.array([[2, 1], [4, 0]])}
+    sims = {"a": np.array([[0.9, 0.5], [0.8, 0.0]]), "b": np.array([[0.7, 0.6], [0.4, 0.3]])}
+    df = pd.read_csv(io.StringIO(export.neighbors_csv(TEXTS, [0, 3], ids, sims, 2)))
+    assert list(df.columns) == ["query_id", "query", "embedder", "rank", "id", "sentence", "cosine"]
+    assert len(df) == 8
+    row = df[(df["query_id"] == 0) & (df["embedder"] == "a") & (df["rank"] == 2)].iloc[0]
+    assert row["query"] == "Shares fell sharply." and row["id"] == 2 and row["sentence"] == "Rain hit the coast."
+    assert row["cosine"] == 0.5
+    quoted = df[(df["query_id"] == 0) & (df["embedder"] == "a") & (df["rank"] == 1)].iloc[0]
+    assert quoted["sentence"] == 'The "team" won, again.'  # commas and quotes survive the round trip
+    empty = df[(df["query_id"] == 3) & (df["embedder"] == "a") & (df["rank"] == 2)].iloc[0]
+    assert pd.isna(empty["id"]) and pd.isna(empty["sentence"]) and pd.isna(empty["cosine"])  # no neighbor
+    assert df[(df["embedder"] == "b") & (df["query_id"] == 3)]["sentence"].tolist() == ["Café opened.", TEXTS[0]]
+
+
+def test_neighbors_frame_of_a_typed_query():
+    df = export.neighbors_frame(TEXTS, [None], {"a": np.array([[3, 1]])}, {"a": np.array([[0.6, 0.2]])}, 1, ["x y"])
+    assert len(df) == 1 and pd.isna(df["query_id"][0])
+    assert df.iloc[0][["query", "embedder", "rank", "id", "sentence", "cosine"]].tolist() == [
+        "x y",
+        "a",
+        1,
+        3,
+        "Prices rose.",
+        0.6,
+    ]
+
+
+def test_neighbors_json_maps_ids_to_texts():
+    ids = {"a": np.array([[3, 1, 2], [0, 2, 3]])}
+    sims = {"a": np.full((2, 3), 0.5)}
+    doc = json.loads(export.neighbors_json({}, {}, np.array([0, 1]), [np.array([0, 1])], ids, sims, 2, texts=TEXTS))
+    assert doc["texts"] == {"0": TEXTS[0], "1": TEXTS[1], "2": TEXTS[2], "3": TEXTS[3]}  # queries and neighbors at k
+    assert "texts" not in json.loads(export.neighbors_json({}, {}, np.array([0]), [], {}, {}, 1))
+
+
+def test_tables_as_csv_and_json():
+    df = pd.DataFrame({"id": [4, 0], "mean rank": [1.5, np.nan], "sentence": [TEXTS[4], TEXTS[0]]})
+    back = pd.read_csv(io.StringIO(export.table_csv(df)))
+    assert back["sentence"].tolist() == [TEXTS[4], TEXTS[0]] and back["id"].tolist() == [4, 0]
+    doc = json.loads(export.table_json(df, {"k": 10}))
+    assert doc["meta"] == {"k": 10} and doc["columns"] == ["id", "mean rank", "sentence"]
+    assert doc["rows"][0] == {"id": 4, "mean rank": 1.5, "sentence": "Café opened."}
+    assert doc["rows"][1]["mean rank"] is None  # NaN -> null, valid JSON
+    indexed = pd.DataFrame({"synonym": [0.9]}, index=pd.Index(["glove"], name="embedder"))
+    assert json.loads(export.table_json(indexed, index=True))["rows"] == [{"embedder": "glove", "synonym": 0.9}]
