@@ -17,13 +17,19 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import streamlit as st  # noqa: E402
 
-from ui import sidebar  # noqa: E402
+from ui import sidebar, talk  # noqa: E402
 from ui.guard import shown  # noqa: E402
 from ui.shell import through_app  # noqa: E402
 
 through_app()
 
-st.set_page_config(page_title="N2O Explorer", page_icon=":material/hub:", layout="wide")
+st.set_page_config(
+    page_title="N2O Explorer",
+    page_icon=":material/hub:",
+    layout="wide",
+    initial_sidebar_state="collapsed" if talk.active() else "auto",
+)
+talk.apply()  # talk=1 in the link: no sidebar or widgets, larger text and figures
 
 #: (module in pages/, title, icon); the module's name is the page's URL path.
 PAGES = [

@@ -188,7 +188,10 @@ def _prepare_with_progress(out: Loaded, todo: list[tuple[str, tuple]], on_ready)
             status.update(label=f"Embedder {i}/{len(todo)}: {eid} ({len(c):,} sentences)…", expanded=True)
             line = st.empty()
             bar = st.progress(0.0)
-            cached = ws.is_cached(eid)
+            try:
+                cached = ws.is_cached(eid)  # a user model that cannot load fails below, in its own line
+            except Exception:  # noqa: BLE001
+                cached = False
             line.markdown(f"**{eid}**: {'loading cached embeddings' if cached else 'loading the model and embedding'}…")
             stage_text = {
                 "embed": f"{eid}: embedding",

@@ -22,8 +22,9 @@ from n2o_core.corpora import (
 )
 from n2o_core.limits import K_MAX, MIN_EMBEDDERS, check_corpus_size, k_max_for
 from n2o_core.settings import MAX_SENTENCES_CHOICES, Settings, env_defaults, from_query, to_query
+from n2o_core.user_embedders import dataset_link_refusal
 
-from . import data
+from . import data, own, talk
 from .guard import message
 
 UPLOAD = "__upload__"
@@ -51,9 +52,19 @@ def _seed_from_url(defaults: Settings, known: list[str]) -> None:
         return
     params = {k: st.query_params.get(k) for k in st.query_params.keys()}
     extra = set(_builtins())
-    s = from_query(params, defaults, known_embedders=known, extra_corpora=extra)
+    linked = str(params.get("corpus") or "")
+    if linked.startswith("hf:"):
+        why = dataset_link_refusal(linked, own.typed_specs())
+        if why is None:
+            extra.add(linked)
+    s = from_query(params, defaults, known_embedders=known, extra_corpora=extra, link_refusal=own.link_refusal)
     notes = list(s.notes)
     corpus = s.corpus
+    own.adopt(list(s.embedders))
+    if corpus.startswith("hf:"):  # a Hugging Face dataset: the picker's dataset entry, with its fields filled
+        st.session_state["w_hf_spec"] = corpus
+        st.session_state["w_hf_col"] = s.text_column or "text"
+        corpus = own.HF
     if corpus.startswith("upload:"):
         name = upload_name(data.cache(), corpus)
         if name is None:
@@ -76,6 +87,7 @@ def _seed_from_url(defaults: Settings, known: list[str]) -> None:
         }
     )
     st.session_state["w_scheduler"] = s.scheduler
+    st.session_state["w_talk"] = talk.active()
     st.session_state["_notes"] = notes
     st.session_state["_seeded"] = True
 
@@ -145,22 +157,28 @@ def draw() -> tuple[Settings, Corpus | None]:
         options.insert(0, defaults.corpus)
     uploads: dict[str, str] = st.session_state.get("_uploads", {})
     options += [u for u in uploads if u not in options]
-    options.append(UPLOAD)
+    options += [own.HF, UPLOAD]
     if st.session_state.get(_W["corpus"]) not in options:
         st.session_state[_W["corpus"]] = defaults.corpus
 
     def label(spec: str) -> str:
         if spec == UPLOAD:
             return "Upload a file…"
+        if spec == own.HF:
+            return "Hugging Face dataset…"
         if spec in uploads:
             return f"Uploaded: {uploads[spec]}"
         return builtins.get(spec, spec)
 
     choice = sb.selectbox("Corpus", options, format_func=label, key=_W["corpus"])
     spec: str | None = choice
+    text_column = ""
     if choice == UPLOAD:
         with sb:
             spec = _upload_widget()
+    elif choice == own.HF:
+        with sb:
+            spec, text_column = own.hf_inputs()
     caps = list(MAX_SENTENCES_CHOICES)
     if st.session_state.get(_W["max_sentences"]) not in caps:
         caps = sorted(set(caps) | {int(st.session_state.get(_W["max_sentences"]) or defaults.max_sentences)})
@@ -176,7 +194,12 @@ def draw() -> tuple[Settings, Corpus | None]:
     corpus: Corpus | None = None
     if spec is not None:
         try:
-            corpus = data.corpus(spec, int(st.session_state[_W["max_sentences"]]))
+            cap = int(st.session_state[_W["max_sentences"]])
+            if choice == own.HF:
+                corpus = own.hf_corpus(spec, text_column, cap)
+                own.typed_specs().add(spec)
+            else:
+                corpus = data.corpus(spec, cap)
             if corpus.training_texts is not None and len(corpus.training_texts) != len(corpus):
                 sb.caption(
                     f"{len(corpus):,}-sentence sample of {len(corpus.training_texts):,} "
@@ -189,21 +212,27 @@ def draw() -> tuple[Settings, Corpus | None]:
             sb.error(message(e, "Loading the corpus"))
             corpus = None
 
-    # ---- embedders
-    def emb_label(eid: str) -> str:
-        inf = infos.get(eid)
-        if inf is None:
-            return eid
-        return f"{eid}  ·  {inf.family}, {data.dim_label(inf)}"
-
-    st.session_state[_W["embedders"]] = [e for e in st.session_state.get(_W["embedders"], []) if e in infos]
+    # ---- embedders: grouped by family, the user's own ones in their family
+    scheduler = str(st.session_state.get("w_scheduler") or "").strip()
+    all_infos, left_out = own.infos(infos, corpus, scheduler)
+    known = own.picker_order(list(all_infos), all_infos)
+    chosen = st.session_state.get(_W["embedders"], [])
+    for eid in chosen:
+        if eid in left_out:
+            sb.warning(f"**{eid}** is left out: {left_out[eid]}.")
+    st.session_state[_W["embedders"]] = [e for e in chosen if e in all_infos]
     sb.multiselect(
         "Embedders",
         known,
         key=_W["embedders"],
-        format_func=emb_label,
-        help="Listed by family (tf-idf, static averaged, transformer); the dimension is shown.",
+        format_func=lambda e: own.picker_label(e, all_infos.get(e)),
+        help="Grouped by family: tf-idf, static averages of word vectors, subword (fastText with character "
+        "n-grams), distilled static (model2vec), transformers, then your vectors; the marks match the colours of "
+        "every figure. Add your own models or vectors under Advanced.",
     )
+    groups = [all_infos[e].family_group for e in st.session_state[_W["embedders"]] if e in all_infos]
+    if groups:
+        sb.markdown(own.legend(groups), unsafe_allow_html=True)
     if len(st.session_state[_W["embedders"]]) < MIN_EMBEDDERS:
         sb.warning(f"Choose at least {MIN_EMBEDDERS} embedders to compare.")
 
@@ -250,7 +279,16 @@ def draw() -> tuple[Settings, Corpus | None]:
         format_func=lambda o: "clustered" if o == "cluster" else "as chosen",
     )
 
-    with sb.expander("Advanced"):
+    with sb.expander("Advanced", expanded=bool(st.session_state.get("_own_msg"))):
+        own.advanced(corpus)
+        st.toggle(
+            "Talk mode",
+            key="w_talk",
+            on_change=_talk_changed,
+            help="No sidebar and no widgets, larger text and figures; the link keeps every choice (talk=1), so a "
+            "prepared link opens straight onto this view. Remove talk=1 from the link (or use the faint "
+            "link at the bottom right) to get the controls back.",
+        )
         st.text_input(
             "Dask scheduler",
             key="w_scheduler",
@@ -274,15 +312,26 @@ def draw() -> tuple[Settings, Corpus | None]:
         approx=st.session_state[_W["approx"]] == "approximate",
         znorm=bool(st.session_state[_W["znorm"]]),
         order=st.session_state[_W["order"]],
+        text_column=text_column,
         scheduler=str(st.session_state.get("w_scheduler") or "").strip(),
     )
     _sync_url(s)
     return s, corpus
 
 
+def _talk_changed() -> None:
+    """Callback of the talk-mode toggle: the flag lives in the link (talk=1)."""
+    if st.session_state.get("w_talk"):
+        st.query_params["talk"] = "1"
+    else:
+        st.query_params.pop("talk", None)
+
+
 def _sync_url(s: Settings) -> None:
     """Rewrite the shared part of the URL (page-specific parameters are left alone)."""
     want = to_query(s) if s.corpus else {k: v for k, v in to_query(s).items() if k != "corpus"}
+    if "col" not in want and s.corpus:
+        st.query_params.pop("col", None)
     for key, val in want.items():
         if st.query_params.get(key) != val:
             st.query_params[key] = val

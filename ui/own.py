@@ -1,0 +1,296 @@
+"""The user's own embedders and corpora in the sidebar: a model spec typed under Advanced (`st:`, `hf:…@pooling`,
+`wv:`, local folders), vectors uploaded as .npy/.npz/.parquet, a Hugging Face dataset as the corpus, and the
+embedder picker's grouping by family.
+
+Each is checked before any work and refused with one sentence in place; the other embedders keep working.
+What a link may name follows `n2o_core.user_embedders` (model names always; server paths only when they were
+typed on this server process or lie under $N2O_MODEL_DIRS; uploaded vectors by their cache id, with the corpus
+they were uploaded for). Uploaded vectors are kept in the cache and added to the corpus's shared Workspace under
+a content-addressed id (`vec:<label>-<digest>`), so sessions sharing that Workspace can never mix two files up.
+"""
+
+from __future__ import annotations
+
+import html
+import logging
+import os
+
+import streamlit as st
+
+from n2o_core import user_embedders as ue
+from n2o_core.corpora import Corpus, load_corpus
+from n2o_core.embedders.base import FAMILY_GROUPS, EmbedderInfo
+from n2o_core.errors import CorpusError, N2OError
+from n2o_core.figures import FAMILY_COLORS
+
+from . import data
+from .guard import message
+
+log = logging.getLogger("n2o_explorer")
+
+#: The corpus picker's entry for a Hugging Face dataset.
+HF = "__hf__"
+#: Marks before each embedder in the picker (a multiselect shows plain text), close to the figures' hues.
+FAMILY_MARK = {
+    "tf-idf": "🟫",
+    "static averages": "🟦",
+    "subword": "🟩",
+    "distilled": "🟪",
+    "transformers": "🟧",
+    "precomputed": "🟥",
+    "other": "⬜",
+}
+FAMILY_NAME = {"precomputed": "your vectors"}
+_OWN = "_own"  # session: ids of the user's embedders (specs and vectors), in the order added
+_MSG = "_own_msg"  # session: (kind, text) shown under the Advanced controls after an add
+
+
+@st.cache_resource(show_spinner=False)
+def typed_specs() -> set[str]:
+    """Model specs and dataset specs added in the app on this server process (a link may name them later)."""
+    return set()
+
+
+def own_ids() -> list[str]:
+    """The user's embedders in this session."""
+    return st.session_state.setdefault(_OWN, [])
+
+
+def _select(eid: str) -> None:
+    ids = own_ids()
+    if eid not in ids:
+        ids.append(eid)
+    chosen = list(st.session_state.get("w_emb", []))
+    if eid not in chosen:
+        st.session_state["w_emb"] = chosen + [eid]
+
+
+# --------------------------------------------------------------------------- what a link may name
+
+
+def link_refusal(eid: str) -> str | None:
+    """`settings.from_query`'s check for an embedder a link names (None: allowed)."""
+    if eid.startswith(ue.VECTOR_PREFIX):
+        if not ue.is_vectors_id(eid):
+            return "it is not the id of uploaded vectors"
+        if ue.vectors_file(data.cache(), eid) is None:
+            return "these uploaded vectors are no longer on this server; upload the file again"
+        return None
+    if eid.startswith("npy:"):
+        return "vectors are uploaded under Advanced, never named by a server path"
+    return ue.link_refusal(eid, typed_specs())
+
+
+def adopt(eids: list[str]) -> None:
+    """User embedders a link named (already allowed by `link_refusal`) join this session's list."""
+    ids = own_ids()
+    ids.extend(e for e in eids if e.startswith(("st:", "hf:", "wv:", ue.VECTOR_PREFIX)) and e not in ids)
+
+
+# --------------------------------------------------------------------------- the picker
+
+
+def infos(builtin: dict[str, EmbedderInfo], corpus: Corpus | None, scheduler: str) -> tuple[dict, dict[str, str]]:
+    """Registry rows of the built-ins and of this session's own embedders usable with `corpus` (vectors are
+    attached to the corpus's Workspace here), and why the others are left out (id -> sentence)."""
+    from n2o_core.embedders.registry import list_embedders
+
+    out = dict(builtin)
+    loaded = {i.id: i for i in list_embedders(include_user=True)}
+    left_out: dict[str, str] = {}
+    for eid in own_ids():
+        if eid.startswith(ue.VECTOR_PREFIX):
+            if corpus is None:
+                continue
+            why = _attach(eid, corpus, scheduler)
+            if why:
+                left_out[eid] = why
+                continue
+            ws = data.workspace(corpus.fingerprint, corpus, scheduler)
+            out[eid] = ws.info(eid)
+        else:
+            out[eid] = loaded.get(eid) or EmbedderInfo(
+                eid, "user", "", None, "not loaded yet", default=False, family_group=ue.family_group_of(eid)
+            )
+    return out, left_out
+
+
+def _attach(eid: str, corpus: Corpus, scheduler: str) -> str | None:
+    """Add uploaded vectors to the corpus's shared Workspace; why they cannot be used with it, else None."""
+    cache = data.cache()
+    path = ue.vectors_file(cache, eid)
+    if path is None:
+        return "these uploaded vectors are no longer on this server; upload the file again"
+    if ue.vectors_corpus(cache, eid) != corpus.fingerprint:
+        return "they were uploaded for another corpus (or another number of sentences)"
+    ws = data.workspace(corpus.fingerprint, corpus, scheduler)
+    if not ws.is_precomputed(eid):
+        try:
+            ws.add_vectors(eid, path)
+        except N2OError as e:
+            return str(e)
+    return None
+
+
+def picker_order(ids: list[str], infos_: dict[str, EmbedderInfo]) -> list[str]:
+    """Embedders grouped by family (tf-idf, static averages, subword, distilled, transformers, your vectors),
+    built-ins first within a group, in registry order."""
+
+    def key(e: str) -> tuple[int, bool, int]:
+        inf = infos_.get(e)
+        group = inf.family_group if inf else ue.family_group_of(e)
+        rank = FAMILY_GROUPS.index(group) if group in FAMILY_GROUPS else len(FAMILY_GROUPS)
+        return rank, bool(inf is None or inf.family == "user"), ids.index(e)
+
+    return sorted(ids, key=key)
+
+
+def picker_label(eid: str, inf: EmbedderInfo | None) -> str:
+    """'🟦 glove-6b-50d · GloVe, 50-d': the family's mark, the id, the method and the dimension."""
+    group = inf.family_group if inf else ue.family_group_of(eid)
+    mark = FAMILY_MARK.get(group, FAMILY_MARK["other"])
+    if inf is None:
+        return f"{mark} {eid}"
+    method = FAMILY_NAME.get(group, inf.family) if inf.family == "user" else inf.family
+    return f"{mark} {eid}  ·  {method}, {data.dim_label(inf)}"
+
+
+def legend(groups: list[str]) -> str:
+    """The family colours of the figures, as one HTML line for the sidebar."""
+    items = [
+        f'<span style="color:{FAMILY_COLORS.get(g, FAMILY_COLORS["other"])[0]}">■</span> '
+        f"{html.escape(FAMILY_NAME.get(g, g))}"
+        for g in FAMILY_GROUPS
+        if g in groups
+    ]
+    return "<div style='font-size:0.8rem;color:#666;line-height:1.5'>" + " · ".join(items) + "</div>"
+
+
+# --------------------------------------------------------------------------- Advanced: add a model, upload vectors
+
+
+def _add_spec() -> None:
+    """Callback of 'Add model': check the spec, load the model (nothing is embedded yet), select it."""
+    raw = str(st.session_state.get("w_own_spec") or "")
+    why = ue.typed_refusal(raw)
+    if why:
+        st.session_state[_MSG] = ("error", why)
+        return
+    spec = ue.parse_spec(raw)
+    from n2o_core.embedders.registry import get_embedder
+
+    try:
+        emb = get_embedder(spec, cache_dir=data.cache().path("models"))
+    except Exception as e:  # noqa: BLE001 - one sentence in place; the others keep working
+        if not isinstance(e, N2OError):
+            log.exception("loading %s failed", spec)
+        st.session_state[_MSG] = ("error", message(e, f"Loading '{spec}'"))
+        return
+    typed_specs().add(spec)
+    _select(spec)
+    dim = f"{emb.info.dim}-d" if emb.info.dim else "dimension unknown"
+    st.session_state[_MSG] = ("success", f"Added {spec} ({emb.info.composition or 'pooling n/a'}, {dim}).")
+    st.session_state["w_own_spec"] = ""
+
+
+def _add_vectors() -> None:
+    """Callback of the vectors upload: read and check the file against the corpus shown, keep it, select it."""
+    f = st.session_state.get("w_own_vectors")
+    if f is None:
+        return
+    corpus: Corpus | None = st.session_state.get("_own_corpus")
+    if corpus is None:
+        st.session_state[_MSG] = ("error", "Choose a usable corpus first: the vectors must have one row per sentence.")
+        return
+    try:
+        arr = ue.read_vectors(f.name, f.getvalue())
+        eid = ue.save_vectors(data.cache(), f.name, arr, corpus.fingerprint, len(corpus))
+    except Exception as e:  # noqa: BLE001
+        if not isinstance(e, N2OError):
+            log.exception("reading uploaded vectors %s failed", f.name)
+        st.session_state[_MSG] = ("error", message(e, f"Reading {f.name}"))
+        return
+    _select(eid)
+    st.session_state[_MSG] = ("success", f"Added {eid}: {arr.shape[0]:,} × {arr.shape[1]} vectors.")
+
+
+def advanced(corpus: Corpus | None) -> None:
+    """The Advanced controls for the user's own embedders (drawn inside the sidebar's Advanced expander)."""
+    st.session_state["_own_corpus"] = corpus
+    st.text_input(
+        "Add a model",
+        key="w_own_spec",
+        placeholder="st:/path/to/model · hf:NAME@mean · wv:FILE",
+        help="st:NAME_OR_FOLDER (sentence-transformers, its own pooling), hf:NAME_OR_FOLDER@cls|mean|max|last "
+        "(any Hugging Face encoder), wv:FILE[@nostop] (word2vec/GloVe/fastText vectors, averaged). "
+        "Checked and loaded now; it joins every view once chosen.",
+    )
+    st.button("Add model", key="w_own_add", on_click=_add_spec)
+    st.file_uploader(
+        "Vectors (.npy, .npz, .parquet)",
+        type=[e.lstrip(".") for e in ue.VECTOR_EXTENSIONS],
+        key="w_own_vectors",
+        on_change=_add_vectors,
+        help="One row per corpus sentence, in the corpus's order (download the sentences below); "
+        "numbers only, no NaN. Kept in the server's cache for this corpus.",
+    )
+    msg = st.session_state.get(_MSG)
+    if msg:
+        (st.success if msg[0] == "success" else st.error)(msg[1])
+    if corpus is not None:
+        st.download_button(
+            f"The corpus's {len(corpus):,} sentences (.txt)",
+            lambda: "\n".join(t.replace("\n", " ") for t in corpus.texts) + "\n",
+            file_name=f"{corpus.name}-{len(corpus)}-sentences.txt",
+            mime="text/plain",
+            key="w_own_sentences",
+            on_click="ignore",
+            help="One sentence per line, in corpus order: embed these to make vectors for this corpus.",
+        )
+
+
+# --------------------------------------------------------------------------- a Hugging Face dataset as the corpus
+
+
+def hf_inputs(default_spec: str = "", default_column: str = "") -> tuple[str | None, str]:
+    """The dataset and text-column fields (below the corpus picker); (spec or None, column)."""
+    st.session_state.setdefault("w_hf_spec", default_spec)
+    st.session_state.setdefault("w_hf_col", default_column or "text")
+    spec = st.text_input(
+        "Hugging Face dataset",
+        key="w_hf_spec",
+        placeholder="hf:NAME[:CONFIG][@SPLIT]",
+        help="A dataset on the Hugging Face hub (or in its local cache), e.g. hf:ag_news@test.",
+    ).strip()
+    column = st.text_input("Text column", key="w_hf_col").strip() or "text"
+    if not spec:
+        st.info("Type a dataset name, e.g. hf:ag_news@test.")
+        return None, column
+    if not spec.startswith("hf:"):
+        spec = "hf:" + spec
+    return spec, column
+
+
+@st.cache_resource(show_spinner="Loading the dataset…", max_entries=4)
+def hf_corpus(spec: str, column: str, max_sentences: int) -> Corpus:
+    """A Hugging Face dataset as a corpus (cached per process; `datasets` keeps its own files in the cache)."""
+    try:
+        return load_corpus(spec, max_sentences=max_sentences, text_column=column, cache_dir=data.cache().root)
+    except CorpusError as e:
+        raise CorpusError(hf_hint(str(e), spec)) from None
+
+
+def hf_hint(error: str, spec: str) -> str:
+    """The loader's sentence, plus what to do when the dataset could not be downloaded (no internet)."""
+    lowered = error.lower()
+    if not any(w in lowered for w in ("offline", "reach", "connect", "internet", "network")):
+        return error
+    offline = any(os.environ.get(v, "") not in ("", "0") for v in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"))
+    name = spec[3:].partition("@")[0].partition(":")[0]
+    return (
+        f"{error.rstrip('.')}. This server cannot download datasets"
+        + (" (it runs with HF_HUB_OFFLINE=1)" if offline else "")
+        + ": on a machine with internet save the text column, e.g. "
+        f"datasets.load_dataset('{name}', split='train').to_csv('{name.split('/')[-1]}.csv'), then choose "
+        "'Upload a file…' in the corpus picker; or start the app online with HF_HUB_OFFLINE=0."
+    )
