@@ -5,10 +5,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from n2o_core import export, figures, overlap
+from n2o_core import export, figures, overlap, report
 from n2o_core.corpora import Corpus
 from n2o_core.settings import HEATMAP_VIEWS, Settings, param_choice, settings_dict
-from ui import data, page
+from ui import data, downloads, page
 from ui.guard import shown
 from ui.shell import through_app
 
@@ -192,7 +192,17 @@ def _downloads(lo: data.Loaded, res, fig, names: tuple[str, ...]) -> None:
         "fingerprint": lo.corpus.fingerprint,
         "n": len(lo.corpus),
     }
-    st.download_button(
+    sims = {e: lo.prepared.neighbors[e].sims for e in names}
+    c1, c2 = st.columns(2)
+    c1.download_button(
+        "Neighbors with sentences (CSV)",
+        lambda: export.neighbors_csv(lo.corpus.texts, [int(q) for q in lo.plan.pool], res.neighbors, sims, k),
+        file_name=f"neighbors-k{k}.csv",
+        mime="text/csv",
+        on_click="ignore",
+        help="One row per (query, embedder, rank): the query's and the neighbor's ids and sentences and the cosine.",
+    )
+    c2.download_button(
         "Neighbors (JSON)",
         lambda: export.neighbors_json(
             corpus_meta,
@@ -200,25 +210,45 @@ def _downloads(lo: data.Loaded, res, fig, names: tuple[str, ...]) -> None:
             lo.plan.pool,
             list(lo.plan.samples),
             res.neighbors,
-            {e: lo.prepared.neighbors[e].sims for e in names},
+            sims,
             k,
+            texts=lo.corpus.texts,
         ),
         file_name=f"neighbors-k{k}.json",
         mime="application/json",
         on_click="ignore",
+        help="Ids and cosines of every pooled query's neighbors, with each sentence's text under \"texts\".",
     )
-    c1, c2 = st.columns(2)
-    c1.download_button(
-        "Heatmap (PNG)",
-        lambda: export.figure_image(fig, "png"),
-        file_name=f"n2o-k{k}.png",
-        mime="image/png",
-        on_click="ignore",
+    downloads.figure(fig, f"n2o-k{k}", "Heatmap")
+    pairs = overlap.pairs_frame(res.mean, list(names))
+    pairs["× chance"] = (pairs["n2o"] / res.chance).round(2)
+    info = data.embedder_infos()
+    embs = pd.DataFrame(
+        [
+            {
+                "embedder": e,
+                "family": info[e].family if e in info else "user",
+                "dimension": data.dim_label(info.get(e), lo.ws, e),
+                "composition": info[e].composition if e in info else "",
+            }
+            for e in names
+        ]
     )
-    c2.download_button(
-        "Heatmap (SVG)",
-        lambda: export.figure_image(fig, "svg"),
-        file_name=f"n2o-k{k}.svg",
-        mime="image/svg+xml",
-        on_click="ignore",
-    )
+    meta = downloads.meta(lo, k, names)
+    downloads.table(pairs.round(4), f"n2o-pairs-k{k}", "Pairs", meta_=meta)
+
+    def blocks():
+        dist = overlap.n2o_distribution(res.mean, list(names))
+        order = list(dist.groupby("embedder")["n2o"].median().sort_values(ascending=False).index)
+        return [
+            report.Figure(fig, page.chance_caption(lo, k).replace("**", ""), title="N2O of every pair"),
+            report.Figure(
+                figures.n2o_boxplot(dist, chance=res.chance, order=order),
+                "Each box: one embedder's N2O with every other embedder (Lin & Smith 2019, Fig. 6).",
+                title="N2O per embedder",
+            ),
+            report.Table(pairs.round(4), "Unordered pairs, most similar first.", title="Pairs"),
+            report.Table(embs, title="Embedders"),
+        ]
+
+    downloads.html_report("N2O heatmap", blocks, f"n2o-heatmap-k{k}", meta)

@@ -6,7 +6,7 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from n2o_core import figures
+from n2o_core import figures, report
 from n2o_core.corpora import Corpus
 from n2o_core.embedders.catalog import with_stop_words_dropped
 from n2o_core.settings import (
@@ -19,7 +19,7 @@ from n2o_core.settings import (
     param_int_choice,
 )
 from n2o_core.text import SBERT_STOP_WORDS_NAME
-from ui import data, heros_data, page
+from ui import data, downloads, heros_data, page
 from ui.guard import shown
 from ui.shell import through_app
 
@@ -105,7 +105,8 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
             return figures.heros_heatmap(results, relative_to="synonym")
         return figures.heros_heatmap(results, value=show)
 
-    st.plotly_chart(data.figure("heros", fkey, build), key="heros")
+    fig = data.figure("heros", fkey, build)
+    st.plotly_chart(fig, key="heros")
     what = {
         "normalized": "Cells: mean normalized similarity (Heros Fig. 1); colours span the values shown.",
         "relative": "Cells: each subset's normalized similarity minus the Synonym subset's, per embedder: "
@@ -134,3 +135,34 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         ex = per_pair[per_pair["subset"] == sub].head(12)
         st.dataframe(ex.drop(columns=["subset"]).round(3), hide_index=True)
         st.caption("Cosine of each example pair under every embedder (raw).")
+    _downloads(lo, fig, show, what, table.join(base).round(4), raw.join(base).round(4), per_pair, n_per)
+
+
+def _downloads(lo, fig, show: str, what: str, normalized, raw, per_pair, n_per: int) -> None:
+    """The figure as PNG/SVG, the tables (normalized, raw, every pair's cosines) as CSV/JSON, the view as HTML."""
+    k = lo.k
+    meta = dict(downloads.meta(lo, k), **{"pairs per subset": n_per, "shown": show})
+    name = f"heros-{n_per}-{show}"
+    with st.expander("Downloads"):
+        downloads.figure(fig, name, "Figure")
+        downloads.table(normalized, f"heros-{n_per}-normalized", "Normalized", meta_=meta, index=True)
+        downloads.table(raw, f"heros-{n_per}-raw", "Raw cosine", meta_=meta, index=True)
+        downloads.table(per_pair.round(4), f"heros-{n_per}-pairs", "Every pair", meta_=meta)
+        downloads.html_report(
+            "HEROS subsets",
+            lambda: [
+                report.Figure(fig, what, title="HEROS subsets"),
+                report.Table(
+                    normalized,
+                    "Normalized (s − b) / (1 − b); b = random-pair baseline.",
+                    index=True,
+                    title="Normalized",
+                ),
+                report.Table(raw, "Raw cosine (not comparable across embedders).", index=True, title="Raw cosine"),
+                report.Table(
+                    per_pair.round(4), "The minimal pairs with every embedder's cosine.", title="Pairs", max_rows=60
+                ),
+            ],
+            name,
+            meta,
+        )

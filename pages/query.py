@@ -8,11 +8,11 @@ import zlib
 import numpy as np
 import streamlit as st
 
-from n2o_core import overlap
+from n2o_core import export, overlap, report
 from n2o_core.corpora import Corpus
 from n2o_core.settings import MAX_QUERY_CHARS, Settings, param_query
 from n2o_core.text import highlight_shared, token_set
-from ui import data, page
+from ui import data, downloads, page
 from ui.shell import through_app
 
 through_app()
@@ -170,3 +170,37 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         st.caption(f"Neighbors ranked ≤ {r} by one embedder and outside every other embedder's top {k} (Table 2).")
     if qid is not None and in_pool:
         page.approximate_note(lo, k, names)
+    _downloads(lo, qid, query_text, found, names, pop, out, r)
+
+
+def _downloads(lo, qid: int | None, query_text: str, found: dict, names: list[str], pop, out, r: int) -> None:
+    """The query's neighbors with their sentences, the popular and outlier tables, and the view as HTML."""
+    k = lo.k
+    frame = export.neighbors_frame(
+        lo.corpus.texts,
+        [qid],
+        {e: found[e].ids[:1] for e in names},
+        {e: found[e].sims[:1] for e in names},
+        k,
+        query_texts=[query_text],
+    )
+    meta = dict(downloads.meta(lo, k, names), query=query_text, **({"query id": qid} if qid is not None else {}))
+    name = f"query-{qid if qid is not None else 'text'}-k{k}"
+    with st.expander("Downloads"):
+        downloads.table(frame, f"{name}-neighbors", "Neighbors with sentences", meta_=meta)
+        downloads.table(pop, f"{name}-popular", "Popular neighbors", meta_=meta)
+        downloads.table(out, f"{name}-outliers-r{r}", "Outliers", meta_=dict(meta, r=r))
+
+        def blocks():
+            per = [
+                report.Table(frame[frame["embedder"] == e][["rank", "id", "sentence", "cosine"]], title=e)
+                for e in names
+            ]
+            return [
+                report.Text(query_text, title="Query"),
+                *per,
+                report.Table(pop, f"In the top {k} of all {len(names)} embedders, by mean rank.", title="Popular"),
+                report.Table(out, f"Ranked ≤ {r} by one embedder, outside every other's top {k}.", title="Outliers"),
+            ]
+
+        downloads.html_report("Query explorer", blocks, name, meta)

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from n2o_core import figures
+from n2o_core import figures, report
 from n2o_core.corpora import Corpus
 from n2o_core.settings import TOKEN_WORDS, TOKEN_WORDS_DEFAULT, Settings, param_choice
 from n2o_core.text import SBERT_STOP_WORDS_NAME
-from ui import data, page
+from ui import data, downloads, page
 from ui.shell import through_app
 
 through_app()
@@ -36,14 +36,12 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     content = words == "content"
     df, random_level = data.token_overlap(lo.key, names, k, settings.seed, content, lo)
     order = df.sort_values("mean", ascending=False)
-    st.plotly_chart(
-        data.figure(
-            "tokens",
-            (lo.key, names, k, settings.seed, content),
-            lambda: figures.token_overlap_bars(order, random_level=random_level),
-        ),
-        key="tokens",
+    fig = data.figure(
+        "tokens",
+        (lo.key, names, k, settings.seed, content),
+        lambda: figures.token_overlap_bars(order, random_level=random_level),
     )
+    st.plotly_chart(fig, key="tokens")
     st.caption(
         f"k = {k} · {len(lo.plan.pool):,} queries (all samples pooled) · words are lowercased tokens, "
         + (f"stop words ({SBERT_STOP_WORDS_NAME}) not counted" if content else "every word counted, stop words too")
@@ -57,3 +55,24 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     if skipped:
         st.caption(f"{skipped} querie(s) without a content word are left out (n_no_tokens).")
     page.approximate_note(lo, k, list(names))
+    _downloads(lo, fig, order, k, words, random_level)
+
+
+def _downloads(lo: data.Loaded, fig, order, k: int, words: str, random_level: float) -> None:
+    """The bars as PNG/SVG, the table as CSV/JSON, and the view as an HTML report."""
+    table = order.assign(**{c: order[c].round(4) for c in ("mean", "ci_low", "ci_high")})
+    meta = dict(downloads.meta(lo, k), words=TOKEN_WORDS[words], **{"random sentences": round(random_level, 4)})
+    name = f"token-overlap-{words}-k{k}"
+    with st.expander("Downloads"):
+        downloads.figure(fig, name, "Bars")
+        downloads.table(table, name, "Table", meta_=meta)
+        caption = (
+            f"Share of the query's distinct words ({TOKEN_WORDS[words]}) found in each of its k = {k} neighbors, "
+            f"mean over queries with a 95% CI; dotted line: random sentences ({random_level:.3f})."
+        )
+        downloads.html_report(
+            "Token overlap",
+            lambda: [report.Figure(fig, caption, title="Token overlap"), report.Table(table, title="Per embedder")],
+            name,
+            meta,
+        )
