@@ -1,0 +1,30 @@
+"""AppTest: after `python -m n2o_core warm`, the app draws its first heatmap for those settings with embedding and
+neighbor search forbidden (the cache holds everything it reads)."""
+
+from __future__ import annotations
+
+from conftest import EMBEDDERS, no_exception, plotly_specs
+
+from n2o_core.cli import main
+
+
+def test_warmed_cache_serves_the_first_heatmap(app, app_env, monkeypatch, capsys):
+    # a view no other test prepares: a 120-sentence sample of the default corpus and its own query samples
+    view = {"cap": "120", "queries": "17", "samples": "2", "seed": "5"}
+    args = ["warm", "--max-sentences", "120", "--queries", "17", "--samples", "2", "--seed", "5", "--no-check"]
+    assert main(args) == 0  # corpus, embedders and cache from the app's environment (N2O_DEFAULT_*, N2O_CACHE_DIR)
+    assert "filled: 4 embeddings" in capsys.readouterr().out
+
+    from n2o_core import workspace
+
+    def forbidden(*a, **kw):
+        raise AssertionError("the app embedded or searched after warm")
+
+    monkeypatch.setattr(workspace.Workspace, "_encode", forbidden)
+    monkeypatch.setattr(workspace, "exact_knn", forbidden)
+    app.query_params.update(view)
+    app.run()
+    no_exception(app)
+    assert not app.error, [e.value for e in app.error]
+    assert sorted(plotly_specs(app)["heatmap"]["data"][0]["x"]) == sorted(EMBEDDERS.split(","))
+    assert any("N = 120 sentences" in c.value for c in app.caption)

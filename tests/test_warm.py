@@ -1,0 +1,101 @@
+"""`python -m n2o_core warm`: fills the cache the dashboard's first page reads, says what it filled, and measures
+in a new process that the first page then embeds and searches nothing."""
+
+from __future__ import annotations
+
+import os
+import sys
+from pathlib import Path
+
+import pytest
+
+sys.path.insert(0, str(Path(__file__).parent))
+from synthetic_text import write_corpus  # noqa: E402
+
+from n2o_core.cli import main  # noqa: E402
+from n2o_core.warm_cli import first_page  # noqa: E402
+
+
+@pytest.fixture
+def corpus(tmp_path) -> Path:
+    return write_corpus(tmp_path / "corpus.txt", 120)
+
+
+def _args(corpus: Path, cache: Path, *extra: str) -> list[str]:
+    return [
+        "warm",
+        "--corpus",
+        str(corpus),
+        "--embedder",
+        "tfidf",
+        "--embedder",
+        "word2vec",
+        "--queries",
+        "15",
+        "--samples",
+        "2",
+        "--cache-dir",
+        str(cache),
+        *extra,
+    ]
+
+
+def _job(corpus: Path, cache: Path, **kw) -> dict:
+    job = dict(
+        corpus=str(corpus),
+        max_sentences=5000,
+        text_column=None,
+        embedders=["tfidf", "word2vec"],
+        queries=15,
+        samples=2,
+        seed=0,
+        znorm=False,
+        approx=False,
+        cache_dir=str(cache),
+    )
+    job.update(kw)
+    return job
+
+
+def test_warm_fills_the_first_page(corpus, tmp_path, capsys):
+    cache = tmp_path / "cache"
+    # before: the first page would embed and search both embedders
+    cold = first_page(_job(corpus, tmp_path / "empty"))
+    assert cold["computed"] == ["embeddings of tfidf", "embeddings of word2vec"]
+
+    assert main(_args(corpus, cache)) == 0
+    out = capsys.readouterr().out
+    assert "corpus corpus: 120 sentences; 2 samples x 15 queries" in out
+    assert "tfidf: embedded, neighbors ready" in out and "word2vec: embedded, neighbors ready" in out
+    assert "filled: 2 embeddings (" in out and "2 knn (" in out
+    # measured in a new Python process with embedding and search forbidden
+    assert "first page: nothing to embed or search; its own work takes " in out and "in a new process (imports " in out
+    assert first_page(_job(corpus, cache))["computed"] == []
+    # another view (another query plan) is not in the cache yet: the check says so
+    assert first_page(_job(corpus, cache, queries=30))["computed"] == ["a neighbor search"]
+
+    assert main([*_args(corpus, cache), "--no-check"]) == 0
+    out = capsys.readouterr().out
+    assert "tfidf: embeddings were cached" in out and "filled: nothing, the cache already held this view" in out
+    assert "first page" not in out
+
+
+def test_warm_uses_the_apps_defaults(corpus, tmp_path, capsys, monkeypatch):
+    monkeypatch.setenv("N2O_DEFAULT_CORPUS", str(corpus))
+    monkeypatch.setenv("N2O_DEFAULT_EMBEDDERS", "tfidf,word2vec")
+    monkeypatch.setenv("N2O_DEFAULT_QUERIES", "15")
+    monkeypatch.setenv("N2O_DEFAULT_SAMPLES", "2")
+    assert main(["warm", "--cache-dir", str(tmp_path / "c"), "--no-check"]) == 0
+    assert first_page(_job(corpus, tmp_path / "c"))["computed"] == []
+
+
+def test_bad_input_is_one_line_before_any_work(corpus, tmp_path, capsys):
+    cache = tmp_path / "cache"
+    assert main([*_args(corpus, cache), "--embedder", "no-such-embedder"]) == 2
+    err = capsys.readouterr().err
+    assert err.startswith("error: Unknown embedder 'no-such-embedder'") and err.count("\n") == 1
+    assert not (cache / "embeddings").exists()
+    assert main([*_args(corpus, cache), "--embedder", f"wv:{tmp_path}/missing.txt"]) == 2
+    assert "Word-vector file not found" in capsys.readouterr().err
+    assert main([*_args(corpus, cache), "--queries", "0"]) == 2
+    assert not os.path.exists(cache / "embeddings")
