@@ -4,6 +4,7 @@ or knn/ entry in the cache's manifest).
 
     python benchmarks/bench_warm.py                                   # the app's default view (minutes cold)
     python benchmarks/bench_warm.py --max-sentences 1000 --embedder tfidf --embedder glove-6b-50d
+    python benchmarks/bench_warm.py --max-sentences 2000 --talk-screenshot docs/screenshots/talk-mode.png
 
 Prints its numbers (nothing is written to results/). The options are handed to `warm` and, as N2O_DEFAULT_*,
 to the server, so both prepare the same view; --cache-dir reuses a cache (default: a fresh temporary one).
@@ -41,6 +42,8 @@ def main() -> None:
     ap.add_argument("--max-sentences", type=int, default=None, help="default: the app's")
     ap.add_argument("--embedder", action="append", default=[], help="repeatable; default: the app's")
     ap.add_argument("--cache-dir", default=None, help="default: a fresh temporary folder")
+    ap.add_argument("--talk-screenshot", default=None, metavar="PNG", help="then open ?talk=1 at 1920x1080, save it")
+    ap.add_argument("--talk-params", default="", help="more of the talk link, e.g. 'view=box&k=20'")
     args = ap.parse_args()
 
     tmp = Path(tempfile.mkdtemp(prefix="n2o-warm-"))
@@ -82,6 +85,15 @@ def main() -> None:
             first_s = time.perf_counter() - t1
             exc = page.locator("[data-testid='stException']").count()
             errors = [e.inner_text()[:200] for e in page.locator("[data-testid='stAlertContentError']").all()]
+            if args.talk_screenshot:  # the prepared talk link on the same server: no controls, larger text
+                talk = browser.new_page(viewport={"width": 1920, "height": 1080})
+                t2 = time.perf_counter()
+                talk.goto(f"http://127.0.0.1:{port}/?talk=1" + (f"&{args.talk_params}" if args.talk_params else ""))
+                talk.wait_for_selector("[data-testid='stPlotlyChart'] .js-plotly-plot", timeout=600_000)
+                talk.wait_for_selector(IDLE, state="attached", timeout=600_000)
+                talk.wait_for_timeout(800)  # plotly transitions
+                talk.screenshot(path=args.talk_screenshot)
+                print(f"talk link drawn in {time.perf_counter() - t2:.1f} s; screenshot {args.talk_screenshot}")
             browser.close()
     finally:
         proc.terminate()

@@ -72,6 +72,11 @@ def embedder_infos() -> dict[str, EmbedderInfo]:
 
 def dim_label(info: EmbedderInfo | None, ws: Workspace | None = None, eid: str | None = None) -> str:
     """'384-d', or the vocabulary size for tf-idf once its embeddings exist ('|V|-d' before)."""
+    if info is None and ws is not None and eid is not None:  # a user's own embedder: its row from the workspace
+        try:
+            info = ws.info(eid)
+        except Exception:  # noqa: BLE001 - a label never fails the page
+            info = None
     if info is not None and info.dim:
         return f"{info.dim}-d"
     if ws is not None and eid is not None and ws.is_cached(eid):

@@ -20,6 +20,7 @@ from n2o_core.corpora import (
     text_columns,
     upload_name,
 )
+from n2o_core.errors import CorpusError
 from n2o_core.limits import K_MAX, MIN_EMBEDDERS, check_corpus_size, k_max_for
 from n2o_core.settings import MAX_SENTENCES_CHOICES, Settings, env_defaults, from_query, to_query
 from n2o_core.user_embedders import dataset_link_refusal
@@ -196,6 +197,9 @@ def draw() -> tuple[Settings, Corpus | None]:
         try:
             cap = int(st.session_state[_W["max_sentences"]])
             if choice == own.HF:
+                refused = dataset_link_refusal(spec, typed=(spec,))  # $N2O_MODEL_DIRS limits local folders
+                if refused:
+                    raise CorpusError(refused[0].upper() + refused[1:] + ".")
                 corpus = own.hf_corpus(spec, text_column, cap)
                 own.typed_specs().add(spec)
             else:

@@ -155,6 +155,23 @@ def test_hf_dataset_offline_says_what_to_do(app):
     assert app.query_params["corpus"] == "hf:no-such-user/no-such-dataset@test"
     assert app.query_params["col"] == "text"
 
+    # the same from a link (a dataset *name* may come from a link), with its text column
+    from streamlit.testing.v1 import AppTest
+
+    at = AppTest.from_file(str(app._script_path), default_timeout=180)
+    at.query_params.update({"corpus": "hf:no-such-user/other@validation", "col": "sentence"})
+    at.run()
+    no_exception(at)
+    assert at.sidebar.selectbox(key="w_corpus").value == "__hf__"
+    assert at.sidebar.text_input(key="w_hf_col").value == "sentence"
+    assert any("no-such-user/other" in e.value and "Upload a file" in e.value for e in at.sidebar.error)
+    # a link naming a local folder as a dataset falls back to the default corpus, with a note
+    at = AppTest.from_file(str(app._script_path), default_timeout=180)
+    at.query_params.update({"corpus": "hf:/etc"})
+    at.run()
+    assert any("Unknown corpus 'hf:/etc'" in w.value for w in at.sidebar.warning)
+    assert at.sidebar.selectbox(key="w_corpus").value != "__hf__"
+
 
 def test_talk_mode_hides_controls_and_enlarges_figures(app):
     app.run()
