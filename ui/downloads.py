@@ -23,8 +23,11 @@ def stem(text: str) -> str:
 
 
 def view_link() -> str:
-    """The link that reproduces this view (absolute when the browser told the server its address)."""
+    """The link that reproduces this view (absolute when the browser told the server its address); the heatmap's
+    Downloads section is not a view to come back to, so the link opens its matrix."""
     params = {k: st.query_params.get(k) for k in st.query_params.keys() if k != "talk"}
+    if params.get("view") == "downloads":
+        params.pop("view")
     base = ""
     try:
         base = st.context.url or ""

@@ -205,6 +205,8 @@ def test_download_buttons_on_every_page(app):
     labels = {b.label for b in app.get("download_button")}
     assert {"Neighbors with sentences (CSV)", "Neighbors (JSON)", "Heatmap (PNG)", "Heatmap (SVG)"} <= labels
     assert {"Pairs (CSV)", "Pairs (JSON)", "Whole view: HTML report"} <= labels
+    n = next(int(c.value.split()[0].replace(",", "")) for c in app.sidebar.caption if "sentences ·" in c.value)
+    assert f"The corpus's {n:,} sentences (.txt)" in {b.label for b in app.sidebar.get("download_button")}
     for path, want in (
         ("pages/query.py", {"Neighbors with sentences (CSV)", "Popular neighbors (JSON)", "Outliers (CSV)"}),
         ("pages/tokens.py", {"Bars (PNG)", "Bars (SVG)", "Table (CSV)", "Whole view: HTML report"}),
@@ -214,3 +216,38 @@ def test_download_buttons_on_every_page(app):
         no_exception(app)
         labels = {b.label for b in app.get("download_button")}
         assert want <= labels, (path, labels)
+
+
+def test_every_download_makes_its_file(app, monkeypatch):
+    """Each page's deferred downloads run (PNG left to test_export): non-empty, and the texts are in them."""
+    from streamlit.delta_generator import DeltaGenerator
+
+    made: dict[str, bytes | str] = {}
+    original = DeltaGenerator.download_button
+
+    def recording(self, label, data, *args, **kwargs):
+        name = kwargs.get("file_name") or label
+        if callable(data) and not str(name).endswith(".png"):
+            made[str(name)] = data()
+        return original(self, label, data, *args, **kwargs)
+
+    import streamlit as st
+
+    monkeypatch.setattr(DeltaGenerator, "download_button", recording)
+    monkeypatch.setattr(st, "download_button", lambda *a, **kw: recording(st._main, *a, **kw))
+    app.query_params.update({"view": "downloads"})
+    app.run()
+    for path in ("pages/query.py", "pages/tokens.py", "pages/heros.py"):
+        app.switch_page(path).run()
+        no_exception(app)
+    assert all(len(v) > 0 for v in made.values()), [k for k, v in made.items() if not v]
+    bad = [k for k, v in made.items() if isinstance(v, str) and "could not be made" in v[:200]]
+    assert not bad, {k: made[k][:200] for k in bad}
+    kinds = {k.rsplit(".", 1)[-1] for k in made}
+    assert {"csv", "json", "svg", "html", "txt"} <= kinds
+    html = [v for k, v in made.items() if k.startswith("query-") and k.endswith(".html")][0]
+    query_csv = [v for k, v in made.items() if k.startswith("query-") and k.endswith("-neighbors.csv")][0]
+    first_sentence = query_csv.splitlines()[1].split(",")[1]
+    assert first_sentence.strip('"')[:20] in html and "data:image/svg+xml;base64," not in html  # tables only
+    assert sum(k.endswith(".html") for k in made) == 4  # one report per page
+    assert made["n2o-heatmap-k10.html"].count("data:image/svg+xml;base64,") == 2
