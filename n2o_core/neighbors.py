@@ -637,7 +637,24 @@ def _rescore_dense(X, Qraw, top_i: np.ndarray, valid: np.ndarray, standardizer) 
         flat = np.unique(ids[valid])
         A = np.asarray(X[flat], np.float64)
         ids = np.where(valid, np.searchsorted(flat, ids), -1)
-    return rescore(A, ids, Qd, mean, scale, standardizer is not None)
+    std = standardizer is not None
+    q = ids.shape[0]
+    parts = min(search_threads(), q) if q * ids.shape[1] * d >= SMALL_SEARCH else 1
+    if parts <= 1:
+        return rescore(A, ids, Qd, mean, scale, std)
+    out = np.empty(ids.shape)
+    bounds = np.linspace(0, q, parts + 1).astype(int)
+
+    def part(a: int, b: int) -> None:
+        out[a:b] = rescore(A, ids[a:b], Qd[a:b], mean, scale, std)
+
+    workers = [threading.Thread(target=part, args=(a, b)) for a, b in zip(bounds[1:-1], bounds[2:])]
+    for t in workers:
+        t.start()
+    part(bounds[0], bounds[1])
+    for t in workers:
+        t.join()
+    return out
 
 
 def _rescore_sparse(X, Qraw, top_i: np.ndarray, valid: np.ndarray, standardizer) -> np.ndarray:
