@@ -397,7 +397,8 @@ class _Scan:
             raise N2OError("The vectors contain NaN or infinite values.")
         if status & RESCALE:  # a row with a norm far from 1 (< 1e-15 or > 1e15): normalize this tile in float64
             A = _normalized_f32(A, inv)
-        S = np.matmul(self.Qn[a:b], A.T, out=S_buf[: b - a, :m])
+        out = S_buf[: b - a] if m == self.rows else np.empty((b - a, m), np.float32)  # C-contiguous: one kernel
+        S = np.matmul(self.Qn[a:b], A.T, out=out)
         if status & HAS_ZERO:
             _mark_zero_rows(S, inv, inv == 0)
         return S, inv
