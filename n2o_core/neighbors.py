@@ -1,8 +1,9 @@
 """Cosine k-nearest-neighbor search: exact (blocked BLAS + thresholded top-k) and approximate (pynndescent).
 
 Conventions (tested against a brute-force reference):
-- Cosine similarity of L2-normalized rows; rows are normalized block by block, so raw (or float16) arrays can
-  be searched without a normalized copy of the corpus.
+- Cosine similarity of L2-normalized rows. Dense corpus rows are never normalized into a copy: the scan
+  multiplies the normalized queries with the raw rows (float16 widened tile by tile) and scales each score by its
+  row's inverse norm as it selects (`_Scan`); the kept candidates are re-scored in float64.
 - Ties are broken by the lower corpus index, so results are deterministic.
 - A query is excluded from its own neighbors by its index (an exact duplicate of it is still a neighbor).
 - Zero vectors (a sentence with no in-vocabulary token) have no direction. They are ranked after every real
