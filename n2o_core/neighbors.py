@@ -278,9 +278,10 @@ def _scores(Q, Xb) -> np.ndarray:
 
 # --------------------------------------------------------------------------- exact search: the scan
 
-#: Bytes of one worker's tile: its (query chunk x corpus rows) float32 scores, plus the rows converted to float32
-#: when they are float16, z-normalized or of another dtype. Two workers' tiles stay in the last-level cache between
-#: the product that writes the scores and the selection that reads them.
+#: Bytes of one worker's tile, for its (query chunk x corpus rows) float32 scores and, separately, for its corpus
+#: rows (as read, plus their float32 copy when they are converted: float16, z-normalized, other dtypes). The rows
+#: are read by the pass that takes their norms and again by the GEMM; the scores are written by the GEMM and read
+#: by the selection: two workers' tiles stay in the last-level cache between the two.
 TILE_BYTES = 8 << 20
 #: At most this many queries per tile: more queries are scanned in chunks, so a tile keeps at least ~1,000 corpus
 #: rows and each product stays a large GEMM.
@@ -298,11 +299,11 @@ def search_threads() -> int:
 
 
 def default_block(n: int, q: int, sparse: bool = False, *, dim: int = 0, converted: bool = False) -> int:
-    """Corpus rows per tile: min(q, QUERY_CHUNK) float32 scores per row, plus `dim` float32 values per row when the
-    rows are `converted` (float16, z-normalized, other dtypes), fill TILE_BYTES; 1,024 to 65,536 rows (16,384 for
+    """Corpus rows per tile: as many as keep both the tile's scores (min(q, QUERY_CHUNK) float32 per row) and its
+    rows (`dim` float32 per row, twice that when `converted`) within TILE_BYTES; 1,024 to 65,536 rows (16,384 for
     sparse rows), at most n."""
     qc = min(max(q, 1), QUERY_CHUNK)
-    per_row = 4 * qc + (4 * dim if converted else 0)
+    per_row = max(4 * qc, (8 if converted else 4) * dim, 1)
     block = min(max(1024, TILE_BYTES // per_row), 16384 if sparse else 65536)
     return int(min(max(n, 1), block))
 
