@@ -26,6 +26,21 @@ OK, RESCALE, HAS_ZERO, NOT_FINITE = 0, 1, 2, -1
 _SUM = {"reassoc", "contract"}  # lets LLVM vectorize the sums; no NaN/inf assumptions (those are checked)
 
 
+def half_native() -> bool:
+    """Whether float16 -> float32 compiles to native instructions on this CPU (x86 F16C, or ARM64). Elsewhere the
+    search converts float16 with numpy instead of `prep_f16` and gathers float16 candidates for `rescore`."""
+    import platform
+
+    if platform.machine().lower() in ("aarch64", "arm64"):
+        return True
+    try:
+        from llvmlite import binding
+
+        return bool(binding.get_host_cpu_features().get("f16c", False))
+    except Exception:  # noqa: BLE001 - no way to tell: take the portable path
+        return False
+
+
 @intrinsic
 def _half_to_float(typingctx, bits):  # pragma: no cover - compiled
     """float16 bits (uint16) -> float32: LLVM's fpext, one F16C instruction per 8 values where the CPU has it."""

@@ -328,7 +328,7 @@ class _Scan:
             self.mode = "sparse"
         elif standardizer is None and X.dtype == np.float32 and X.flags.c_contiguous:
             self.mode = "direct"
-        elif standardizer is None and X.dtype == np.float16 and X.flags.c_contiguous:
+        elif standardizer is None and X.dtype == np.float16 and X.flags.c_contiguous and _half_native():
             self.mode = "half"
         else:
             self.mode = "copy"
@@ -418,6 +418,13 @@ def _mark_zero_rows(S: np.ndarray, inv: np.ndarray, zero: np.ndarray) -> None:
     if zero.any():
         S[:, zero] = _ZERO_SCORE
         inv[zero] = 1.0
+
+
+@functools.cache
+def _half_native() -> bool:
+    from ._topk_kernel import half_native
+
+    return half_native()
 
 
 def _normalized_f32(A: np.ndarray, inv: np.ndarray) -> np.ndarray:
@@ -634,11 +641,11 @@ def _rescore_dense(X, Qraw, top_i: np.ndarray, valid: np.ndarray, standardizer) 
         mean = scale = np.zeros(d)
     ids = np.where(valid, top_i, -1)
     A = np.asarray(X)
-    if A.dtype == np.float16:
+    if A.dtype == np.float16 and _half_native():
         A = A.view(np.uint16)
-    elif A.dtype not in (np.float32, np.float64):  # other dtypes: gather the candidate rows as float64
+    elif A.dtype not in (np.float32, np.float64):  # other dtypes: gather the candidate rows (float16 exactly)
         flat = np.unique(ids[valid])
-        A = np.asarray(X[flat], np.float64)
+        A = np.asarray(X[flat], np.float32 if A.dtype == np.float16 else np.float64)
         ids = np.where(valid, np.searchsorted(flat, ids), -1)
     std = standardizer is not None
     q = ids.shape[0]

@@ -157,6 +157,19 @@ def test_other_dtypes_and_layouts_equal_brute_force(tie_vectors, many_workers, d
     assert (exact_knn(F, 10, query_ids=qids, block=64, threads=2).ids == ref).all()
 
 
+def test_float16_without_native_conversion_gives_the_same_result(monkeypatch, many_workers):
+    """CPUs without F16C take numpy's float16 conversion and gather the candidates: the same ids and sims."""
+    rng = np.random.default_rng(5)
+    X = rng.integers(-3, 4, size=(3000, 6)).astype(np.float16)
+    X[::97] = 0
+    qids = rng.choice(3000, 60, replace=False)
+    native = exact_knn(X, 20, query_ids=qids, block=700, threads=2)
+    monkeypatch.setattr(many_workers, "_half_native", lambda: False)
+    portable = exact_knn(X, 20, query_ids=qids, block=700, threads=2)
+    assert (portable.ids == native.ids).all() and (portable.sims == native.sims).all()
+    assert (native.ids == brute_knn(X.astype(np.float32), qids, 20)).all()
+
+
 def test_tiny_and_huge_norms_are_normalized_exactly(tie_vectors, many_workers):
     """Rows whose float32 sum of squares would underflow or overflow are normalized in float64 (same neighbors)."""
     X = tie_vectors.astype(np.float64)
