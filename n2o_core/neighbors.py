@@ -335,7 +335,9 @@ class _Scan:
         if standardizer is not None and self.mode != "sparse":
             self.mean = np.ascontiguousarray(standardizer.mean, np.float32)
             self.scale = np.ascontiguousarray(standardizer.scale, np.float32)
-        self.rows = block or default_block(n, q, self.mode == "sparse", dim=d, converted=self.mode in ("half", "copy"))
+        sparse = self.mode == "sparse"  # a sparse tile's rows are small: only its scores count
+        converted = self.mode in ("half", "copy")
+        self.rows = block or default_block(n, q, sparse, dim=0 if sparse else d, converted=converted)
         qc = min(q, QUERY_CHUNK)
         self.tiles = [
             (s, min(s + self.rows, n), a, min(a + qc, q)) for s in range(0, n, self.rows) for a in range(0, q, qc)
