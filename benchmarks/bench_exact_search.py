@@ -2,7 +2,7 @@
 SGEMM bound and against faiss (IndexFlatIP, the peer to beat), all in the same run.
 
     python benchmarks/bench_exact_search.py [--n 1000000] [--queries 1000 100] [--repeats 3] [--no-faiss]
-                                           [--no-approx] [--approx-timeout 1800]
+                                           [--no-approx] [--approx-timeout 1800] [--tile-mb 8]
 
 SGEMM bound = the fastest plain float32 product (q x 384) @ (384 x block) over the whole corpus, BLAS on all its
 threads, into a preallocated output, over two block shapes (the search's tile and a 64 MB score block): no
@@ -77,9 +77,14 @@ def main() -> None:
     ap.add_argument("--no-faiss", action="store_true")
     ap.add_argument("--no-approx", action="store_true")
     ap.add_argument("--approx-timeout", type=float, default=1800)
+    ap.add_argument("--tile-mb", type=int, default=None, help="override neighbors.TILE_BYTES (an A/B of tile sizes)")
     ap.add_argument("--name", default="exact_search")
     a = ap.parse_args()
-    from n2o_core.neighbors import TILE_BYTES, default_block, exact_knn, normalize_rows, search_threads
+    from n2o_core import neighbors
+    from n2o_core.neighbors import default_block, exact_knn, normalize_rows, search_threads
+
+    if a.tile_mb:
+        neighbors.TILE_BYTES = a.tile_mb << 20
 
     rec = Recorder(a.name)
     X = cached_vectors(a.n, a.dim)
@@ -94,7 +99,7 @@ def main() -> None:
         rec.data["faiss"] = {"version": faiss.__version__, "threads": faiss.omp_get_max_threads(), "add_s": add_s}
     rec.log(
         f"corpus {a.n} x {a.dim} float32 (memory-mapped .npy), k={a.k}, {search_threads()} search threads, "
-        f"tile {TILE_BYTES >> 20} MB; faiss {'off' if index is None else rec.data['faiss']}"
+        f"tile {neighbors.TILE_BYTES >> 20} MB; faiss {'off' if index is None else rec.data['faiss']}"
     )
     summary = {}
     ids_1000 = qids_1000 = None
