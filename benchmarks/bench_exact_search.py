@@ -97,6 +97,8 @@ def main() -> None:
 
         index, add_s = faiss_index(X)
         rec.data["faiss"] = {"version": faiss.__version__, "threads": faiss.omp_get_max_threads(), "add_s": add_s}
+    rec.data["tile_bytes"] = neighbors.TILE_BYTES
+    rec.data["search_threads"] = search_threads()
     rec.log(
         f"corpus {a.n} x {a.dim} float32 (memory-mapped .npy), k={a.k}, {search_threads()} search threads, "
         f"tile {neighbors.TILE_BYTES >> 20} MB; faiss {'off' if index is None else rec.data['faiss']}"
