@@ -127,6 +127,11 @@ class Workspace:
                 self._fitted.add(eid)
             return emb
 
+    def is_loaded(self, eid: str) -> bool:
+        """Whether the embedder is loaded and fitted in this workspace (a query embeds without waiting)."""
+        with self._lock:
+            return eid in self._embedders and eid in self._fitted
+
     def info(self, eid: str) -> EmbedderInfo:
         """Registry row of an embedder (without loading it when it is a built-in)."""
         if eid not in self._vectors:
