@@ -299,6 +299,9 @@ def build_parser() -> argparse.ArgumentParser:
 
     needle_cli.add_parser(sub)
     sts_cli.add_parser(sub)
+    from . import findings_cli
+
+    findings_cli.add_parser(sub)
     return p
 
 
