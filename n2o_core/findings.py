@@ -230,15 +230,22 @@ def _missing(have: Sequence[str], need: Sequence[str]) -> list[str]:
     return [e for e in need if e not in s]
 
 
-def group_agreement(mean: pd.DataFrame, group: Sequence[str], others: Sequence[str]) -> Verdict:
+def group_agreement(
+    mean: pd.DataFrame, group: Sequence[str], others: Sequence[str], std: pd.DataFrame | None = None
+) -> Verdict:
     """Mean N2O within `group` (every unordered pair) vs mean N2O between a group member and an embedder in
-    `others`. ✓ when within > between."""
+    `others`. ✓ when within > between. `std` (across query samples) is shown beside each pair when given."""
     miss = _missing(mean.index, [*group, *others])
     if miss:
         return _unchecked(f"no N2O for {', '.join(miss)}")
-    rows = [{"a": a, "b": b, "kind": "within", "n2o": float(mean.loc[a, b])} for a, b in combinations(group, 2)]
-    rows += [{"a": g, "b": o, "kind": "between", "n2o": float(mean.loc[g, o])} for g in group for o in others]
-    t = pd.DataFrame(rows)
+    pairs = [(a, b, "within") for a, b in combinations(group, 2)] + [(g, o, "between") for g in group for o in others]
+    t = pd.DataFrame(
+        [
+            {"a": a, "b": b, "kind": kind, "n2o": float(mean.loc[a, b])}
+            | ({"std": float(std.loc[a, b])} if std is not None else {})
+            for a, b, kind in pairs
+        ]
+    )
     within = float(t.loc[t["kind"] == "within", "n2o"].mean())
     between = float(t.loc[t["kind"] == "between", "n2o"].mean())
     ratio = within / between if between > 0 else float("inf")
@@ -252,19 +259,27 @@ def group_agreement(mean: pd.DataFrame, group: Sequence[str], others: Sequence[s
 
 
 def further_than_analogue(
-    mean: pd.DataFrame, target: str, analogue: str, others: Sequence[str], max_ratio: float
+    mean: pd.DataFrame,
+    target: str,
+    analogue: str,
+    others: Sequence[str],
+    max_ratio: float,
+    std: pd.DataFrame | None = None,
 ) -> Verdict:
     """Mean N2O of `target` with `others` vs that of its `analogue` (the same model without the design choice)
-    with the same embedders. ✓ when target's ≤ max_ratio × analogue's."""
+    with the same embedders. ✓ when target's ≤ max_ratio × analogue's. `std` (across query samples) is shown
+    beside each value when given."""
     miss = _missing(mean.index, [target, analogue, *others])
     if miss:
         return _unchecked(f"no N2O for {', '.join(miss)}")
     if not others:
         return _unchecked("no other embedder to compare with")
-    t = pd.DataFrame(
-        {"other": list(others), target: [float(mean.loc[target, o]) for o in others]}
-        | {analogue: [float(mean.loc[analogue, o]) for o in others]}
-    )
+    cols: dict[str, list] = {"other": list(others)}
+    for e in (target, analogue):
+        cols[e] = [float(mean.loc[e, o]) for o in others]
+        if std is not None:
+            cols[f"{e} std"] = [float(std.loc[e, o]) for o in others]
+    t = pd.DataFrame(cols)
     mt, ma = float(t[target].mean()), float(t[analogue].mean())
     ratio = mt / ma if ma > 0 else float("inf")
     lower = int((t[target] < t[analogue]).sum())
@@ -570,9 +585,10 @@ STS_SET = ("glove-6b-50d", "word2vec", "fasttext", "minilm-l6-mean", "paraphrase
 _N2O_SCORING = "cosine on raw vectors (no z-normalization), exact search; averaged word vectors over all tokens"
 _CONTENT_SCORING = f"content words: stop words ({SBERT_STOP_WORDS_NAME}) not counted"
 _ALL_SCORING = "every word counted, stop words too"
-_HEROS_SCORING = (
-    "Heros' (s − b)/(1 − b) on pairs made from the corpus, raw cosine; averaged GloVe drops the stop words of "
-    f"{SBERT_STOP_WORDS_NAME}, as sentence-transformers' average_word_embeddings_glove does"
+_HEROS_SCORING = "Heros' (s − b)/(1 − b) on minimal pairs made from the corpus, raw cosine"
+_HEROS_GLOVE_SCORING = (
+    f"{_HEROS_SCORING}; averaged GloVe drops the stop words of {SBERT_STOP_WORDS_NAME}, as sentence-transformers' "
+    "average_word_embeddings_glove models (evaluated by Heros) do"
 )
 _STS_SCORING = (
     "gensim's Lee pairs (50 news documents, 1,225 rated pairs); z-normalization per Pitfalls over the 2n pair "
@@ -581,11 +597,11 @@ _STS_SCORING = (
 
 
 def _c_static_agree(ev: Evidence) -> Verdict:
-    return group_agreement(ev.n2o.mean, STATIC, TRANSFORMERS) if ev.n2o else _unchecked("no N2O")
+    return group_agreement(ev.n2o.mean, STATIC, TRANSFORMERS, ev.n2o.std) if ev.n2o else _unchecked("no N2O")
 
 
 def _c_tfidf_apart(ev: Evidence) -> Verdict:
-    return group_agreement(ev.n2o.mean, STATIC, ("tfidf",)) if ev.n2o else _unchecked("no N2O")
+    return group_agreement(ev.n2o.mean, STATIC, ("tfidf",), ev.n2o.std) if ev.n2o else _unchecked("no N2O")
 
 
 _STS_TESTED = (
@@ -604,7 +620,7 @@ def _c_subword(ev: Evidence) -> Verdict:
     if not ev.n2o:
         return _unchecked("no N2O")
     return further_than_analogue(
-        ev.n2o.mean, "fasttext-sub", "fasttext", _others(ev.n2o.names, "fasttext-sub", "fasttext"), 0.8
+        ev.n2o.mean, "fasttext-sub", "fasttext", _others(ev.n2o.names, "fasttext-sub", "fasttext"), 0.8, ev.n2o.std
     )
 
 
@@ -612,7 +628,12 @@ def _c_cls(ev: Evidence) -> Verdict:
     if not ev.n2o:
         return _unchecked("no N2O")
     return further_than_analogue(
-        ev.n2o.mean, "minilm-l6-cls", "minilm-l6-mean", _others(ev.n2o.names, "minilm-l6-cls", "minilm-l6-mean"), 0.8
+        ev.n2o.mean,
+        "minilm-l6-cls",
+        "minilm-l6-mean",
+        _others(ev.n2o.names, "minilm-l6-cls", "minilm-l6-mean"),
+        0.8,
+        ev.n2o.std,
     )
 
 
@@ -886,7 +907,7 @@ FINDINGS: tuple[Finding, ...] = (
         ("glove-6b-50d-nostop", "glove-6b-50d"),
         "for both negation subsets: 1 − s'(negation) ≤ 0.5 × (1 − s'(synonym)) and ≤ 0.5 × (1 − s'(antonym)), "
         "s' the normalized similarity (a negation moves the vector at most half as far as a one-word swap)",
-        _HEROS_SCORING,
+        _HEROS_GLOVE_SCORING,
         _c_heros_glove,
         ("averaged GloVe over all tokens (stop words kept)", partial(_c_heros_glove, eid="glove-6b-50d")),
     ),
@@ -901,7 +922,7 @@ FINDINGS: tuple[Finding, ...] = (
         HEROS,
         HEROS_SET,
         "normalized Negation (Main) < Negation (Antonym) for ≥ 80% of these encoders (a tie is not below)",
-        _HEROS_SCORING,
+        _HEROS_GLOVE_SCORING,
         _c_heros_main,
     ),
     Finding(

@@ -84,11 +84,14 @@ def run(args: argparse.Namespace) -> int:
     bars: dict[str, Any] = {}
 
     def progress(stage: str, done: int, total: int) -> None:
-        bar = bars.get(stage)
+        # one bar per embedder for sentence counts ("embed X"); one bar per loop over embedders ("scoring X")
+        key = stage.split()[0] if stage.split()[0] in ("scoring", "correlating") else stage
+        bar = bars.get(key)
         if bar is None:
             if total > 0 and done >= total:
                 return
-            bar = bars[stage] = tqdm(total=total, desc=stage[:40], file=sys.stderr, leave=False)
+            bar = bars[key] = tqdm(total=total, desc=stage[:40], file=sys.stderr, leave=False)
+        bar.set_description(stage[:40], refresh=False)
         bar.total = total
         bar.n = done
         bar.refresh()

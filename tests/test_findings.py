@@ -38,6 +38,8 @@ def test_group_agreement_within_vs_between():
     v = fd.group_agreement(low, ["g1", "g2", "g3"], ["o"])
     assert v.passed is False and "≤" in v.summary
     assert fd.group_agreement(low, ["g1", "missing"], ["o"]).passed is None
+    std = _matrix(names, {("g1", "g2"): 0.01}, diag=0)
+    assert list(fd.group_agreement(low, ["g1", "g2"], ["o"], std).table["std"]) == [0.01, 0, 0]
 
 
 def test_further_than_analogue_uses_the_stated_ratio():

@@ -60,7 +60,7 @@ def test_check_one_finding_shows_the_cores_numbers(app, app_env):
     app.button(key="check_n2o-tfidf-apart").click().run()
     no_exception(app)
     core = _core(app_env, "n2o-tfidf-apart")
-    shown = _frame(app, ["a", "b", "kind", "n2o"])
+    shown = _frame(app, ["a", "b", "kind", "n2o", "std"])
     pd.testing.assert_frame_equal(shown.reset_index(drop=True), core.verdict.table.round(4), check_dtype=False)
     summary = _frame(app, SUMMARY).set_index("finding")
     row = summary.loc[core.finding.title]
