@@ -104,14 +104,20 @@ def _summary(results: dict[str, FindingResult | None]) -> None:
             }
         )
     df = pd.DataFrame(rows)
-    n_ok = int((df[""] == "✓").sum())
-    n_bad = int((df[""] == "✗").sum())
+    n_ok, n_bad, n_none = (int((df[""] == m).sum()) for m in ("✓", "✗", "–"))
+    n_done = sum(r is not None for r in results.values())
     st.markdown(
-        f"**{n_ok} ✓ · {n_bad} ✗** of {len(FINDINGS)} findings checked so far "
-        f"({sum(r is not None for r in results.values())} computed); {len(NOT_TESTABLE)} more are not testable "
-        "here (listed at the end)."
+        f"**{n_ok} ✓ · {n_bad} ✗**"
+        + (f" · {n_none} could not be checked" if n_none else "")
+        + f" — {n_done} of {len(FINDINGS)} findings computed; {len(NOT_TESTABLE)} more are not testable here "
+        "(listed at the end)."
     )
-    st.dataframe(df, hide_index=True, key="findings_summary")
+    st.dataframe(
+        df,
+        hide_index=True,
+        key="findings_summary",
+        column_config={"": st.column_config.TextColumn(width=30), "numbers": st.column_config.TextColumn(width=640)},
+    )
 
 
 def _finding(f: Finding, r: FindingResult | None, error: str | None) -> None:
@@ -142,9 +148,14 @@ def _finding(f: Finding, r: FindingResult | None, error: str | None) -> None:
         for e, msg in r.errors.items():
             st.warning(f"**{e}** is left out: {msg}")
         st.caption(
-            " · ".join(f"{k}: {v}" for k, v in r.setup.items()) + f" · computed in {r.seconds:.1f} s (from the cache "
-            "when it was there)"
+            " · ".join(f"{k}: {_plain(v)}" for k, v in r.setup.items())
+            + f" · computed in {r.seconds:.1f} s (from the cache when it was there)"
         )
+
+
+def _plain(v) -> str:
+    """A setup value for a caption: {a: 1, b: 2} as 'a 1, b 2'."""
+    return ", ".join(f"{k} {x}" for k, x in v.items()) if isinstance(v, dict) else str(v)
 
 
 def _rounded(t: pd.DataFrame) -> pd.DataFrame:
