@@ -31,6 +31,7 @@ PAGES = [
     ("query", "Query explorer", ":material/manage_search:"),
     ("tokens", "Token overlap", ":material/abc:"),
     ("heros", "HEROS subsets", ":material/science:"),
+    ("findings", "Papers' findings", ":material/fact_check:"),
     ("about", "About", ":material/info:"),
 ]
 

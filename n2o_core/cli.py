@@ -287,10 +287,10 @@ def build_parser() -> argparse.ArgumentParser:
     c.set_defaults(func=cmd_compare)
 
     # the analyses' own subcommands, each defined beside its analysis
-    from . import agreement_cli, needle_cli, sts_cli
+    from . import agreement_cli, findings_cli, needle_cli, sts_cli
     from .heros import cli as heros_cli
 
-    for module in (heros_cli, needle_cli, sts_cli, agreement_cli):
+    for module in (heros_cli, needle_cli, sts_cli, agreement_cli, findings_cli):
         module.add_parser(sub)
     return p
 
