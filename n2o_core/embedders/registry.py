@@ -87,7 +87,7 @@ def _builtin(spec: str, cache_dir: Path | None) -> Embedder:
     if spec in ("minilm-l6-mean", "minilm-l6-cls"):
         from .sbert import MiniLMEmbedder
 
-        return MiniLMEmbedder(spec.rsplit("-", 1)[1])
+        return MiniLMEmbedder(spec.rsplit("-", 1)[1], cache_dir)
     if spec == "paraphrase-minilm-l3-mean":
         from .onnx_minilm import OnnxMiniLMEmbedder
 
