@@ -21,8 +21,10 @@ from .errors import N2OError
 MAX_DENSE_BYTES = 1 << 30
 
 
-def save_vectors(path: str | os.PathLike, X: np.ndarray | sp.spmatrix, max_dense_bytes: int = MAX_DENSE_BYTES) -> Path:
-    """Write X as a C-ordered float32 .npy at `path` (".npy" appended when missing); returns the path written."""
+def save_vectors(path: str | os.PathLike, X: np.ndarray | sp.spmatrix, max_dense_bytes: int | None = None) -> Path:
+    """Write X as a C-ordered float32 .npy at `path` (".npy" appended when missing); returns the path written.
+    `max_dense_bytes` defaults to MAX_DENSE_BYTES."""
+    max_dense_bytes = MAX_DENSE_BYTES if max_dense_bytes is None else max_dense_bytes
     out = Path(path).expanduser()
     if out.suffix != ".npy":
         out = out.with_name(out.name + ".npy")

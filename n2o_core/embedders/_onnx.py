@@ -146,7 +146,7 @@ def exported_model(source: str | os.PathLike, cache_root: str | os.PathLike | No
         if read_manifest(folder) is None:  # a concurrent builder may have finished while we waited
 
             def build(tmp: Path) -> dict[str, Any]:
-                with loading(f"an ONNX export of {source.name} (torch.onnx.export)"):
+                with loading(f"{source.name} to ONNX", action="export"):
                     if variant == "fp32":
                         _export_fp32(source, tmp / "model.onnx")
                     else:
