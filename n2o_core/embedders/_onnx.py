@@ -165,6 +165,24 @@ def exported_model(source: str | os.PathLike, cache_root: str | os.PathLike | No
     return folder / "model.onnx"
 
 
+def _options(intra_threads: int) -> Any:
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    opts.intra_op_num_threads = int(intra_threads)
+    opts.inter_op_num_threads = 1
+    opts.log_severity_level = 3
+    return opts
+
+
+def session_from_model(model: bytes, intra_threads: int = 1) -> Any:
+    """An onnxruntime CPU session for a serialized ONNX model built in memory (not shared)."""
+    import onnxruntime as ort
+
+    return ort.InferenceSession(model, sess_options=_options(intra_threads), providers=["CPUExecutionProvider"])
+
+
 def session(path: str | os.PathLike, intra_threads: int = 1) -> Any:
     """An onnxruntime CPU session for `path` (one per path and thread count per process; `run` is thread-safe)."""
     key = (str(path), int(intra_threads))
@@ -173,11 +191,7 @@ def session(path: str | os.PathLike, intra_threads: int = 1) -> Any:
             with loading(f"the ONNX graph {Path(path).name}"):
                 import onnxruntime as ort
 
-                opts = ort.SessionOptions()
-                opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-                opts.intra_op_num_threads = int(intra_threads)
-                opts.inter_op_num_threads = 1
-                opts.log_severity_level = 3
+                opts = _options(intra_threads)
                 _SESSIONS[key] = ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
         return _SESSIONS[key]
 
