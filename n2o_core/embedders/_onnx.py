@@ -128,9 +128,17 @@ def _export_fp32(source: Path, out: Path) -> None:
 
 
 def _quantize_int8(fp32: Path, out: Path) -> None:
+    import logging
+
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
-    quantize_dynamic(str(fp32), str(out), weight_type=QuantType.QInt8, per_channel=True)
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)  # the quantizer logs a pre-processing hint on the root logger
+    try:
+        quantize_dynamic(str(fp32), str(out), weight_type=QuantType.QInt8, per_channel=True)
+    finally:
+        root.setLevel(level)
 
 
 def exported_model(source: str | os.PathLike, cache_root: str | os.PathLike | None, variant: str = "fp32") -> Path:
