@@ -64,7 +64,8 @@ class OnnxMiniLMEmbedder:
         if variant not in _onnx.VARIANTS:
             raise EmbedderError(f"Unknown ONNX variant '{variant}'; use one of {', '.join(_onnx.VARIANTS)}.")
         self.info = default_info("paraphrase-minilm-l3-mean")
-        self.variant = variant  # 'int8': opt-in only (different vectors), part of the fingerprint
+        # 'int8': opt-in only, part of the fingerprint; cosine to fp32 on 2,000 BBC sentences min 0.926 / mean 0.973
+        self.variant = variant
         self.cache_dir = cache_dir
         self.batch_size = batch_size
         self.workers = workers
