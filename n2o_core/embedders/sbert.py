@@ -14,6 +14,7 @@ Two engines compute the same function:
 - "torch": sentence-transformers fp32 in torch (the reference; batches of 32 sorted by length,
   torch.inference_mode, torch threads = cores).
 The engine is part of the fingerprint (cache key) of the vectors: switching engines never mixes cached vectors.
+$N2O_REFERENCE_ENGINES=1 makes "torch" the default (reference vectors, or where no export can be built).
 """
 
 from __future__ import annotations
@@ -91,8 +92,8 @@ def embedding_dim(model: Any) -> int | None:
 
 
 def default_engine() -> str:
-    """'onnx' when torch, onnx and onnxruntime are installed, else 'torch'."""
-    return "onnx" if _onnx.export_available() else "torch"
+    """'onnx' when torch, onnx and onnxruntime are installed, else (or with $N2O_REFERENCE_ENGINES=1) 'torch'."""
+    return "onnx" if _onnx.export_available() and not _onnx.reference_engines_requested() else "torch"
 
 
 def max_seq_length(path: str | Path) -> int:

