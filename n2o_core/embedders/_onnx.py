@@ -100,8 +100,9 @@ def _export_fp32(source: Path, out: Path) -> None:
     """torch.onnx.export of AutoModel(source): (input_ids, attention_mask) int64 [batch, tokens] ->
     token_embeddings float32 [batch, tokens, hidden]; batch and tokens are dynamic.
 
-    Eager attention is exported (not SDPA): it traces to plain MatMul/Softmax, which onnxruntime fuses into its
-    Attention kernel, and it has no Python-side branch on the traced shapes.
+    Eager attention is exported (not SDPA): it traces to plain MatMul/Softmax (a pattern onnxruntime's
+    transformer optimizer fuses: 6 Attention, 1 EmbedLayerNormalization, 12 SkipLayerNormalization), without the
+    SDPA path's Python-side branch on traced shapes. Per core, fused or not ran equally fast on an AVX2 CPU.
     """
     import torch
     from transformers import AutoModel
