@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-from n2o_core.pairs import SYNTHETIC_RULES
+from n2o_core.pairs import SYNTHETIC_RULES, guess_pair_columns
 from n2o_core.settings import NEEDLE_SYNTHETIC_SIZES, param_choice
 
 from . import evaluation_data as ev
@@ -120,7 +120,12 @@ def choose(prefix: str, param: str, sources: tuple[str, ...], default: str) -> P
     if header:
         tag = hashlib.sha1(path.encode()).hexdigest()[:8]
         with st.expander("Columns", expanded=False):
-            st.caption(f"Columns in {up.name}: {', '.join(header)}. (auto) picks them by their usual names.")
+            guess = guess_pair_columns(header)
+            st.caption(
+                f"Columns in {up.name}: {', '.join(header)}. (auto) picks them by their usual names: "
+                + ", ".join(f"{r} → {guess[r] or 'none found'}" for r in _ROLES)
+                + "."
+            )
             cs = st.columns(len(_ROLES))
             for c, r in zip(cs, _ROLES):
                 v = c.selectbox(r, [AUTO, *header], key=f"w_{prefix}_col_{r}_{tag}")
