@@ -154,9 +154,12 @@ def _filters(pairs: Pairs, pkey: tuple) -> tuple:
     paper = paper_defaults(src)
     tag = hashlib.sha1(repr(pkey).encode()).hexdigest()[:8]
     kmin_on, kmin, kov_on, kov, kg = (f"w_n{x}_{tag}" for x in ("min_on", "min", "ovl_on", "ovl", "genre"))
+    kept = st.session_state.setdefault("_needle_thresholds", {})  # per source, kept past a page switch
     if kmin_on not in st.session_state:
         mins, ovl = paper["min_score"], paper["max_overlap"]
-        if not st.session_state.get("_needle_url_done"):  # the link's thresholds count once per session
+        if tag in kept:
+            mins, ovl = kept[tag]
+        elif not st.session_state.get("_needle_url_done"):  # the link's thresholds count once per session
             st.session_state["_needle_url_done"] = True
             mins, note1 = param_threshold(st.query_params, "min_score", 0.0, 5.0, mins)
             ovl, note2 = param_threshold(st.query_params, "max_overlap", 0.05, 1.0, ovl)
@@ -195,6 +198,7 @@ def _filters(pairs: Pairs, pkey: tuple) -> tuple:
             c3.caption(f"Genre: {genres[0] if genres else 'none given'}.")
     min_score = float(v_min) if (on_min and src.scored) else None
     max_overlap = float(v_ov) if on_ov else None
+    kept[tag] = (min_score, max_overlap)
     st.query_params["min_score"] = "off" if min_score is None else f"{min_score:g}"
     st.query_params["max_overlap"] = "off" if max_overlap is None else f"{max_overlap:g}"
     return ev.filter_key(min_score, max_overlap, chosen)

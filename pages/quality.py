@@ -80,7 +80,11 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         dims=ev.dims(lo),
     )
     shown = table.rename(columns=LABELS)
-    st.dataframe(shown.style.format({LABELS["dim"]: "{:,.0f}"}, precision=4, na_rep="—"), hide_index=True)
+    st.dataframe(
+        shown.style.format({LABELS["dim"]: "{:,.0f}"}, precision=4, na_rep="—"),
+        hide_index=True,
+        column_config={c.label: st.column_config.Column(help=c.source) for c in QUALITY_COLUMNS.values()},
+    )
     sources = pd.DataFrame(
         [
             {

@@ -49,15 +49,20 @@ def choose(prefix: str, param: str, sources: tuple[str, ...], default: str) -> P
     in sync. `sources`: the values a link may hold (built-in / synthetic specs, "upload", "hf")."""
     mkey, rkey, nkey = f"w_{prefix}_mode", f"w_{prefix}_rule", f"w_{prefix}_size"
     modes = list(dict.fromkeys(_mode_of(s) for s in sources))
+    kept = f"_{prefix}_kept"  # the choice, kept past a page switch (which drops widget state and the link's part)
     if mkey not in st.session_state:  # the link's value counts once; then the widgets decide
-        value, note = param_choice(st.query_params, param, list(sources), default)
-        if note:
-            st.warning(note)
+        if kept in st.session_state:
+            value = st.session_state[kept]
+        else:
+            value, note = param_choice(st.query_params, param, list(sources), default)
+            if note:
+                st.warning(note)
         st.session_state[mkey] = _mode_of(value)
         if value.startswith("synthetic:"):
             _, rule, n = value.split(":")
             st.session_state[rkey], st.session_state[nkey] = rule, int(n)
     mode = st.radio("Pairs", modes, format_func=MODES.get, key=mkey, horizontal=True) or modes[0]
+    st.session_state[kept] = mode
     if mode == "synthetic":
         c1, c2 = st.columns([3, 2])
         rule = c1.selectbox(
@@ -71,11 +76,11 @@ def choose(prefix: str, param: str, sources: tuple[str, ...], default: str) -> P
         st.session_state.setdefault(nkey, 100)
         n = c2.select_slider("Pairs (at most)", list(NEEDLE_SYNTHETIC_SIZES), key=nkey)
         spec = f"synthetic:{rule}:{n}"
-        st.query_params[param] = spec
+        st.query_params[param] = st.session_state[kept] = spec
         return PairChoice(mode, spec)
     if mode == "builtin":
         spec = next(s for s in sources if s.startswith("builtin:"))
-        st.query_params[param] = spec
+        st.query_params[param] = st.session_state[kept] = spec
         return PairChoice(mode, spec)
     st.query_params[param] = mode  # the mode only: never a file or a dataset name
     if mode == "hf":
