@@ -48,20 +48,20 @@ log = logging.getLogger("n2o_explorer")
 NEEDLE_TOP = 5
 #: Bootstrap resamples for the MRR 95% CI (as the CLI's default).
 NEEDLE_BOOT = 1000
-_MEMO_SIZE = 512
+_MEMO_SIZE = {"pairs": 16}  # per kind; 512 for the per-embedder results (small)
 
 
 @st.cache_resource(show_spinner=False)
 def _memo() -> dict[str, OrderedDict]:
     """Process-wide memo of per-embedder results by key (oldest dropped beyond _MEMO_SIZE per kind)."""
-    return {"needle": OrderedDict(), "sts": OrderedDict(), "heros": OrderedDict()}
+    return {"pairs": OrderedDict(), "needle": OrderedDict(), "sts": OrderedDict(), "heros": OrderedDict()}
 
 
 def _keep(kind: str, key: tuple, value: Any) -> None:
     memo = _memo()[kind]
     memo[key] = value
     memo.move_to_end(key)
-    while len(memo) > _MEMO_SIZE:
+    while len(memo) > _MEMO_SIZE.get(kind, 512):
         memo.popitem(last=False)
 
 
@@ -90,38 +90,36 @@ def pair_key(spec: str, columns: Mapping[str, str | None] | None, corpus: Corpus
     return (spec, cols, corpus.fingerprint if synthetic and corpus is not None else "", seed if synthetic else 0)
 
 
-@st.cache_data(show_spinner=False, max_entries=32)
-def _pairs(key: tuple, _corpus: Corpus | None) -> Pairs:
+def _load(key: tuple, corpus: Corpus | None, progress: Callable[..., None] | None = None) -> Pairs:
     spec, cols, _fp, seed = key
-    return load_pairs(spec, columns=dict(cols) or None, corpus=_corpus, cache=data.cache(), seed=seed)
-
-
-@st.cache_resource(show_spinner=False)
-def _loaded_keys() -> set:
-    return set()
+    out = load_pairs(spec, columns=dict(cols) or None, corpus=corpus, cache=data.cache(), seed=seed, progress=progress)
+    _keep("pairs", key, out)
+    return out
 
 
 def pairs(key: tuple, corpus: Corpus | None = None) -> Pairs:
-    """The pairs for a `pair_key` (cached per process); a status line while synthetic pairs are made or a
-    Hugging Face dataset is fetched. Raises N2OError with one sentence on bad input."""
+    """The pairs for a `pair_key` (kept per process, read-only); a status with a progress bar while synthetic
+    pairs are made or a Hugging Face dataset is fetched. Raises N2OError with one sentence on bad input."""
+    memo = _memo()["pairs"]
+    if key in memo:
+        return memo[key]
     spec = key[0]
-    if key in _loaded_keys() or not (spec.startswith("synthetic") or spec.startswith("hf:")):
-        out = _pairs(key, corpus)
-    else:
-        doing = (
-            f"Making synthetic pairs from {corpus.name if corpus is not None else 'the corpus'} "
-            "(WordNet and spaCy load first)"
-            if spec.startswith("synthetic")
-            else f"Fetching the Hugging Face dataset {spec[3:]}"
-        )
-        with st.status(f"{doing}…") as status:
-            try:
-                out = _pairs(key, corpus)
-            except Exception:
-                status.update(label=f"{doing}: failed", state="error", expanded=False)
-                raise
-            status.update(label=f"{len(out):,} pairs ready", state="complete", expanded=False)
-    _loaded_keys().add(key)
+    if not (spec.startswith("synthetic") or spec.startswith("hf:")):
+        return _load(key, corpus)
+    doing = (
+        f"Making synthetic pairs from {corpus.name if corpus is not None else 'the corpus'} "
+        "(WordNet and spaCy load first)"
+        if spec.startswith("synthetic")
+        else f"Fetching the Hugging Face dataset {spec[3:]}"
+    )
+    with st.status(f"{doing}…", expanded=True) as status:
+        bar = st.progress(0.0)
+        try:
+            out = _load(key, corpus, _bar_progress(bar, "pairs", {"": "made"}))
+        except Exception:
+            status.update(label=f"{doing}: failed", state="error", expanded=False)
+            raise
+        status.update(label=f"{len(out):,} pairs ready", state="complete", expanded=False)
     return out
 
 

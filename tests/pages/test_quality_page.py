@@ -7,7 +7,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 from conftest import no_exception, plotly_specs
-from test_needle import workspace
+from test_needle_page import workspace
 
 from n2o_core.compare import compare
 from n2o_core.heros.run import make_pairs, score_embedder

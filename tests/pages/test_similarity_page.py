@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from conftest import no_exception, plotly_specs
 from sts_fixture import write_stsb
-from test_needle import workspace
+from test_needle_page import workspace
 
 from n2o_core.figures_eval import SCORING_LABELS
 from n2o_core.pairs import lee_pairs, load_pairs
