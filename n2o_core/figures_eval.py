@@ -75,7 +75,7 @@ def needle_mrr(
         )
     )
     top = float(np.nanmax(hi)) if np.isfinite(hi).any() else 1.0
-    fig.update_xaxes(title="MRR (1 = every paraphrase ranked first)", range=[0, min(1.0, top * 1.08) or 1.0])
+    fig.update_xaxes(title="MRR (1 = every paraphrase ranked first)", range=[0, min(1.04, top * 1.08) or 1.04])
     fig.update_yaxes(title=None)
     if title is None:
         title = "Paraphrase rank: MRR with bootstrap 95% CI"
@@ -129,6 +129,7 @@ def rank_bump(ranks: pd.DataFrame, *, title: str | None = None, color_order: Seq
                 name=e,
                 text=[""] * (len(y) - 1) + [f" {e}"],
                 textposition="middle right",
+                cliponaxis=False,
                 line=dict(color=colors[e], width=3.5 if moved else 1.5, dash="solid" if moved else "dot"),
                 marker=dict(size=11 if moved else 7, color=colors[e]),
                 opacity=1.0 if moved else 0.55,
@@ -139,7 +140,7 @@ def rank_bump(ranks: pd.DataFrame, *, title: str | None = None, color_order: Seq
     fig.update_yaxes(
         title="rank (1 = highest correlation)", autorange=False, range=[n + 0.5, 0.5], dtick=1, zeroline=False
     )
-    fig.update_xaxes(title=None, range=[-0.3, len(labels) - 0.2])
+    fig.update_xaxes(title=None, range=[-0.3, len(labels) - 0.7])
     fig.update_layout(showlegend=False)
     fig = _base_layout(fig, title, max(300, 80 + 40 * n))
     fig.update_layout(margin=dict(l=10, r=170, t=50 if title else 20, b=10))

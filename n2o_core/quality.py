@@ -37,6 +37,7 @@ __all__ = [
     "mean_n2o_with_others",
     "negation_sensitivity",
     "quality_csv",
+    "quality_display",
     "quality_table",
 ]
 
@@ -174,6 +175,19 @@ def column_correlation(table: pd.DataFrame, x: str, y: str) -> tuple[float, int]
     if n < 3 or both[x].nunique() < 2 or both[y].nunique() < 2:
         return float("nan"), n
     return float(stats.spearmanr(both[x], both[y])[0]), n
+
+
+NOT_RUN = "—"
+
+
+def quality_display(table: pd.DataFrame, digits: int = 4) -> pd.DataFrame:
+    """The table as shown: column labels, values as text with `digits` decimals (dimension as a whole number with
+    thousands separators), and NOT_RUN ("—") where an analysis was not run."""
+    out = pd.DataFrame({"embedder": table["embedder"]})
+    for key, col in QUALITY_COLUMNS.items():
+        fmt = "{:,.0f}" if key == "dim" else f"{{:.{digits}f}}"
+        out[col.label] = [NOT_RUN if pd.isna(v) else fmt.format(float(v)) for v in table[key]]
+    return out
 
 
 def quality_csv(table: pd.DataFrame) -> str:

@@ -9,7 +9,7 @@ import streamlit as st
 
 from n2o_core import figures_eval
 from n2o_core.corpora import Corpus
-from n2o_core.quality import QUALITY_COLUMNS, column_correlation, quality_csv, quality_table
+from n2o_core.quality import QUALITY_COLUMNS, column_correlation, quality_csv, quality_display, quality_table
 from n2o_core.settings import (
     HEROS_DEFAULT_PAIRS,
     NEEDLE_DEFAULT_SOURCE,
@@ -79,9 +79,8 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         heros=pd.concat([r.results for r in heros.values()]) if heros else None,
         dims=ev.dims(lo),
     )
-    shown = table.rename(columns=LABELS)
     st.dataframe(
-        shown.style.format({LABELS["dim"]: "{:,.0f}"}, precision=4, na_rep="—"),
+        quality_display(table),
         hide_index=True,
         column_config={c.label: st.column_config.Column(help=c.source) for c in QUALITY_COLUMNS.values()},
     )

@@ -75,7 +75,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         "the sentences being scored (the 2n pair sentences, each counted once per pair it is in), then every "
         "vector is L2-normalized by the cosine. This is not the sidebar's corpus z-normalization, which this page "
         "does not use. Corpus-trained embedders (tf-idf, word2vec, fastText) are fit on the sidebar's corpus "
-        f"**{lo.corpus.name}**." + (" " + " ".join(f"Note: {n}." for n in res.notes) if res.notes else "")
+        f"**{lo.corpus.name}**." + (" Notes: " + "; ".join(res.notes) + "." if res.notes else "")
     )
     st.info(
         "**Dimension** is each embedder's vector size (tf-idf: its vocabulary). Pitfalls' first point: embedders "
@@ -93,19 +93,15 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     )
 
     st.subheader("The ranking under each scoring")
-    c1, c2 = st.columns([3, 2])
-    with c1:
-        st.plotly_chart(
-            data.figure(
-                "sts_bump",
-                (lo.corpus.fingerprint, pkey, tuple(lo.names)),
-                lambda: figures_eval.rank_bump(res.ranks, color_order=lo.names),
-            ),
-            key="sts_bump",
-        )
-    with c2:
-        ranks = rank_display(res.ranks)
-        st.dataframe(ranks.style.map(_arrow_colour), hide_index=True)
+    st.plotly_chart(
+        data.figure(
+            "sts_bump",
+            (lo.corpus.fingerprint, pkey, tuple(lo.names)),
+            lambda: figures_eval.rank_bump(res.ranks, color_order=lo.names),
+        ),
+        key="sts_bump",
+    )
+    st.dataframe(rank_display(res.ranks).style.map(_arrow_colour), hide_index=True)
     rank_cols = res.ranks[[f"rank_{s}" for s in SCORINGS]]
     n_moved = int((rank_cols.nunique(axis=1) > 1).sum())
     st.caption(

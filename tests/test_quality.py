@@ -20,6 +20,7 @@ from n2o_core.quality import (
     mean_n2o_with_others,
     negation_sensitivity,
     quality_csv,
+    quality_display,
     quality_table,
 )
 from n2o_core.workspace import Workspace
@@ -102,3 +103,12 @@ def test_embedder_dims_of_real_embedders(tmp_path):
     dims = embedder_dims(ws, ["glove-6b-50d", "tfidf"])
     assert dims["glove-6b-50d"] == 50
     assert dims["tfidf"] == ws.embeddings("tfidf").shape[1] > 10  # the vocabulary of this corpus
+
+
+def test_display_is_text_with_a_dash_for_what_was_not_run():
+    t = quality_table(NAMES, n2o=M, dims={"a": 12345, "b": 50})
+    d = quality_display(t)
+    assert d.columns.tolist() == ["embedder", *(c.label for c in QUALITY_COLUMNS.values())]
+    assert d["Mean N2O with the others"].tolist() == ["0.3000", "0.4000", "0.5000"]
+    assert d["Needle MRR"].tolist() == ["—", "—", "—"]
+    assert d["Dimension"].tolist() == ["12,345", "50", "—"]
