@@ -12,6 +12,9 @@ page can tell, without running anything, which analyses were already run for thi
 - HEROS: `heros.run.score_embedder` on the corpus's minimal pairs (`ui.heros_data.pairs`, shared with the HEROS
   page).
 
+Loaded pairs are kept in the same memo by `pair_key` (not in st.cache_data: a progress bar updated inside a cached
+function cannot be replayed); uploaded pair files are kept in the cache folder under their content digest.
+
 The last configuration run on the needle and similarity pages is remembered per session and corpus
 (`remember` / `last`), so the quality page shows those results.
 """
