@@ -31,6 +31,9 @@ PAGES = [
     ("query", "Query explorer", ":material/manage_search:"),
     ("tokens", "Token overlap", ":material/abc:"),
     ("heros", "HEROS subsets", ":material/science:"),
+    ("needle", "Paraphrase needle", ":material/search:"),
+    ("similarity", "Human similarity", ":material/groups:"),
+    ("quality", "Quality vs agreement", ":material/scatter_plot:"),
     ("findings", "Papers' findings", ":material/fact_check:"),
     ("about", "About", ":material/info:"),
 ]
