@@ -338,7 +338,7 @@ def _read_stsb(path: Path, text: str, scale: float | None) -> Pairs:
         s1.append(f[5])
         s2.append(f[6])
         lines.append(n)
-    notes = ("STS Benchmark layout: tab-split with quoting off, first 7 fields per line",)
+    notes: tuple[str, ...] = ("STS Benchmark layout: tab-split with quoting off, first 7 fields per line",)
     if extra:
         notes += (f"{extra} lines had extra trailing fields (ignored)",)
     src = PairSource(str(path), "sts-b", f"STS Benchmark file {path.name}", notes=notes)

@@ -34,7 +34,7 @@ def save_vectors(path: str | os.PathLike, X: np.ndarray | sp.spmatrix, max_dense
             f"The vectors would take {n * d * 4 / 2**30:.1f} GiB as a dense float32 array ({n} x {d}), more than "
             f"the {max_dense_bytes / 2**30:.1f} GiB allowed for --out; use --max-sentences to embed fewer sentences."
         )
-    dense = X.toarray() if sp.issparse(X) else np.asarray(X)
+    dense = np.asarray(X.toarray()) if sp.issparse(X) else np.asarray(X)  # type: ignore[union-attr]
     dense = np.ascontiguousarray(dense, dtype=np.float32)
     try:
         out.parent.mkdir(parents=True, exist_ok=True)
