@@ -17,7 +17,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import streamlit as st  # noqa: E402
 
-from ui import sidebar, talk  # noqa: E402
+from ui import preload, sidebar, talk  # noqa: E402
 from ui.guard import shown  # noqa: E402
 from ui.shell import through_app  # noqa: E402
 
@@ -37,6 +37,10 @@ PAGES = [
     ("query", "Query explorer", ":material/manage_search:"),
     ("tokens", "Token overlap", ":material/abc:"),
     ("heros", "HEROS subsets", ":material/science:"),
+    ("needle", "Paraphrase needle", ":material/search:"),
+    ("similarity", "Human similarity", ":material/groups:"),
+    ("quality", "Quality vs agreement", ":material/scatter_plot:"),
+    ("findings", "Papers' findings", ":material/fact_check:"),
     ("about", "About", ":material/info:"),
 ]
 
@@ -52,3 +56,4 @@ settings, corpus = sidebar.draw()
 name = page.url_path or PAGES[0][0]
 with shown(f"The {page.title} page"):  # anything unexpected is one sentence in place, never a traceback
     importlib.import_module(f"pages.{name}").render(settings, corpus)
+preload.start(settings, corpus)  # what the next clicks need, loaded in the background once the page is drawn

@@ -1,7 +1,9 @@
 """Shared helpers of the benchmark scripts: machine facts, synthetic vectors, the SGEMM bound, result files.
 
-Every benchmark records `os.getloadavg()` before and after (other processes share the 2 cores) and compares
-each timing with a baseline measured in the same process, so ratios stay meaningful under load.
+Every benchmark records the CPU model and `os.getloadavg()` before and after, and compares each timing with a
+baseline measured in the same process. A result is marked `"valid": false` when the 1-minute load average was
+above MAX_LOAD (1.0) when the benchmark started: other processes then share the cores and the ratios mean little
+(run benchmarks through `/work/shared/tools/when-quiet`, which waits for a quiet machine).
 """
 
 from __future__ import annotations
@@ -22,8 +24,39 @@ if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
 
+#: A benchmark started above this 1-minute load average is recorded as invalid.
+MAX_LOAD = 1.0
+#: The load average when the benchmark script started (imported this module).
+LOAD_AT_IMPORT = [round(x, 2) for x in os.getloadavg()]
+
+
+def cpu_model() -> str:
+    """The CPU's model name (from /proc/cpuinfo; platform.processor() elsewhere)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("model name"):
+                    return line.split(":", 1)[1].strip()
+    except OSError:
+        pass
+    return platform.processor() or platform.machine()
+
+
+def cpu_flags() -> list[str]:
+    """The vector instruction sets the CPU reports (avx2, avx512f, f16c, fma, ...)."""
+    try:
+        with open("/proc/cpuinfo") as f:
+            for line in f:
+                if line.startswith("flags"):
+                    have = set(line.split(":", 1)[1].split())
+                    return sorted(have & {"avx", "avx2", "avx512f", "avx512bw", "avx512_fp16", "f16c", "fma"})
+    except OSError:
+        pass
+    return []
+
+
 def machine() -> dict[str, Any]:
-    """CPU count, memory, BLAS kernel and load average now."""
+    """CPU model and count, memory, BLAS kernel and load average now."""
     from threadpoolctl import threadpool_info
 
     mem = None
@@ -38,6 +71,8 @@ def machine() -> dict[str, Any]:
         if i.get("user_api") == "blas"
     ]
     return {
+        "cpu_model": cpu_model(),
+        "cpu_flags": cpu_flags(),
         "cpus": os.cpu_count(),
         "memory_gib": round(mem, 1) if mem else None,
         "python": platform.python_version(),
@@ -78,8 +113,12 @@ def clustered_vectors(
 
 def sgemm_seconds(Q: np.ndarray, X: np.ndarray, block: int, repeats: int = 1) -> float:
     """Time of the plain float32 products Q @ X[b].T over the corpus in blocks of `block` rows (the machine's
-    SGEMM bound for exact search: the same flops, no normalization and no selection). Best of `repeats`."""
+    SGEMM bound for exact search: the same flops, no normalization and no selection), BLAS on all its threads,
+    written into one preallocated output (no page faults of fresh allocations). Blocks that are not float32 are
+    converted first (float16 matmul has no fast kernel), so for them the bound includes the conversion. Best of
+    `repeats`."""
     Q = np.ascontiguousarray(Q, np.float32)
+    out = np.empty((Q.shape[0], min(block, X.shape[0])), np.float32)
     best = np.inf
     for _ in range(repeats):
         t0 = time.perf_counter()
@@ -87,9 +126,16 @@ def sgemm_seconds(Q: np.ndarray, X: np.ndarray, block: int, repeats: int = 1) ->
             Xb = X[s : s + block]
             if Xb.dtype != np.float32:
                 Xb = Xb.astype(np.float32)
-            np.matmul(Q, Xb.T)
+            np.matmul(Q, Xb.T, out=out[:, : Xb.shape[0]])
         best = min(best, time.perf_counter() - t0)
     return best
+
+
+def sgemm_bound(Q: np.ndarray, X: np.ndarray, blocks: list[int]) -> tuple[float, dict[int, float]]:
+    """The SGEMM bound: the fastest of `sgemm_seconds` over the given block sizes (e.g. the search's tile and
+    a 64 MB score block), and the time of each."""
+    times = {int(b): sgemm_seconds(Q, X, int(b)) for b in dict.fromkeys(blocks)}
+    return min(times.values()), times
 
 
 def recall_at_k(approx_ids: np.ndarray, exact_ids: np.ndarray) -> float:
@@ -99,21 +145,33 @@ def recall_at_k(approx_ids: np.ndarray, exact_ids: np.ndarray) -> float:
 
 
 class Recorder:
-    """Collects results and writes results/<name>.json plus a readable results/<name>.txt."""
+    """Collects results and writes results/<name>.json plus a readable results/<name>.txt.
+
+    `valid` is False when the 1-minute load average was above MAX_LOAD when the script started (imported this
+    module, before any work of its own); the files then say so."""
 
     def __init__(self, name: str):
         self.name = name
+        info = {**machine(), "loadavg_start": LOAD_AT_IMPORT}
+        self.valid = info["loadavg_start"][0] <= MAX_LOAD
         self.data: dict[str, Any] = {
             "benchmark": name,
             "started": time.strftime("%Y-%m-%dT%H:%M:%S"),
-            "machine": machine(),
+            "valid": self.valid,
+            "max_load": MAX_LOAD,
+            "machine": info,
             "results": [],
         }
         self.lines: list[str] = []
         self.log(
-            f"# {name}  ({self.data['started']}, {self.data['machine']['cpus']} cpus, "
-            f"load {self.data['machine']['loadavg_start']}, BLAS {self.data['machine']['blas']})"
+            f"# {name}  ({self.data['started']}, {info['cpu_model']}, {info['cpus']} cpus, "
+            f"load {info['loadavg_start']}, BLAS {info['blas']})"
         )
+        if not self.valid:
+            self.log(
+                f"# INVALID: 1-minute load {info['loadavg_start'][0]} > {MAX_LOAD} at the start; "
+                "these numbers are not a measurement of this machine"
+            )
 
     def log(self, line: str) -> None:
         print(line, flush=True)
@@ -129,7 +187,7 @@ class Recorder:
         RESULTS.mkdir(parents=True, exist_ok=True)
         self.data["machine"]["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
         self.data["finished"] = time.strftime("%Y-%m-%dT%H:%M:%S")
-        self.log(f"# load at end {self.data['machine']['loadavg_end']}")
+        self.log(f"# load at end {self.data['machine']['loadavg_end']}; valid: {str(self.valid).lower()}")
         for suffix, text in ((".json", json.dumps(self.data, indent=1)), (".txt", "\n".join(self.lines) + "\n")):
             p = RESULTS / f"{self.name}{suffix}"
             tmp = p.with_name("." + p.name + ".tmp")
@@ -138,7 +196,14 @@ class Recorder:
 
 
 def save_flat(name: str, out: dict[str, Any], omit_from_txt: tuple[str, ...] = ()) -> None:
-    """Write a one-level result dict to results/<name>.json and a `key: value` results/<name>.txt; print it."""
+    """Write a one-level result dict to results/<name>.json and a `key: value` results/<name>.txt; print it.
+
+    The machine (CPU model; load average when the script imported this module, as its start) and `valid` are
+    added unless present."""
+    out = dict(out)
+    info = out.setdefault("machine", {**machine(), "loadavg_start": LOAD_AT_IMPORT})
+    out.setdefault("valid", info["loadavg_start"][0] <= MAX_LOAD)
+    out["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
     RESULTS.mkdir(parents=True, exist_ok=True)
     (RESULTS / f"{name}.json").write_text(json.dumps(out, indent=2) + "\n")
     lines = [f"{k}: {v}" for k, v in out.items() if k not in omit_from_txt]

@@ -8,12 +8,25 @@ of the float64 products Q @ X[b].T alone over the same blocks (the BLAS bound: s
 no counting), and of the naive way (all scores in one matrix, a full argsort per query, the paraphrase's
 position looked up). The ranks of the two methods must be identical. Also a sparse (tf-idf-like CSR) case.
 Writes benchmarks/results/bench_needle.json (and .txt). Run on a quiet machine: ratios are same-run.
+
+    python benchmarks/bench_needle.py --runs [--corpus builtin:bbc-news] [--max-sentences 5000]
+                                             [--pair-spec synthetic:heros-synonym:100] [--embedder ID ...]
+
+End-to-end cold and warm needle runs instead, as whole processes (`python -m n2o_core needle`): on an empty cache
+(corpus embeddings, pairs and their vectors all made), on a cache holding only the corpus embeddings (what the
+dashboard's needle page meets after the heatmap: pairs made and embedded, corpus read back), and again on the
+filled cache (everything read back). The three JSON outputs must be identical. Writes
+benchmarks/results/bench_needle_runs.json (and .txt).
 """
 
 from __future__ import annotations
 
 import argparse
+import json
+import os
+import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -21,7 +34,7 @@ import numpy as np
 import scipy.sparse as sp
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import Recorder, cached_vectors  # noqa: E402
+from _common import ROOT, Recorder, cached_vectors, save_flat  # noqa: E402
 
 from n2o_core.needle import _unit, paraphrase_ranks  # noqa: E402
 
@@ -58,13 +71,62 @@ def best(fn, repeats: int) -> tuple[float, object]:
     return t_best, out
 
 
+def _cli(cmd: str, args: list[str], cache: Path) -> float:
+    t = time.perf_counter()
+    subprocess.run(
+        [sys.executable, "-m", "n2o_core", cmd, *args, "--cache-dir", str(cache)],
+        cwd=ROOT,
+        check=True,
+        capture_output=True,
+        env=dict(os.environ, HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1"),
+    )
+    return time.perf_counter() - t
+
+
+def end_to_end(args: argparse.Namespace) -> None:
+    """Cold (empty cache), corpus-cached and warm `needle` runs, as separate processes; identical output."""
+    corpus = ["--corpus", args.corpus, "--max-sentences", str(args.max_sentences)]
+    embs = [a for e in args.embedder for a in ("--embedder", e)]
+    tmp = Path(tempfile.mkdtemp(prefix="n2o-needle-bench-"))
+    out: dict[str, object] = {
+        "command": "python -m n2o_core needle " + " ".join([*corpus, "--pairs", args.pair_spec, *embs]),
+        "cpus": os.cpu_count(),
+        "loadavg_start": [round(x, 2) for x in os.getloadavg()],
+    }
+    needle = [*corpus, "--pairs", args.pair_spec, *embs]
+    out["empty_cache_s"] = round(_cli("needle", [*needle, "--json", str(tmp / "cold.json")], tmp / "a"), 1)
+    out["embed_corpus_s"] = round(_cli("embed", [*corpus, *embs], tmp / "b"), 1)
+    out["corpus_cached_s"] = round(_cli("needle", [*needle, "--json", str(tmp / "page.json")], tmp / "b"), 1)
+    out["warm_s"] = round(_cli("needle", [*needle, "--json", str(tmp / "warm.json")], tmp / "b"), 1)
+    docs = [json.loads((tmp / f).read_text()) for f in ("cold.json", "page.json", "warm.json")]
+    for d in docs:
+        d.pop("meta", None)
+    out["identical_output"] = docs[0] == docs[1] == docs[2]
+    out["warm_over_empty"] = round(out["warm_s"] / out["empty_cache_s"], 3)  # type: ignore[operator]
+    out["mrr"] = {r["embedder"]: r["mrr"] for r in docs[0]["results"]}
+    out["n_pairs"] = docs[0]["n_pairs"]
+    out["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
+    save_flat("bench_needle_runs", out)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=200_000)
     ap.add_argument("--d", type=int, default=384)
     ap.add_argument("--pairs", type=int, nargs="+", default=[100, 1000])
     ap.add_argument("--repeats", type=int, default=3)
+    ap.add_argument("--runs", action="store_true", help="end-to-end cold / corpus-cached / warm CLI runs instead")
+    ap.add_argument("--corpus", default="builtin:bbc-news")
+    ap.add_argument("--max-sentences", type=int, default=5000)
+    ap.add_argument("--pair-spec", default="synthetic:heros-synonym:100")
+    ap.add_argument(
+        "--embedder", action="append", default=None, help="repeatable (default: tfidf, glove-6b-50d, minilm-l6-mean)"
+    )
     args = ap.parse_args()
+    if args.runs:
+        args.embedder = args.embedder or ["tfidf", "glove-6b-50d", "minilm-l6-mean"]
+        end_to_end(args)
+        return
     rec = Recorder("bench_needle")
     X = cached_vectors(args.n, args.d)
     rng = np.random.default_rng(0)

@@ -31,6 +31,7 @@ import pandas as pd
 from .errors import N2OError
 from .neighbors import NO_NEIGHBOR, Neighbors
 from .overlap import chance_level, overlap_counts
+from .pipeline import StageProgress, prepare_embedder
 from .text import tokenize
 from .workspace import Workspace
 
@@ -47,9 +48,6 @@ DEFAULT_K = 50
 APPROX_ABOVE = 50_000
 #: A token is rare when it occurs at most this many times in the corpus's fit texts.
 RARE_MAX = 5
-
-#: Called as on_stage(embedder_id, stage, done, total), stage in {"embed", "neighbors"} (as compare's).
-StageProgress = Callable[[str, str, int, int], None]
 
 
 def default_approx(n: int) -> bool:
@@ -169,7 +167,8 @@ def all_pairs_neighbors(
     n = len(ws.corpus)
     if approx is None:
         approx = default_approx(n)
-    return ws.neighbors(eid, np.arange(n, dtype=np.int64), k, znorm=znorm, approx=approx, progress=progress)
+    on_stage: StageProgress | None = (lambda _e, _s, d, t: progress(d, t)) if progress else None
+    return prepare_embedder(ws, eid, np.arange(n, dtype=np.int64), k, znorm=znorm, approx=approx, on_stage=on_stage)
 
 
 def agreement(
@@ -194,14 +193,8 @@ def agreement(
     seconds: dict[str, float] = {}
     for eid in embedder_ids:
         t0 = time.perf_counter()
-        ws.embeddings(eid, progress=(lambda d, t, e=eid: on_stage(e, "embed", d, t)) if on_stage else None)
-        nb = all_pairs_neighbors(
-            ws,
-            eid,
-            k_max,
-            znorm=znorm,
-            approx=approx,
-            progress=(lambda d, t, e=eid: on_stage(e, "neighbors", d, t)) if on_stage else None,
+        nb = prepare_embedder(
+            ws, eid, np.arange(n, dtype=np.int64), k_max, znorm=znorm, approx=approx, on_stage=on_stage
         ).head(k)
         neighbors[eid] = nb.ids
         recall[eid] = nb.recall

@@ -139,6 +139,8 @@ def cmd_embedders(args: argparse.Namespace) -> int:
 def cmd_embed(args: argparse.Namespace) -> int:
     ws, ids = _workspace(args)
     require_embedders(ids, minimum=1, what="(--embedder ID)")
+    if args.out and len(ids) != 1:
+        raise N2OError(f"--out writes the vectors of one embedder; {len(ids)} were given.")
     _check_embedders(ids, ws)
     bars = _Bars()
     print(f"corpus {ws.corpus.name}: {len(ws.corpus)} sentences ({ws.corpus.n_duplicates} duplicates removed)")
@@ -149,6 +151,11 @@ def cmd_embed(args: argparse.Namespace) -> int:
             f"{eid}: {X.shape[0]} x {X.shape[1]} {X.dtype} in {time.perf_counter() - t0:.1f} s "
             f"({ws.zero_vector_count(eid)} zero vectors)"
         )
+        if args.out:
+            from .vectors_out import save_vectors
+
+            path = save_vectors(args.out, X)
+            print(f"wrote {path}: one float32 row per corpus sentence, in corpus order (not normalized)")
     bars.close()
     return 0
 
@@ -262,6 +269,7 @@ def build_parser() -> argparse.ArgumentParser:
     m = sub.add_parser("embed", help="embed a corpus (cached)")
     _add_corpus_args(m)
     _add_embedder_args(m)
+    m.add_argument("--out", default=None, metavar="FILE.npy", help="write the vectors (float32, corpus order)")
     m.set_defaults(func=cmd_embed)
 
     nb = sub.add_parser("neighbors", help="nearest neighbors of one query (corpus id or free text)")
@@ -287,10 +295,10 @@ def build_parser() -> argparse.ArgumentParser:
     c.set_defaults(func=cmd_compare)
 
     # the analyses' own subcommands, each defined beside its analysis
-    from . import agreement_cli, needle_cli, sts_cli, warm_cli
+    from . import agreement_cli, findings_cli, needle_cli, sts_cli, warm_cli
     from .heros import cli as heros_cli
 
-    for module in (heros_cli, needle_cli, sts_cli, agreement_cli, warm_cli):
+    for module in (heros_cli, needle_cli, sts_cli, agreement_cli, findings_cli, warm_cli):
         module.add_parser(sub)
     return p
 

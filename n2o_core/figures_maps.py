@@ -65,7 +65,9 @@ def hover_labels(texts: Sequence[str], max_chars: int = HOVER_CHARS, width: int 
     return [hover_label(t, max_chars, width) for t in texts]
 
 
-def downsample(n: int, max_points: int | None, *, keep: Sequence[int] | None = None, seed: int = 0) -> np.ndarray:
+def downsample(
+    n: int, max_points: int | None, *, keep: Sequence[int] | np.ndarray | None = None, seed: int = 0
+) -> np.ndarray:
     """Sorted ids of the points to draw: all n when n <= max_points, else a fixed random subset of max_points
     that contains every id in `keep` (e.g. the selected sentences)."""
     if max_points is None or n <= max_points:

@@ -31,6 +31,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any
 
 import numpy as np
@@ -327,22 +328,19 @@ def run_needle(
     rows: list[dict[str, Any]] = []
     ranks: dict[str, Ranks] = {}
     for k, eid in enumerate(embedder_ids):
-        X = ws.embeddings(eid, progress=(lambda d, t, e=eid: progress("embed", e, d, t)) if progress else None)
+        embed_progress: Callable[[int, int], None] | None = None
+        rank_progress: Callable[[int, int], None] | None = None
+        if progress is not None:
+            embed_progress = partial(progress, "embed", eid)
+            rank_progress = partial(progress, "rank", eid)
+        X = ws.embeddings(eid, progress=embed_progress)
         if eid in pair_vectors:
             Q, P = _pair_vectors(eid, pair_vectors[eid], df["row"].to_numpy(), pairs.n_loaded)
         else:
             V = ws.encode_texts(eid, uniq)
             Q, P = V[qi], V[pi]
         std = ws.standardizer(eid) if znorm else None
-        r = paraphrase_ranks(
-            X,
-            Q,
-            P,
-            excl,
-            standardizer=std,
-            top=top,
-            progress=(lambda d, t, e=eid: progress("rank", e, d, t)) if progress else None,
-        )
+        r = paraphrase_ranks(X, Q, P, excl, standardizer=std, top=top, progress=rank_progress)
         ranks[eid] = r
         rows.append({"embedder": eid, **summarize(r.rank, r.ties, n_boot, seed + k), "znorm": std is not None})
     results = pd.DataFrame(rows, columns=[*RESULT_COLUMNS, "znorm"])

@@ -1,8 +1,9 @@
 """Cosine k-nearest-neighbor search: exact (blocked BLAS + thresholded top-k) and approximate (pynndescent).
 
 Conventions (tested against a brute-force reference):
-- Cosine similarity of L2-normalized rows; rows are normalized block by block, so raw (or float16) arrays can
-  be searched without a normalized copy of the corpus.
+- Cosine similarity of L2-normalized rows. Dense corpus rows are never normalized into a copy: the scan
+  multiplies the normalized queries with the raw rows (float16 widened tile by tile) and scales each score by its
+  row's inverse norm as it selects (`_Scan`); the kept candidates are re-scored in float64.
 - Ties are broken by the lower corpus index, so results are deterministic.
 - A query is excluded from its own neighbors by its index (an exact duplicate of it is still a neighbor).
 - Zero vectors (a sentence with no in-vocabulary token) have no direction. They are ranked after every real
@@ -22,9 +23,9 @@ from __future__ import annotations
 
 import functools
 import os
+import threading
 import time
 from collections.abc import Callable
-from contextlib import nullcontext
 from dataclasses import dataclass
 
 import numpy as np
@@ -275,49 +276,222 @@ def _scores(Q, Xb) -> np.ndarray:
     return Q @ Xb.T
 
 
+# --------------------------------------------------------------------------- exact search: the scan
+
+#: Bytes of one worker's tile, for its (query chunk x corpus rows) float32 scores and, separately, for its corpus
+#: rows (as read, plus their float32 copy when they are converted: float16, z-normalized, other dtypes). The rows
+#: are read by the pass that takes their norms and again by the GEMM; the scores are written by the GEMM and read
+#: by the selection: two workers' tiles stay in the last-level cache between the two.
+TILE_BYTES = 8 << 20
+#: At most this many queries per tile: more queries are scanned in chunks, so a tile keeps at least ~1,000 corpus
+#: rows and each product stays a large GEMM.
+QUERY_CHUNK = 2048
+#: Below this many multiply-adds (query x row x dimension) a search runs on the calling thread alone.
+SMALL_SEARCH = 1 << 24
+
+
+def search_threads() -> int:
+    """Worker threads of a single-process exact search: the CPUs this process may run on."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except AttributeError:  # pragma: no cover - not Linux
+        return max(1, os.cpu_count() or 1)
+
+
+def default_block(n: int, q: int, sparse: bool = False, *, dim: int = 0, converted: bool = False) -> int:
+    """Corpus rows per tile: as many as keep both the tile's scores (min(q, QUERY_CHUNK) float32 per row) and its
+    rows (`dim` float32 per row, twice that when `converted`) within TILE_BYTES; 1,024 to 65,536 rows (16,384 for
+    sparse rows), at most n."""
+    qc = min(max(q, 1), QUERY_CHUNK)
+    per_row = max(4 * qc, (8 if converted else 4) * dim, 1)
+    block = min(max(1024, TILE_BYTES // per_row), 16384 if sparse else 65536)
+    return int(min(max(n, 1), block))
+
+
+class _Scan:
+    """One exact scan, split into tiles (corpus rows x query chunk) that worker threads take in corpus order.
+
+    Each worker keeps its own running top-kk (merged at the end), so workers never wait for one another: while one
+    runs its tile's GEMM (BLAS on one thread) the other selects from its scores. A dense tile is: one pass over the
+    corpus rows for their inverse norms (float16 or z-normalized rows are converted to float32 in the same pass,
+    the only copy), the product of the normalized queries with the raw rows, and `select_block`, which scales each
+    score by its row's inverse norm as it reads it. Sparse rows are normalized by `prepare_rows` per tile.
+    """
+
+    def __init__(self, X, Qn, q_ids, kk: int, block: int | None, standardizer, offset: int):
+        self.X, self.Qn, self.kk, self.std, self.offset = X, Qn, kk, standardizer, offset
+        n, d = X.shape
+        q = Qn.shape[0]
+        self.q = q
+        self.q_ids = np.full(q, -1, np.int64) if q_ids is None else np.ascontiguousarray(q_ids, np.int64)
+        if sp.issparse(X):
+            self.mode = "sparse"
+        elif standardizer is None and X.dtype == np.float32 and X.flags.c_contiguous:
+            self.mode = "direct"
+        elif standardizer is None and X.dtype == np.float16 and X.flags.c_contiguous and _half_native():
+            self.mode = "half"
+        else:
+            self.mode = "copy"
+        if standardizer is not None and self.mode != "sparse":
+            self.mean = np.ascontiguousarray(standardizer.mean, np.float32)
+            self.scale = np.ascontiguousarray(standardizer.scale, np.float32)
+        sparse = self.mode == "sparse"  # a sparse tile's rows are small: only its scores count
+        converted = self.mode in ("half", "copy")
+        self.rows = block or default_block(n, q, sparse, dim=0 if sparse else d, converted=converted)
+        qc = min(q, QUERY_CHUNK)
+        self.tiles = [
+            (s, min(s + self.rows, n), a, min(a + qc, q)) for s in range(0, n, self.rows) for a in range(0, q, qc)
+        ]
+        self.done = 0.0  # corpus rows scanned for every query
+        self.error: BaseException | None = None
+        self._next = 0
+        self._lock = threading.Lock()
+
+    def state(self) -> tuple[np.ndarray, np.ndarray]:
+        """An empty top-kk (scores -inf, ids _NO_ID) for one worker."""
+        return np.full((self.q, self.kk), -np.inf, np.float32), np.full((self.q, self.kk), _NO_ID, np.int64)
+
+    def run(self, top_s: np.ndarray, top_i: np.ndarray, report: Callable[[], None] | None = None) -> None:
+        """Take tiles until none are left (or a worker failed), merging each into this worker's top-kk."""
+        from ._topk_kernel import select_block
+
+        d = self.X.shape[1]
+        qc = min(self.q, QUERY_CHUNK)
+        S_buf = np.empty((qc, self.rows), np.float32)
+        rows_buf = np.empty((self.rows, d), np.float32) if self.mode in ("half", "copy") else None
+        inv_buf = np.empty(self.rows, np.float32)
+        try:
+            while True:
+                with self._lock:
+                    if self.error is not None or self._next >= len(self.tiles):
+                        return
+                    s, e, a, b = self.tiles[self._next]
+                    self._next += 1
+                if self.mode == "sparse":
+                    S, inv = self._sparse_tile(s, e, a, b)
+                else:
+                    S, inv = self._dense_tile(s, e, a, b, S_buf, rows_buf, inv_buf)
+                select_block(S, inv, self.q_ids[a:b], self.offset + s, top_s[a:b], top_i[a:b])
+                with self._lock:
+                    self.done += (e - s) * (b - a) / self.q
+                if report is not None:
+                    report()
+        except BaseException as exc:  # noqa: BLE001 - handed to the calling thread, which raises it
+            with self._lock:
+                if self.error is None:
+                    self.error = exc
+
+    def _dense_tile(self, s, e, a, b, S_buf, rows_buf, inv_buf):
+        from ._topk_kernel import HAS_ZERO, NOT_FINITE, RESCALE, prep_f16, prep_f32, prep_std
+
+        m = e - s
+        Xb = np.asarray(self.X[s:e])
+        inv = inv_buf[:m]
+        if self.mode == "direct":
+            A = Xb
+            status = prep_f32(A, inv)
+        elif self.mode == "half":
+            A = rows_buf[:m]
+            status = prep_f16(Xb.view(np.uint16), A, inv)
+        else:
+            A = rows_buf[:m]
+            np.copyto(A, Xb, casting="unsafe")
+            status = prep_std(A, self.mean, self.scale, inv) if self.std is not None else prep_f32(A, inv)
+        if status == NOT_FINITE:
+            raise N2OError("The vectors contain NaN or infinite values.")
+        if status & RESCALE:  # a row with a norm far from 1 (< 1e-15 or > 1e15): normalize this tile in float64
+            A = _normalized_f32(A, inv)
+        out = S_buf[: b - a] if m == self.rows else np.empty((b - a, m), np.float32)  # C-contiguous: one kernel
+        S = np.matmul(self.Qn[a:b], A.T, out=out)
+        if status & HAS_ZERO:
+            _mark_zero_rows(S, inv, inv == 0)
+        return S, inv
+
+    def _sparse_tile(self, s, e, a, b):
+        Xn, zero = prepare_rows(self.X[s:e], self.std)
+        S = np.ascontiguousarray(_scores(self.Qn[a:b], Xn), dtype=np.float32)
+        inv = np.ones(S.shape[1], np.float32)
+        _mark_zero_rows(S, inv, zero)
+        return S, inv
+
+
+def _mark_zero_rows(S: np.ndarray, inv: np.ndarray, zero: np.ndarray) -> None:
+    """Zero rows score _ZERO_SCORE (below any cosine) for every query: their columns set, with inverse norm 1."""
+    if zero.any():
+        S[:, zero] = _ZERO_SCORE
+        inv[zero] = 1.0
+
+
+@functools.cache
+def _half_native() -> bool:
+    from ._topk_kernel import half_native
+
+    return half_native()
+
+
+def _normalized_f32(A: np.ndarray, inv: np.ndarray) -> np.ndarray:
+    """Rows of A L2-normalized in float64 (a new float32 array); inv set to 1 (0 for zero rows)."""
+    b = np.asarray(A, np.float64)
+    norms = np.sqrt(np.einsum("ij,ij->i", b, b))
+    zero = norms == 0
+    inv[:] = np.where(zero, 0.0, 1.0)
+    return (b / np.where(zero, 1.0, norms)[:, None]).astype(np.float32)
+
+
 def _search(
     X,
     Qn: np.ndarray | sp.csr_matrix,
     q_ids: np.ndarray | None,
     k: int,
-    block: int,
+    block: int | None,
     standardizer,
     progress: Callable[[int], None] | None,
     *,
     offset: int = 0,
     serial: bool = False,
+    threads: int | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
-    """Scan the corpus in blocks; BLAS scores each block, the compiled kernel keeps the running top-k.
+    """Top-k float32 candidates (scores, global ids) of the queries: the corpus scanned in tiles by worker threads.
 
-    X holds corpus rows offset .. offset + len(X) (a shard); q_ids are global corpus ids (or None).
+    X holds corpus rows offset .. offset + len(X) (a shard); q_ids are global corpus ids (or None). `serial` (or a
+    small search) runs on the calling thread with BLAS as configured; otherwise `threads` workers (default: the
+    usable CPUs) each run single-threaded BLAS. `progress(rows)` is called on the calling thread only.
     """
-    from ._topk_kernel import update_topk, update_topk_serial
+    scan = _Scan(X, Qn, q_ids, k, block, standardizer, offset)
+    n, d = X.shape
+    workers = 1 if serial else (threads or search_threads())
+    if n * scan.q * d < SMALL_SEARCH:
+        workers = 1
+    workers = max(1, min(workers, len(scan.tiles)))
+    states = [scan.state() for _ in range(workers)]
+    sent = [0]
 
-    kernel = update_topk_serial if serial else update_topk
-    n = X.shape[0]
-    q = Qn.shape[0]
-    top_s = np.full((q, k), -np.inf, np.float32)
-    top_i = np.full((q, k), _NO_ID, np.int64)
-    for start in range(0, n, block):
-        stop = min(start + block, n)
-        Xb, zb = prepare_rows(X[start:stop], standardizer)
-        S = np.ascontiguousarray(_scores(Qn, Xb), dtype=np.float32)
-        if zb.any():
-            S[:, zb] = _ZERO_SCORE
-        excluded = np.full(q, -1, np.int64)
-        if q_ids is not None:
-            inside = (q_ids >= offset + start) & (q_ids < offset + stop)
-            excluded[inside] = q_ids[inside] - offset - start
-        kernel(S, top_s, top_i, offset + start, excluded)
+    def report() -> None:
         if progress is not None:
-            progress(stop - start)
-    return top_s, top_i
+            now = min(n, int(scan.done + 1e-6))
+            if now > sent[0]:
+                progress(now - sent[0])
+                sent[0] = now
 
-
-def default_block(n: int, q: int, sparse: bool = False) -> int:
-    """Corpus rows per block: one float32 score block of about 64 MB, at least 1,024 rows."""
-    block = int(min(max(n, 1), max(1024, (16 << 20) // max(q, 1))))
-    return min(block, 16384) if sparse else block
+    if workers == 1:
+        scan.run(*states[0], report)
+    else:
+        with threadpool_limits(limits=1, user_api="blas"):
+            others = [threading.Thread(target=scan.run, args=st, daemon=True) for st in states[1:]]
+            for t in others:
+                t.start()
+            try:
+                scan.run(*states[0], report)
+            finally:
+                with scan._lock:
+                    scan._next = len(scan.tiles)  # nothing more is handed out if this thread stopped early
+                for t in others:
+                    t.join()
+    if scan.error is not None:
+        raise scan.error
+    scan.done = n
+    report()
+    return states[0] if workers == 1 else merge_candidates(states, k)
 
 
 def candidate_count(k: int, n: int, corpus_queries: bool) -> int:
@@ -342,9 +516,6 @@ def search_shard(
     Unfilled slots are (-inf, a sentinel id) and sort last.
     """
     Qn, _ = prepare_rows(Qraw, standardizer)
-    m = X_shard.shape[0]
-    if block is None:
-        block = default_block(m, Qn.shape[0], sp.issparse(X_shard))
     ids = None if query_ids is None else np.asarray(query_ids, np.int64)
     return _search(X_shard, Qn, ids, kk, block, standardizer, None, offset=offset, serial=serial)
 
@@ -386,11 +557,13 @@ def exact_knn(
 ) -> Neighbors:
     """Exact cosine k-NN of corpus rows `query_ids` (self excluded), or of external `queries` vectors.
 
-    X may be float32/float16 (memory-mapped is fine; float16 is converted to float32 one block at a time) or
-    CSR. Never holds a full similarity matrix: the corpus is scanned in blocks of `block` rows against all
-    queries, keeping a running top-k behind a per-query threshold. With a `standardizer` (z-normalization), CSR
-    rows are standardized in factored form (`ZNormRows`), never densified. `queries` take the corpus's form
-    (dense queries for a CSR corpus are made sparse, and the reverse).
+    X may be float32/float16 (memory-mapped is fine, and never copied: float16 rows are converted to float32 one
+    tile at a time) or CSR. Never holds a full similarity matrix: the corpus is scanned in tiles of `block` rows
+    (default: `default_block`) by `threads` worker threads (default: the usable CPUs; BLAS runs on one thread in
+    each), keeping a running top-(k + SLACK) per query behind a threshold, then the kept candidates are re-scored in
+    float64. With a `standardizer` (z-normalization), CSR rows are standardized in factored form (`ZNormRows`),
+    never densified. `queries` take the corpus's form (dense queries for a CSR corpus are made sparse, and the
+    reverse). `progress(done, n)` is called on the calling thread.
     """
     t0 = time.perf_counter()
     n = X.shape[0]
@@ -399,8 +572,6 @@ def exact_knn(
     q = Qn.shape[0]
     if q == 0:
         return Neighbors(np.empty((0, k), np.int64), np.empty((0, k), np.float32), None, 0.0)
-    if block is None:
-        block = default_block(n, q, sp.issparse(X))
     done = [0]
 
     def tick(m: int) -> None:
@@ -409,9 +580,7 @@ def exact_knn(
             progress(done[0], n)
 
     kk = candidate_count(k, n, query_ids is not None)
-    ctx = threadpool_limits(limits=threads, user_api="blas") if threads else nullcontext()
-    with ctx:
-        top_s, top_i = _search(X, Qn, query_ids, kk, block, standardizer, tick)
+    top_s, top_i = _search(X, Qn, query_ids, kk, block, standardizer, tick, threads=threads)
     top_s, top_i = _rescore(X, Qraw, top_s, top_i, k, standardizer)
     return _finish(top_s, top_i, qzero, time.perf_counter() - t0)
 
@@ -449,6 +618,60 @@ def _rescore(X, Qraw, top_s: np.ndarray, top_i: np.ndarray, k: int, standardizer
     """
     q, kk = top_i.shape
     valid = np.isfinite(top_s) & (top_i != _NO_ID)
+    if sp.issparse(X):
+        score = _rescore_sparse(X, Qraw, top_i, valid, standardizer)
+    else:
+        score = _rescore_dense(X, Qraw, top_i, valid, standardizer)
+    score = np.round(score, TIE_DECIMALS)
+    ids = np.where(valid, top_i, _NO_ID)
+    order = np.lexsort((ids, -score), axis=-1)[:, :k]
+    return np.take_along_axis(score, order, 1).astype(np.float32), np.take_along_axis(ids, order, 1)
+
+
+def _rescore_dense(X, Qraw, top_i: np.ndarray, valid: np.ndarray, standardizer) -> np.ndarray:
+    """float64 cosines (q, kk) of the candidates (-inf where not valid) by the compiled `rescore`, which reads
+    each candidate row where it lies (float16 widened exactly) and standardizes / normalizes it on the fly."""
+    from ._topk_kernel import rescore
+
+    d = X.shape[1]
+    Qd, _ = prepare_rows(Qraw, standardizer, np.float64)
+    Qd = np.ascontiguousarray(Qd, np.float64)
+    if standardizer is not None:
+        mean = standardizer.mean.astype(np.float64)
+        scale = standardizer.scale.astype(np.float64)
+    else:
+        mean = scale = np.zeros(d)
+    ids = np.where(valid, top_i, -1)
+    A = np.asarray(X)
+    if A.dtype == np.float16 and _half_native():
+        A = A.view(np.uint16)
+    elif A.dtype not in (np.float32, np.float64):  # other dtypes: gather the candidate rows (float16 exactly)
+        flat = np.unique(ids[valid])
+        A = np.asarray(X[flat], np.float32 if A.dtype == np.float16 else np.float64)
+        ids = np.where(valid, np.searchsorted(flat, ids), -1)
+    std = standardizer is not None
+    q = ids.shape[0]
+    parts = min(search_threads(), q) if q * ids.shape[1] * d >= SMALL_SEARCH else 1
+    if parts <= 1:
+        return rescore(A, ids, Qd, mean, scale, std)
+    out = np.empty(ids.shape)
+    bounds = np.linspace(0, q, parts + 1).astype(int)
+
+    def part(a: int, b: int) -> None:
+        out[a:b] = rescore(A, ids[a:b], Qd[a:b], mean, scale, std)
+
+    workers = [threading.Thread(target=part, args=(a, b)) for a, b in zip(bounds[1:-1], bounds[2:])]
+    for t in workers:
+        t.start()
+    part(bounds[0], bounds[1])
+    for t in workers:
+        t.join()
+    return out
+
+
+def _rescore_sparse(X, Qraw, top_i: np.ndarray, valid: np.ndarray, standardizer) -> np.ndarray:
+    """float64 cosines (q, kk) of the candidates of a CSR corpus (-inf where not valid)."""
+    q, kk = top_i.shape
     score = np.full((q, kk), -np.inf)
     flat = np.unique(top_i[valid])
     if flat.size:
@@ -456,24 +679,17 @@ def _rescore(X, Qraw, top_s: np.ndarray, top_i: np.ndarray, k: int, standardizer
         Qd, _ = prepare_rows(Qraw, standardizer, np.float64)
         pos = np.searchsorted(flat, np.where(valid, top_i, flat[0]))
         znorm = isinstance(C, ZNormRows)
-        sparse = znorm or sp.issparse(C)
-        width = flat.size if sparse else kk * C.shape[1]
-        step = max(1, (32 << 20) // max(1, width * 8))
+        step = max(1, (32 << 20) // max(1, flat.size * 8))
         for a in range(0, q, step):
             b = min(q, a + step)
             if znorm:
                 sc = Qd[a:b].dot_pairs(C, pos[a:b])
-            elif sparse:  # (rows, candidates) products, then each row's own candidates
+            else:  # (rows, candidates) products, then each row's own candidates
                 M = np.asarray((Qd[a:b] @ C.T).toarray())
                 sc = np.take_along_axis(M, pos[a:b], 1)
-            else:
-                sc = np.einsum("rcd,rd->rc", C[pos[a:b]], Qd[a:b])
             sc[cz[pos[a:b]]] = _ZERO_SCORE
             score[a:b] = np.where(valid[a:b], sc, -np.inf)
-    score = np.round(score, TIE_DECIMALS)
-    ids = np.where(valid, top_i, _NO_ID)
-    order = np.lexsort((ids, -score), axis=-1)[:, :k]
-    return np.take_along_axis(score, order, 1).astype(np.float32), np.take_along_axis(ids, order, 1)
+    return score
 
 
 def _finish(top_s: np.ndarray, top_i: np.ndarray, qzero: np.ndarray, seconds: float) -> Neighbors:

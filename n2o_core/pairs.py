@@ -58,8 +58,10 @@ __all__ = [
     "PairSource",
     "Pairs",
     "filter_pairs",
+    "guess_pair_columns",
     "lee_pairs",
     "load_pairs",
+    "pair_file_columns",
     "pairs_from_records",
     "paper_defaults",
     "read_pair_file",
@@ -336,7 +338,7 @@ def _read_stsb(path: Path, text: str, scale: float | None) -> Pairs:
         s1.append(f[5])
         s2.append(f[6])
         lines.append(n)
-    notes = ("STS Benchmark layout: tab-split with quoting off, first 7 fields per line",)
+    notes: tuple[str, ...] = ("STS Benchmark layout: tab-split with quoting off, first 7 fields per line",)
     if extra:
         notes += (f"{extra} lines had extra trailing fields (ignored)",)
     src = PairSource(str(path), "sts-b", f"STS Benchmark file {path.name}", notes=notes)
@@ -419,6 +421,45 @@ def read_pair_file(
     if len(rows) < 2:
         raise N2OError(f"Pairs file '{p.name}' has a header but no pairs.")
     return _from_table(rows[0], rows[1:], src, columns=columns, scale=scale, lines=lines[1:])
+
+
+def pair_file_columns(path: str | os.PathLike[str]) -> list[str]:
+    """Column names of a pair file's header, for a column picker: [] for the STS Benchmark's headerless layout
+    (read as is). Raises N2OError for an unreadable or non-UTF-8 file."""
+    p = Path(path)
+    if p.suffix.lower() == ".parquet":
+        try:
+            import pyarrow.parquet as pq
+
+            return [str(c) for c in pq.read_schema(p).names]
+        except Exception as exc:  # noqa: BLE001 - pyarrow errors: one line
+            raise N2OError(f"Pairs file '{p.name}' is not a readable Parquet file ({type(exc).__name__}).") from None
+    text = _decode(p)
+    if p.suffix.lower() == ".jsonl":
+        keys: dict[str, None] = {}
+        for line in text.splitlines()[:1000]:
+            try:
+                obj = json.loads(line) if line.strip() else None
+            except json.JSONDecodeError:
+                break  # the reader names the bad line
+            if isinstance(obj, dict):
+                keys.update(dict.fromkeys(map(str, obj)))
+        return list(keys)
+    if _stsb_first_line(text):
+        return []
+    first = next((ln for ln in text.splitlines() if ln.strip()), "")
+    delim = "\t" if p.suffix.lower() in (".tsv", ".tab") or first.count("\t") > first.count(",") else ","
+    return next(csv.reader(io.StringIO(first), delimiter=delim), [])
+
+
+def guess_pair_columns(header: Sequence[str]) -> dict[str, str | None]:
+    """The header's sentence1 / sentence2 / score / genre columns by their usual names (None where none fits)."""
+    header = [str(h) for h in header]
+    out: dict[str, str | None] = {}
+    for role, aliases in (("sentence1", _S1), ("sentence2", _S2), ("score", _SCORE), ("genre", _GENRE)):
+        i = _pick(header, None, aliases, role, "")
+        out[role] = header[i] if i is not None else None
+    return out
 
 
 def _frame_pairs(df: pd.DataFrame, src: PairSource, columns: dict[str, str | None], scale: float | None) -> Pairs:

@@ -268,6 +268,44 @@ def param_query(params: Mapping[str, object], n_corpus: int) -> tuple[int | None
     return v, None, None
 
 
+# --------------------------------------------------------------------------- evaluation pages' parameters
+
+#: Paraphrase needle page (`npairs=`): pairs made from the corpus by a HEROS rule (built-in specs), or a mode
+#: without content ("upload", "hf"): a link never names a file or a Hugging Face dataset, so it can neither make
+#: the server read a file nor go online.
+NEEDLE_SYNTHETIC_SIZES: tuple[int, ...] = (50, 100, 200, 500)
+NEEDLE_SOURCES: tuple[str, ...] = (
+    *(f"synthetic:{rule}:{n}" for rule in ("heros-synonym", "heros-typo") for n in NEEDLE_SYNTHETIC_SIZES),
+    "upload",
+    "hf",
+)
+NEEDLE_DEFAULT_SOURCE = "synthetic:heros-synonym:100"
+#: Human-similarity page (`hpairs=`): gensim's Lee judgments, or a mode ("upload", "hf").
+SIMILARITY_SOURCES: tuple[str, ...] = ("builtin:lee", "upload", "hf")
+SIMILARITY_DEFAULT_SOURCE = "builtin:lee"
+
+
+def param_threshold(
+    params: Mapping[str, object], name: str, lo: float, hi: float, default: float | None
+) -> tuple[float | None, str | None]:
+    """A filter threshold (`min_score=4`, `max_overlap=off`): a number in [lo, hi], or off (None); (value, note
+    when the link's value was replaced by `default`)."""
+    raw = _first(params.get(name))
+    if raw is None or str(raw).strip() == "":
+        return default, None
+    text = str(raw).strip().lower()
+    if text in ("off", "none"):
+        return None, None
+    try:
+        v = float(text)
+    except ValueError:
+        v = float("nan")
+    if lo <= v <= hi:
+        return v, None
+    shown = "off" if default is None else f"{default:g}"
+    return default, f"'{name}' in the link must be a number from {lo:g} to {hi:g} or 'off'; using {shown}."
+
+
 #: Talk mode (`talk=1`): no sidebar and no widgets, larger text and figures, the rest of the link unchanged.
 TALK_PARAM = "talk"
 _TRUE = ("1", "true", "on", "yes")

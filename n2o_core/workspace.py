@@ -19,6 +19,7 @@ from . import CACHE_CODE_VERSION
 from .cache import Cache
 from .corpora import Corpus
 from .embedders.base import Embedder, EmbedderInfo
+from .embedders.precomputed import PrecomputedEmbedder
 from .errors import EmbedderError, N2OError
 from .fileio import file_identity, hash_key
 from .limits import validate_k
@@ -69,19 +70,42 @@ class Workspace:
     # ------------------------------------------------------------------ embedders
 
     def add_vectors(self, name: str, path: str | os.PathLike) -> None:
-        """Register precomputed vectors (.npy, one row per corpus sentence) under `name`."""
-        from .embedders.registry import PrecomputedEmbedder
+        """Register precomputed vectors (.npy, one row per corpus sentence) under `name`.
 
-        emb = PrecomputedEmbedder(name, path)  # checks the file: readable, 2-D, finite
-        n, n_rows = len(self.corpus), emb.vectors.shape[0]
-        if n_rows != n:
-            raise EmbedderError(
-                f"{path} has shape {emb.vectors.shape}, but the corpus has {n:,} sentences (one row each)."
-            )
+        The file is checked (readable, 2-D, finite, one row per sentence) and memory-mapped, never copied; it is
+        mapped again, and gets a new cache key, when it changes on disk (`fileio.file_identity`)."""
         with self._lock:
             self._vectors[name] = str(path)
-            self._embedders[name] = emb
-            self._fitted.discard(name)
+            self._forget(name)
+            try:
+                self._precomputed(name)
+            except N2OError:
+                del self._vectors[name]
+                raise
+
+    def _precomputed(self, eid: str) -> PrecomputedEmbedder:
+        """The loaded vectors of `eid`, loaded again (and derived arrays dropped) when the file has changed."""
+        path = self._vectors[eid]
+        with self._lock:
+            emb = self._embedders.get(eid)
+            if isinstance(emb, PrecomputedEmbedder) and _identity(path) == emb.identity:
+                return emb
+            self._forget(eid)
+            emb = PrecomputedEmbedder(eid, path)  # checks the file: readable, 2-D, finite
+            n, shape = len(self.corpus), emb.vectors.shape
+            if shape[0] != n:
+                raise EmbedderError(f"{path} has shape {shape}, but the corpus has {n:,} sentences (one row each).")
+            self._embedders[eid] = emb
+            return emb
+
+    def _forget(self, eid: str) -> None:
+        """Drop the loaded embedder of `eid` and everything derived from its vectors in memory."""
+        self._embedders.pop(eid, None)
+        self._fitted.discard(eid)
+        self._arrays.pop(eid, None)
+        self._standardizers.pop(eid, None)
+        for key in [key for key in self._indexes if key[0] == eid]:
+            del self._indexes[key]
 
     def is_precomputed(self, eid: str) -> bool:
         """Whether `eid` names precomputed vectors added with add_vectors."""
@@ -90,21 +114,23 @@ class Workspace:
     def embedder(self, eid: str, fitted: bool = True) -> Embedder:
         """The loaded embedder (once per workspace); corpus-trained ones are fit on the corpus."""
         with self._lock:
-            if eid not in self._embedders:
-                if eid in self._vectors:
-                    from .embedders.registry import PrecomputedEmbedder
+            if eid in self._vectors:
+                self._precomputed(eid)
+            elif eid not in self._embedders:
+                from .embedders.registry import get_embedder
 
-                    self._embedders[eid] = PrecomputedEmbedder(eid, self._vectors[eid])
-                else:
-                    from .embedders.registry import get_embedder
-
-                    self._embedders[eid] = get_embedder(eid, cache_dir=self.cache.path("models"))
+                self._embedders[eid] = get_embedder(eid, cache_dir=self.cache.path("models"))
             emb = self._embedders[eid]
             if fitted and eid not in self._fitted:
                 if emb.info.corpus_trained:
                     emb.fit(list(self.corpus.fit_texts))
                 self._fitted.add(eid)
             return emb
+
+    def is_loaded(self, eid: str) -> bool:
+        """Whether the embedder is loaded and fitted in this workspace (a query embeds without waiting)."""
+        with self._lock:
+            return eid in self._embedders and eid in self._fitted
 
     def info(self, eid: str) -> EmbedderInfo:
         """Registry row of an embedder (without loading it when it is a built-in)."""
@@ -118,8 +144,8 @@ class Workspace:
 
     def embedder_key(self, eid: str) -> str:
         """Cache key of an embedder's output on this corpus (no model is loaded for built-ins)."""
-        if eid in self._vectors:
-            return hash_key("vectors", file_identity(self._vectors[eid]))
+        if eid in self._vectors:  # the identity of the file as loaded (loaded again first if it has changed)
+            return hash_key("vectors", self._precomputed(eid).identity)
         from .embedders.registry import BUILTIN_EMBEDDER_IDS
 
         parts: list[str] = [eid, CACHE_CODE_VERSION]
@@ -154,29 +180,17 @@ class Workspace:
 
     def embeddings(self, eid: str, progress: Progress | None = None) -> np.ndarray | sp.csr_matrix:
         """(N, d) raw embeddings (float32/float16 memmap, or CSR for tf-idf), computed at most once."""
+        if eid in self._vectors:  # the memory map itself (checked when it was loaded)
+            arr = self._precomputed(eid).vectors
+            if progress is not None:
+                progress(arr.shape[0], arr.shape[0])
+            return arr
         with self._lock:
             if eid in self._arrays:
                 return self._arrays[eid]
-        if eid in self._vectors:
-            arr = self._load_vectors(eid)
-        else:
-            arr = self._cached_or_encode(eid, progress)
+        arr = self._cached_or_encode(eid, progress)
         with self._lock:
             self._arrays[eid] = arr
-        return arr
-
-    def _load_vectors(self, eid: str) -> np.ndarray:
-        path = self._vectors[eid]
-        try:
-            arr = np.load(path, mmap_mode="r", allow_pickle=False)
-        except (OSError, ValueError) as e:
-            raise EmbedderError(f"Cannot read vectors file {path}: {e}") from e
-        n = len(self.corpus)
-        if arr.ndim != 2 or arr.shape[0] != n:
-            raise EmbedderError(
-                f"Vectors file {path} has shape {arr.shape}, but the corpus has {n} sentences (one row each)."
-            )
-        _check_finite(arr, eid)
         return arr
 
     def _cached_or_encode(self, eid: str, progress: Progress | None):
@@ -365,3 +379,11 @@ def _check_finite(arr, eid: str) -> None:
         block = np.asarray(data[i : i + 65536])
         if not np.all(np.isfinite(block)):
             raise EmbedderError(f"Embedder '{eid}' produced NaN or infinite values; nothing was cached.")
+
+
+def _identity(path: str) -> str | None:
+    """`file_identity` of a vectors file, None when it cannot be read (then loading it reports why)."""
+    try:
+        return file_identity(path)
+    except OSError:
+        return None

@@ -31,20 +31,34 @@ It needs no labels and no task: only a corpus. Two embedders that pick neighbors
 next to it.
 
 ### How to read each view
+*How the embedders differ*
 - **N2O heatmap** — one cell per embedder pair: mean N2O over the query samples (hover: ± std across samples,
-  chance level). Rows are clustered so that embedders that agree sit together. *Per embedder* shows each
+  chance level). Colours span the pairs (the diagonal, each embedder with itself, is left blank) and the colour
+  bar marks chance. Rows are clustered so that embedders that agree sit together. *Per embedder* shows each
   embedder's N2O with all the others (Fig. 6 of the paper): a low box marks an embedder whose neighbors
-  nobody else finds. *Robustness across k* gives the Spearman correlation between the rankings of the
-  pairs at two values of k: near 1, the conclusion does not depend on k.
+  nobody else finds. *Robustness* gives the Spearman correlation between the rankings of the pairs at two values
+  of k and between two query samples, and how the ranking moves with fewer queries per sample (paper §6).
 - **Query explorer** — one query's neighbors under every embedder, side by side, with the words they share
   with the query highlighted. *Popular neighbors* are in every embedder's top k; *outliers* are ranked high
   by one embedder and by no other (Table 2 of the paper). Type any sentence to search the corpus with it.
 - **Token overlap** — how many of a query's words its neighbors contain, per embedder, with a 95% CI
-  (Fig. 5). Tf-idf and averaged static vectors lean on shared words; transformers less so. The dotted line
-  is the same measure for random sentences.
+  (Fig. 5), counted over content words by default (stop words dropped; every word one click away). Tf-idf and
+  averaged static vectors lean on shared words; transformers less so. The dotted line is the same measure for
+  random sentences.
 - **HEROS subsets** — minimal pairs made from the corpus (synonym, antonym, typo, random word, negation):
   each embedder's similarity of a sentence with its variant, normalized by the similarity of random
-  sentence pairs, b: (s − b) / (1 − b) (Heros). Raw cosine is shown beside it.
+  sentence pairs, b: (s − b) / (1 − b) (Heros, Fig. 1 as a heatmap). Raw cosine is one click away. Averaged word
+  vectors drop stop words here by default, as the GloVe model Heros evaluated does.
+
+*Which differences matter*
+- **Paraphrase needle** — is a query's known paraphrase its nearest corpus neighbor? MRR, # top, # top-5 per
+  embedder (N2O §8, Table 3). Offline the pairs are synthetic (made from the corpus) and labelled so.
+- **Human similarity** — correlation of cosine with human similarity scores, by Pearson and Spearman, raw and
+  with z-normalized dimensions (Pitfalls): four scorings, and how the ranking of embedders changes between them.
+- **Quality vs agreement** — per embedder: mean N2O with the others beside needle MRR, human-similarity
+  Spearman, HEROS negation sensitivity and dimension.
+- **Papers' findings** — the seeds' qualitative findings, each computed on this corpus and shown with ✓ or ✗
+  and its numbers; a finding that does not reproduce is shown, never hidden.
 
 ### Settings worth knowing
 - **k** goes up to 50: neighbors are searched once at k = min(50, N − 1), so changing k only re-slices

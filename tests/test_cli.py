@@ -187,3 +187,38 @@ def test_embedders_table_text(capsys):
     lines = {line.split()[0]: line for line in out.splitlines() if line and not line.startswith(("id ", "User"))}
     assert "average, stop words dropped" in lines["word2vec-nostop"] and "@nostop" in out
     assert lines["e5-small"].split()[1:4] == ["E5", "mean", "384"]
+
+
+def test_embed_out_writes_float32_rows_in_corpus_order(corpus_and_vectors, capsys):
+    d, corpus = corpus_and_vectors
+    rc = run(["embed", "--corpus", str(corpus), "--vectors", f"a={d / 'a.npy'}", "--out", str(d / "a_out")], d / "c")
+    assert rc == 0 and "wrote" in capsys.readouterr().out
+    out = np.load(d / "a_out.npy")  # ".npy" appended
+    assert out.dtype == np.float32 and out.flags.c_contiguous
+    np.testing.assert_array_equal(out, np.load(d / "a.npy"))
+
+
+def test_embed_out_densifies_tfidf_or_refuses_when_too_large(corpus_and_vectors, capsys, monkeypatch):
+    from n2o_core import vectors_out
+    from n2o_core.cache import Cache
+    from n2o_core.corpora import load_corpus
+    from n2o_core.workspace import Workspace
+
+    d, corpus = corpus_and_vectors
+    assert run(["embed", "--corpus", str(corpus), "--embedder", "tfidf", "--out", str(d / "t.npy")], d / "c") == 0
+    ws = Workspace(load_corpus(str(corpus)), cache=Cache(d / "c"))
+    np.testing.assert_allclose(np.load(d / "t.npy"), ws.embeddings("tfidf").toarray(), rtol=1e-6)
+    capsys.readouterr()
+    monkeypatch.setattr(vectors_out, "MAX_DENSE_BYTES", 1000)
+    rc = run(["embed", "--corpus", str(corpus), "--embedder", "tfidf", "--out", str(d / "big.npy")], d / "c")
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and "--max-sentences" in err[0] and not (d / "big.npy").exists()
+
+
+def test_embed_out_takes_one_embedder(corpus_and_vectors, capsys):
+    d, corpus = corpus_and_vectors
+    rc = run(
+        ["embed", "--corpus", str(corpus), "--embedder", "tfidf", "--embedder", "word2vec", "--out", str(d / "x.npy")],
+        d / "c",
+    )
+    assert rc == 2 and "one embedder" in capsys.readouterr().err

@@ -124,6 +124,71 @@ def test_memmapped_float16_block_boundaries_equal_brute_force(tmp_path):
     assert (exact_knn(X.astype(np.float32), 30, query_ids=qids).sims == got.sims).all()
 
 
+@pytest.fixture
+def many_workers(monkeypatch):
+    """Worker threads even for tiny searches (normally they run on the calling thread alone)."""
+    from n2o_core import neighbors
+
+    monkeypatch.setattr(neighbors, "SMALL_SEARCH", 0)
+    return neighbors
+
+
+@pytest.mark.parametrize("threads", [1, 2, 3])
+def test_worker_threads_and_query_chunks_equal_brute_force(tie_vectors, many_workers, monkeypatch, threads):
+    """Tiles taken by several workers (each with its own top-k, merged at the end) and queries scanned in chunks
+    give the single-pass result: ties by lower index, self excluded, zero rows last."""
+    monkeypatch.setattr(many_workers, "QUERY_CHUNK", 7)
+    qids = np.concatenate([[10, 50, 0, 299], np.arange(1, 300, 13)])
+    ref = brute_knn(tie_vectors, qids, 12)
+    ticks = []
+    got = exact_knn(tie_vectors, 12, query_ids=qids, block=9, threads=threads, progress=lambda d, n: ticks.append(d))
+    assert (got.ids == ref).all()
+    assert (got.sims == exact_knn(tie_vectors, 12, query_ids=qids).sims).all()
+    assert ticks[-1] == 300 and ticks == sorted(ticks)  # progress reaches n, on the calling thread
+
+
+@pytest.mark.parametrize("dtype", [np.float64, np.int32, np.float16])
+def test_other_dtypes_and_layouts_equal_brute_force(tie_vectors, many_workers, dtype):
+    X = tie_vectors.astype(dtype)
+    qids = np.arange(0, 300, 7)
+    ref = brute_knn(tie_vectors, qids, 10)
+    assert (exact_knn(X, 10, query_ids=qids, block=64, threads=2).ids == ref).all()
+    F = np.asfortranarray(X)  # rows not contiguous: converted tile by tile
+    assert (exact_knn(F, 10, query_ids=qids, block=64, threads=2).ids == ref).all()
+
+
+def test_float16_without_native_conversion_gives_the_same_result(monkeypatch, many_workers):
+    """CPUs without F16C take numpy's float16 conversion and gather the candidates: the same ids and sims."""
+    rng = np.random.default_rng(5)
+    X = rng.integers(-3, 4, size=(3000, 6)).astype(np.float16)
+    X[::97] = 0
+    qids = rng.choice(3000, 60, replace=False)
+    native = exact_knn(X, 20, query_ids=qids, block=700, threads=2)
+    monkeypatch.setattr(many_workers, "_half_native", lambda: False)
+    portable = exact_knn(X, 20, query_ids=qids, block=700, threads=2)
+    assert (portable.ids == native.ids).all() and (portable.sims == native.sims).all()
+    assert (native.ids == brute_knn(X.astype(np.float32), qids, 20)).all()
+
+
+def test_tiny_and_huge_norms_are_normalized_exactly(tie_vectors, many_workers):
+    """Rows whose float32 sum of squares would underflow or overflow are normalized in float64 (same neighbors)."""
+    X = tie_vectors.astype(np.float64)
+    X[5:40] *= 1e-22  # ||x|| ~ 1e-22: its square underflows in float32 but it still has a direction
+    X[40:80] *= 1e20
+    qids = np.array([5, 10, 45, 100, 0])
+    ref = brute_knn(X, qids, 15)
+    got = exact_knn(X.astype(np.float32), 15, query_ids=qids, block=50, threads=2)
+    assert (got.ids == ref).all() and (got.ids[4] == NO_NEIGHBOR).all()
+    assert np.isfinite(got.sims).all() and got.sims.max() <= 1.0
+
+
+def test_nan_in_a_later_tile_is_reported_from_the_worker(many_workers):
+    X = np.random.default_rng(3).standard_normal((5000, 8)).astype(np.float32)
+    X[4321, 2] = np.inf
+    with pytest.raises(N2OError, match="NaN or infinite"):
+        exact_knn(X, 5, query_ids=np.arange(10), block=100, threads=2)
+
+
 def test_sharded_candidates_merge_to_the_single_pass_result(tie_vectors):
     from n2o_core.neighbors import candidate_count, finish_exact, merge_candidates, search_shard
 

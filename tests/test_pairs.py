@@ -253,3 +253,25 @@ def test_synthetic_label_travels(monkeypatch, tmp_path):
     with pytest.raises(N2OError, match="made from a corpus"):
         load_pairs("synthetic:heros-typo")
     assert synthetic_pairs is not None
+
+
+# ------------------------------------------------------------------------------------------- column pickers
+
+
+def test_pair_file_columns_and_guesses(tmp_path, stsb):
+    from n2o_core.pairs import guess_pair_columns, pair_file_columns
+
+    path, _ = stsb
+    assert pair_file_columns(path) == []  # the STS-B layout has no header: read as is
+    tsv = tmp_path / "p.tsv"
+    tsv.write_text("Text A\ttext_b\tgold\tdomain\nA b c.\tC b a.\t4\tnews\n", encoding="utf-8")
+    cols = pair_file_columns(tsv)
+    assert cols == ["Text A", "text_b", "gold", "domain"]
+    assert guess_pair_columns(cols) == {"sentence1": None, "sentence2": "text_b", "score": "gold", "genre": "domain"}
+    js = tmp_path / "p.jsonl"
+    js.write_text('{"s1": "A b.", "s2": "B a.", "sim": 3}\n{"s1": "C.", "s2": "D.", "sim": 1, "extra": 1}\n')
+    assert pair_file_columns(js) == ["s1", "s2", "sim", "extra"]
+    bad = tmp_path / "latin.csv"
+    bad.write_bytes("sentence1,sentence2,score\nCaf\xe9,x,1\n".encode("latin-1"))
+    with pytest.raises(N2OError, match="not UTF-8"):
+        pair_file_columns(bad)

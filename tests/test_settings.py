@@ -78,3 +78,14 @@ def test_highlight_escapes_and_marks():
     out2 = highlight_shared("Dogs and DOG", {"dog"})
     assert out2 == "Dogs and <mark>DOG</mark>"
     assert shared_tokens("A b c", "c d a") == frozenset({"a", "c"})
+
+
+def test_threshold_parameters():
+    from n2o_core.settings import param_threshold
+
+    assert param_threshold({}, "min_score", 0, 5, 4.0) == (4.0, None)
+    assert param_threshold({"min_score": "3.5"}, "min_score", 0, 5, 4.0) == (3.5, None)
+    assert param_threshold({"min_score": ["off"]}, "min_score", 0, 5, 4.0) == (None, None)
+    for bad in ("7", "nan", "x", "-1"):
+        v, note = param_threshold({"max_overlap": bad}, "max_overlap", 0.05, 1.0, None)
+        assert v is None and "'max_overlap' in the link must be a number from 0.05 to 1 or 'off'; using off" in note

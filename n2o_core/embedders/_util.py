@@ -86,14 +86,14 @@ def _reason(exc: BaseException) -> str:
 
 
 @contextlib.contextmanager
-def loading(what: str) -> Iterator[None]:
-    """Turn any failure while loading `what` into an EmbedderError with one readable sentence."""
+def loading(what: str, action: str = "load") -> Iterator[None]:
+    """Turn any failure while loading (or another `action` on) `what` into an EmbedderError with one sentence."""
     try:
         yield
     except N2OError:
         raise
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - third-party loaders raise anything
-        raise EmbedderError(f"Could not load {what}: {_reason(exc)}.") from exc
+        raise EmbedderError(f"Could not {action} {what}: {_reason(exc)}.") from exc
 
 
 @contextlib.contextmanager

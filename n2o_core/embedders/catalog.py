@@ -74,7 +74,7 @@ def _minilm(pooling: str) -> Factory:
     def make(cache_dir: Path | None) -> Embedder:
         from .sbert import MiniLMEmbedder
 
-        return MiniLMEmbedder(pooling)
+        return MiniLMEmbedder(pooling, cache_dir)
 
     return make
 

@@ -3,6 +3,12 @@
 They cover exactly the corpus they were computed for, so `encode` returns the rows for the whole corpus and
 refuses anything else (free-text queries included). Rows with NaN or infinite values are rejected at load time.
 An all-zero row is allowed (a sentence the outside model could not embed).
+
+The file is memory-mapped, never copied into memory: the search reads it tile by tile, and the operating system
+keeps the pages it has read for the next process. It is identified by `fileio.file_identity` (path, size,
+modification time and its first and last MiB), not by hashing all of it. Replace a vectors file by writing a new
+one and renaming it over the old: overwriting it in place while a process has it mapped changes (or, if shorter,
+invalidates) what that process reads.
 """
 
 from __future__ import annotations
@@ -15,12 +21,18 @@ import numpy as np
 
 from ..corpora import fingerprint_texts
 from ..errors import EmbedderError
-from ._util import EMBEDDER_CODE_VERSION, check_texts, digest, file_sha256, report
+from ..fileio import file_identity
+from ._util import EMBEDDER_CODE_VERSION, check_texts, digest, report
 from .base import EmbedderInfo, Progress
+
+_CHECK_ROWS = 1 << 16  # rows per block of the finiteness check
 
 
 def load_vectors(path: str | os.PathLike) -> np.ndarray:
-    """A finite float32 (n, d) matrix from a .npy file (no pickle), else EmbedderError."""
+    """A read-only memory map of a finite (n, d) .npy array of numbers (no pickle), else EmbedderError.
+
+    Nothing is copied: the rows keep the file's dtype (the search converts float16 and other dtypes tile by
+    tile). The finiteness check reads the file once, block by block."""
     p = Path(path).expanduser()
     if not p.is_file():
         raise EmbedderError(f"Vectors file not found: {p}.")
@@ -32,11 +44,34 @@ def load_vectors(path: str | os.PathLike) -> np.ndarray:
         raise EmbedderError(f"{p.name} must hold a 2-D array (one row per sentence); its shape is {arr.shape}.")
     if not (np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer)):
         raise EmbedderError(f"{p.name} must hold numbers; its dtype is {arr.dtype}.")
-    out = np.array(arr, dtype=np.float32)  # copy: detaches from the file
-    bad = np.flatnonzero(~np.isfinite(out).all(axis=1))
+    bad = nonfinite_rows(arr)
     if bad.size:
         raise EmbedderError(f"{p.name} has NaN or infinite values in {bad.size} row(s) (first: row {int(bad[0])}).")
-    return out
+    return arr
+
+
+def nonfinite_rows(arr: np.ndarray) -> np.ndarray:
+    """Indices of the rows holding NaN or infinite values, read block by block.
+
+    A block is first summed row by row (float32/float64, by BLAS: any NaN or infinity makes its row's sum
+    non-finite; float16 by its exponent bits); only a block that fails is checked value by value (a sum can also
+    overflow with finite values)."""
+    if not np.issubdtype(arr.dtype, np.floating):
+        return np.zeros(0, np.int64)
+    bad: list[np.ndarray] = []
+    ones = np.ones(arr.shape[1], arr.dtype) if arr.dtype in (np.float32, np.float64) else None
+    for start in range(0, arr.shape[0], _CHECK_ROWS):
+        block = np.asarray(arr[start : start + _CHECK_ROWS])
+        if ones is not None:
+            with np.errstate(over="ignore", invalid="ignore"):
+                if np.isfinite(block @ ones).all():
+                    continue
+        elif arr.dtype == np.float16:
+            if not ((block.view(np.uint16) & 0x7C00) == 0x7C00).any():
+                continue
+        rows = np.flatnonzero(~np.isfinite(block).all(axis=1))
+        bad.append(rows + start)
+    return np.concatenate(bad) if bad else np.zeros(0, np.int64)
 
 
 class PrecomputedEmbedder:
@@ -45,7 +80,7 @@ class PrecomputedEmbedder:
     def __init__(self, name: str, path: str | os.PathLike):
         self.path = Path(path).expanduser()
         self.vectors = load_vectors(self.path)
-        self._sha = file_sha256(self.path)
+        self.identity = file_identity(self.path)
         self._fit_fp: str | None = None
         self.info = EmbedderInfo(
             name,
@@ -58,7 +93,8 @@ class PrecomputedEmbedder:
         )
 
     def fingerprint(self) -> str:
-        return digest("precomputed", EMBEDDER_CODE_VERSION, self._sha)
+        """Identity of the vectors: the file's `file_identity` when it was loaded."""
+        return digest("precomputed", EMBEDDER_CODE_VERSION, self.identity)
 
     def fit(self, texts: Sequence[str]) -> None:
         """Remember which corpus the rows belong to (row count checked now)."""
@@ -82,4 +118,4 @@ class PrecomputedEmbedder:
                 f"Precomputed vectors '{self.info.id}' belong to another corpus and cannot embed these sentences."
             )
         report(progress, len(texts), len(texts))
-        return self.vectors.copy()
+        return np.array(self.vectors, dtype=np.float32)  # a float32 copy: callers may change it

@@ -54,6 +54,7 @@ def running_app(folder: Path, extra_env: dict[str, str] | None = None) -> Iterat
         N2O_DEFAULT_QUERIES="40",
         N2O_DEFAULT_SAMPLES="3",
         HF_HUB_OFFLINE="1",
+        N2O_PRELOAD="0",
         TRANSFORMERS_OFFLINE="1",
         **(extra_env or {}),
     )

@@ -34,6 +34,19 @@ def session_cache(tmp_path_factory) -> Path:
     return tmp_path_factory.mktemp("embedder-cache")
 
 
+@pytest.fixture(scope="session", autouse=True)
+def model_cache(session_cache):
+    """Models built on first use (the MiniLM ONNX export) go to the session's cache, never the user's: every test
+    that asks for one without a cache folder, and every test passing `session_cache`, shares one build."""
+    old = os.environ.get("N2O_MODEL_CACHE")
+    os.environ["N2O_MODEL_CACHE"] = str(session_cache)
+    yield session_cache
+    if old is None:
+        os.environ.pop("N2O_MODEL_CACHE", None)
+    else:
+        os.environ["N2O_MODEL_CACHE"] = old
+
+
 @pytest.fixture
 def no_network(monkeypatch):
     """Any attempt to open an internet connection fails the test."""

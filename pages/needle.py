@@ -1,0 +1,287 @@
+"""Paraphrase needle in a haystack (Lin & Smith 2019, §8 and Table 3): for each (query, paraphrase) pair, the rank of
+the paraphrase among the corpus sentences under every embedder; MRR with a bootstrap 95% CI, # top, # top-5."""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+
+import numpy as np
+import pandas as pd
+import streamlit as st
+
+from n2o_core import figures_eval
+from n2o_core.corpora import Corpus
+from n2o_core.pairs import PAPER_MAX_OVERLAP, PAPER_MIN_SCORE, Pairs, paper_defaults
+from n2o_core.settings import NEEDLE_DEFAULT_SOURCE, NEEDLE_SOURCES, Settings, param_threshold
+from n2o_core.text import highlight_shared, token_set
+from ui import data, page, pair_source
+from ui import evaluation_data as ev
+from ui.guard import message
+from ui.shell import through_app
+
+through_app()
+
+TITLE = "Paraphrase needle"
+ZNORM_NOTE = " after z-normalizing every dimension with the corpus statistics"
+CSS = (
+    "<style>table.nb{font-size:0.86rem;border-collapse:collapse;width:100%}"
+    "table.nb td,table.nb th{border-bottom:1px solid #eee;padding:3px 4px;vertical-align:top;text-align:left}"
+    "table.nb mark{background:#ffe58a;padding:0 1px}.nid{color:#999;font-size:0.75rem}"
+    "div.nq{font-size:1.0rem;margin:0.2rem 0 0.3rem 0}</style>"
+)
+
+
+def source_tag(pairs: Pairs) -> str:
+    """How every table names the pairs: SYNTHETIC first when they are."""
+    src = pairs.source
+    return f"SYNTHETIC ({src.spec})" if src.synthetic else src.label
+
+
+def render(settings: Settings, corpus: Corpus | None) -> None:
+    """Draw the page for the sidebar's settings and corpus."""
+    title = st.empty()
+    title.header(TITLE)
+    intro = st.empty()
+    intro.caption(
+        "Each pair's first sentence is a query and its second a paraphrase of it, added to the corpus for that "
+        "query alone. A good embedder ranks the paraphrase above every corpus sentence (rank 1). N2O §8, Table 3."
+    )
+    lo = page.loaded(settings, corpus, min_embedders=1)
+    s = lo.settings
+
+    choice = pair_source.choose("npairs", "npairs", NEEDLE_SOURCES, NEEDLE_DEFAULT_SOURCE)
+    if choice.spec is None:
+        st.stop()
+    pkey = ev.pair_key(choice.spec, choice.columns, lo.corpus, s.seed)
+    try:
+        pairs = ev.pairs(pkey, lo.corpus)
+    except Exception as e:  # noqa: BLE001 - one sentence in place
+        st.warning(message(e, "Loading the pairs"), icon="⚠️")
+        st.stop()
+    src = pairs.source
+    if src.synthetic:
+        title.header(f"{TITLE} · SYNTHETIC pairs")
+        intro.warning(
+            f"**SYNTHETIC pairs, not human paraphrases.** {src.label}. Ranks here say how an embedder treats a "
+            "one-word edit of a sentence; they are not comparable with the paper's Table 3 (human paraphrases).",
+            icon="🧪",
+        )
+
+    fkey = _filters(pairs, pkey)
+    try:
+        fpairs = ev.filtered(pkey, fkey, pairs)
+    except Exception as e:  # noqa: BLE001 - e.g. nothing left after filtering
+        st.warning(message(e, "Filtering the pairs"), icon="⚠️")
+        st.stop()
+    st.caption(_drop_line(fpairs))
+
+    res, errors = ev.needle(lo, fpairs, pkey, fkey)
+    for e, msg in errors.items():
+        st.error(f"**{e}** is left out: {msg}", icon="⚠️")
+    if res is None:
+        st.stop()
+    ev.remember("needle", lo.corpus.fingerprint, pkey=pkey, fkey=fkey, label=source_tag(pairs))
+    tag = source_tag(pairs)
+
+    st.subheader("Per embedder")
+    st.plotly_chart(
+        data.figure(
+            "needle",
+            (lo.corpus.fingerprint, pkey, fkey, tuple(lo.names), s.znorm, s.seed),
+            lambda: figures_eval.needle_mrr(res.results, synthetic=src.synthetic, color_order=lo.names),
+        ),
+        key="needle",
+    )
+    table = results_table(res.results, tag)
+    st.dataframe(
+        table,
+        hide_index=True,
+        column_config={
+            "MRR": st.column_config.NumberColumn(format="%.4f"),
+            "CI low": st.column_config.NumberColumn(format="%.4f"),
+            "CI high": st.column_config.NumberColumn(format="%.4f"),
+        },
+    )
+    st.caption(
+        f"Pairs: **{html.escape(tag)}** · corpus **{lo.corpus.name}**, N = {len(lo.corpus):,} sentences · "
+        f"{len(fpairs.pairs):,} pairs · rank = 1 + the number of corpus sentences strictly more similar to the "
+        "query than its paraphrase (a tie counts for the paraphrase) · MRR = mean of 1/rank, 95% CI by a "
+        f"percentile bootstrap over pairs ({ev.NEEDLE_BOOT} resamples, seed {s.seed}) · # top: rank 1; "
+        "# top-5: rank ≤ 5 · corpus sentences equal to the query or the paraphrase are not candidates "
+        f"({res.excluded['query_in_corpus']} queries and {res.excluded['paraphrase_in_corpus']} paraphrases are "
+        f"corpus sentences) · cosine{ZNORM_NOTE if s.znorm else ''}."
+        " Only the queries and paraphrases are embedded here; the corpus vectors come from the cache."
+    )
+    c1, c2 = st.columns(2)
+    c1.download_button(
+        "Table (CSV)", table.to_csv(index=False), file_name="needle_mrr.csv", mime="text/csv", key="dl_needle_csv"
+    )
+    c2.download_button(
+        "Every pair's ranks (JSON)",
+        json.dumps(res.to_json(top=ev.NEEDLE_TOP), ensure_ascii=False, default=str),
+        file_name="needle.json",
+        mime="application/json",
+        key="dl_needle_json",
+    )
+
+    st.subheader("Per pair")
+    _pairs_view(lo, res, tag)
+
+
+def results_table(results: pd.DataFrame, tag: str) -> pd.DataFrame:
+    """The per-embedder table as shown (Table 3's columns), sorted by MRR, with the pairs named in a column."""
+    t = results.rename(
+        columns={
+            "mrr": "MRR",
+            "mrr_ci_low": "CI low",
+            "mrr_ci_high": "CI high",
+            "top1": "# top",
+            "top5": "# top-5",
+            "unrankable": "unrankable",
+            "tied_pairs": "pairs with ties",
+        }
+    )
+    t = t[["embedder", "MRR", "CI low", "CI high", "# top", "# top-5", "n", "unrankable", "pairs with ties"]].copy()
+    t["pairs"] = tag
+    return t
+
+
+def _filters(pairs: Pairs, pkey: tuple) -> tuple:
+    """The paper's filters as controls (its defaults for this kind of pairs); returns `ev.filter_key`."""
+    src = pairs.source
+    paper = paper_defaults(src)
+    tag = hashlib.sha1(repr(pkey).encode()).hexdigest()[:8]
+    kmin_on, kmin, kov_on, kov, kg = (f"w_n{x}_{tag}" for x in ("min_on", "min", "ovl_on", "ovl", "genre"))
+    kept = st.session_state.setdefault("_needle_thresholds", {})  # per source, kept past a page switch
+    if kmin_on not in st.session_state:
+        mins, ovl = paper["min_score"], paper["max_overlap"]
+        if tag in kept:
+            mins, ovl = kept[tag]
+        elif not st.session_state.get("_needle_url_done"):  # the link's thresholds count once per session
+            st.session_state["_needle_url_done"] = True
+            mins, note1 = param_threshold(st.query_params, "min_score", 0.0, 5.0, mins)
+            ovl, note2 = param_threshold(st.query_params, "max_overlap", 0.05, 1.0, ovl)
+            for note in (note1, note2):
+                if note:
+                    st.warning(note)
+        st.session_state[kmin_on] = src.scored and mins is not None
+        st.session_state[kmin] = float(mins if mins is not None else PAPER_MIN_SCORE)
+        st.session_state[kov_on] = ovl is not None
+        st.session_state[kov] = float(ovl if ovl is not None else PAPER_MAX_OVERLAP)
+    with st.expander("Filters (N2O §8: score ≥ 4 on 0–5, word-overlap ratio < 0.6)", expanded=True):
+        c1, c2, c3 = st.columns([2, 2, 3])
+        on_min = c1.toggle(
+            "Minimum human score",
+            key=kmin_on,
+            disabled=not src.scored,
+            help="Keep pairs scored at least this on the 0–5 scale (the paper: 4–5)."
+            + ("" if src.scored else " These pairs have no scores."),
+        )
+        v_min = c1.slider("score ≥", 0.0, 5.0, step=0.1, key=kmin, disabled=not (on_min and src.scored))
+        on_ov = c2.toggle(
+            "Maximum word overlap",
+            key=kov_on,
+            help="Keep pairs whose query shares less than this share of its distinct words with the paraphrase "
+            "(|T(q) ∩ T(p)| / |T(q)|; the paper: < 0.6, no formula given). Synthetic one-word edits overlap "
+            "about 0.9, so it is off for them by default.",
+        )
+        v_ov = c2.slider("overlap <", 0.05, 1.0, step=0.05, key=kov, disabled=not on_ov)
+        genres = sorted(g for g in set(pairs.frame["genre"]) if g)
+        chosen: list[str] = []
+        if len(genres) > 1:
+            if kg not in st.session_state:
+                st.session_state[kg] = [g for g in (paper["genres"] or []) if g in genres]
+            chosen = c3.multiselect("Genres (none = all)", genres, key=kg)
+        else:
+            c3.caption(f"Genre: {genres[0] if genres else 'none given'}.")
+    min_score = float(v_min) if (on_min and src.scored) else None
+    max_overlap = float(v_ov) if on_ov else None
+    kept[tag] = (min_score, max_overlap)
+    st.query_params["min_score"] = "off" if min_score is None else f"{min_score:g}"
+    st.query_params["max_overlap"] = "off" if max_overlap is None else f"{max_overlap:g}"
+    return ev.filter_key(min_score, max_overlap, chosen)
+
+
+def _drop_line(fp) -> str:
+    names = {"genre": "genre", "score": "score", "overlap": "word overlap"}
+    steps = " → ".join(f"{names.get(k, k)} filter dropped {v:,}" for k, v in fp.dropped.items())
+    return (
+        f"{fp.n_loaded:,} pairs loaded"
+        + (f" → {steps}" if steps else " (no filter)")
+        + (f" → **{len(fp.pairs):,} kept**")
+    )
+
+
+def _pairs_view(lo: data.Loaded, res, tag: str) -> None:
+    df = res.pairs.pairs.frame
+    names = [e for e in lo.names if e in res.ranks]
+    ranks = pd.DataFrame(
+        {
+            "row": df["row"],
+            "query": df["sentence1"],
+            "paraphrase": df["sentence2"],
+            "score": df["score"],
+            "overlap": df["overlap"].round(3),
+        }
+    )
+    for e in names:  # 0 = unrankable: shown empty
+        ranks[e] = pd.array([int(v) if v > 0 else None for v in res.ranks[e].rank], dtype="Int64")
+    ranks["pairs"] = tag
+    with st.expander(
+        f"Every pair's rank ({len(df):,} pairs; empty = unrankable: a query or paraphrase with nothing to embed)"
+    ):
+        st.dataframe(ranks, hide_index=True)
+
+    texts = lo.corpus.texts
+    i = st.selectbox(
+        f"Pair ({tag})",
+        list(range(len(df))),
+        format_func=lambda j: f"#{int(df['row'].iloc[j])}: {df['sentence1'].iloc[j][:120]}",
+        key="w_npair",
+    )
+    if i is None:
+        return
+    q, p = df["sentence1"].iloc[i], df["sentence2"].iloc[i]
+    qtok = token_set(q)
+    score = df["score"].iloc[i]
+    st.markdown(CSS, unsafe_allow_html=True)
+    st.markdown(
+        f"<div class='nq'><strong>Query</strong>: {html.escape(q)}</div>"
+        f"<div class='nq'><strong>Paraphrase</strong>: {highlight_shared(p, qtok)}</div>",
+        unsafe_allow_html=True,
+    )
+    st.caption(
+        (f"human score {score:.2f} / 5 · " if np.isfinite(score) else "no human score · ")
+        + f"word overlap {df['overlap'].iloc[i]:.2f} · words shared with the query are highlighted · {tag}"
+    )
+    per_row = 3
+    for start in range(0, len(names), per_row):
+        cols = st.columns(per_row)
+        for col, e in zip(cols, names[start : start + per_row]):
+            r = res.ranks[e]
+            rank, ties, cos = int(r.rank[i]), int(r.ties[i]), float(r.sims[i])
+            with col:
+                if rank == 0:
+                    st.markdown(f"**{html.escape(e)}**: unrankable (nothing to embed)")
+                    continue
+                st.markdown(
+                    f"**{html.escape(e)}**: rank **{rank:,}** · cos {cos:.3f}" + (f" · {ties} tie(s)" if ties else "")
+                )
+                out = r.outrankers(i)
+                if not out:
+                    st.caption("No corpus sentence is more similar: the paraphrase is first.")
+                    continue
+                rows = "".join(
+                    f"<tr><td>{k}</td><td>{c:.3f}</td><td>{highlight_shared(texts[j], qtok)}"
+                    f" <span class='nid'>#{j}</span></td></tr>"
+                    for k, (j, c) in enumerate(out, start=1)
+                )
+                more = rank - 1 - len(out)
+                st.markdown(
+                    "<table class='nb'><thead><tr><th>#</th><th>cos</th><th>corpus sentence ranked above the "
+                    f"paraphrase</th></tr></thead><tbody>{rows}</tbody></table>"
+                    + (f"<div class='nid'>… and {more:,} more</div>" if more > 0 else ""),
+                    unsafe_allow_html=True,
+                )

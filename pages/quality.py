@@ -1,0 +1,174 @@
+"""Quality beside agreement: per embedder, how much it agrees with the others (mean N2O) next to how it scores on
+the paraphrase needle, human similarity and HEROS negation; a scatter of any two columns; CSV download. An
+analysis not yet run for this corpus shows "—" and a button that runs it (nothing long runs by surprise)."""
+
+from __future__ import annotations
+
+import pandas as pd
+import streamlit as st
+
+from n2o_core import figures_eval
+from n2o_core.corpora import Corpus
+from n2o_core.quality import QUALITY_COLUMNS, column_correlation, quality_csv, quality_display, quality_table
+from n2o_core.settings import (
+    HEROS_DEFAULT_PAIRS,
+    NEEDLE_DEFAULT_SOURCE,
+    SIMILARITY_DEFAULT_SOURCE,
+    Settings,
+    param_choice,
+)
+from ui import data, page
+from ui import evaluation_data as ev
+from ui.guard import message
+from ui.shell import through_app
+
+through_app()
+
+LABELS = {k: c.label for k, c in QUALITY_COLUMNS.items()}
+
+
+def render(settings: Settings, corpus: Corpus | None) -> None:
+    """Draw the page for the sidebar's settings and corpus."""
+    st.header("Quality beside agreement")
+    st.caption(
+        "Does an embedder that agrees with the others also do well on the quality measures? One row per "
+        "embedder: its mean N2O with the others beside its paraphrase-needle MRR, its correlation with human "
+        "similarity, its sensitivity to negation (HEROS) and its dimension."
+    )
+    lo = page.loaded(settings, corpus)
+    s = lo.settings
+    names = lo.names
+    fp = lo.corpus.fingerprint
+    res = data.comparison(lo.key, tuple(names), lo.k, lo)
+
+    # ---- which run each column shows: the one last shown on its page in this session, else the page's default
+    ncfg = ev.last("needle", fp) or {
+        "pkey": ev.pair_key(NEEDLE_DEFAULT_SOURCE, {}, lo.corpus, s.seed),
+        "fkey": ev.filter_key(None, None, ()),
+        "label": f"SYNTHETIC ({NEEDLE_DEFAULT_SOURCE})",
+    }
+    scfg = ev.last("sts", fp) or {
+        "pkey": ev.pair_key(SIMILARITY_DEFAULT_SOURCE, {}, None, 0),
+        "label": "gensim Lee corpus, 1,225 human-rated document pairs",
+    }
+    n_per = HEROS_DEFAULT_PAIRS
+
+    asked = st.session_state.pop("_quality_run", None)  # set by a button's callback, before this run
+    if asked is not None:
+        _run(asked, lo, ncfg, scfg, n_per)
+    needle = ev.needle_known(lo, ncfg["pkey"], ncfg["fkey"])
+    sts = ev.sts_known(lo.ws, scfg["pkey"], names)
+    heros = ev.heros_known(lo, n_per, s.seed)
+    todo = []
+    if len(needle) < len(names):
+        todo.append(("needle", f"Run the paraphrase needle on {ncfg['label']}"))
+    if len(sts) < len(names):
+        todo.append(("sts", f"Run human similarity on {scfg['label']}"))
+    if len(heros) < len(names):
+        todo.append(("heros", f"Run HEROS ({n_per} minimal pairs per subset from {lo.corpus.name})"))
+    if todo:
+        st.caption("Columns whose analysis has not been run for this corpus and these embedders show —:")
+        for col, (kind, label) in zip(st.columns(len(todo)), todo):
+            col.button(label, key=f"run_{kind}", on_click=st.session_state.__setitem__, args=("_quality_run", kind))
+
+    table = quality_table(
+        names,
+        n2o=res.mean,
+        needle=pd.concat([r.results for r in needle.values()]) if needle else None,
+        sts=pd.concat([r.results for r in sts.values()]) if sts else None,
+        heros=pd.concat([r.results for r in heros.values()]) if heros else None,
+        dims=ev.dims(lo),
+    )
+    st.dataframe(
+        quality_display(table),
+        hide_index=True,
+        column_config={c.label: st.column_config.Column(help=c.source) for c in QUALITY_COLUMNS.values()},
+    )
+    sources = pd.DataFrame(
+        [
+            {
+                "column": LABELS["n2o_mean"],
+                "source": QUALITY_COLUMNS["n2o_mean"].source,
+                "this table": f"{page.chance_caption(lo, res.k).replace('**', '')}",
+            },
+            {
+                "column": LABELS["needle_mrr"],
+                "source": QUALITY_COLUMNS["needle_mrr"].source,
+                "this table": f"pairs: {ncfg['label']}; filters {_filters_text(ncfg['fkey'])}"
+                + ("; z-normalized" if s.znorm else ""),
+            },
+            {
+                "column": LABELS["sts_spearman"],
+                "source": QUALITY_COLUMNS["sts_spearman"].source,
+                "this table": f"pairs: {scfg['label']}; corpus-trained embedders fit on {lo.corpus.name}",
+            },
+            {
+                "column": LABELS["negation_sensitivity"],
+                "source": QUALITY_COLUMNS["negation_sensitivity"].source,
+                "this table": f"{n_per} pairs per subset made from {lo.corpus.name}, seed {s.seed}, every token "
+                "averaged" + ("; z-normalized" if s.znorm else ""),
+            },
+            {"column": LABELS["dim"], "source": QUALITY_COLUMNS["dim"].source, "this table": ""},
+        ]
+    )
+    with st.expander("Where each column comes from", expanded=False):
+        st.dataframe(sources, hide_index=True)
+    st.caption(
+        "The needle and human-similarity columns show the run last shown on their pages in this session (else "
+        "the pages' defaults); HEROS negation sensitivity = normalized similarity (s − b)/(1 − b) of Synonym minus "
+        "Negation (Main): positive means a negated sentence moves further from the original than a synonym swap. "
+        "N2O says how alike two embedders are, not which is better: read it beside the quality columns."
+    )
+    st.download_button(
+        "Table (CSV)", quality_csv(table), file_name="quality_vs_agreement.csv", mime="text/csv", key="dl_quality"
+    )
+
+    st.subheader("Any two columns")
+    keys = list(QUALITY_COLUMNS)
+    for w, param, default in (("w_qx", "qx", "n2o_mean"), ("w_qy", "qy", "needle_mrr")):
+        if w not in st.session_state:  # the link's value counts once; then the control decides
+            v, note = param_choice(st.query_params, param, keys, default)
+            if note:
+                st.warning(note)
+            st.session_state[w] = v
+    c1, c2 = st.columns(2)
+    x = c1.selectbox("x", keys, format_func=LABELS.get, key="w_qx")
+    y = c2.selectbox("y", keys, format_func=LABELS.get, key="w_qy")
+    st.query_params["qx"], st.query_params["qy"] = x, y
+    st.plotly_chart(figures_eval.quality_scatter(table, x, y, labels=LABELS, color_order=names), key="quality_scatter")
+    rho, n = column_correlation(table, x, y)
+    st.caption(
+        f"Spearman ρ over the {n} embedders with both values: "
+        + ("not defined (fewer than 3, or a constant column)" if rho != rho else f"**{rho:.2f}**")
+        + ". With this few embedders a correlation is a hint, not evidence."
+    )
+
+
+def _filters_text(fkey: tuple) -> str:
+    min_score, max_overlap, genres = fkey
+    parts = [
+        f"score ≥ {min_score:g}" if min_score is not None else "no score filter",
+        f"overlap < {max_overlap:g}" if max_overlap is not None else "no overlap filter",
+    ]
+    if genres:
+        parts.append("genres " + ", ".join(genres))
+    return ", ".join(parts)
+
+
+def _run(kind: str, lo: data.Loaded, ncfg: dict, scfg: dict, n_per: int) -> None:
+    """Run one analysis for the loaded embedders (progress shown by the ui wrappers); errors in place."""
+    try:
+        if kind == "needle":
+            pairs = ev.pairs(ncfg["pkey"], lo.corpus)
+            fpairs = ev.filtered(ncfg["pkey"], ncfg["fkey"], pairs)
+            _, errors = ev.needle(lo, fpairs, ncfg["pkey"], ncfg["fkey"])
+        elif kind == "sts":
+            pairs = ev.pairs(scfg["pkey"])
+            _, errors = ev.sts(lo.ws, pairs, scfg["pkey"], lo.names)
+        else:
+            _, errors = ev.heros(lo, n_per, lo.settings.seed)
+    except Exception as e:  # noqa: BLE001 - one sentence in place
+        st.warning(message(e, "The analysis"), icon="⚠️")
+        return
+    for e, msg in errors.items():
+        st.error(f"**{e}** is left out: {msg}", icon="⚠️")

@@ -1,0 +1,143 @@
+"""Human similarity (Eger et al., Pitfalls): cosine of each scored pair against the human score, by Pearson and by
+Spearman, raw and with z-normalized dimensions, per embedder with its dimension; how the embedder ranking moves
+across the four scorings."""
+
+from __future__ import annotations
+
+import json
+
+import pandas as pd
+import streamlit as st
+
+from n2o_core import figures_eval
+from n2o_core.corpora import Corpus
+from n2o_core.settings import SIMILARITY_DEFAULT_SOURCE, SIMILARITY_SOURCES, Settings
+from n2o_core.sts import SCORINGS
+from ui import data, page, pair_source
+from ui import evaluation_data as ev
+from ui.guard import message
+from ui.shell import through_app
+
+through_app()
+
+LABELS = figures_eval.SCORING_LABELS
+
+
+def render(settings: Settings, corpus: Corpus | None) -> None:
+    """Draw the page for the sidebar's settings and corpus."""
+    st.header("Human similarity")
+    st.caption(
+        "For every scored pair: the cosine of the two embeddings against the human similarity score, correlated "
+        "over the pairs by Pearson and by Spearman, on the raw vectors and after z-normalizing every dimension. "
+        "Eger et al. (Pitfalls) show that this unsupervised cosine evaluation ranks embedders differently once "
+        "the dimensions are normalized."
+    )
+    lo = page.loaded(settings, corpus, min_embedders=1)
+    choice = pair_source.choose("hpairs", "hpairs", SIMILARITY_SOURCES, SIMILARITY_DEFAULT_SOURCE)
+    if choice.spec is None:
+        st.stop()
+    pkey = ev.pair_key(choice.spec, choice.columns, None, 0)
+    try:
+        pairs = ev.pairs(pkey)
+    except Exception as e:  # noqa: BLE001 - one sentence in place
+        st.warning(message(e, "Loading the pairs"), icon="⚠️")
+        st.stop()
+    if not pairs.source.scored:
+        st.warning(
+            f"{pairs.source.label}: these pairs have no human scores, so there is nothing to correlate with. "
+            "Upload a scored pair file (or use gensim's Lee judgments).",
+            icon="⚠️",
+        )
+        st.stop()
+    try:
+        res, errors = ev.sts(lo.ws, pairs, pkey, lo.names)
+    except Exception as e:  # noqa: BLE001
+        st.warning(message(e, "Scoring the pairs"), icon="⚠️")
+        st.stop()
+    for e, msg in errors.items():
+        st.error(f"**{e}** is left out: {msg}", icon="⚠️")
+    if res is None:
+        st.stop()
+    ev.remember("sts", lo.corpus.fingerprint, pkey=pkey, label=pairs.source.label)
+
+    st.markdown(
+        f"**{pairs.source.label}** · n = {len(pairs):,} pairs · scores on 0–5 "
+        f"(the source's 0–{pairs.source.score_scale:g} scale rescaled)"
+    )
+    table = correlation_table(res.results)
+    st.dataframe(
+        table,
+        hide_index=True,
+        column_config={LABELS[s]: st.column_config.NumberColumn(format="%.3f") for s in SCORINGS},
+    )
+    st.caption(
+        "z-norm (Pitfalls' definition): each dimension is standardized with the mean and standard deviation over "
+        "the sentences being scored (the 2n pair sentences, each counted once per pair it is in), then every "
+        "vector is L2-normalized by the cosine. This is not the sidebar's corpus z-normalization, which this page "
+        "does not use. Corpus-trained embedders (tf-idf, word2vec, fastText) are fit on the sidebar's corpus "
+        f"**{lo.corpus.name}**." + (" Notes: " + "; ".join(res.notes) + "." if res.notes else "")
+    )
+    st.info(
+        "**Dimension** is each embedder's vector size (tf-idf: its vocabulary). Pitfalls' first point: embedders "
+        "of different sizes are not compared fairly when size itself drives the score, so read a ranking across "
+        "very different dimensions with care, and compare embedders of equal (or similar) size.",
+        icon="📏",
+    )
+    st.plotly_chart(
+        data.figure(
+            "sts_bars",
+            (lo.corpus.fingerprint, pkey, tuple(lo.names)),
+            lambda: figures_eval.correlation_bars(res.results),
+        ),
+        key="sts_bars",
+    )
+
+    st.subheader("The ranking under each scoring")
+    st.plotly_chart(
+        data.figure(
+            "sts_bump",
+            (lo.corpus.fingerprint, pkey, tuple(lo.names)),
+            lambda: figures_eval.rank_bump(res.ranks, color_order=lo.names),
+        ),
+        key="sts_bump",
+    )
+    st.dataframe(rank_display(res.ranks).style.map(_arrow_colour), hide_index=True)
+    rank_cols = res.ranks[[f"rank_{s}" for s in SCORINGS]]
+    n_moved = int((rank_cols.nunique(axis=1) > 1).sum())
+    st.caption(
+        "Rank 1 = the highest correlation. Arrows: the move against raw Pearson (the usual 'UCP' setting Pitfalls "
+        f"warns about): ▲ up, ▼ down. {n_moved} of {len(res.ranks)} embedders change rank across the four scorings "
+        "(bold lines in the chart)."
+    )
+    st.download_button(
+        "Correlations and ranks (JSON)",
+        json.dumps(res.to_json(), ensure_ascii=False, default=str),
+        file_name="human_similarity.json",
+        mime="application/json",
+        key="dl_sts_json",
+    )
+
+
+def correlation_table(results: pd.DataFrame) -> pd.DataFrame:
+    """Embedder, dimension, n, the four correlations (display names), zero vectors."""
+    t = results.rename(columns={**LABELS, "dim": "dimension", "zero_vectors": "zero vectors"})
+    return t[["embedder", "dimension", "n", *LABELS.values(), "zero vectors"]]
+
+
+def rank_display(ranks: pd.DataFrame) -> pd.DataFrame:
+    """Rank under each scoring, with the move against raw Pearson as an arrow ("3 ▲2", "5 ▼1", "4 =")."""
+    out = pd.DataFrame({"embedder": ranks["embedder"], LABELS["pearson"]: ranks["rank_pearson"].astype(int)})
+    for s in SCORINGS[1:]:
+        out[LABELS[s]] = [
+            f"{int(r)} " + ("=" if c == 0 else f"▲{int(c)}" if c > 0 else f"▼{-int(c)}")
+            for r, c in zip(ranks[f"rank_{s}"], ranks[f"change_{s}"])
+        ]
+    return out.sort_values(LABELS["pearson"], kind="stable").reset_index(drop=True)
+
+
+def _arrow_colour(v: object) -> str:
+    if isinstance(v, str) and "▲" in v:
+        return "color: #1a7f37; font-weight: 600"
+    if isinstance(v, str) and "▼" in v:
+        return "color: #c0392b; font-weight: 600"
+    return ""

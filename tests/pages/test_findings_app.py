@@ -1,0 +1,87 @@
+"""AppTest: the papers' findings page (cheap findings only: the others need transformers)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+from conftest import no_exception
+
+from n2o_core.findings import FINDINGS, NOT_TESTABLE, FindingParams, check_finding
+
+
+def _open(app):
+    app.run()
+    app.switch_page("pages/findings.py").run()
+    no_exception(app)
+    return app
+
+
+def _frames(app, columns):
+    """The dataframes on the page with exactly these columns (st.dataframe has no key in AppTest)."""
+    return [d.value for d in app.dataframe if list(d.value.columns) == list(columns)]
+
+
+def _frame(app, columns):
+    got = _frames(app, columns)
+    assert len(got) == 1, [list(d.value.columns) for d in app.dataframe]
+    return got[0]
+
+
+SUMMARY = ["", "paper", "finding", "numbers"]
+
+
+def test_lists_every_finding_unchecked(app):
+    _open(app)
+    summary = _frame(app, SUMMARY)
+    assert list(summary["finding"]) == [f.title for f in FINDINGS]
+    assert set(summary["numbers"]) == {"not checked yet"}
+    md = " ".join(m.value for m in app.markdown)
+    for f in FINDINGS:
+        assert f.rule in md and f.statement in md
+    assert list(_frame(app, ["paper", "finding", "why not"])["why not"]) == [u.reason for u in NOT_TESTABLE]
+    assert app.query_params["fpairs"] == "200"
+
+
+def _core(app_env, fid):
+    """The core's result for the page's corpus and settings (the app's test defaults: 3 samples of 30 queries)."""
+    from n2o_core.cache import Cache
+    from n2o_core.corpora import load_corpus
+    from n2o_core.settings import DEFAULT_MAX_SENTENCES
+    from n2o_core.workspace import Workspace
+
+    cache = Cache(app_env["N2O_CACHE_DIR"])
+    corpus = load_corpus(app_env["N2O_DEFAULT_CORPUS"], max_sentences=DEFAULT_MAX_SENTENCES, cache_dir=cache.root)
+    params = FindingParams(k=50, n_queries=30, n_samples=3, seed=0, heros_pairs=200)
+    return check_finding(Workspace(corpus, cache=cache), fid, params)
+
+
+def test_check_one_finding_shows_the_cores_numbers(app, app_env):
+    _open(app)
+    app.button(key="check_n2o-tfidf-apart").click().run()
+    no_exception(app)
+    core = _core(app_env, "n2o-tfidf-apart")
+    shown = _frame(app, ["a", "b", "kind", "n2o", "std"])
+    pd.testing.assert_frame_equal(shown.reset_index(drop=True), core.verdict.table.round(4), check_dtype=False)
+    summary = _frame(app, SUMMARY).set_index("finding")
+    row = summary.loc[core.finding.title]
+    assert row[""] == core.mark and row["numbers"] == core.verdict.summary
+    md = " ".join(m.value for m in app.markdown)
+    assert core.verdict.summary in md
+    # a finding with other embedders is not computed by this click
+    assert summary.loc["Averaged static word embeddings agree with each other", "numbers"] == "not checked yet"
+
+
+def test_human_similarity_findings_share_one_computation(app, app_env):
+    _open(app)
+    app.button(key="check_sts-znorm-glove").click().run()
+    no_exception(app)
+    summary = _frame(app, SUMMARY).set_index("finding")
+    for fid in ("sts-znorm-glove", "sts-znorm-glove-spearman"):
+        core = _core(app_env, fid)
+        assert summary.loc[core.finding.title, "numbers"] == core.verdict.summary
+        assert summary.loc[core.finding.title, ""] == core.mark
+        md = " ".join(m.value for m in app.markdown)
+        assert core.alternative.summary in md  # the other composition (stop words dropped) is shown beside it
+    shown = _frames(app, ["embedder", "n", "pearson", "pearson_znorm", "spearman", "spearman_znorm"])
+    assert len(shown) == 2
+    assert np.allclose(shown[0].iloc[0, 2:].astype(float), core.verdict.table.iloc[0, 2:].astype(float).round(4))

@@ -1,0 +1,376 @@
+"""Streamlit-side caching and progress for the evaluation pages (paraphrase needle, human similarity, quality
+beside agreement) over the cores `n2o_core.pairs`, `needle`, `sts` and `heros.run`. Nothing here computes: it keeps
+results per server process, turns the cores' progress callbacks into st.status / st.progress, and turns errors
+into sentences shown in place.
+
+Results are kept per embedder in a process-wide memo (so one failing embedder leaves the others, and the quality
+page can tell, without running anything, which analyses were already run for this corpus):
+
+- needle: `run_needle(ws, pairs, [eid], seed=seed + i)` for the i-th chosen embedder, which is exactly what one
+  `run_needle(ws, pairs, embedders, seed=seed)` call computes for it (it bootstraps embedder i with seed + i);
+- human similarity: `run_sts(ws, pairs, [eid])` (no randomness), the ranking from `sts.rank_table` over them all;
+- HEROS: `heros.run.score_embedder` on the corpus's minimal pairs (`ui.heros_data.pairs`, shared with the HEROS
+  page).
+
+Loaded pairs are kept in the same memo by `pair_key` (not in st.cache_data: a progress bar updated inside a cached
+function cannot be replayed); uploaded pair files are kept in the cache folder under their content digest.
+
+The last configuration run on the needle and similarity pages is remembered per session and corpus
+(`remember` / `last`), so the quality page shows those results.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import re
+from collections import OrderedDict
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+import pandas as pd
+import streamlit as st
+
+from n2o_core.corpora import Corpus
+from n2o_core.errors import N2OError
+from n2o_core.fileio import atomic_write
+from n2o_core.heros.run import EmbedderScores, score_embedder
+from n2o_core.needle import NeedleResult, run_needle
+from n2o_core.pairs import FilteredPairs, Pairs, filter_pairs, load_pairs, pair_file_columns
+from n2o_core.quality import embedder_dims
+from n2o_core.sts import STSResult, rank_table, run_sts
+from n2o_core.workspace import Workspace
+
+from . import data, heros_data
+from .guard import message
+
+log = logging.getLogger("n2o_explorer")
+
+#: Corpus sentences kept per pair and embedder that outrank the paraphrase (shown on the needle page).
+NEEDLE_TOP = 5
+#: Bootstrap resamples for the MRR 95% CI (as the CLI's default).
+NEEDLE_BOOT = 1000
+_MEMO_SIZE = {"pairs": 16}  # per kind; 512 for the per-embedder results (small)
+
+
+@st.cache_resource(show_spinner=False)
+def _memo() -> dict[str, OrderedDict]:
+    """Process-wide memo of per-embedder results by key (oldest dropped beyond _MEMO_SIZE per kind)."""
+    return {"pairs": OrderedDict(), "needle": OrderedDict(), "sts": OrderedDict(), "heros": OrderedDict()}
+
+
+def _keep(kind: str, key: tuple, value: Any) -> None:
+    memo = _memo()[kind]
+    memo[key] = value
+    memo.move_to_end(key)
+    while len(memo) > _MEMO_SIZE.get(kind, 512):
+        memo.popitem(last=False)
+
+
+# --------------------------------------------------------------------------- pairs
+
+
+def save_pair_upload(name: str, raw: bytes) -> str:
+    """Keep an uploaded pair file in the cache folder under its content digest; returns its path (the spec)."""
+    safe = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(name).name).strip("._") or "pairs.tsv"
+    path = Path(data.cache().root) / "pair-uploads" / hashlib.sha256(raw).hexdigest()[:16] / safe
+    if not path.is_file():
+        atomic_write(path, lambda f: f.write(raw))
+    return str(path)
+
+
+@st.cache_data(show_spinner=False, max_entries=32)
+def upload_columns(path: str) -> list[str]:
+    """Header columns of a kept upload ([] for the STS Benchmark's headerless layout)."""
+    return pair_file_columns(path)
+
+
+def pair_key(spec: str, columns: Mapping[str, str | None] | None, corpus: Corpus | None, seed: int) -> tuple:
+    """The identity of a pairs source: spec and columns, plus corpus and seed for synthetic pairs (made from it)."""
+    cols = tuple(sorted((k, v) for k, v in (columns or {}).items() if v))
+    synthetic = spec.startswith("synthetic")
+    return (spec, cols, corpus.fingerprint if synthetic and corpus is not None else "", seed if synthetic else 0)
+
+
+def _load(key: tuple, corpus: Corpus | None, progress: Callable[..., None] | None = None) -> Pairs:
+    spec, cols, _fp, seed = key
+    out = load_pairs(spec, columns=dict(cols) or None, corpus=corpus, cache=data.cache(), seed=seed, progress=progress)
+    _keep("pairs", key, out)
+    return out
+
+
+def pairs(key: tuple, corpus: Corpus | None = None) -> Pairs:
+    """The pairs for a `pair_key` (kept per process, read-only); a status with a progress bar while synthetic
+    pairs are made or a Hugging Face dataset is fetched. Raises N2OError with one sentence on bad input."""
+    memo = _memo()["pairs"]
+    if key in memo:
+        return memo[key]
+    spec = key[0]
+    if not (spec.startswith("synthetic") or spec.startswith("hf:")):
+        return _load(key, corpus)
+    doing = (
+        f"Making synthetic pairs from {corpus.name if corpus is not None else 'the corpus'} "
+        "(WordNet and spaCy load first)"
+        if spec.startswith("synthetic")
+        else f"Fetching the Hugging Face dataset {spec[3:]}"
+    )
+    with st.status(f"{doing}…", expanded=True) as status:
+        bar = st.progress(0.0)
+        try:
+            out = _load(key, corpus, _bar_progress(bar, "pairs", {"": "made"}))
+        except Exception:
+            status.update(label=f"{doing}: failed", state="error", expanded=False)
+            raise
+        status.update(label=f"{len(out):,} pairs ready", state="complete", expanded=False)
+    return out
+
+
+def filter_key(min_score: float | None, max_overlap: float | None, genres: Sequence[str] | None) -> tuple:
+    """The identity of a filter setting (the word-overlap measure is the paper's default, "query")."""
+    return (
+        None if min_score is None else float(min_score),
+        None if max_overlap is None else float(max_overlap),
+        tuple(sorted(g.strip().lower() for g in genres or [] if g.strip())),
+    )
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def filtered(pkey: tuple, fkey: tuple, _source: Pairs) -> FilteredPairs:
+    """`filter_pairs` with the filter setting `fkey` (see `filter_key`); raises N2OError when nothing is left."""
+    min_score, max_overlap, genres = fkey
+    return filter_pairs(_source, min_score=min_score, max_overlap=max_overlap, genres=list(genres) or None)
+
+
+# --------------------------------------------------------------------------- per-session "last run"
+
+
+def remember(kind: str, corpus_fp: str, **info: Any) -> None:
+    """Note the configuration last shown on an evaluation page, for the quality page."""
+    st.session_state.setdefault("_eval_last", {})[(kind, corpus_fp)] = info
+
+
+def last(kind: str, corpus_fp: str) -> dict[str, Any] | None:
+    """The configuration last shown on the `kind` page for this corpus in this session, or None."""
+    return st.session_state.get("_eval_last", {}).get((kind, corpus_fp))
+
+
+# --------------------------------------------------------------------------- progress
+
+
+def _bar_progress(bar: Any, eid: str, stages: Mapping[str, str]) -> Callable[..., None]:
+    last_: list[Any] = [None]
+
+    def cb(*args: Any) -> None:
+        stage, done, total = (args[0], args[-2], args[-1]) if len(args) == 4 else ("", args[-2], args[-1])
+        pct = int(100 * done / total) if total else 100
+        if (stage, pct) == last_[0]:
+            return
+        last_[0] = (stage, pct)
+        try:
+            bar.progress(min(max(pct, 0), 100) / 100, text=f"{eid}: {stages.get(stage, stage)} {done:,}/{total:,}")
+        except Exception:  # noqa: BLE001 - progress from a worker thread: skip the update
+            pass
+
+    return cb
+
+
+def _run_each(
+    kind: str,
+    todo: list[tuple[str, tuple]],
+    label: str,
+    work: Callable[[str, Callable[..., None]], Any],
+    stages: Mapping[str, str],
+    errors: dict[str, str],
+) -> None:
+    """Run `work(eid, progress)` for each (eid, key) not yet known, with a status and a bar per embedder."""
+    if not todo:
+        return
+    with st.status(f"{label}: {len(todo)} embedder(s)…", expanded=True) as status:
+        for i, (eid, key) in enumerate(todo, 1):
+            status.update(label=f"{label}: embedder {i}/{len(todo)}, {eid}…")
+            bar = st.progress(0.0, text=eid)
+            try:
+                _keep(kind, key, work(eid, _bar_progress(bar, eid, stages)))
+            except Exception as e:  # noqa: BLE001 - reported per embedder; the others go on
+                if not isinstance(e, N2OError):
+                    log.exception("%s with %s failed", kind, eid)
+                errors[eid] = message(e, f"Embedder '{eid}'")
+                bar.empty()
+                st.markdown(f"**{eid}**: failed — {errors[eid]}")
+                continue
+            bar.progress(1.0, text=f"{eid}: done")
+        status.update(
+            label=f"{label}: {len(todo) - len(errors)} of {len(todo)} done",
+            state="error" if errors else "complete",
+            expanded=bool(errors),
+        )
+
+
+# --------------------------------------------------------------------------- paraphrase needle
+
+
+def _needle_key(lo: data.Loaded, pkey: tuple, fkey: tuple, eid: str, i: int) -> tuple:
+    s = lo.settings
+    return (lo.corpus.fingerprint, pkey, fkey, eid, s.znorm, s.seed + i, NEEDLE_TOP, NEEDLE_BOOT)
+
+
+def needle_known(lo: data.Loaded, pkey: tuple, fkey: tuple) -> dict[str, NeedleResult]:
+    """The needle results already computed for the loaded embedders (nothing is run)."""
+    memo = _memo()["needle"]
+    keys = {e: _needle_key(lo, pkey, fkey, e, i) for i, e in enumerate(lo.names)}
+    return {e: memo[k] for e, k in keys.items() if k in memo}
+
+
+def needle(
+    lo: data.Loaded, fpairs: FilteredPairs, pkey: tuple, fkey: tuple
+) -> tuple[NeedleResult | None, dict[str, str]]:
+    """Paraphrase ranks for every loaded embedder (computed once per process), with progress; (the combined
+    result, or None when every embedder failed; errors by embedder)."""
+    s = lo.settings
+    errors: dict[str, str] = {}
+    known = needle_known(lo, pkey, fkey)
+    todo = [(e, _needle_key(lo, pkey, fkey, e, i)) for i, e in enumerate(lo.names) if e not in known]
+
+    def work(eid: str, progress: Callable[..., None]) -> NeedleResult:
+        i = lo.names.index(eid)
+        return run_needle(
+            lo.ws, fpairs, [eid], znorm=s.znorm, top=NEEDLE_TOP, n_boot=NEEDLE_BOOT, seed=s.seed + i, progress=progress
+        )
+
+    _run_each(
+        "needle",
+        todo,
+        f"Ranking the paraphrases of {len(fpairs.pairs):,} pairs among {len(lo.corpus):,} sentences",
+        work,
+        {"embed": "embedding the corpus", "rank": "ranking, corpus sentences"},
+        errors,
+    )
+    parts = needle_known(lo, pkey, fkey)
+    return combine_needle([parts[e] for e in lo.names if e in parts]), errors
+
+
+def combine_needle(parts: Sequence[NeedleResult]) -> NeedleResult | None:
+    """One NeedleResult from single-embedder ones (same pairs and corpus): rows sorted by MRR as `run_needle` does."""
+    if not parts:
+        return None
+    first = parts[0]
+    results = pd.concat([p.results for p in parts], ignore_index=True)
+    results = results.sort_values("mrr", ascending=False, kind="stable").reset_index(drop=True)
+    ranks = {e: r for p in parts for e, r in p.ranks.items()}
+    return NeedleResult(
+        results, ranks, first.pairs, first.corpus_name, first.corpus_texts, first.excluded, first.znorm, first.meta
+    )
+
+
+# --------------------------------------------------------------------------- human similarity
+
+
+def _sts_key(ws: Workspace, pkey: tuple, eid: str) -> tuple:
+    return (ws.corpus.fingerprint, pkey, eid)
+
+
+def sts_known(ws: Workspace, pkey: tuple, names: Sequence[str]) -> dict[str, STSResult]:
+    """The human-similarity results already computed for `names` (nothing is run)."""
+    memo = _memo()["sts"]
+    return {e: memo[_sts_key(ws, pkey, e)] for e in names if _sts_key(ws, pkey, e) in memo}
+
+
+def sts(ws: Workspace, pairs_: Pairs, pkey: tuple, names: Sequence[str]) -> tuple[STSResult | None, dict[str, str]]:
+    """Correlations with the human scores for every embedder in `names` (computed once per process, corpus-trained
+    embedders fit on `ws`'s corpus), with progress; (combined result or None, errors by embedder)."""
+    errors: dict[str, str] = {}
+    if not pairs_.source.scored:
+        raise N2OError(f"The pairs from '{pairs_.source.label}' have no human scores to correlate with.")
+    known = sts_known(ws, pkey, names)
+    todo = [(e, _sts_key(ws, pkey, e)) for e in names if e not in known]
+
+    def work(eid: str, progress: Callable[..., None]) -> STSResult:
+        res = run_sts(ws, pairs_, [eid])
+        progress(1, 1)
+        return res
+
+    _run_each("sts", todo, f"Scoring {len(pairs_):,} pairs", work, {}, errors)
+    parts = sts_known(ws, pkey, names)
+    return combine_sts([parts[e] for e in names if e in parts]), errors
+
+
+def combine_sts(parts: Sequence[STSResult]) -> STSResult | None:
+    """One STSResult from single-embedder ones (same pairs): results in the given order, ranks over them all."""
+    if not parts:
+        return None
+    results = pd.concat([p.results for p in parts], ignore_index=True)
+    cosines = {e: c for p in parts for e, c in p.cosines.items()}
+    first = parts[0]
+    return STSResult(results, rank_table(results), first.pairs, first.fit_corpus, cosines, list(first.notes))
+
+
+# --------------------------------------------------------------------------- dimensions
+
+
+@st.cache_data(show_spinner=False, max_entries=64)
+def _dims(fp: str, names: tuple[str, ...], _ws: Workspace) -> dict[str, int]:
+    return embedder_dims(_ws, names)
+
+
+def dims(lo: data.Loaded) -> dict[str, int]:
+    """Dimension of every loaded embedder (tf-idf: its vocabulary size on this corpus)."""
+    return _dims(lo.corpus.fingerprint, tuple(lo.names), lo.ws)
+
+
+# --------------------------------------------------------------------------- HEROS negation
+
+
+def _heros_key(lo: data.Loaded, eid: str, n_per: int, seed: int) -> tuple:
+    return (lo.corpus.fingerprint, eid, n_per, seed, lo.settings.znorm)
+
+
+def heros_known(lo: data.Loaded, n_per: int, seed: int) -> dict[str, EmbedderScores]:
+    """HEROS scores already computed for the loaded embedders on this corpus's minimal pairs (nothing is run)."""
+    memo = _memo()["heros"]
+    return {e: memo[_heros_key(lo, e, n_per, seed)] for e in lo.names if _heros_key(lo, e, n_per, seed) in memo}
+
+
+def heros(lo: data.Loaded, n_per: int, seed: int) -> tuple[pd.DataFrame, dict[str, str]]:
+    """HEROS results rows (embedder, subset, normalized, ...) of every loaded embedder, as the HEROS page scores
+    them with every token averaged; (rows, errors by embedder)."""
+    errors: dict[str, str] = {}
+    known = heros_known(lo, n_per, seed)
+    todo = [(e, _heros_key(lo, e, n_per, seed)) for e in lo.names if e not in known]
+    if todo:
+        pairset = heros_data.pairs(lo, n_per, seed)
+        if pairset.pairs.empty:
+            raise N2OError(f"No minimal pairs could be made from '{lo.corpus.name}'.")
+
+        def work(eid: str, progress: Callable[..., None]) -> EmbedderScores:
+            out = score_embedder(lo.ws, pairset.pairs, eid, seed=seed, znorm=lo.settings.znorm)
+            progress(1, 1)
+            return out
+
+        _run_each("heros", todo, "Scoring the HEROS minimal pairs", work, {}, errors)
+    parts = heros_known(lo, n_per, seed)
+    frames = [parts[e].results for e in lo.names if e in parts]
+    return (pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()), errors
+
+
+__all__ = [
+    "NEEDLE_BOOT",
+    "NEEDLE_TOP",
+    "combine_needle",
+    "combine_sts",
+    "dims",
+    "filter_key",
+    "filtered",
+    "heros",
+    "heros_known",
+    "last",
+    "needle",
+    "needle_known",
+    "pair_key",
+    "pairs",
+    "remember",
+    "save_pair_upload",
+    "sts",
+    "sts_known",
+    "upload_columns",
+]

@@ -1,0 +1,120 @@
+"""The findings page's data: the core's evidence (`n2o_core.findings.evidence`) memoized per process, so each
+analysis runs once per (corpus, analysis, embedders, parameters) and every finding that rests on it is judged
+from the memo; progress on a cold computation is drawn in an st.status."""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections import OrderedDict
+
+import streamlit as st
+
+from n2o_core.corpora import Corpus
+from n2o_core.errors import N2OError
+from n2o_core.findings import Evidence, Finding, FindingParams, FindingResult, evidence, judge
+from n2o_core.settings import Settings
+
+from . import data
+from .guard import message
+
+log = logging.getLogger("n2o_explorer")
+
+#: The papers' k: every neighbor-based finding is judged at k = 50 (capped at N - 1).
+PAPER_K = 50
+_MAX_ENTRIES = 64
+
+
+def params(settings: Settings, heros_pairs: int) -> FindingParams:
+    """The sidebar's query samples and seed with the papers' k and the page's pairs per HEROS subset."""
+    return FindingParams(
+        k=PAPER_K,
+        n_queries=settings.n_queries,
+        n_samples=settings.n_samples,
+        seed=settings.seed,
+        heros_pairs=heros_pairs,
+    )
+
+
+@st.cache_resource(show_spinner=False)
+def _memo() -> OrderedDict:
+    """Process-wide memo: (corpus fingerprint, analysis, embedders, params) -> (Evidence, seconds)."""
+    return OrderedDict()
+
+
+def _key(corpus: Corpus, f: Finding, p: FindingParams) -> tuple:
+    return (corpus.fingerprint, f.analysis, f.embedders, p)
+
+
+def result(corpus: Corpus, f: Finding, p: FindingParams) -> FindingResult | None:
+    """The finding judged on memoized evidence, or None when its evidence has not been computed in this process."""
+    got = _memo().get(_key(corpus, f, p))
+    return None if got is None else judge(f, *got)
+
+
+def compute(settings: Settings, corpus: Corpus, findings: list[Finding], p: FindingParams) -> dict[str, str]:
+    """Compute (once) the evidence the given findings need, with a status and a progress bar per analysis.
+    Returns {finding id: error sentence} for the computations that failed (nothing is memoized for them)."""
+    memo = _memo()
+    ws = data.workspace(corpus.fingerprint, corpus, settings.scheduler)
+    todo: dict[tuple, Finding] = {}
+    for f in findings:
+        key = _key(corpus, f, p)
+        if key not in memo and key not in todo:
+            todo[key] = f
+    errors: dict[str, str] = {}
+    if not todo:
+        return errors
+    failed: dict[tuple, str] = {}
+    with st.status(f"Computing {len(todo)} analysis(es) on {corpus.name} ({len(corpus):,} sentences)…") as status:
+        for i, (key, f) in enumerate(todo.items(), 1):
+            status.update(label=f"{i}/{len(todo)}: {_what(f)} ({', '.join(f.embedders)})…", expanded=True)
+            bar = st.progress(0.0, text=f.analysis)
+            t0 = time.perf_counter()
+            try:
+                ev = evidence(ws, f, p, progress=_progress(bar))
+            except Exception as e:  # noqa: BLE001 - one failed analysis leaves the others
+                if not isinstance(e, N2OError):
+                    log.exception("findings: %s failed", f.id)
+                failed[key] = message(e, _what(f).capitalize())
+                bar.empty()
+                continue
+            memo[key] = (ev, time.perf_counter() - t0)
+            while len(memo) > _MAX_ENTRIES:
+                memo.popitem(last=False)
+            bar.progress(1.0, text=f"done in {time.perf_counter() - t0:.1f} s")
+        status.update(label="Findings computed", state="error" if failed else "complete", expanded=bool(failed))
+    for f in findings:
+        if _key(corpus, f, p) in failed:
+            errors[f.id] = failed[_key(corpus, f, p)]
+    return errors
+
+
+def _what(f: Finding) -> str:
+    return {
+        "neighbors": "nearest neighbors, N2O and token overlap",
+        "heros": "minimal pairs and their scores",
+        "sts": "correlation with human similarity (Lee pairs)",
+    }.get(f.analysis, f.analysis)
+
+
+def _progress(bar):
+    last: list = [None]
+
+    def cb(stage: str, done: int, total: int) -> None:
+        pct = int(100 * done / total) if total else 100
+        if (stage, pct) == last[0]:
+            return
+        last[0] = (stage, pct)
+        try:
+            bar.progress(min(max(pct, 0), 100) / 100, text=f"{stage} {done:,}/{total:,}")
+        except Exception:  # noqa: BLE001 - progress from a worker thread: skip the update
+            pass
+
+    return cb
+
+
+def evidence_of(corpus: Corpus, f: Finding, p: FindingParams) -> Evidence | None:
+    """The memoized evidence of a finding (None before it is computed)."""
+    got = _memo().get(_key(corpus, f, p))
+    return None if got is None else got[0]

@@ -1,0 +1,50 @@
+"""Background preloading for the dashboard: after a page has been drawn, load in a low-priority thread what the
+next clicks will need (`n2o_core.preload`): the chosen embedders' models, WordNet and spaCy, umap-learn's code.
+Once per server process and corpus; it never delays the page that started it and never shows an error (the page
+that needs a failed step reports it in place). N2O_PRELOAD=0 turns it off (the tests do, to keep their timing)."""
+
+from __future__ import annotations
+
+import logging
+import os
+import threading
+
+import streamlit as st
+
+from n2o_core.corpora import Corpus
+from n2o_core.preload import lower_this_threads_priority, preload
+from n2o_core.settings import Settings
+
+from . import data
+
+log = logging.getLogger("n2o_explorer")
+
+
+@st.cache_resource(show_spinner=False)
+def _started() -> dict[str, threading.Thread]:
+    return {}
+
+
+def start(settings: Settings, corpus: Corpus | None) -> None:
+    """Start the background preload for this corpus and embedder choice (no-op when one ran or runs already)."""
+    if corpus is None or not settings.embedders or os.environ.get("N2O_PRELOAD", "1") == "0":
+        return
+    key = f"{corpus.fingerprint}|{','.join(settings.embedders)}|{settings.scheduler}"
+    started = _started()
+    if key in started:
+        return
+    ws = data.workspace(corpus.fingerprint, corpus, settings.scheduler)
+    ids = list(settings.embedders)
+
+    def run() -> None:
+        lower_this_threads_priority()
+        done = preload(
+            ws,
+            ids,
+            on_step=lambda name, s, err: log.info("preloaded %s in %.1f s%s", name, s, f" ({err})" if err else ""),
+        )
+        log.info("preloading done in %.1f s", sum(done.values()))
+
+    t = threading.Thread(target=run, name="n2o-preload", daemon=True)
+    started[key] = t
+    t.start()
