@@ -31,6 +31,7 @@ PAGES = [
     ("query", "Query explorer", ":material/manage_search:"),
     ("tokens", "Token overlap", ":material/abc:"),
     ("heros", "HEROS subsets", ":material/science:"),
+    ("agreement", "Where embedders disagree", ":material/call_split:"),
     ("about", "About", ":material/info:"),
 ]
 
