@@ -352,12 +352,13 @@ def group_table(values: np.ndarray, features: pd.DataFrame, groups: Mapping[str,
     rare_share (mean of the per-sentence shares) and, when features has a label column, one "label: X" column
     per label of the whole corpus with its share of the group (an empty group gives NaN)."""
     values = np.asarray(values, float)
-    labels = sorted(set(features["label"])) if "label" in features else []
+    labels = sorted(features["label"].unique().tolist()) if "label" in features else []
     rows = []
     for name, ids in groups.items():
         ids = np.asarray(ids, np.int64)
         f = features.iloc[ids]
         empty = len(ids) == 0
+        shares = f["label"].value_counts(normalize=True) if labels and not empty else None
         row = {
             "group": name,
             "sentences": len(ids),
@@ -367,7 +368,7 @@ def group_table(values: np.ndarray, features: pd.DataFrame, groups: Mapping[str,
             "rare_share": float("nan") if empty else float(f["rare_share"].mean()),
         }
         for lab in labels:
-            row[f"label: {lab}"] = float("nan") if empty else float((f["label"] == lab).mean())
+            row[f"label: {lab}"] = float("nan") if shares is None else float(shares.get(lab, 0.0))
         rows.append(row)
     return pd.DataFrame(rows).set_index("group")
 

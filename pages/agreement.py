@@ -54,7 +54,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     if selected:
         _selection_table(ad, shown, valid, what, selected)
     else:
-        _rankings(ad, shown, valid, what)
+        _rankings(ad, shown, what, *((a, b) if by == "pair" else (None, None)))
     if ad.approx:
         rec = ", ".join(f"{e} {r:.3f}" for e, r in agr.recall.items() if r is not None)
         st.caption(f"Approximate search (pynndescent): recall@{k} against exact search {rec or 'not measured'}.")
@@ -295,11 +295,16 @@ def _watch(jobs: list[MapJob]) -> None:
     """Progress of the background UMAP jobs; the whole page reruns when they are done."""
     if all(j.finished.is_set() for j in jobs):
         st.rerun(scope="app")
-    with st.status("UMAP maps are being computed in the background; the PCA maps are shown meanwhile…"):
-        for j in jobs:
-            st.markdown(j.describe())
-            if j.fraction is not None:
-                st.progress(j.fraction)
+    # not a `with` block: leaving one would mark the status complete while the jobs still run
+    box = st.status(
+        "UMAP maps are being computed in the background; the PCA maps are shown meanwhile…",
+        state="running",
+        expanded=True,
+    )
+    for j in jobs:
+        box.markdown(j.describe())
+        if j.fraction is not None:
+            box.progress(j.fraction)
 
 
 # --------------------------------------------------------------------------- rankings and what distinguishes them
@@ -349,13 +354,13 @@ def _groups(table: pd.DataFrame) -> None:
     )
 
 
-def _rankings(ad: AgreementData, values: np.ndarray, valid: np.ndarray, what: str) -> None:
+def _rankings(ad: AgreementData, values: np.ndarray, what: str, a: str | None, b: str | None) -> None:
     st.subheader("Least and most agreed sentences")
-    if not valid.any():
+    top = st.slider("Sentences per list", 5, 50, 10, step=5, key="w_agree_top")
+    low, high, deciles = agreement_data.rankings(ad.key, ad.k, a, b, top, ad)
+    if deciles is None:
         st.info("No sentence has neighbors under these embedders: nothing to rank.")
         return
-    top = st.slider("Sentences per list", 5, 50, 10, step=5, key="w_agree_top")
-    low, high = core.extremes(values, top, valid=valid)
     tabs = st.tabs(["Least agreed", "Most agreed", "What distinguishes them"])
     with tabs[0]:
         _table(ad, low, values, "agree_low")
@@ -364,7 +369,7 @@ def _rankings(ad: AgreementData, values: np.ndarray, valid: np.ndarray, what: st
         _table(ad, high, values, "agree_high")
         st.caption(f"Highest per-sentence N2O ({what}) first.")
     with tabs[2]:
-        _groups(core.decile_table(values, agreement_data.features(ad.corpus.fingerprint, ad.corpus), valid=valid))
+        _groups(deciles)
         st.caption(f"The 10% least and most agreed sentences ({what}) against all ranked sentences.")
 
 

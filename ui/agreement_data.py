@@ -192,6 +192,21 @@ def pair_means(key: str, k: int, _ad: AgreementData) -> pd.DataFrame:
     return _ad.at(k).pair_means()
 
 
+@st.cache_data(show_spinner=False, max_entries=64)
+def rankings(
+    key: str, k: int, a: str | None, b: str | None, top: int, _ad: AgreementData
+) -> tuple[np.ndarray, np.ndarray, pd.DataFrame | None]:
+    """(least-agreed ids, most-agreed ids, decile table) of the pair's per-sentence N2O (the mean pairwise
+    agreement when a = b = None), among sentences with neighbors under the embedders involved."""
+    v = values(key, k, a, b, _ad)
+    agr = _ad.at(k)
+    valid = agr.has_neighbors(a, b) if a is not None and b is not None else agr.has_neighbors()
+    if not valid.any():
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), None
+    low, high = core.extremes(v, top, valid=valid)
+    return low, high, core.decile_table(v, features(_ad.corpus.fingerprint, _ad.corpus), valid=valid)
+
+
 @st.cache_data(show_spinner=False, max_entries=16)
 def features(fingerprint: str, _corpus: Corpus) -> pd.DataFrame:
     """Length, rare-word share and label of every sentence (`agreement.corpus_features`)."""
