@@ -249,6 +249,9 @@ def _maps(
                 return
     for note in notes:
         st.warning(note)
+    if any(note.startswith("UMAP for ") for note in notes) and st.button("Try UMAP again", key="agree_umap_retry"):
+        agreement_data.forget_map_errors()
+        st.rerun()
     if pending:
         _watch(pending)
 

@@ -7,8 +7,10 @@ cache and errors as sentences in place. Nothing here computes.
 - PCA maps are computed in the script run (seconds), under st.status + st.progress.
 - UMAP maps are computed in a background thread, one at a time, so the page never blocks on them: the page
   draws the PCA maps meanwhile and polls the job. umap-learn's numba code compiles once per server process
-  (measured 105 s on 2 busy cores, `projection.warm_up_umap`); that compilation starts only when a UMAP map is
-  first asked for, not at every page load, so visitors who never choose UMAP do not pay it on a shared machine.
+  (105 s in a fresh process at load ~10, measured for `n2o_core.projection`); it happens during the first UMAP
+  map someone asks for, inside that background job. It is not started at page load (`projection.warm_up_umap`
+  in a thread): on a shared 2-core machine that would spend those CPU seconds whether or not anyone wants UMAP,
+  slowing the PCA view everyone sees first. A corpus too small for UMAP is refused before any compilation.
   Maps are cached on disk by the core, so a later process loads them in milliseconds.
 """
 
@@ -17,9 +19,11 @@ from __future__ import annotations
 import logging
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -49,10 +53,15 @@ MAP_SEED = 0
 # --------------------------------------------------------------------------- neighbors of every sentence
 
 
+#: All-pairs neighbor arrays kept in memory (least recently used dropped first; ~23 MB each at 38k sentences and
+#: k_max 50; the disk cache still has them).
+MAX_NEIGHBOR_ARRAYS = 24
+
+
 @st.cache_resource(show_spinner=False)
-def _memo() -> dict[str, dict]:
-    """Process-wide memo: all-pairs neighbors by key, failures by key, finished maps by key."""
-    return {"neighbors": {}, "failed": {}, "maps": {}}
+def _memo() -> dict[str, Any]:
+    """Process-wide memo: all-pairs neighbors by key (LRU), failures by key, finished maps by key."""
+    return {"neighbors": OrderedDict(), "failed": {}, "maps": {}}
 
 
 @dataclass
@@ -104,6 +113,7 @@ def load(settings: Settings, corpus: Corpus) -> AgreementData:
         if key in memo["failed"]:
             out.errors[eid] = memo["failed"][key]
         elif key in memo["neighbors"]:
+            memo["neighbors"].move_to_end(key)
             out.neighbors[eid] = memo["neighbors"][key]
         else:
             todo.append((eid, key))
@@ -134,6 +144,8 @@ def load(settings: Settings, corpus: Corpus) -> AgreementData:
                 line.markdown(f"**{eid}**: failed — {out.errors[eid]}")
                 continue
             memo["neighbors"][key] = out.neighbors[eid] = nb
+            while len(memo["neighbors"]) > MAX_NEIGHBOR_ARRAYS:
+                memo["neighbors"].popitem(last=False)
             bar.progress(1.0)
             line.markdown(f"**{eid}**: ready in {nb.seconds:.1f} s")
         status.update(
@@ -171,6 +183,9 @@ def loaded(settings: Settings, corpus: Corpus | None) -> AgreementData:
         st.stop()
     for eid, msg in out.errors.items():
         st.error(f"**{eid}** is left out: {msg}", icon="⚠️")
+    if out.errors and st.button("Retry failed embedders", key="agree_retry"):
+        clear_failures()
+        st.rerun()
     if len(out.names) < MIN_EMBEDDERS:
         st.warning(f"Fewer than {MIN_EMBEDDERS} embedders are usable; choose others in the sidebar.")
         st.stop()
@@ -279,6 +294,7 @@ class MapJob:
     stage: str = "queued"
     done: int = 0
     total: int = 0
+    first: bool = False  # the first UMAP layout in this process (numba compiles during it)
     result: Projection | None = None
     error: str | None = None
     finished: threading.Event = field(default_factory=threading.Event)
@@ -288,10 +304,14 @@ class MapJob:
         t = time.monotonic() - (self.started or self.submitted)
         what = {
             "queued": "waiting for the map before it",
-            "compile": "compiling umap-learn's numba code (once per server process; measured 105 s on 2 busy cores)",
             "embed": f"embedding ({self.done:,}/{self.total:,})",
             "neighbors": f"searching neighbors ({self.done:,}/{self.total:,})",
-            "umap": f"laying out {self.n:,} sentences",
+            "umap": (
+                "compiling umap-learn's numba code (once per server process; measured 105 s on 2 busy cores), "
+                f"then laying out {self.n:,} sentences"
+                if self.first
+                else f"laying out {self.n:,} sentences"
+            ),
         }.get(self.stage, self.stage)
         return f"**{self.eid}**: {what} · {t:.0f} s"
 
@@ -307,7 +327,12 @@ class MapJob:
 def _worker() -> dict:
     """One background worker for the process (UMAP maps one at a time: numba compiles once, two layouts never
     compete for the 2 cores), its jobs by key, and whether numba is warm."""
-    return {"pool": ThreadPoolExecutor(max_workers=1, thread_name_prefix="umap-map"), "jobs": {}, "warm": False}
+    return {
+        "pool": ThreadPoolExecutor(max_workers=1, thread_name_prefix="umap-map"),
+        "jobs": {},
+        "lock": threading.Lock(),
+        "warm": False,
+    }
 
 
 def _run(w: dict, job: MapJob, ad: AgreementData, key: tuple) -> None:
@@ -317,15 +342,10 @@ def _run(w: dict, job: MapJob, ad: AgreementData, key: tuple) -> None:
         job.stage, job.done, job.total = stage, done, total
 
     try:
-        if not w["warm"]:
-            job.stage = "compile"
-            try:
-                log.info("umap warm-up took %.1f s", projection.warm_up_umap())
-            except ImportError:
-                pass  # projection() falls back to PCA and says why
-            w["warm"] = True
+        job.first = not w["warm"]
         job.stage = "embed"
         job.result = _compute(ad, job.eid, "umap", on_stage)
+        w["warm"] = w["warm"] or job.result.method == "umap"
         _memo()["maps"][key] = job.result
     except Exception as e:  # noqa: BLE001 - shown on the page
         if not isinstance(e, N2OError):
@@ -344,11 +364,12 @@ def umap_map(ad: AgreementData, eid: str, wait: float = 0.5) -> Projection | Map
     if key in memo:
         return memo[key]
     w = _worker()
-    job = w["jobs"].get(key)
-    if job is None:  # a failed job stays (its message is shown) until forget_map_errors
-        job = MapJob(eid, len(ad.corpus))
-        w["jobs"][key] = job
-        w["pool"].submit(_run, w, job, ad, key)
+    with w["lock"]:  # two sessions asking at once share one job
+        job = w["jobs"].get(key)
+        if job is None:  # a failed job stays (its message is shown) until forget_map_errors
+            job = MapJob(eid, len(ad.corpus))
+            w["jobs"][key] = job
+            w["pool"].submit(_run, w, job, ad, key)
     job.finished.wait(wait)
     if job.finished.is_set() and job.result is not None:
         return job.result

@@ -78,3 +78,29 @@ def test_box_selection_on_one_map_highlights_the_other(server, browser):
     assert page.evaluate(HIGHLIGHTED) == [None, None]
     assert "selection" not in page.url  # the selection is not part of the link
     page.close()
+
+
+def test_a_ranked_sentence_opens_in_the_query_explorer(server, browser):
+    """The id cell of the least-agreed sentence is a link: the query explorer for that sentence, in a new tab,
+    with the shared settings of the view (k here)."""
+    context = browser.new_context(viewport={"width": 1400, "height": 1000})
+    page = context.new_page()
+    page.goto(f"{server}/agreement?k=6&pair=word2vec,fasttext")
+    table = page.locator("[role='tabpanel'] [data-testid='stDataFrame']").first
+    table.wait_for(timeout=240_000)
+    settle(page)
+    no_exception(page)
+    table.scroll_into_view_if_needed()
+    box = table.bounding_box()
+    assert box is not None
+    x, y = box["x"] + 16, box["y"] + 36 + 17  # the first row's id (the grid is drawn on a canvas)
+    page.mouse.move(x, y)
+    page.wait_for_timeout(300)
+    with context.expect_page(timeout=60_000) as opened:
+        page.mouse.click(x, y)
+    tab = opened.value
+    tab.get_by_role("heading", name="Query explorer").wait_for(timeout=240_000)
+    tab.locator("table.nb").first.wait_for(timeout=240_000)
+    assert "/query?" in tab.url and "qid=" in tab.url and "k=6" in tab.url
+    assert tab.locator("[data-testid='stException']").count() == 0
+    context.close()

@@ -174,6 +174,21 @@ def test_a_corpus_too_small_to_map(app_env):
     assert any("3 sentence(s) have no vector under tfidf or glove-6b-50d" in c.value for c in at.caption)
 
 
+def test_a_corpus_too_small_for_umap_gets_pca_with_the_reason(app_env):
+    from streamlit.testing.v1 import AppTest
+
+    texts = [f"sentence number {i} about the {w} match" for i, w in enumerate("abcdefgh")]
+    at = AppTest.from_function(_render, args=(texts, 3, ("tfidf", "word2vec")), default_timeout=120)
+    at.query_params["map"] = "umap"
+    at.run()
+    no_exception(at)
+    warnings = " ".join(w.value for w in at.warning)
+    assert "UMAP for tfidf: A UMAP map with n_neighbors=15 needs more than 15 sentences" in warnings
+    assert "The PCA map is shown." in warnings
+    maps = plotly_specs(at)["agree_maps"]
+    assert "tfidf · PCA" in maps["layout"]["annotations"][0]["text"]
+
+
 @pytest.fixture
 def fake_umap(monkeypatch):
     """umap-learn replaced by a gated stand-in (no numba): the test decides when the background job ends."""
@@ -186,7 +201,6 @@ def fake_umap(monkeypatch):
         gate.wait(60)
         return np.column_stack([np.arange(len(data)), np.zeros(len(data))]).astype(np.float32)
 
-    monkeypatch.setattr(projection, "warm_up_umap", lambda: 0.0)
     monkeypatch.setattr(projection, "umap_coords", layout)
     monkeypatch.setattr(projection, "library_version", lambda m: "fake-for-tests")  # its own disk cache key
     agreement_data.clear_maps()
