@@ -222,7 +222,7 @@ def _maps(
     st.caption(
         "PCA appears at once. UMAP (umap-learn on the exact neighbor graph the agreement uses) runs in the "
         "background while the PCA maps stay on screen; the first UMAP map in a server process also compiles "
-        "umap-learn's numba code (measured 105 s on 2 busy cores). Maps are cached on disk."
+        "umap-learn's numba code (30 s to 2 minutes on 2 shared cores). Maps are cached on disk."
         if method == "pca"
         else "UMAP on each embedder's exact cosine neighbor graph (the search the agreement uses); computed in "
         "the background and cached on disk. Distances between clusters on a UMAP map mean little."

@@ -7,10 +7,11 @@ cache and errors as sentences in place. Nothing here computes.
 - PCA maps are computed in the script run (seconds), under st.status + st.progress.
 - UMAP maps are computed in a background thread, one at a time, so the page never blocks on them: the page
   draws the PCA maps meanwhile and polls the job. umap-learn's numba code compiles once per server process
-  (105 s in a fresh process at load ~10, measured for `n2o_core.projection`); it happens during the first UMAP
-  map someone asks for, inside that background job. It is not started at page load (`projection.warm_up_umap`
-  in a thread): on a shared 2-core machine that would spend those CPU seconds whether or not anyone wants UMAP,
-  slowing the PCA view everyone sees first. A corpus too small for UMAP is refused before any compilation.
+  (105 s in a fresh process at load ~10 as measured for `n2o_core.projection`; ~35 s for this page's first
+  150-sentence map at load ~12); it happens during the first UMAP map someone asks for, inside that background
+  job. It is not started at page load (`projection.warm_up_umap` in a thread): on a shared 2-core machine that
+  would spend those CPU seconds whether or not anyone wants UMAP, slowing the PCA view everyone sees first. A
+  corpus too small for UMAP is refused before any compilation.
   Maps are cached on disk by the core, so a later process loads them in milliseconds.
 """
 
@@ -307,7 +308,7 @@ class MapJob:
             "embed": f"embedding ({self.done:,}/{self.total:,})",
             "neighbors": f"searching neighbors ({self.done:,}/{self.total:,})",
             "umap": (
-                "compiling umap-learn's numba code (once per server process; measured 105 s on 2 busy cores), "
+                "compiling umap-learn's numba code (once per server process: 30 s to 2 minutes on 2 shared cores), "
                 f"then laying out {self.n:,} sentences"
                 if self.first
                 else f"laying out {self.n:,} sentences"
