@@ -96,7 +96,7 @@ def _by(names: list[str], a: str, b: str) -> str:
         st.segmented_control(
             "Colour the maps and rank the sentences by",
             list(BY),
-            format_func=labels.get,
+            format_func=lambda v: labels[v],
             key="w_agree_by",
             help="Mean pairwise agreement: a sentence's per-sentence N2O averaged over every pair of the "
             "embedders chosen in the sidebar.",
@@ -196,7 +196,8 @@ def _method() -> str:
             st.warning(note)
         st.session_state["w_agree_map"] = method
     method = (
-        st.segmented_control("Map", list(MAP_METHODS), format_func=MAP_METHODS.get, key="w_agree_map") or MAP_DEFAULT
+        st.segmented_control("Map", list(MAP_METHODS), format_func=lambda m: MAP_METHODS[m], key="w_agree_map")
+        or MAP_DEFAULT
     )
     st.query_params["map"] = method
     return method
