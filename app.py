@@ -37,6 +37,7 @@ PAGES = [
     ("query", "Query explorer", ":material/manage_search:"),
     ("tokens", "Token overlap", ":material/abc:"),
     ("heros", "HEROS subsets", ":material/science:"),
+    ("agreement", "Where embedders disagree", ":material/call_split:"),
     ("needle", "Paraphrase needle", ":material/search:"),
     ("similarity", "Human similarity", ":material/groups:"),
     ("quality", "Quality vs agreement", ":material/scatter_plot:"),

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from itertools import combinations
 
 import numpy as np
@@ -71,6 +71,23 @@ class Agreement:
     approx: bool = False
     recall: dict[str, float | None] = field(default_factory=dict)
     seconds: dict[str, float] = field(default_factory=dict)
+
+    @classmethod
+    def from_neighbors(
+        cls, neighbors: Mapping[str, Neighbors], k: int, corpus_size: int, approx: bool = False
+    ) -> Agreement:
+        """The agreement at k of embedders whose all-pairs neighbors (at any k_max >= k, e.g. from
+        `prepare_all_pairs`) are given, in the order given; a smaller k is a slice, no search."""
+        validate(list(neighbors), k, corpus_size)
+        ids: dict[str, np.ndarray] = {}
+        recall: dict[str, float | None] = {}
+        seconds: dict[str, float] = {}
+        for eid, nb in neighbors.items():
+            if nb.ids.shape[0] != corpus_size:
+                raise N2OError(f"'{eid}' has neighbors for {nb.ids.shape[0]} sentences, not all {corpus_size}.")
+            head = nb.head(k)
+            ids[eid], recall[eid], seconds[eid] = head.ids, head.recall, nb.seconds
+        return cls(list(neighbors), k, corpus_size, ids, approx, recall, seconds)
 
     @property
     def chance(self) -> float:
@@ -152,6 +169,27 @@ def validate(embedder_ids: Sequence[str], k: int, n: int) -> None:
         raise N2OError(f"k={k} must be smaller than the corpus size ({n} sentences): lower k or use a larger corpus.")
 
 
+def pair_param(params: Mapping[str, object], names: Sequence[str], name: str = "pair") -> tuple[str, str, str | None]:
+    """The embedder pair a link names as `pair=A,B` (parsed as n2o_core.settings parses page parameters: never
+    raises, a bad value falls back with a note): (a, b, note). Both must be among `names` and differ; an
+    unusable one is replaced by the first other name, a missing parameter gives the first two names."""
+    if len(names) < 2:
+        raise N2OError(f"Per-sentence agreement needs at least two embedders (got {len(names)}).")
+    raw = params.get(name)
+    if isinstance(raw, (list, tuple)):
+        raw = raw[0] if raw else None
+    if raw is None or not str(raw).strip():
+        return names[0], names[1], None
+    asked = [p.strip() for p in str(raw).split(",")]
+    a = asked[0] if asked and asked[0] in names else None
+    b = asked[1] if len(asked) == 2 and asked[1] in names and asked[1] != a else None
+    if a is not None and b is not None:
+        return a, b, None
+    a = a or next(e for e in names if e != b)
+    b = b or next(e for e in names if e != a)
+    return a, b, f"'{name}' in the link must name two different embedders among those chosen; using {a},{b}."
+
+
 def all_pairs_neighbors(
     ws: Workspace,
     eid: str,
@@ -171,6 +209,26 @@ def all_pairs_neighbors(
     return prepare_embedder(ws, eid, np.arange(n, dtype=np.int64), k, znorm=znorm, approx=approx, on_stage=on_stage)
 
 
+def prepare_all_pairs(
+    ws: Workspace,
+    eid: str,
+    k_max: int,
+    *,
+    znorm: bool = False,
+    approx: bool | None = None,
+    on_stage: StageProgress | None = None,
+) -> Neighbors:
+    """The pipeline's per-embedder step (`pipeline.prepare_embedder`: embed the corpus, cached; search, cached) with
+    every corpus sentence as a query; `seconds` holds the wall time of both. Raises N2OError when the embedder
+    cannot be used. `approx=None` picks exact search up to APPROX_ABOVE sentences and pynndescent beyond."""
+    n = len(ws.corpus)
+    if approx is None:
+        approx = default_approx(n)
+    t0 = time.perf_counter()
+    nb = prepare_embedder(ws, eid, np.arange(n, dtype=np.int64), k_max, znorm=znorm, approx=approx, on_stage=on_stage)
+    return replace(nb, seconds=time.perf_counter() - t0)
+
+
 def agreement(
     ws: Workspace,
     embedder_ids: Sequence[str],
@@ -188,18 +246,10 @@ def agreement(
     k_max = min(max(k, k_max or k), n - 1)
     if approx is None:
         approx = default_approx(n)
-    neighbors: dict[str, np.ndarray] = {}
-    recall: dict[str, float | None] = {}
-    seconds: dict[str, float] = {}
-    for eid in embedder_ids:
-        t0 = time.perf_counter()
-        nb = prepare_embedder(
-            ws, eid, np.arange(n, dtype=np.int64), k_max, znorm=znorm, approx=approx, on_stage=on_stage
-        ).head(k)
-        neighbors[eid] = nb.ids
-        recall[eid] = nb.recall
-        seconds[eid] = time.perf_counter() - t0
-    return Agreement(list(embedder_ids), k, n, neighbors, approx, recall, seconds)
+    prepared = {
+        eid: prepare_all_pairs(ws, eid, k_max, znorm=znorm, approx=approx, on_stage=on_stage) for eid in embedder_ids
+    }
+    return Agreement.from_neighbors(prepared, k, n, approx)
 
 
 def summarize(values: np.ndarray, valid: np.ndarray | None = None) -> dict[str, float]:
@@ -292,6 +342,32 @@ def corpus_features(corpus, rare_max: int = RARE_MAX) -> pd.DataFrame:
     )
 
 
+def group_table(values: np.ndarray, features: pd.DataFrame, groups: Mapping[str, np.ndarray]) -> pd.DataFrame:
+    """One row per named group of sentence ids: sentences, n2o (mean), n_tokens (mean), n_tokens_median,
+    rare_share (mean of the per-sentence shares) and, when features has a label column, one "label: X" column
+    per label of the whole corpus with its share of the group (an empty group gives NaN)."""
+    values = np.asarray(values, float)
+    labels = sorted(features["label"].unique().tolist()) if "label" in features else []
+    rows = []
+    for name, ids in groups.items():
+        ids = np.asarray(ids, np.int64)
+        f = features.iloc[ids]
+        empty = len(ids) == 0
+        shares = f["label"].value_counts(normalize=True) if labels and not empty else None
+        row = {
+            "group": name,
+            "sentences": len(ids),
+            "n2o": float("nan") if empty else float(values[ids].mean()),
+            "n_tokens": float("nan") if empty else float(f["n_tokens"].mean()),
+            "n_tokens_median": float("nan") if empty else float(f["n_tokens"].median()),
+            "rare_share": float("nan") if empty else float(f["rare_share"].mean()),
+        }
+        for lab in labels:
+            row[f"label: {lab}"] = float("nan") if shares is None else float(shares.get(lab, 0.0))
+        rows.append(row)
+    return pd.DataFrame(rows).set_index("group")
+
+
 def decile_table(
     values: np.ndarray, features: pd.DataFrame, *, valid: np.ndarray | None = None, frac: float = 0.1, seed: int = 0
 ) -> pd.DataFrame:
@@ -311,19 +387,4 @@ def decile_table(
     low, high = extremes(values, m, valid=valid, seed=seed)
     pct = f"{frac:.0%}"
     groups = {f"least agreed {pct}": low, f"most agreed {pct}": high, "all": np.flatnonzero(valid)}
-    labels = sorted(set(features["label"])) if "label" in features else []
-    rows = []
-    for name, ids in groups.items():
-        f = features.iloc[ids]
-        row = {
-            "group": name,
-            "sentences": len(ids),
-            "n2o": float(values[ids].mean()),
-            "n_tokens": float(f["n_tokens"].mean()),
-            "n_tokens_median": float(f["n_tokens"].median()),
-            "rare_share": float(f["rare_share"].mean()),
-        }
-        for lab in labels:
-            row[f"label: {lab}"] = float((f["label"] == lab).mean())
-        rows.append(row)
-    return pd.DataFrame(rows).set_index("group")
+    return group_table(values, features, groups)

@@ -18,7 +18,7 @@ the JSON, so pass `max_points=None` only for an explicit "draw all" choice.
 from __future__ import annotations
 
 import html
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 import plotly.graph_objects as go
@@ -153,6 +153,7 @@ def agreement_maps(
     color_label: str = "N2O per sentence",
     title: str | None = None,
     height: int = 560,
+    dragmode: str = "lasso",
 ) -> go.Figure:
     """One WebGL scatter per embedder map (side by side; usually two), every point a corpus sentence coloured
     by `values` (its per-sentence N2O), hover = escaped, trimmed sentence text with its id and value.
@@ -161,7 +162,9 @@ def agreement_maps(
     everything, None shows all normally. Sentences without coordinates (NaN: no vector) are not drawn; the
     panel title says how many. Above `max_points` sentences the same fixed random subset (plus the selected
     ids) is drawn in every panel. `labels`: hover_labels(texts), precomputed (e.g. cached per corpus by a page);
-    computed for the drawn points when omitted. The corpus id of each point is its `customdata`."""
+    computed for the drawn points when omitted. The corpus id of each point is its `customdata`
+    (`selected_points_ids` reads them back from a selection event). `dragmode`: what a drag does at first
+    ("lasso", "select" = box, "zoom", "pan"); the mode bar switches it."""
     if len(coords) != len(names) or not coords:
         raise N2OError(f"{len(coords)} maps for {len(names)} names: give one map per embedder name.")
     values = np.asarray(values, float)
@@ -200,11 +203,27 @@ def agreement_maps(
         margin=dict(l=10, r=10, t=70 if title else 40, b=10),
         font=_FONT,
         template="plotly_white",
-        dragmode="lasso",
+        dragmode=dragmode,
         hovermode="closest",
         uirevision="agreement-maps",  # keep zoom and pan when the selection changes
     )
     return fig
+
+
+def selected_points_ids(points: Sequence[Mapping]) -> list[int]:
+    """Sorted, distinct corpus ids of selected map points (a selection event's points: dicts whose `customdata`
+    is the id `agreement_maps` gave the point, a number or a one-element list); points without one are
+    skipped."""
+    out: set[int] = set()
+    for p in points:
+        cd = p.get("customdata") if isinstance(p, Mapping) else None
+        if isinstance(cd, (list, tuple)):
+            cd = cd[0] if cd else None
+        try:
+            out.add(int(cd))  # type: ignore[arg-type]
+        except (TypeError, ValueError):
+            continue
+    return sorted(out)
 
 
 def agreement_histogram(

@@ -319,3 +319,59 @@ def test_approximate_all_pairs_close_to_exact(setup):
     assert approx.approx and approx.to_json()["search"] == "approx"
     assert all(r is not None and r > 0.9 for r in approx.recall.values())
     assert abs(approx.pair("a", "b").mean() - exact.pair("a", "b").mean()) < 0.05
+
+
+# --------------------------------------------------------------------------- the dashboard's steps
+
+
+def test_prepare_all_pairs_and_from_neighbors_equal_agreement(setup):
+    from n2o_core.agreement import Agreement, prepare_all_pairs
+
+    ws, _ = setup
+    seen = []
+    nbs = {
+        e: prepare_all_pairs(ws, e, 12, on_stage=lambda eid, stage, d, t: seen.append((eid, stage)))
+        for e in ["a", "b", "c"]
+    }
+    assert all(nb.ids.shape == (N, 12) and nb.seconds >= 0 for nb in nbs.values())
+    assert {("a", "neighbors"), ("b", "neighbors"), ("c", "neighbors")} <= set(seen)
+    got = Agreement.from_neighbors(nbs, 5, N)
+    ref = agreement(ws, ["a", "b", "c"], 5, k_max=12)
+    assert got.embedders == ["a", "b", "c"] and got.k == 5
+    for a, b in got.pairs():
+        np.testing.assert_array_equal(got.pair(a, b), ref.pair(a, b))
+    np.testing.assert_array_equal(got.neighbors["b"], nbs["b"].ids[:, :5])
+    with pytest.raises(N2OError, match="at least two embedders"):
+        Agreement.from_neighbors({"a": nbs["a"]}, 5, N)
+    with pytest.raises(N2OError, match="not all"):
+        Agreement.from_neighbors({"a": nbs["a"], "b": nbs["b"]}, 5, N + 1)
+
+
+def test_group_table_of_any_groups():
+    from n2o_core.agreement import group_table
+
+    values = np.array([0.0, 0.2, 0.4, 0.6, 0.8])
+    feats = pd.DataFrame({"n_tokens": [1, 2, 3, 4, 5], "rare_share": [1.0, 0.5, 0.0, 0.0, 0.0], "label": list("xxyyy")})
+    t = group_table(values, feats, {"picked": np.array([0, 4]), "none": np.array([], int), "all": np.arange(5)})
+    assert list(t.index) == ["picked", "none", "all"]
+    assert t.loc["picked", "sentences"] == 2 and t.loc["picked", "n2o"] == pytest.approx(0.4)
+    assert t.loc["picked", "n_tokens"] == 3.0 and t.loc["picked", "rare_share"] == 0.5
+    assert t.loc["picked", "label: x"] == 0.5 and t.loc["all", "label: y"] == pytest.approx(0.6)
+    assert t.loc["none", "sentences"] == 0 and np.isnan(t.loc["none", "n2o"])
+
+
+def test_pair_param_never_raises_and_says_why():
+    from n2o_core.agreement import pair_param
+
+    names = ["tfidf", "glove", "w2v"]
+    assert pair_param({}, names) == ("tfidf", "glove", None)
+    assert pair_param({"pair": "w2v,tfidf"}, names) == ("w2v", "tfidf", None)
+    assert pair_param({"pair": ["glove,w2v"]}, names) == ("glove", "w2v", None)
+    a, b, note = pair_param({"pair": "nope,w2v"}, names)
+    assert (a, b) == ("tfidf", "w2v") and "two different embedders" in note
+    a, b, note = pair_param({"pair": "glove,glove"}, names)
+    assert (a, b) == ("glove", "tfidf") and note
+    a, b, note = pair_param({"pair": "glove"}, names)
+    assert (a, b) == ("glove", "tfidf") and note
+    with pytest.raises(N2OError):
+        pair_param({}, ["tfidf"])

@@ -114,3 +114,23 @@ def test_histogram_counts_every_step():
         agreement_histogram(values, 0)
     with pytest.raises(N2OError):
         agreement_histogram(np.array([np.nan]), 5)
+
+
+def test_selected_points_ids_read_customdata():
+    from n2o_core.figures_maps import selected_points_ids
+
+    points = [
+        {"curve_number": 0, "point_index": 3, "customdata": 17},
+        {"curve_number": 1, "point_index": 0, "customdata": [5]},
+        {"curve_number": 0, "point_index": 1, "customdata": 17.0},
+        {"curve_number": 0, "point_index": 2},
+        {"customdata": "x"},
+    ]
+    assert selected_points_ids(points) == [5, 17]
+    assert selected_points_ids([]) == []
+    a, b, values, texts = data()
+    fig = agreement_maps([a, b], values, texts, ["A", "B"], dragmode="select")
+    assert fig.layout.dragmode == "select"
+    # the ids a selection returns are the customdata of the points selected, in either panel
+    picked = [{"customdata": int(fig.data[1].customdata[i])} for i in (2, 9)]
+    assert selected_points_ids(picked) == [2, 9]
