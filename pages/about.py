@@ -49,6 +49,9 @@ next to it.
   each embedder's similarity of a sentence with its variant, normalized by the similarity of random
   sentence pairs, b: (s − b) / (1 − b) (Heros, Fig. 1 as a heatmap). Raw cosine is one click away. Averaged word
   vectors drop stop words here by default, as the GloVe model Heros evaluated does.
+- **Where embedders disagree** — every sentence a query: its N2O between two embedders (and averaged over all
+  pairs), its distribution (the mean is the pair's N2O over all N queries), two maps of the embedders' spaces
+  coloured by it with linked selection, and the sentences they agree on least and most.
 
 *Which differences matter*
 - **Paraphrase needle** — is a query's known paraphrase its nearest corpus neighbor? MRR, # top, # top-5 per
