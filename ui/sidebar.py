@@ -20,6 +20,7 @@ from n2o_core.corpora import (
     text_columns,
     upload_name,
 )
+from n2o_core.corpora.uploads import MAX_UPLOAD_MB, check_upload_size
 from n2o_core.limits import K_MAX, MIN_EMBEDDERS, check_corpus_size, k_max_for
 from n2o_core.settings import MAX_SENTENCES_CHOICES, Settings, env_defaults, from_query, to_query
 
@@ -94,18 +95,20 @@ def _upload_widget() -> str | None:
         "Corpus file",
         type=exts,
         key="w_upload",
+        max_upload_size=MAX_UPLOAD_MB,
         help="One sentence per line (.txt) or one per row of a text column (.csv/.tsv/.jsonl/.parquet). "
-        "Paragraphs are split into sentences; duplicates are dropped.",
+        f"Paragraphs are split into sentences; duplicates are dropped. Up to {MAX_UPLOAD_MB} MB.",
     )
     if f is None:
-        st.info("Upload a file to compare embedders on it.")
-        return None
-    raw = f.getvalue()
-    if not raw:
-        st.error(f"'{f.name}' is empty.")
+        st.info(f"Upload a file (up to {MAX_UPLOAD_MB} MB) to compare embedders on it.")
         return None
     column = None
     try:
+        check_upload_size(f.name, f.size)  # the browser checks too, but a crafted request can skip it
+        raw = f.getvalue()
+        if not raw:
+            st.error(f"'{f.name}' is empty.")
+            return None
         cols = list_columns(f.name, raw)
         if cols:
             candidates = text_columns(f.name, raw)
