@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import importlib
 import os
+import sys
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -22,6 +23,11 @@ from ui.guard import shown  # noqa: E402
 from ui.shell import through_app  # noqa: E402
 
 through_app()
+
+if os.environ.get("N2O_WARM_APPROX", "1") != "0" and "streamlit.testing.v1" not in sys.modules:
+    from n2o_core.neighbors import warm_approx
+
+    warm_approx()  # pynndescent's numba compile, once per server process, in the background (off the request path)
 
 st.set_page_config(page_title="N2O Explorer", page_icon=":material/hub:", layout="wide")
 

@@ -667,8 +667,8 @@ def build_index(Xn, k: int, *, n_neighbors: int | None = None, seed: int = 0, ti
     worker.join(limit)
     if worker.is_alive():
         reason = (
-            f"pynndescent did not finish its index of {n:,} rows within {limit:,.0f} s (it can loop on many "
-            "near-identical rows), so exact search was used instead (recall 1)."
+            f"pynndescent did not finish its index of {n:,} rows within {limit:,.{0 if limit >= 10 else 1}f} s "
+            "(it can loop on many near-identical rows), so exact search was used instead (recall 1)."
         )
         notify(reason)
         return ExactFallback(reason)

@@ -23,6 +23,7 @@ from n2o_core.corpora import (
 from n2o_core.corpora.uploads import MAX_UPLOAD_MB, check_upload_size
 from n2o_core.limits import K_MAX, MIN_EMBEDDERS, check_corpus_size, k_max_for
 from n2o_core.settings import MAX_SENTENCES_CHOICES, Settings, env_defaults, from_query, to_query
+from n2o_core.text import escape_markdown
 
 from . import data
 from .guard import message
@@ -139,7 +140,7 @@ def draw() -> tuple[Settings, Corpus | None]:
     _seed_from_url(defaults, known)
     sb = st.sidebar
     for note in st.session_state.get("_notes", []):
-        sb.warning(note)
+        sb.warning(escape_markdown(note))  # notes quote the link's values: text, never markdown
 
     # ---- corpus
     builtins = _builtins()
