@@ -162,7 +162,6 @@ def test_hostile_upload(server, browser):
     for needle, shown in [
         ("script", "The strong <b>team</b> won the final <script>alert(1)</script> on Monday."),
         ("مرحبا", "مرحبا بالعالم، هذه جملة عربية عن الفريق."),
-        ("beach", "The family 👨‍👩‍👧 went to the 🏖️ beach with the team."),
         ("bell", "Red [31malert[0m rang a bell at the bank."),
     ]:
         search.fill(needle)

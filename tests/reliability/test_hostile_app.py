@@ -167,3 +167,25 @@ def test_markup_rtl_emoji_and_control_characters_in_an_uploaded_corpus(app):
         assert "\x1b" not in md and "\x07" not in md
         seen.append(needle)
     assert len(seen) == 7
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Unknown corpus '[Log in again](http:evil.example)' in the link",
+        "<img src=x onerror=alert(1)> ![i](x.png) <https://evil.example>",
+        "*a* _b_ `c` ~~s~~ $x^2$ :red[y] :smile: a|b",
+        "# heading\n1. item\n- item\n> quote",
+        r"C:\path\to\file.txt",
+    ],
+)
+def test_escape_markdown_renders_the_text_literally(text):
+    """CommonMark (markdown-it) renders the escaped text as one paragraph of exactly the original characters."""
+    markdown_it = pytest.importorskip("markdown_it")
+    from n2o_core.text import escape_markdown
+
+    out = markdown_it.MarkdownIt("commonmark").render(escape_markdown(text))
+    assert "<a" not in out and "<img" not in out and "<em>" not in out and "<code>" not in out and "<h1>" not in out
+    assert "<ol>" not in out and "<ul>" not in out and "<blockquote>" not in out
+    lines = [html.unescape(ln) for ln in out.replace("<p>", "").replace("</p>", "").strip().split("\n")]
+    assert lines == text.split("\n")

@@ -13,7 +13,6 @@ exactly the clean run's result, and no entry that was complete before a kill may
 from __future__ import annotations
 
 import json
-import multiprocessing as mp
 import os
 import random
 import signal
@@ -21,24 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
-from harness import Workload, lost_entries, run_process, scan, write_corpus
-
-_PRELOAD = [
-    "n2o_core.cli",
-    "n2o_core.compare",
-    "n2o_core.workspace",
-    "n2o_core.embedders.registry",
-    "n2o_core.embedders.tfidf",
-    "n2o_core.embedders.trained_vectors",
-    "gensim.models",
-]
-
-
-def _server():
-    ctx = mp.get_context("forkserver")
-    ctx.set_forkserver_preload(_PRELOAD)
-    return ctx
-
+from harness import Workload, fork_server, lost_entries, run_process, scan, write_corpus
 
 # ------------------------------------------------------------------------------------------------ fast
 
@@ -80,7 +62,7 @@ def _child(argv: list[str], kill_at: int, when: str) -> None:
 
 
 def _fork_run(argv: list[str], kill_at: int = 0, when: str = "before", kill_after: float | None = None) -> int:
-    p = _server().Process(target=_child, args=(argv, kill_at, when))
+    p = fork_server().Process(target=_child, args=(argv, kill_at, when))
     p.start()
     p.join(kill_after)
     if p.is_alive():
@@ -149,6 +131,10 @@ def _round(w: Workload, root: Path, rng: random.Random, t_cold: float, stats: di
         if r.killed:
             stats["kills"] += 1
             stats["kill_delays"].append(round(delay, 2))
+            # where the kill landed: the entries complete by then, by kind (embeddings, knn, models, heros, ...)
+            kinds = sorted({rel.split("/")[0] for rel in clean_scan.valid})
+            stats["complete_at_kill"].append([sum(r_.startswith(k + "/") for r_ in after.valid) for k in kinds])
+            stats["kinds"] = kinds
             continue
         stats["runs_finished"] += 1
         ok = r.rc == 0 and w.result(out) == clean_result and scan(cache).valid == clean_scan.valid
@@ -187,6 +173,7 @@ def test_kill9_loop_compare_heros_app(tmp_path):
             manifest_broken=0,
             lock_waits=0,
             kill_delays=[],
+            complete_at_kill=[],
             cold_seconds=round(t_cold, 1),
         )
         i = 0
