@@ -51,6 +51,21 @@ def fork_server():
     return ctx
 
 
+_MAIN = sys.modules["__main__"]  # pytest's, taken before any AppTest ran
+
+
+def start(proc) -> None:
+    """`proc.start()` with pytest's __main__ in place: Streamlit's script runner (AppTest) leaves app.py's module
+    in sys.modules["__main__"], and a multiprocessing child would run app.py again to rebuild its __main__."""
+    current = sys.modules.get("__main__")
+    sys.modules["__main__"] = _MAIN
+    try:
+        proc.start()
+    finally:
+        if current is not None:
+            sys.modules["__main__"] = current
+
+
 _DATA_SUFFIXES = (".npy", ".npz", ".json")
 # timings in the outputs: the only values allowed to differ between a clean run and a rerun
 _TIMING_KEYS = {"pairs_seconds", "embedder_seconds", "seconds"}

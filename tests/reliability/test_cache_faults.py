@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from harness import ROOT, fork_server, lost_entries, scan, write_corpus
+from harness import ROOT, fork_server, lost_entries, scan, start, write_corpus
 
 from n2o_core import cache as cache_mod
 from n2o_core import notices
@@ -46,7 +46,7 @@ def test_lock_of_a_killed_holder_is_free_at_once(tmp_path):
     for _ in range(5):
         ready = FORK.Event()
         p = FORK.Process(target=_hold, args=(str(tmp_path), "emb/x.npy", ready, 600))
-        p.start()
+        start(p)
         assert ready.wait(30)
         got = threading.Event()
 
@@ -75,7 +75,7 @@ def test_waiting_for_a_lock_is_announced_with_holder_and_time(tmp_path, monkeypa
     monkeypatch.setattr(cache_mod, "LOCK_NOTICE_EVERY_S", 0.5)
     ready = FORK.Event()
     p = FORK.Process(target=_hold, args=(str(tmp_path), "knn/y.npz", ready, 1.6))
-    p.start()
+    start(p)
     assert ready.wait(30)
     heard: list[str] = []
     t0 = time.monotonic()
@@ -127,7 +127,7 @@ def test_cli_prints_the_waiting_notice(tmp_path, monkeypatch, capsys):
     rel = ws._rel("embeddings", "tfidf", "-float32.npy")
     ready = FORK.Event()
     p = FORK.Process(target=_hold, args=(str(cache_dir), rel, ready, 3.0))
-    p.start()
+    start(p)
     assert ready.wait(30)
     rc = main(["embed", "--corpus", str(corpus), "--embedder", "tfidf", "--cache-dir", str(cache_dir)])
     p.join(5)

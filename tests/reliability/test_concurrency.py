@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-from harness import ROOT, VICTIM, fork_server, scan, write_corpus
+from harness import ROOT, VICTIM, fork_server, scan, start, write_corpus
 
 EMBEDDER = "word2vec"  # corpus-trained: the first caller trains the model and embeds, inside the entry's lock
 
@@ -59,7 +59,7 @@ def test_same_uncached_embedder_asked_by_threads_and_processes_at_once(tmp_path,
         for i in range(2)
     ]
     for p in procs:
-        p.start()
+        start(p)
 
     real = Workspace._encode
 

@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 import pytest
-from harness import Workload, fork_server, lost_entries, run_process, scan, write_corpus
+from harness import Workload, fork_server, lost_entries, run_process, scan, start, write_corpus
 
 # ------------------------------------------------------------------------------------------------ fast
 
@@ -55,15 +55,24 @@ def _child(argv: list[str], kill_at: int, when: str) -> None:
         return out
 
     os.replace = replace
-    sys.stdout = sys.stderr = open(os.devnull, "w")  # noqa: SIM115 - the child ends with os._exit
-    from n2o_core.cli import main
+    err = Path(argv[argv.index("--json") + 1] + ".stderr")
+    sys.stdout = sys.stderr = open(err, "w")  # noqa: SIM115 - the child ends with os._exit
+    try:
+        from n2o_core.cli import main
 
-    os._exit(main(argv))
+        rc = main(argv)
+    except BaseException:  # noqa: BLE001 - reported through the exit code and the .stderr file
+        import traceback
+
+        traceback.print_exc()
+        rc = 3
+    sys.stderr.flush()
+    os._exit(rc)
 
 
 def _fork_run(argv: list[str], kill_at: int = 0, when: str = "before", kill_after: float | None = None) -> int:
     p = fork_server().Process(target=_child, args=(argv, kill_at, when))
-    p.start()
+    start(p)
     p.join(kill_after)
     if p.is_alive():
         os.kill(p.pid, signal.SIGKILL)
@@ -97,7 +106,8 @@ def test_compare_killed_at_commit_points_and_at_random_reruns_to_the_clean_resul
     for kill_at, when, delay in plan:
         before = scan(work)
         code = _fork_run(_compare_args(corpus, work, tmp_path / "work.json"), kill_at, when, delay)
-        assert code in (0, -signal.SIGKILL), code
+        log = Path(str(tmp_path / "work.json") + ".stderr")
+        assert code in (0, -signal.SIGKILL), (code, log.read_text()[-3000:] if log.exists() else "")
         if kill_at:
             assert code == -signal.SIGKILL
         after = scan(work)

@@ -117,19 +117,26 @@ def test_the_compile_runs_once_per_process_and_builds_wait_for_it(fake_pynndesce
 @pytest.mark.slow
 def test_real_pynndescent_on_many_near_identical_rows_finishes_or_falls_back():
     """3,000 near-identical rows among 5,000 (the pattern that made pynndescent loop): approximate search
-    returns within its limit plus the exact search, either from the index (recall reported) or from the
-    exact fallback, and its neighbors of the other rows agree with exact search."""
+    returns within its limit (plus the exact check), from the index or from the exact fallback, and the
+    neighbors of the distinct rows agree with exact search. (Recall on held-out queries drawn among the
+    near-identical rows is low by construction: their exact neighbors are 2,999 near-ties in arbitrary order.)"""
+    from n2o_core.neighbors import recall_of
+
     rng = np.random.default_rng(1)
     X = rng.standard_normal((5000, 50)).astype(np.float32)
     X[1000:4000] = X[0] + 1e-6 * rng.standard_normal((3000, 50)).astype(np.float32)
+    t0 = time.monotonic()
     nb.warm_approx(block=True)  # the compile is not part of the limit
-    q = np.arange(4000, 5000, 10)
+    compile_s = time.monotonic() - t0
+    q = np.arange(4000, 5000, 10)  # distinct rows
     t0 = time.monotonic()
     res, index = approx_knn(X, 10, q, time_limit=240, recall_sample=50)
     took = time.monotonic() - t0
+    distinct = recall_of(res.ids, exact_knn(X, 10, query_ids=q).ids)
+    how = "exact fallback" if isinstance(index, ExactFallback) else "index"
     print(
-        f"\nnear-identical rows: {took:.1f} s, {'fallback' if isinstance(index, ExactFallback) else 'index'}, "
-        f"recall {res.recall:.3f}"
+        f"\nnear-identical rows: compile {compile_s:.0f} s, search {took:.1f} s ({how}), recall@10 of the distinct "
+        f"rows {distinct:.3f}, held-out recall {res.recall:.3f}"
     )
     assert took < 240 + 60
-    assert res.recall >= 0.9
+    assert distinct >= 0.9
