@@ -24,11 +24,6 @@ from ui.shell import through_app  # noqa: E402
 
 through_app()
 
-if os.environ.get("N2O_WARM_APPROX", "1") != "0" and "streamlit.testing.v1" not in sys.modules:
-    from n2o_core.neighbors import warm_approx
-
-    warm_approx()  # pynndescent's numba compile, once per server process, in the background (off the request path)
-
 st.set_page_config(page_title="N2O Explorer", page_icon=":material/hub:", layout="wide")
 
 #: (module in pages/, title, icon); the module's name is the page's URL path.
@@ -50,5 +45,14 @@ st.sidebar.title("N2O Explorer")
 st.sidebar.caption("How similar are sentence embedders? Nearest-neighbor overlap (Lin & Smith 2019).")
 settings, corpus = sidebar.draw()
 name = page.url_path or PAGES[0][0]
-with shown(f"The {page.title} page"):  # anything unexpected is one sentence in place, never a traceback
-    importlib.import_module(f"pages.{name}").render(settings, corpus)
+try:
+    with shown(f"The {page.title} page"):  # anything unexpected is one sentence in place, never a traceback
+        importlib.import_module(f"pages.{name}").render(settings, corpus)
+finally:
+    # pynndescent's numba compile (minutes on a loaded machine): once per server process, in a background thread
+    # started once the first page has been served, so that page does not share the CPU with it and a later
+    # approximate search finds it done
+    if os.environ.get("N2O_WARM_APPROX", "1") != "0" and "streamlit.testing.v1" not in sys.modules:
+        from n2o_core.neighbors import warm_approx
+
+        warm_approx()
