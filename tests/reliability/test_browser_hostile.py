@@ -130,8 +130,8 @@ def test_hostile_link(server, browser):
     page.close()
 
 
-def test_hostile_upload(server, browser):
-    url, _ = server
+def _upload_hostile(url: str, browser):
+    """A page on the app with the hostile file uploaded (its heatmap drawn); returns (page, dialogs)."""
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     dialogs: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
@@ -151,6 +151,12 @@ def test_hostile_upload(server, browser):
     page.wait_for_function("() => window.location.search.includes('corpus=upload')", timeout=240_000)
     page.locator(HEATMAP).first.wait_for(timeout=240_000)
     settle(page)
+    return page, dialogs
+
+
+def test_hostile_upload(server, browser):
+    url, _ = server
+    page, dialogs = _upload_hostile(url, browser)
     _safe(page, dialogs)
     main = page.locator("[data-testid='stMain']").inner_text()
     assert "Corpus <img src=x onerror=alert(5)> [Log in](http:evil.example):" in main  # the name, as text
@@ -174,4 +180,25 @@ def test_hostile_upload(server, browser):
         )
         _safe(page, dialogs)
         assert page.locator("table.nb").count() >= 2
+    page.close()
+
+
+@pytest.mark.slow
+def test_hostile_corpus_on_the_heros_page(server, browser):
+    """HEROS pairs made from the hostile corpus: examples (data frames), heatmap tooltips and bars render with no
+    dialog, no injected element and no exception element."""
+    url, _ = server
+    page, dialogs = _upload_hostile(url, browser)
+    page.locator("[data-testid='stSidebarNav'] a", has_text="HEROS subsets").click()
+    page.get_by_role("heading", name="HEROS subsets").wait_for(timeout=240_000)
+    settle(page, timeout=900_000)
+    page.locator("[data-testid='stPlotlyChart']").first.wait_for(timeout=600_000)
+    for expander in page.locator("[data-testid='stExpander'] summary").all():
+        expander.click()
+    settle(page)
+    heat = page.locator("[data-testid='stPlotlyChart'] .js-plotly-plot").first
+    heat.hover()
+    page.mouse.move(700, 400)
+    page.wait_for_timeout(500)
+    _safe(page, dialogs)
     page.close()
