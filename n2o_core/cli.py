@@ -306,10 +306,17 @@ def build_parser() -> argparse.ArgumentParser:
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    from .notices import listen
+
     try:
-        return int(args.func(args) or 0)
+        with listen(lambda m: print(f"note: {m}", file=sys.stderr, flush=True)):
+            return int(args.func(args) or 0)
     except N2OError as e:
         print(f"error: {e}", file=sys.stderr)
+        return 2
+    except OSError as e:  # a file the command writes or reads (disk full, permissions): one line, not a traceback
+        where = f" ({e.filename})" if getattr(e, "filename", None) else ""
+        print(f"error: {e.strerror or e}{where}.", file=sys.stderr)
         return 2
     except KeyboardInterrupt:
         print("interrupted", file=sys.stderr)

@@ -17,10 +17,17 @@ Conventions (tested against a brute-force reference):
   Y = X D (D = diag(1/std)) and m = D mean, z_i = y_i - m, so z_i . z_j = y_i . y_j - y_i . m - y_j . m + m . m:
   one sparse product plus a rank-2 correction. Exact search, free-text queries, the Dask shards and approximate
   search (a custom pynndescent metric) all use it; results equal densifying, standardizing and searching.
+- pynndescent hazards, kept off the request path: its numba compile (minutes of wall time per process on a
+  loaded 2-core machine) runs once per process in a background thread (`warm_approx`, started early by the
+  app), and `build_index` waits for it instead of compiling a second time; the build itself runs under a time
+  limit (`approx_time_limit`), and a build that does not finish in time (pynndescent has looped on many
+  near-identical rows) yields an `ExactFallback`: `approx_knn` then answers with exact search (recall 1) and a
+  notice says why.
 """
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import os
 import threading
@@ -33,6 +40,7 @@ import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
 from .errors import N2OError
+from .notices import notify
 
 NO_NEIGHBOR = -1
 _ZERO_SCORE = np.float32(-3.0)  # below any cosine: zero-vector candidates rank last
@@ -758,9 +766,83 @@ def zcos_distance():
     return _zcos
 
 
-def build_index(Xn, k: int, *, n_neighbors: int | None = None, seed: int = 0):
+#: Environment variable: seconds allowed for one pynndescent build (default: `approx_time_limit(n)`).
+TIME_LIMIT_ENV = "N2O_APPROX_TIME_LIMIT_S"
+
+
+@dataclass(frozen=True)
+class ExactFallback:
+    """Stands in for a pynndescent index that could not be built in time: `approx_knn` searches exactly."""
+
+    reason: str
+
+
+def approx_time_limit(n: int) -> float:
+    """Seconds one pynndescent build may take: $N2O_APPROX_TIME_LIMIT_S, else max(300, n / 200) (a 1M-row
+    corpus gets 5,000 s). The numba compile is not counted: `build_index` waits for `warm_approx` first."""
+    env = os.environ.get(TIME_LIMIT_ENV, "").strip()
+    if env:
+        try:
+            return max(0.01, float(env))
+        except ValueError:
+            raise N2OError(f"{TIME_LIMIT_ENV} must be a number of seconds (got {env!r}).") from None
+    return max(300.0, n / 200.0)
+
+
+_warm_lock = threading.Lock()
+_warm: dict[str, threading.Thread] = {}
+
+
+def _compile_pynndescent(nice: bool) -> None:
+    """Build and query a tiny index for each metric the app uses, so numba compiles them in this process."""
+    import pynndescent
+
+    if nice:  # lowest CPU priority for this thread only (on Linux a thread is a task): sessions come first
+        with contextlib.suppress(AttributeError, OSError):
+            os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), 19)
+    rng = np.random.default_rng(0)
+    X = rng.standard_normal((300, 8)).astype(np.float32)
+    X /= np.linalg.norm(X, axis=1, keepdims=True)
+    for data, metric, tree in ((X, "dot", True), (sp.csr_matrix(np.maximum(X, 0)), "cosine", False)):
+        index = pynndescent.NNDescent(
+            data, metric=metric, n_neighbors=10, random_state=0, tree_init=tree, low_memory=True, n_jobs=1
+        )
+        index.prepare()
+        index.query(data[:3], k=5)
+
+
+def warm_approx(block: bool = False) -> threading.Thread:
+    """Compile pynndescent's numba code once per process (a no-op after the first call): in a background
+    daemon thread at the lowest CPU priority, or, with `block=True`, waiting for it (a background compile
+    already under way is given normal priority back). A failure is not raised: the real build reports its own."""
+    with _warm_lock:
+        t = _warm.get("thread")
+        if t is None:
+
+            def run(nice: bool) -> None:
+                try:
+                    _compile_pynndescent(nice)
+                except Exception:  # noqa: BLE001 - the real build will say what is wrong
+                    pass
+
+            t = threading.Thread(target=run, args=(not block,), name="n2o-pynndescent-warmup", daemon=True)
+            _warm["thread"] = t
+            t.start()
+        elif block and t.is_alive() and t.native_id is not None:
+            with contextlib.suppress(OSError):  # raising a priority needs privileges: best effort
+                os.setpriority(os.PRIO_PROCESS, t.native_id, 0)
+    if block:
+        t.join()
+    return t
+
+
+def build_index(Xn, k: int, *, n_neighbors: int | None = None, seed: int = 0, time_limit: float | None = None):
     """A prepared pynndescent index over `prepare_rows` output (dense: inner product; CSR: cosine;
-    `ZNormRows`: `zcos_distance` on the augmented rows).
+    `ZNormRows`: `zcos_distance` on the augmented rows), or an `ExactFallback` when the build takes longer
+    than `time_limit` seconds (default `approx_time_limit(n)`; the numba compile is done first and not counted).
+
+    On a timeout the build's thread cannot be stopped (numba code is not interruptible): it is left to finish
+    in the background as a daemon thread, and its result is dropped.
 
     Not persisted: pynndescent indexes are saved only by pickling, which the cache never does. (Rebuilding
     from a cached neighbor graph via `init_graph` was tried: it rebuilt in about half the time but queries then
@@ -770,22 +852,44 @@ def build_index(Xn, k: int, *, n_neighbors: int | None = None, seed: int = 0):
 
     n = Xn.shape[0]
     nn = approx_n_neighbors(k, n, n_neighbors)
+    limit = approx_time_limit(n) if time_limit is None else time_limit
     if isinstance(Xn, ZNormRows):
         Xn, metric = Xn.augmented(), zcos_distance()
     else:
         metric = "cosine" if sp.issparse(Xn) else "dot"
     sparse = sp.issparse(Xn)
-    index = pynndescent.NNDescent(
-        Xn,
-        metric=metric,
-        n_neighbors=nn,
-        random_state=seed,
-        tree_init=not sparse,
-        low_memory=True,
-        n_jobs=os.cpu_count(),
-    )
-    index.prepare()
-    return index
+    warm_approx(block=True)
+    box: dict[str, object] = {}
+
+    def build() -> None:
+        try:
+            index = pynndescent.NNDescent(
+                Xn,
+                metric=metric,
+                n_neighbors=nn,
+                random_state=seed,
+                tree_init=not sparse,
+                low_memory=True,
+                n_jobs=os.cpu_count(),
+            )
+            index.prepare()
+            box["index"] = index
+        except BaseException as e:  # noqa: BLE001 - re-raised in the caller's thread
+            box["error"] = e
+
+    worker = threading.Thread(target=build, name="n2o-pynndescent-build", daemon=True)
+    worker.start()
+    worker.join(limit)
+    if worker.is_alive():
+        reason = (
+            f"pynndescent did not finish its index of {n:,} rows within {limit:,.{0 if limit >= 10 else 1}f} s "
+            "(it can loop on many near-identical rows), so exact search was used instead (recall 1)."
+        )
+        notify(reason)
+        return ExactFallback(reason)
+    if "error" in box:
+        raise box["error"]  # type: ignore[misc]
+    return box["index"]
 
 
 def _approx_query(index, Qn, q_ids: np.ndarray, k: int, zero: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -842,6 +946,7 @@ def approx_knn(
     recall_sample: int = 100,
     seed: int = 0,
     index=None,
+    time_limit: float | None = None,
 ) -> tuple[Neighbors, object]:
     """Approximate k-NN with pynndescent, checked against exact search on held-out queries.
 
@@ -849,7 +954,8 @@ def approx_knn(
     `check_ids` / `check_exact` / `check_approx` keep those queries' exact and approximate neighbors, so the
     N2O error of the approximation can be computed for any pair of embedders. Returns (neighbors, index); pass
     the index back to avoid a rebuild. Zero-vector rows and queries follow the exact search's convention.
-    z-normalized sparse rows are searched with `zcos_distance` (no densified copy).
+    z-normalized sparse rows are searched with `zcos_distance` (no densified copy). When the index build
+    exceeds `time_limit` (see `build_index`), or `index` is an `ExactFallback`, the answer is exact search.
     """
     t0 = time.perf_counter()
     n = X.shape[0]
@@ -860,10 +966,16 @@ def approx_knn(
         raise N2OError(f"k={k} is too large for a corpus of {n} sentences (at most {n - 1}).")
     Xn, zero = prepare_rows(X, standardizer)
     if index is None:
-        index = build_index(Xn, k, n_neighbors=n_neighbors, seed=seed)
+        index = build_index(Xn, k, n_neighbors=n_neighbors, seed=seed, time_limit=time_limit)
+    held = held_out_queries(n, query_ids, recall_sample, seed)
+    if isinstance(index, ExactFallback):
+        result = exact_knn(X, k, query_ids=query_ids, standardizer=standardizer)
+        check = exact_knn(X, k, query_ids=held, standardizer=standardizer).ids
+        result.recall, result.seconds = 1.0, time.perf_counter() - t0
+        result.check_ids, result.check_exact, result.check_approx = held, check, check.copy()
+        return result, index
     ids, sims = _approx_query(index, Xn[query_ids], query_ids, k, zero)
     result = Neighbors(ids, sims, None, time.perf_counter() - t0)
-    held = held_out_queries(n, query_ids, recall_sample, seed)
     exact = exact_knn(X, k, query_ids=held, standardizer=standardizer)
     got, _ = _approx_query(index, Xn[held], held, k, zero)
     result.recall = recall_of(got, exact.ids)

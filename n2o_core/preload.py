@@ -1,7 +1,9 @@
 """What the next click will need, loaded ahead of it: the models behind the chosen embedders (a free-text query
-embeds with them), WordNet and the spaCy parser (the HEROS page makes minimal pairs with them), and umap-learn's
-compiled code (the agreement page's maps). Each step is cached where it lives (the workspace's embedders, the
-lexicon's lru_cache, numba's cache), so a step done here is free later and a step done later makes this one free.
+embeds with them), WordNet and the spaCy parser (the HEROS page makes minimal pairs with them), umap-learn's
+compiled code (the agreement page's maps) and pynndescent's (approximate search): numba compiles each for tens of
+seconds per process, which a request must not wait for. Each step is cached where it lives (the workspace's
+embedders, the lexicon's lru_cache, numba's cache), so a step done here is free later and a step done later makes
+this one free.
 
 `preload(ws, embedder_ids)` runs the steps in order and reports each one's seconds; the dashboard runs it in a
 low-priority background thread once per server process after the first page is drawn (`ui/preload.py`), the
@@ -31,7 +33,9 @@ def lower_this_threads_priority(niceness: int = 10) -> None:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), niceness)
 
 
-def _steps(ws: Workspace, embedder_ids: Sequence[str], heros: bool, maps: bool) -> list[tuple[str, Callable]]:
+def _steps(
+    ws: Workspace, embedder_ids: Sequence[str], heros: bool, maps: bool, approx: bool
+) -> list[tuple[str, Callable]]:
     steps: list[tuple[str, Callable]] = [(f"model {eid}", lambda e=eid: ws.embedder(e)) for eid in embedder_ids]
     if heros:
 
@@ -51,6 +55,14 @@ def _steps(ws: Workspace, embedder_ids: Sequence[str], heros: bool, maps: bool) 
             warm_up_umap()
 
         steps.append(("umap-learn", umap))
+    if approx:
+
+        def pynndescent() -> None:
+            from .neighbors import warm_approx
+
+            warm_approx(block=False).join()  # compiled at the lowest priority; later searches find it done
+
+        steps.append(("pynndescent", pynndescent))
     return steps
 
 
@@ -60,12 +72,13 @@ def preload(
     *,
     heros: bool = True,
     maps: bool = True,
+    approx: bool = True,
     on_step: StepReport | None = None,
 ) -> dict[str, float]:
     """Load each step once (see the module docstring); a step that fails is reported and skipped: preloading is
     an optimization and never the reason something breaks. Returns {step: seconds}."""
     done: dict[str, float] = {}
-    for name, step in _steps(ws, embedder_ids, heros, maps):
+    for name, step in _steps(ws, embedder_ids, heros, maps, approx):
         t0 = time.perf_counter()
         error = None
         try:

@@ -99,3 +99,20 @@ def highlight_shared(text: str, query_tokens: Iterable[str], tag: str = "mark") 
 def shared_tokens(query: str, text: str) -> frozenset[str]:
     """Word tokens the two texts share (lowercased)."""
     return token_set(query) & token_set(text)
+
+
+# --------------------------------------------------------------------------- Markdown
+
+# Characters that act anywhere in Streamlit's Markdown (emphasis, code, links and images, autolinks and raw HTML,
+# strikethrough, $math$, :emoji: and :color[...] directives, tables), and the block markers that act at the start
+# of a line (headings, lists, quotes)
+_MD_INLINE = re.compile(r"([\\`*_\[\]<>~$:|!])")
+_MD_LINE_START = re.compile(r"(?m)^(\s*\d*)([#>+=.)-])")
+
+
+def escape_markdown(text: str) -> str:
+    """`text` with its Markdown-active characters backslash-escaped, so a Markdown renderer (st.markdown,
+    st.caption, st.warning, ...) shows it literally: a link, a file name or a corpus name from a user can never
+    become a clickable link, an image, emphasis or math."""
+    out = _MD_INLINE.sub(r"\\\1", text)
+    return _MD_LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), out)

@@ -21,7 +21,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from n2o_core import overlap, pipeline
+from n2o_core import notices, overlap, pipeline
 from n2o_core.cache import Cache
 from n2o_core.compare import ComparisonResult
 from n2o_core.corpora import Corpus, load_corpus
@@ -204,15 +204,16 @@ def _prepare_with_progress(out: Loaded, todo: list[tuple[str, tuple]], on_ready)
             }
             t0 = time.perf_counter()
             try:
-                nb = pipeline.prepare_embedder(
-                    ws,
-                    eid,
-                    prepared.plan.pool,
-                    prepared.k_max,
-                    znorm=prepared.znorm,
-                    approx=prepared.approx,
-                    on_stage=_stage_progress(bar, stage_text),
-                )
+                with notices.listen(lambda m, e=eid, ln=line: ln.markdown(f"**{e}**: {m}")):  # another one computes it
+                    nb = pipeline.prepare_embedder(
+                        ws,
+                        eid,
+                        prepared.plan.pool,
+                        prepared.k_max,
+                        znorm=prepared.znorm,
+                        approx=prepared.approx,
+                        on_stage=_stage_progress(bar, stage_text),
+                    )
             except Exception as e:  # noqa: BLE001 - reported per embedder; the others go on
                 if not isinstance(e, N2OError):
                     log.exception("embedder %s failed", eid)

@@ -12,6 +12,7 @@ from n2o_core.corpora import Corpus
 from n2o_core.limits import MIN_EMBEDDERS
 from n2o_core.overlap import chance_level
 from n2o_core.settings import Settings
+from n2o_core.text import escape_markdown
 
 from . import data
 from .guard import message
@@ -48,7 +49,7 @@ def chance_caption(lo: data.Loaded, k: int) -> str:
     n = len(lo.corpus)
     samples = lo.plan.samples
     return (
-        f"Corpus **{lo.corpus.name}**: N = {n:,} sentences · k = {k} · chance level k/(N−1) = "
+        f"Corpus **{escape_markdown(lo.corpus.name)}**: N = {n:,} sentences · k = {k} · chance level k/(N−1) = "
         f"**{chance_level(k, n):.4f}** · {len(samples)} sample(s) of {len(samples[0])} queries · "
         f"{'approximate' if lo.settings.approx else 'exact'} search"
         f"{' · z-normalized' if lo.settings.znorm else ''}"

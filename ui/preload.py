@@ -41,6 +41,7 @@ def start(settings: Settings, corpus: Corpus | None) -> None:
         done = preload(
             ws,
             ids,
+            approx=os.environ.get("N2O_WARM_APPROX", "1") != "0",
             on_step=lambda name, s, err: log.info("preloaded %s in %.1f s%s", name, s, f" ({err})" if err else ""),
         )
         log.info("preloading done in %.1f s", sum(done.values()))

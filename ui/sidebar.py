@@ -20,9 +20,11 @@ from n2o_core.corpora import (
     text_columns,
     upload_name,
 )
+from n2o_core.corpora.uploads import MAX_UPLOAD_MB, check_upload_size
 from n2o_core.errors import CorpusError
 from n2o_core.limits import K_MAX, MIN_EMBEDDERS, check_corpus_size, k_max_for
 from n2o_core.settings import MAX_SENTENCES_CHOICES, Settings, env_defaults, from_query, to_query
+from n2o_core.text import escape_markdown
 from n2o_core.user_embedders import dataset_link_refusal
 
 from . import data, own, talk
@@ -107,18 +109,20 @@ def _upload_widget() -> str | None:
         "Corpus file",
         type=exts,
         key="w_upload",
+        max_upload_size=MAX_UPLOAD_MB,
         help="One sentence per line (.txt) or one per row of a text column (.csv/.tsv/.jsonl/.parquet). "
-        "Paragraphs are split into sentences; duplicates are dropped.",
+        f"Paragraphs are split into sentences; duplicates are dropped. Up to {MAX_UPLOAD_MB} MB.",
     )
     if f is None:
-        st.info("Upload a file to compare embedders on it.")
-        return None
-    raw = f.getvalue()
-    if not raw:
-        st.error(f"'{f.name}' is empty.")
+        st.info(f"Upload a file (up to {MAX_UPLOAD_MB} MB) to compare embedders on it.")
         return None
     column = None
     try:
+        check_upload_size(f.name, f.size)  # the browser checks too, but a crafted request can skip it
+        raw = f.getvalue()
+        if not raw:
+            st.error(f"'{f.name}' is empty.")
+            return None
         cols = list_columns(f.name, raw)
         if cols:
             candidates = text_columns(f.name, raw)
@@ -149,7 +153,7 @@ def draw() -> tuple[Settings, Corpus | None]:
     _seed_from_url(defaults, known)
     sb = st.sidebar
     for note in st.session_state.get("_notes", []):
-        sb.warning(note)
+        sb.warning(escape_markdown(note))  # notes quote the link's values: text, never markdown
 
     # ---- corpus
     builtins = _builtins()

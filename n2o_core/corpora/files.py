@@ -12,6 +12,10 @@ Rules (the same for a path, an upload and a dataset):
   is a paragraph, unless the text is hard-wrapped (blank-line separated blocks of several lines each),
   in which case each block is a paragraph and its line breaks are spaces.
 - Exact duplicates (after whitespace normalization) are dropped, first occurrence kept, and counted.
+- Hostile content: control characters (Unicode category Cc: ESC, BEL, DEL, C1 codes; tab and line breaks are
+  whitespace) are removed from every sentence, so no sentence can drive a terminal or break a table; format
+  characters that text needs (zero-width joiners of emoji, right-to-left marks) are kept. A sentence longer
+  than `MAX_SENTENCE_CHARS` after segmentation is refused with its position, rather than embedded and shown.
 """
 
 from __future__ import annotations
@@ -20,6 +24,7 @@ import csv
 import io
 import json
 import os
+import re
 import statistics
 from collections.abc import Sequence
 from pathlib import Path
@@ -29,7 +34,14 @@ from ..errors import CorpusError
 from . import segment as seg
 from .corpus import Corpus, from_texts
 
-__all__ = ["SUPPORTED_EXTENSIONS", "load_file", "load_bytes", "list_columns", "load_hf_dataset"]
+__all__ = ["MAX_SENTENCE_CHARS", "SUPPORTED_EXTENSIONS", "load_file", "load_bytes", "list_columns", "load_hf_dataset"]
+
+#: The longest sentence accepted (characters, after segmentation): ~3,000 words, far beyond what any embedder
+#: reads (transformers stop at 256-512 tokens) and what a neighbor table can show.
+MAX_SENTENCE_CHARS = 20_000
+# Cc characters that are not whitespace (tab, LF, VT, FF, CR, FS..US and NEL are; normalization turns them into
+# spaces): NUL..BS, SO..ESC, DEL and the C1 codes except NEL
+_CONTROL = re.compile("[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f]")
 
 _TABLE_EXTENSIONS = (".csv", ".tsv", ".jsonl", ".ndjson", ".parquet")
 SUPPORTED_EXTENSIONS: tuple[str, ...] = (".txt", *_TABLE_EXTENSIONS)
@@ -97,6 +109,14 @@ def _sentences(
 
 
 def _finish(texts: list[str], labels: list[str] | None, name: str, source: str) -> Corpus:
+    texts = [_CONTROL.sub("", t) for t in texts]
+    for i, t in enumerate(texts):
+        if len(t) > MAX_SENTENCE_CHARS and len(t := " ".join(t.split())) > MAX_SENTENCE_CHARS:
+            raise CorpusError(
+                f"'{name}' holds a sentence of {len(t):,} characters (sentence {i + 1:,}, starting "
+                f"\u201c{' '.join(t[:40].split())}\u2026\u201d); sentences are limited to {MAX_SENTENCE_CHARS:,} "
+                "characters. Split the text into sentences or lines."
+            )
     return from_texts(texts, name, source=source, labels=labels)
 
 

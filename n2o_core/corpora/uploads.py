@@ -1,7 +1,9 @@
 """Corpora uploaded in the dashboard, kept in the disk cache so that an `upload:<fingerprint>` link keeps working.
 
 An upload is stored as one JSON cache entry (`uploads/<fingerprint>.json`: name, texts, duplicates removed), with
-the cache's sidecar check, so a damaged file is detected and reported instead of read.
+the cache's sidecar check, so a damaged file is detected and reported instead of read. Uploads are capped at
+`MAX_UPLOAD_MB` (the browser refuses bigger files; `check_upload_size` refuses them on the server too, since a
+crafted request can skip the browser's check).
 """
 
 from __future__ import annotations
@@ -12,15 +14,35 @@ from ..cache import Cache
 from ..errors import CorpusError
 from .corpus import Corpus, from_texts
 
-__all__ = ["UPLOAD_PREFIX", "is_upload_spec", "load_upload", "save_upload", "upload_name"]
+__all__ = [
+    "MAX_UPLOAD_MB",
+    "UPLOAD_PREFIX",
+    "check_upload_size",
+    "is_upload_spec",
+    "load_upload",
+    "save_upload",
+    "upload_name",
+]
 
 UPLOAD_PREFIX = "upload:"
+#: The largest corpus file the dashboard accepts, in MB (10^6 bytes, as Streamlit counts them): about 500,000
+#: sentences, well above what the dashboard's sentence caps compare.
+MAX_UPLOAD_MB = 50
 _SPEC = re.compile(r"^upload:[0-9a-f]{8,64}$")
 
 
 def is_upload_spec(spec: str) -> bool:
     """`upload:<hex fingerprint>` (nothing else: the name becomes a cache path)."""
     return bool(_SPEC.match(spec))
+
+
+def check_upload_size(filename: str, n_bytes: int) -> None:
+    """CorpusError naming the cap when an upload is larger than MAX_UPLOAD_MB."""
+    if n_bytes > MAX_UPLOAD_MB * 1_000_000:
+        raise CorpusError(
+            f"'{filename[:120]}' is {n_bytes / 1e6:,.1f} MB; uploads are limited to {MAX_UPLOAD_MB} MB. "
+            "Upload a sample of it, or use the command line (python -m n2o_core compare --corpus FILE)."
+        )
 
 
 def _rel(spec_or_fp: str) -> str:

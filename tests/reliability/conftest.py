@@ -1,0 +1,8 @@
+"""Fault tests: the shared harness is importable as `harness`."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
