@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import sys
 
 import numpy as np
 import pytest
@@ -30,3 +31,27 @@ def tie_vectors():
     X[50] = X[10]
     X[60] = X[10]
     return X
+
+
+@pytest.fixture(autouse=True)
+def _keep_main_module():
+    """Streamlit's AppTest leaves the app script as sys.modules["__main__"]; a process started with "spawn" later
+    (Dask's nanny, a cache writer) would re-import app.py instead of pytest. Put pytest's module back."""
+    main = sys.modules.get("__main__")
+    yield
+    if main is not None:
+        sys.modules["__main__"] = main
+
+
+@pytest.fixture(scope="session")
+def browser():
+    """Headless Debian Chromium (one for the session: Playwright's sync API allows one per thread); skips, saying
+    why, without chromium or Playwright."""
+    chromium = "/usr/bin/chromium"
+    if not os.path.exists(chromium):
+        pytest.skip(f"{chromium} is missing (apt-get install chromium); the browser tests need it")
+    sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+    with sync_api.sync_playwright() as pw:
+        b = pw.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-background-networking"])
+        yield b
+        b.close()

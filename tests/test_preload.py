@@ -15,7 +15,9 @@ def test_preload_loads_the_models_and_reports_each_step(tmp_path):
     ws = Workspace(from_texts(sentences(80), name="p"), cache=Cache(tmp_path))
     ws.embeddings("tfidf")
     reports = []
-    done = preload(ws, ["tfidf", "no-such-embedder"], heros=False, maps=False, on_step=lambda *r: reports.append(r))
+    done = preload(
+        ws, ["tfidf", "no-such-embedder"], heros=False, maps=False, approx=False, on_step=lambda *r: reports.append(r)
+    )
     assert list(done) == ["model tfidf", "model no-such-embedder"]
     assert reports[0][0] == "model tfidf" and reports[0][2] is None
     assert reports[1][0] == "model no-such-embedder" and "no-such-embedder" in reports[1][2]

@@ -4,7 +4,7 @@ them back (fixtures in conftest.py: the session's server and Chromium)."""
 
 from __future__ import annotations
 
-from conftest import no_exception, settle
+from browser_app import no_exception, settle
 
 MAPS = ".st-key-agree_maps .js-plotly-plot"
 #: Corpus ids highlighted in each panel (plotly's selectedpoints are positions; customdata holds the ids).

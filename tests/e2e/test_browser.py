@@ -4,7 +4,7 @@ fresh server (fixtures in conftest.py: one server and one Chromium for the sessi
 from __future__ import annotations
 
 import pytest
-from conftest import HEATMAP, no_exception, running_app, settle
+from browser_app import HEATMAP, no_exception, running_app, settle
 
 
 @pytest.fixture(scope="module")

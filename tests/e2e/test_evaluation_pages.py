@@ -4,7 +4,7 @@ page's own choices in the link."""
 
 from __future__ import annotations
 
-from conftest import no_exception, settle
+from browser_app import no_exception, settle
 
 
 def test_evaluation_pages_render_in_chromium(server, browser):

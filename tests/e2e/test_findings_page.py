@@ -3,7 +3,7 @@ no exception element (session fixtures in conftest.py)."""
 
 from __future__ import annotations
 
-from conftest import no_exception, settle
+from browser_app import no_exception, settle
 
 from n2o_core.findings import FINDINGS
 

@@ -10,7 +10,7 @@ from urllib.parse import parse_qs, urlparse
 
 import numpy as np
 import pytest
-from conftest import HEATMAP, no_exception, settle
+from browser_app import HEATMAP, no_exception, settle
 from synthetic_text import write_corpus
 from tiny_models import tiny_sentence_transformer
 

@@ -13,11 +13,8 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
+from app_checks import EMBEDDERS, HTML_SENTENCE  # noqa: E402
 from synthetic_text import write_corpus  # noqa: E402
-
-#: Cheap embedders from three families (tf-idf, corpus-trained static, pretrained static).
-EMBEDDERS = "tfidf,word2vec,fasttext,glove-6b-50d"
-HTML_SENTENCE = "The strong <b>team</b> won the final <script>alert(1)</script> on Monday."
 
 
 @pytest.fixture(scope="session")
@@ -58,38 +55,3 @@ def app(app_env, monkeypatch):
     from ui import data
 
     data.clear_failures()
-
-
-def no_exception(at) -> None:
-    """No uncaught exception element anywhere on the page."""
-    assert not at.exception, [e.value for e in at.exception]
-
-
-def _decode(obj):
-    """Plotly >= 6 sends numeric arrays as {"dtype", "bdata" (base64), "shape"}: back to nested lists."""
-    import base64
-
-    import numpy as np
-
-    if isinstance(obj, dict):
-        if "bdata" in obj and "dtype" in obj:
-            arr = np.frombuffer(base64.b64decode(obj["bdata"]), dtype=np.dtype(obj["dtype"]))
-            shape = obj.get("shape")
-            if shape:
-                arr = arr.reshape([int(s) for s in str(shape).split(",")])
-            return arr.tolist()
-        return {k: _decode(v) for k, v in obj.items()}
-    if isinstance(obj, list):
-        return [_decode(v) for v in obj]
-    return obj
-
-
-def plotly_specs(at) -> dict:
-    """key -> parsed plotly spec (typed arrays decoded) of every plotly chart on the page."""
-    import json
-
-    out = {}
-    for el in at.get("plotly_chart"):
-        spec = _decode(json.loads(el.proto.spec))
-        out[el.key or el.proto.id] = spec
-    return out

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import no_exception
+from app_checks import no_exception
 
 from n2o_core.embedders.registry import list_embedders
 

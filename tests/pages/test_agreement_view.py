@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlparse
 
 import numpy as np
 import pytest
-from conftest import EMBEDDERS, no_exception, plotly_specs
+from app_checks import EMBEDDERS, no_exception, plotly_specs
 
 from n2o_core.cache import Cache
 from n2o_core.compare import compare

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from conftest import no_exception
+from app_checks import no_exception
 
 from n2o_core.findings import FINDINGS, NOT_TESTABLE, FindingParams, check_finding
 

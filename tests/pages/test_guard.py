@@ -3,7 +3,7 @@ stay; no exception element (traceback) reaches the browser."""
 
 from __future__ import annotations
 
-from conftest import no_exception
+from app_checks import no_exception
 
 
 def test_unexpected_error_in_a_view_is_one_sentence(app, monkeypatch):

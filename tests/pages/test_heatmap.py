@@ -6,7 +6,7 @@ import time
 
 import numpy as np
 import pytest
-from conftest import EMBEDDERS, no_exception, plotly_specs
+from app_checks import EMBEDDERS, no_exception, plotly_specs
 
 from n2o_core.errors import EmbedderError
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from conftest import no_exception, plotly_specs
+from app_checks import no_exception, plotly_specs
 
 
 def test_heros_heatmap_bars_tables_and_pair_count(app):

@@ -8,7 +8,7 @@ import os
 
 import numpy as np
 import pytest
-from conftest import HTML_SENTENCE, no_exception, plotly_specs
+from app_checks import HTML_SENTENCE, no_exception, plotly_specs
 from sts_fixture import write_stsb
 
 from n2o_core.cache import Cache

@@ -8,7 +8,7 @@ import io
 
 import numpy as np
 import pytest
-from conftest import EMBEDDERS, no_exception, plotly_specs
+from app_checks import EMBEDDERS, no_exception, plotly_specs, shown
 from tiny_models import tiny_sentence_transformer
 
 NAMES = EMBEDDERS.split(",")
@@ -32,7 +32,7 @@ def heat_names(at) -> list[str]:
 
 
 def errors(at) -> str:
-    return "\n".join(e.value for e in [*at.sidebar.error, *at.error, *at.sidebar.warning, *at.warning])
+    return shown([*at.sidebar.error, *at.error, *at.sidebar.warning, *at.warning])
 
 
 def npy(arr: np.ndarray) -> bytes:
@@ -126,11 +126,11 @@ def test_link_rule_for_user_specs(app, tiny_model, tmp_path, monkeypatch):
     app.query_params.update({"emb": f"tfidf,word2vec,st:{never_typed},st:no-such-org/no-such-model"})
     app.run()
     no_exception(app)
-    notes = "\n".join(w.value for w in app.sidebar.warning)
+    notes = shown(app.sidebar.warning)
     assert f"st:{never_typed}" in notes and "a link may name it only after it was added on this server" in notes
     # a model *name* is kept; offline it cannot load, which is said in place and leaves the others
     assert heat_names(app) == ["tfidf", "word2vec"] or sorted(heat_names(app)) == ["tfidf", "word2vec"]
-    assert any("st:no-such-org/no-such-model" in e.value and "left out" in e.value for e in app.error)
+    assert "st:no-such-org/no-such-model" in shown(app.error) and "left out" in shown(app.error)
 
     # under $N2O_MODEL_DIRS a link may name a local folder
     from streamlit.testing.v1 import AppTest
@@ -149,7 +149,7 @@ def test_hf_dataset_offline_says_what_to_do(app):
     no_exception(app)
     app.sidebar.text_input(key="w_hf_spec").set_value("hf:no-such-user/no-such-dataset@test").run()
     no_exception(app)
-    err = "\n".join(e.value for e in app.sidebar.error)
+    err = shown(app.sidebar.error)
     assert "no-such-user/no-such-dataset" in err and "Upload a file" in err and "HF_HUB_OFFLINE" in err
     assert any("Choose a usable corpus" in i.value for i in app.info)
     assert app.query_params["corpus"] == "hf:no-such-user/no-such-dataset@test"
@@ -164,12 +164,12 @@ def test_hf_dataset_offline_says_what_to_do(app):
     no_exception(at)
     assert at.sidebar.selectbox(key="w_corpus").value == "__hf__"
     assert at.sidebar.text_input(key="w_hf_col").value == "sentence"
-    assert any("no-such-user/other" in e.value and "Upload a file" in e.value for e in at.sidebar.error)
+    assert "no-such-user/other" in shown(at.sidebar.error) and "Upload a file" in shown(at.sidebar.error)
     # a link naming a local folder as a dataset falls back to the default corpus, with a note
     at = AppTest.from_file(str(app._script_path), default_timeout=180)
     at.query_params.update({"corpus": "hf:/etc"})
     at.run()
-    assert any("Unknown corpus 'hf:/etc'" in w.value for w in at.sidebar.warning)
+    assert "Unknown corpus 'hf:/etc'" in shown(at.sidebar.warning)
     assert at.sidebar.selectbox(key="w_corpus").value != "__hf__"
 
 

@@ -8,7 +8,7 @@ import os
 
 import numpy as np
 import pytest
-from conftest import EMBEDDERS, no_exception, plotly_specs
+from app_checks import EMBEDDERS, no_exception, plotly_specs
 
 from n2o_core.cli import main
 

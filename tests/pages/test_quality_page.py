@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import numpy as np
 import pandas as pd
-from conftest import no_exception, plotly_specs
+from app_checks import no_exception, plotly_specs
 from test_needle_page import workspace
 
 from n2o_core.compare import compare

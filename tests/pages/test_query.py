@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from conftest import EMBEDDERS, HTML_SENTENCE, no_exception
+from app_checks import EMBEDDERS, HTML_SENTENCE, no_exception
 
 
 def _markdown(at) -> str:

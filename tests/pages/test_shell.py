@@ -4,7 +4,7 @@ app.py's sidebar, although the page scripts live in pages/ (Streamlit's old mult
 from __future__ import annotations
 
 import pytest
-from conftest import no_exception
+from app_checks import no_exception
 
 
 @pytest.mark.parametrize("page", ["pages/about.py", "pages/tokens.py"])

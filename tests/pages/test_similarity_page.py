@@ -4,7 +4,7 @@ sources without scores or out of reach. The four correlations and the ranks must
 from __future__ import annotations
 
 import numpy as np
-from conftest import no_exception, plotly_specs
+from app_checks import no_exception, plotly_specs
 from sts_fixture import write_stsb
 from test_needle_page import workspace
 

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
-from conftest import EMBEDDERS, no_exception, plotly_specs
+from app_checks import EMBEDDERS, no_exception, plotly_specs
 
 
 def test_token_overlap_bars_follow_k(app):

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from conftest import no_exception, plotly_specs
+from app_checks import no_exception, plotly_specs
 from synthetic_text import sentences
 
 

@@ -3,7 +3,7 @@ neighbor search forbidden (the cache holds everything it reads)."""
 
 from __future__ import annotations
 
-from conftest import EMBEDDERS, no_exception, plotly_specs
+from app_checks import EMBEDDERS, no_exception, plotly_specs
 
 from n2o_core.cli import main
 

@@ -82,16 +82,6 @@ def server(tmp_path_factory):
         log.close()
 
 
-@pytest.fixture(scope="module")
-def browser():
-    with sync_api.sync_playwright() as pw:
-        b = pw.chromium.launch(
-            executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-background-networking"]
-        )
-        yield b
-        b.close()
-
-
 def settle(page, timeout: float = 240_000) -> None:
     page.wait_for_selector("[data-test-script-state='notRunning']", state="attached", timeout=timeout)
     page.wait_for_timeout(200)

@@ -127,10 +127,7 @@ def _free_port() -> int:
 
 
 @pytest.mark.slow
-def test_five_browser_sessions_and_three_cli_runs_on_a_cold_cache(tmp_path):
-    if not os.path.exists(CHROMIUM):
-        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium)")
-    sync_api = pytest.importorskip("playwright.sync_api")
+def test_five_browser_sessions_and_three_cli_runs_on_a_cold_cache(tmp_path, browser):
     import urllib.request
 
     corpus = write_corpus(tmp_path / "c.txt", 300)
@@ -194,53 +191,48 @@ def test_five_browser_sessions_and_three_cli_runs_on_a_cold_cache(tmp_path):
             assert server.poll() is None and time.monotonic() < deadline, "server did not start"
             time.sleep(0.3)
         report["rss_idle_kib"] = _rss_kib(server.pid)[0]
-        with sync_api.sync_playwright() as pw:
-            browser = pw.chromium.launch(
-                executable_path=CHROMIUM, headless=True, args=["--no-sandbox", "--disable-background-networking"]
+        t0 = time.monotonic()
+        clis = [
+            subprocess.Popen(
+                [*cli, "--cache-dir", str(cache), "--json", str(tmp_path / f"cli{i}.json")],
+                cwd=ROOT,
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
             )
-            t0 = time.monotonic()
-            clis = [
-                subprocess.Popen(
-                    [*cli, "--cache-dir", str(cache), "--json", str(tmp_path / f"cli{i}.json")],
-                    cwd=ROOT,
-                    env=env,
-                    stdout=subprocess.DEVNULL,
-                    stderr=subprocess.PIPE,
-                    text=True,
-                )
-                for i in range(3)
-            ]
-            pages = []
-            for _ in range(5):
-                ctx = browser.new_context(viewport={"width": 1300, "height": 900})
-                page = ctx.new_page()
-                page.goto(url, wait_until="commit")
-                pages.append(page)
-            waits_seen = 0
-            for page in pages:
-                page.locator(HEATMAP).first.wait_for(timeout=900_000)
-                page.wait_for_selector("[data-test-script-state='notRunning']", state="attached", timeout=300_000)
-                assert page.locator(EXCEPTION).count() == 0
-                assert page.get_by_text("chance level k/(N−1)").first.is_visible()
-                waits_seen += int("Waiting for" in page.content())
-            report["seconds_all_sessions_served"] = round(time.monotonic() - t0, 1)
-            report["rss_5_sessions_kib"], report["hwm_kib"] = _rss_kib(server.pid)
-            for i, p in enumerate(clis):
-                _, err = p.communicate(timeout=900)
-                assert p.returncode == 0, err[-2000:]
-                report.setdefault("cli_lock_notes", 0)
-                report["cli_lock_notes"] += err.count("note: Waiting")
-                assert json.loads((tmp_path / f"cli{i}.json").read_text()) == json.loads(
-                    (tmp_path / "clean.json").read_text()
-                )
-            # a sixth session after all is cached: served from the cache
-            page = browser.new_page()
-            t1 = time.monotonic()
-            page.goto(url)
-            page.locator(HEATMAP).first.wait_for(timeout=300_000)
-            report["warm_session_seconds"] = round(time.monotonic() - t1, 1)
-            report["rss_after_6th_kib"] = _rss_kib(server.pid)[0]
-            browser.close()
+            for i in range(3)
+        ]
+        pages = []
+        for _ in range(5):
+            ctx = browser.new_context(viewport={"width": 1300, "height": 900})
+            page = ctx.new_page()
+            page.goto(url, wait_until="commit")
+            pages.append(page)
+        waits_seen = 0
+        for page in pages:
+            page.locator(HEATMAP).first.wait_for(timeout=900_000)
+            page.wait_for_selector("[data-test-script-state='notRunning']", state="attached", timeout=300_000)
+            assert page.locator(EXCEPTION).count() == 0
+            assert page.get_by_text("chance level k/(N−1)").first.is_visible()
+            waits_seen += int("Waiting for" in page.content())
+        report["seconds_all_sessions_served"] = round(time.monotonic() - t0, 1)
+        report["rss_5_sessions_kib"], report["hwm_kib"] = _rss_kib(server.pid)
+        for i, p in enumerate(clis):
+            _, err = p.communicate(timeout=900)
+            assert p.returncode == 0, err[-2000:]
+            report.setdefault("cli_lock_notes", 0)
+            report["cli_lock_notes"] += err.count("note: Waiting")
+            assert json.loads((tmp_path / f"cli{i}.json").read_text()) == json.loads(
+                (tmp_path / "clean.json").read_text()
+            )
+        # a sixth session after all is cached: served from the cache
+        page = browser.new_page()
+        t1 = time.monotonic()
+        page.goto(url)
+        page.locator(HEATMAP).first.wait_for(timeout=300_000)
+        report["warm_session_seconds"] = round(time.monotonic() - t1, 1)
+        report["rss_after_6th_kib"] = _rss_kib(server.pid)[0]
     finally:
         server.terminate()
         try:

@@ -1,0 +1,50 @@
+"""What the AppTest modules share: the embedders and the hostile sentence of the test corpus, and checks on a
+rendered page (no exception, message text as shown, plotly specs)."""
+
+from __future__ import annotations
+
+import re
+
+#: Cheap embedders from three families (tf-idf, corpus-trained static, pretrained static).
+EMBEDDERS = "tfidf,word2vec,fasttext,glove-6b-50d"
+HTML_SENTENCE = "The strong <b>team</b> won the final <script>alert(1)</script> on Monday."
+
+
+def shown(elements) -> str:
+    """The text of message elements as a reader sees it: Markdown's backslash escapes removed."""
+    return "\n".join(re.sub(r"\\(.)", r"\1", e.value) for e in elements)
+
+
+def no_exception(at) -> None:
+    """No uncaught exception element anywhere on the page."""
+    assert not at.exception, [e.value for e in at.exception]
+
+
+def _decode(obj):
+    """Plotly >= 6 sends numeric arrays as {"dtype", "bdata" (base64), "shape"}: back to nested lists."""
+    import base64
+
+    import numpy as np
+
+    if isinstance(obj, dict):
+        if "bdata" in obj and "dtype" in obj:
+            arr = np.frombuffer(base64.b64decode(obj["bdata"]), dtype=np.dtype(obj["dtype"]))
+            shape = obj.get("shape")
+            if shape:
+                arr = arr.reshape([int(s) for s in str(shape).split(",")])
+            return arr.tolist()
+        return {k: _decode(v) for k, v in obj.items()}
+    if isinstance(obj, list):
+        return [_decode(v) for v in obj]
+    return obj
+
+
+def plotly_specs(at) -> dict:
+    """key -> parsed plotly spec (typed arrays decoded) of every plotly chart on the page."""
+    import json
+
+    out = {}
+    for el in at.get("plotly_chart"):
+        spec = _decode(json.loads(el.proto.spec))
+        out[el.key or el.proto.id] = spec
+    return out
