@@ -3,9 +3,15 @@ embeds with them), WordNet and the spaCy parser (the HEROS page makes minimal pa
 compiled code (the agreement page's maps). Each step is cached where it lives (the workspace's embedders, the
 lexicon's lru_cache, numba's cache), so a step done here is free later and a step done later makes this one free.
 
+A model counts as loaded when a sentence can be embedded without waiting (`load_model`): the embedder is loaded
+and fitted in the workspace, and one short sentence has gone through it, which opens what a model only opens on
+first use (the MiniLM ONNX export, built once per machine when missing, and its onnxruntime session; e5's graph;
+model2vec's distilled model, distilled once per machine when missing). model2vec is distilled only when it is
+one of the chosen embedders: distilling it speculatively would take 30 s or more of both cores.
+
 `preload(ws, embedder_ids)` runs the steps in order and reports each one's seconds; the dashboard runs it in a
-low-priority background thread once per server process after the first page is drawn (`ui/preload.py`), the
-`warm` command runs it in the foreground."""
+low-priority background thread once per server process after the first page is drawn (`ui/preload.py`).
+`pipeline.Preparation` uses `load_model` to load expensive embedders ahead while others are prepared."""
 
 from __future__ import annotations
 
@@ -31,8 +37,20 @@ def lower_this_threads_priority(niceness: int = 10) -> None:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), niceness)
 
 
+#: The sentence `load_model` embeds once (never cached: one-sentence encodes stay out of every cache).
+WARM_UP_TEXT = "Markets rose after the bank said profits were up."
+
+
+def load_model(ws: Workspace, eid: str) -> None:
+    """Make `eid` ready to embed a new sentence at once: loaded and fitted in `ws`, and `WARM_UP_TEXT` encoded by
+    it (its vectors are thrown away). Raises what loading raises."""
+    emb = ws.embedder(eid)
+    if not ws.is_precomputed(eid):
+        emb.encode([WARM_UP_TEXT])
+
+
 def _steps(ws: Workspace, embedder_ids: Sequence[str], heros: bool, maps: bool) -> list[tuple[str, Callable]]:
-    steps: list[tuple[str, Callable]] = [(f"model {eid}", lambda e=eid: ws.embedder(e)) for eid in embedder_ids]
+    steps: list[tuple[str, Callable]] = [(f"model {eid}", lambda e=eid: load_model(ws, e)) for eid in embedder_ids]
     if heros:
 
         def lexicon() -> None:

@@ -20,3 +20,20 @@ def test_preload_loads_the_models_and_reports_each_step(tmp_path):
     assert reports[0][0] == "model tfidf" and reports[0][2] is None
     assert reports[1][0] == "model no-such-embedder" and "no-such-embedder" in reports[1][2]
     assert ws.is_loaded("tfidf")  # loaded and fitted: a free-text query no longer waits for it
+
+
+def test_load_model_embeds_one_sentence_outside_every_cache(tmp_path, monkeypatch):
+    """A model is loaded when a sentence embeds at once: one short sentence goes through it (what opens a graph or
+    a session on first use), and nothing of it is cached."""
+    from n2o_core.preload import WARM_UP_TEXT, load_model
+
+    ws = Workspace(from_texts(sentences(80), name="p"), cache=Cache(tmp_path))
+    emb = ws.embedder("tfidf")
+    seen = []
+    real = emb.encode
+    monkeypatch.setattr(emb, "encode", lambda texts, progress=None: seen.append(list(texts)) or real(texts))
+    load_model(ws, "tfidf")
+    assert seen == [[WARM_UP_TEXT]]
+    assert not ws.is_cached("tfidf")
+    assert not (tmp_path / "embeddings").exists() and not (tmp_path / "texts").exists()  # nothing embedded is kept
+    assert (tmp_path / "models" / "state-tfidf").is_dir()  # the fitted state is (it is the model)
