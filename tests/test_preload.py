@@ -3,6 +3,8 @@ skipped, never raised."""
 
 from __future__ import annotations
 
+import functools
+
 from synthetic_text import sentences
 
 from n2o_core.cache import Cache
@@ -37,3 +39,30 @@ def test_load_model_embeds_one_sentence_outside_every_cache(tmp_path, monkeypatc
     assert not ws.is_cached("tfidf")
     assert not (tmp_path / "embeddings").exists() and not (tmp_path / "texts").exists()  # nothing embedded is kept
     assert (tmp_path / "models" / "state-tfidf").is_dir()  # the fitted state is (it is the model)
+
+
+def test_wordnet_and_spacy_load_once_when_two_threads_ask(monkeypatch):
+    """The preload thread and the HEROS page may ask at the same time: the second waits for the first load."""
+    import threading
+    import time
+
+    from n2o_core.heros import lexicon, nlp
+
+    loads = []
+
+    def slow(model=None):
+        loads.append(model)
+        time.sleep(0.2)
+        return object()
+
+    for module, name, call in ((lexicon, "_wordnet", lexicon.wordnet), (nlp, "_load_nlp", lambda: nlp.load_nlp("x"))):
+        loads.clear()
+        cached = functools.lru_cache(maxsize=2)(slow)
+        monkeypatch.setattr(module, name, cached)
+        got = []
+        threads = [threading.Thread(target=lambda g=got, c=call: g.append(c())) for _ in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(10)
+        assert len(loads) == 1 and len(got) == 3 and got[0] is got[1] is got[2]
