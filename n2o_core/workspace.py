@@ -293,6 +293,18 @@ class Workspace:
 
     # ------------------------------------------------------------------ neighbors
 
+    def _knn_rel(self, eid: str, query_ids: np.ndarray, k: int, znorm: bool, approx: bool) -> str:
+        qkey = hash_key(query_ids.tobytes().hex())
+        # "-z2": z-normalized search also for sparse tf-idf (entries named "-z" held plain cosine for tf-idf)
+        mode = ("approx" if approx else "exact") + ("-z2" if znorm else "")
+        return self._rel("knn", eid, f"-{mode}-{qkey}-k{k}.npz")
+
+    def has_neighbors(
+        self, eid: str, query_ids: np.ndarray, k: int, *, znorm: bool = False, approx: bool = False
+    ) -> bool:
+        """Whether `neighbors` with these arguments is on disk (nothing is computed)."""
+        return self.cache.has(self._knn_rel(eid, np.asarray(query_ids, np.int64).ravel(), k, znorm, approx))
+
     def neighbors(
         self,
         eid: str,
@@ -306,10 +318,8 @@ class Workspace:
         """k nearest neighbors of corpus queries (self excluded), cached on disk per query set and k."""
         query_ids = np.asarray(query_ids, np.int64).ravel()
         validate_k(k, len(self.corpus))
-        qkey = hash_key(query_ids.tobytes().hex())
-        # "-z2": z-normalized search also for sparse tf-idf (entries named "-z" held plain cosine for tf-idf)
         mode = ("approx" if approx else "exact") + ("-z2" if znorm else "")
-        rel = self._rel("knn", eid, f"-{mode}-{qkey}-k{k}.npz")
+        rel = self._knn_rel(eid, query_ids, k, znorm, approx)
         with self.cache.lock(rel):
             got = self.cache.load_bundle(rel)
             if got is not None and got["ids"].shape == (len(query_ids), k):

@@ -152,3 +152,31 @@ def test_leaving_the_block_starts_nothing_more(tmp_path, monkeypatch):
     order._thread.join(30)
     assert seen == ["word2vec-nostop"]  # closed: fasttext-sub and fasttext were never started
     assert pipeline.AHEAD_FROM == COST_TRAINED
+
+
+def test_a_new_sample_is_a_slice_of_every_sentences_neighbors(tmp_path, tie_vectors):
+    """Same ids and similarities as searching the pool itself, on vectors full of exact ties, duplicate rows and
+    zero rows (query excluded by index, ties broken by index), plain and z-normalized."""
+    ws = Workspace(from_texts([f"sentence {i}" for i in range(len(tie_vectors))], name="ties"), cache=Cache(tmp_path))
+    np.save(tmp_path / "v.npy", tie_vectors)
+    ws.add_vectors("ties", tmp_path / "v.npy")
+    pool = plan_queries(len(ws.corpus), 20, 3, 7).pool
+    for znorm in (False, True):
+        direct = ws.neighbors("ties", pool, 12, znorm=znorm)
+        assert pipeline.search_every_sentence(ws, "ties", 12, znorm=znorm)
+        stages = []
+        sliced = pipeline.prepare_embedder(
+            ws, "ties", pool, 12, znorm=znorm, on_stage=lambda *a, st=stages: st.append(a)
+        )
+        np.testing.assert_array_equal(sliced.ids, direct.ids)
+        np.testing.assert_array_equal(sliced.sims, direct.sims)
+        assert stages[-1] == ("ties", "neighbors", len(pool), len(pool))
+    assert pipeline._rows_of_every_sentence(ws, "ties", pool, 12, znorm=False, approx=True) is None  # exact only
+
+
+def test_preload_searches_every_sentence_for_the_chosen_embedders(tmp_path):
+    ws = workspace(tmp_path)
+    everyone = np.arange(len(ws.corpus))
+    done = preload.preload(ws, ["tfidf"], heros=False, maps=False, every_sentence=(10, False))
+    assert "neighbors of every sentence, tfidf" in done
+    assert ws.has_neighbors("tfidf", everyone, 10) and not ws.has_neighbors("tfidf", everyone, 10, znorm=True)
