@@ -5,10 +5,11 @@
 
 Defaults (n2o_core.settings.Settings): builtin:bbc-news sampled to 5,000 sentences, the 6 default embedders, k = 10,
 5 samples x 100 queries. The path is the dashboard's: `pipeline.prepare_all`, cheapest embedders first, the
-expensive ones loaded ahead on the second core (`pipeline.Preparation`). Times are seconds since the script
-started (its imports included): when each embedder was ready, the first cells (two embedders ready: a heatmap can
-be drawn), the complete heatmap (figure built). Then: N2O for new k values and for new query samples once the
-first result is there (each timed alone), and the same run again on the filled cache.
+expensive ones loaded ahead on the second core (`pipeline.Preparation`). `--no-ahead`: one at a time, no
+background thread (for the defaults, already listed cheapest first, the path before Preparation). Times are
+seconds since the script started (its imports included): when each embedder was ready, the first cells (two
+embedders ready: a heatmap can be drawn), the complete heatmap (figure built). Then: N2O for new k values and for
+new query samples once the first result is there (each timed alone), and the same run again on the filled cache.
 
 What "empty cache" counts: the workspace cache (./cache: corpus, trained word vectors, embeddings, neighbors) is a
 fresh temporary folder. The MiniLM ONNX export is per-machine state derived from the installed model and libraries
@@ -48,7 +49,7 @@ def onnx_export_present() -> bool:
     return read_manifest(folder) is not None
 
 
-def run(cache_dir: str, t_start: float) -> dict:
+def run(cache_dir: str, t_start: float, ahead: bool = True) -> dict:
     """One pass of the dashboard's first page on `cache_dir`: seconds since `t_start` for each step."""
     c0 = time.process_time()
     from n2o_core.cache import Cache
@@ -77,7 +78,7 @@ def run(cache_dir: str, t_start: float) -> dict:
             prepared.comparison(s.k)  # what the page draws as soon as two embedders are ready
             first_cells.append(since())
 
-    prepared = prepare_all(ws, list(s.embedders), plan, k_max, on_done=on_done, skip_failed=False)
+    prepared = prepare_all(ws, list(s.embedders), plan, k_max, on_done=on_done, skip_failed=False, ahead=ahead)
     res = prepared.comparison(s.k)
     n2o_heatmap(res.mean, res.embedders, std=res.std, chance=res.chance, k=res.k)
     t_full = since()
@@ -99,25 +100,38 @@ def run(cache_dir: str, t_start: float) -> dict:
 
 
 def n2o_after_first_result(ws, prepared, s) -> dict:
-    """ms of N2O for a new k (slicing the cached k_max neighbors) and for a new query sample (another seed: a new
-    pool, its neighbors searched in the embeddings already in memory), each the median of 5."""
+    """ms of N2O for a new k (slicing the cached k_max neighbors, median of 5); for a new query sample (another
+    seed: a new pool) with its neighbors searched (median of 3 seeds); the seconds the dashboard's preload spends
+    on the neighbors of every sentence (`pipeline.search_every_sentence`); then a new sample again (median of 5
+    other seeds), now a slice of those."""
     import statistics
 
-    from n2o_core.pipeline import plan_queries, prepare_all
+    from n2o_core.pipeline import plan_queries, prepare_all, search_every_sentence
+
+    def new_sample(seeds) -> float:
+        times = []
+        for seed in seeds:
+            plan = plan_queries(len(ws.corpus), s.n_queries, s.n_samples, seed)
+            t = time.perf_counter()
+            prepare_all(ws, list(prepared.names), plan, prepared.k_max, ahead=False).comparison(s.k)
+            times.append((time.perf_counter() - t) * 1000)
+        return round(statistics.median(times), 1)
 
     new_k = []
     for k in (5, 20, 30, 40, 50):
         t = time.perf_counter()
         prepared.comparison(min(k, prepared.k_max))
         new_k.append((time.perf_counter() - t) * 1000)
-    new_sample = []
-    for seed in range(1, 6):
-        plan = plan_queries(len(ws.corpus), s.n_queries, s.n_samples, seed)
-        t = time.perf_counter()
-        prepare_all(ws, list(prepared.names), plan, prepared.k_max, ahead=False).comparison(s.k)
-        new_sample.append((time.perf_counter() - t) * 1000)
+    searched = new_sample(range(101, 104))
+    t = time.perf_counter()
+    for eid in prepared.names:
+        search_every_sentence(ws, eid, prepared.k_max)
+    every = time.perf_counter() - t
     return dict(
-        n2o_new_k_ms=round(statistics.median(new_k), 1), n2o_new_sample_ms=round(statistics.median(new_sample), 1)
+        n2o_new_k_ms=round(statistics.median(new_k), 1),
+        n2o_new_sample_searched_ms=searched,
+        every_sentence_neighbors_s=round(every, 2),
+        n2o_new_sample_ms=new_sample(range(1, 6)),
     )
 
 
@@ -128,6 +142,9 @@ def main() -> None:
         choices=("user", "empty"),
         default="user",
         help="the per-user model cache as it is (default), or an empty one (the ONNX export is built and counted)",
+    )
+    ap.add_argument(
+        "--no-ahead", action="store_true", help="one embedder at a time, cheapest first, nothing loaded ahead"
     )
     ap.add_argument("--force", action="store_true", help=f"run even above load {MAX_LOAD} (recorded as invalid)")
     ap.add_argument("--out", default="cold_start", help="result name under benchmarks/results/")
@@ -150,7 +167,8 @@ def main() -> None:
             run="cold (empty cache, fresh process)",
             model_cache=args.model_cache,
             onnx_export_present=present,
-            **run(str(Path(tmp) / "cache"), T0),
+            ahead=not args.no_ahead,
+            **run(str(Path(tmp) / "cache"), T0, ahead=not args.no_ahead),
         )
         rec.add(run="warm (same process, cache filled)", **run(str(Path(tmp) / "cache"), time.perf_counter()))
     rec.save()

@@ -11,8 +11,9 @@ one of the chosen embedders: distilling it speculatively would take 30 s or more
 up to `pipeline.EVERY_SENTENCE_MAX` sentences the chosen embedders' neighbors of every sentence are searched too
 (about a second of both cores for 5,000 sentences and six embedders), so a new query sample is a slice.
 
-`preload(ws, embedder_ids)` runs the steps in order and reports each one's seconds; the dashboard runs it in a
-low-priority background thread once per server process after the first page is drawn (`ui/preload.py`).
+`preload(ws, embedder_ids)` runs the steps in order (every sentence's neighbors, models, WordNet and spaCy, umap)
+and reports each one's seconds; the dashboard runs it in a low-priority background thread once per server process
+after the first page is drawn (`ui/preload.py`).
 `pipeline.Preparation` uses `load_model` to load expensive embedders ahead while others are prepared."""
 
 from __future__ import annotations
@@ -54,8 +55,8 @@ def load_model(ws: Workspace, eid: str) -> None:
 def _steps(
     ws: Workspace, embedder_ids: Sequence[str], heros: bool, maps: bool, every_sentence: tuple[int, bool] | None
 ) -> list[tuple[str, Callable]]:
-    steps: list[tuple[str, Callable]] = [(f"model {eid}", lambda e=eid: load_model(ws, e)) for eid in embedder_ids]
-    if every_sentence is not None:
+    steps: list[tuple[str, Callable]] = []
+    if every_sentence is not None:  # first: a new query sample is a sidebar click away (models are not needed)
         from .pipeline import search_every_sentence
 
         k_max, znorm = every_sentence
@@ -63,6 +64,7 @@ def _steps(
             (f"neighbors of every sentence, {eid}", lambda e=eid: search_every_sentence(ws, e, k_max, znorm=znorm))
             for eid in embedder_ids
         ]
+    steps += [(f"model {eid}", lambda e=eid: load_model(ws, e)) for eid in embedder_ids]
     if heros:
 
         def lexicon() -> None:
