@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -114,21 +115,35 @@ def search_every_sentence(ws: Workspace, eid: str, k_max: int, *, znorm: bool = 
     n = len(ws.corpus)
     if n > EVERY_SENTENCE_MAX:
         return False
-    ws.neighbors(eid, np.arange(n, dtype=np.int64), k_max, znorm=znorm)
+    nb = ws.neighbors(eid, np.arange(n, dtype=np.int64), k_max, znorm=znorm)
+    with _EVERY_LOCK:
+        _EVERY.setdefault(ws, {})[(eid, k_max, znorm)] = nb
     return True
+
+
+#: Every sentence's neighbors kept in memory per workspace (a few MB per embedder), so that a new sample reads no
+#: file: (embedder, k_max, znorm) -> Neighbors.
+_EVERY: weakref.WeakKeyDictionary[Workspace, dict[tuple[str, int, bool], Neighbors]] = weakref.WeakKeyDictionary()
+_EVERY_LOCK = threading.Lock()
 
 
 def _rows_of_every_sentence(
     ws: Workspace, eid: str, pool: np.ndarray, k_max: int, *, znorm: bool, approx: bool
 ) -> Neighbors | None:
-    """The pool's rows of the every-sentence neighbors when they are cached (exact search only), else None."""
+    """The pool's rows of the every-sentence neighbors when they are in memory or cached on disk (exact search
+    only), else None."""
     n = len(ws.corpus)
     if approx or n > EVERY_SENTENCE_MAX:
         return None
-    everyone = np.arange(n, dtype=np.int64)
-    if not ws.has_neighbors(eid, everyone, k_max, znorm=znorm):
-        return None
-    nb = ws.neighbors(eid, everyone, k_max, znorm=znorm)
+    with _EVERY_LOCK:
+        nb = _EVERY.get(ws, {}).get((eid, k_max, znorm))
+    if nb is None:
+        everyone = np.arange(n, dtype=np.int64)
+        if not ws.has_neighbors(eid, everyone, k_max, znorm=znorm):
+            return None
+        search_every_sentence(ws, eid, k_max, znorm=znorm)  # read from the cache
+        with _EVERY_LOCK:
+            nb = _EVERY[ws][(eid, k_max, znorm)]
     rows = np.asarray(pool, np.int64)
     return Neighbors(np.ascontiguousarray(nb.ids[rows]), np.ascontiguousarray(nb.sims[rows]))
 
