@@ -1,12 +1,25 @@
-"""The dashboard in a real browser: cold start, warm k change and page switch timings, and the README screenshots.
+"""The dashboard in a real browser: cold start, the first clicks after it, warm k change and page switch timings,
+and the README screenshots.
 
-    python benchmarks/browser_tour.py                       # default corpus and embedders, a fresh cache
+    python benchmarks/browser_tour.py                       # cold: default corpus and embedders, a fresh cache
     python benchmarks/browser_tour.py --cache-dir cache     # reuse ./cache (a warm start)
 
 Starts `streamlit run app.py --server.headless true`, waits for /_stcore/health, and drives it in headless
 Chromium (Playwright, /usr/bin/chromium). Timings are browser-side wall clock: from the user's action until the
-new output is on screen and the app reports that its script run is over. Writes benchmarks/results/browser_tour.json
-(and .txt) and docs/screenshots/<page>.png.
+new output is on screen and the app reports that its script run is over.
+
+Cold (an empty workspace cache): from opening the page, when progress is first shown (the corpus spinner or an
+embedder's status), when the first cells are drawn (the partial heatmap of the first two embedders), when the
+complete heatmap is; then, after `--read-s` seconds of reading (the background preload runs meanwhile), the first
+free-text query (Query explorer, text= link) and the first HEROS visit. Then the same first visit and first clicks
+on a restarted server over the filled cache (`restart`: models, WordNet and spaCy loaded on demand or by the
+preload). The MiniLM ONNX export lives in the per-user model cache (`--model-cache user`, the default: used as it
+is, and `onnx_export_present` says whether it was there) or in a fresh one (`--model-cache empty`: built and
+counted).
+
+Refuses to run when the 1-minute load average is above 1.0 at the start (`--force`: run and record as invalid).
+Writes benchmarks/results/browser_tour.json (and .txt; `--out NAME` for another name), browser_tour_cold for a cold
+run, and docs/screenshots/<page>.png.
 """
 
 from __future__ import annotations
@@ -19,12 +32,13 @@ import subprocess
 import sys
 import tempfile
 import time
+import urllib.parse
 import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import ROOT, save_flat  # noqa: E402
+from _common import LOAD_AT_IMPORT, MAX_LOAD, ROOT, save_flat  # noqa: E402
 
 SHOTS = ROOT / "docs" / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
@@ -100,12 +114,70 @@ def timed(page, action, done_selector: str) -> float:
     return (time.perf_counter() - t0) * 1000
 
 
+#: What shows that the app is working on the page: the corpus spinner, the embedders' status box, a progress bar.
+PROGRESS = "[data-testid='stSpinner'], [data-testid='stExpander'], [data-testid='stProgress']"
+FREE_TEXT = "Shares fell sharply after the bank warned on profits"
+
+
+def first_visit(page, url: str) -> dict:
+    """Seconds from opening `url` until progress shows, the first cells are drawn, and the heatmap is complete."""
+    t0 = time.perf_counter()
+    page.goto(url)
+    page.locator(PROGRESS).first.wait_for(timeout=300_000)
+    shown = time.perf_counter() - t0
+    page.wait_for_selector(HEATMAP, timeout=1_800_000)  # the partial heatmap once two embedders are ready
+    cells = time.perf_counter() - t0
+    settle(page)
+    check(page)
+    return {
+        "progress_shown_s": round(shown, 1),
+        "first_cells_s": round(cells, 1),
+        "full_heatmap_s": round(time.perf_counter() - t0, 1),
+    }
+
+
+def first_clicks(browser, url: str, query: str, read_s: float) -> dict:
+    """After `read_s` seconds on the first page: ms of the first free-text query and of the first HEROS visit (each
+    in a new tab on the same server, through a link with the same settings)."""
+    time.sleep(read_s)
+    out = {"read_s": read_s}
+    for name, path, sel in (
+        ("free_text_first_ms", f"/query?{query}&text={urllib.parse.quote(FREE_TEXT)}", "table.nb"),
+        ("heros_first_ms", f"/heros?{query}", "[data-testid='stPlotlyChart'] .js-plotly-plot"),
+    ):
+        p = browser.new_page(viewport={"width": 1440, "height": 1500})
+        out[name] = round(timed(p, lambda p=p, path=path: p.goto(url + path), sel))
+        check(p)
+        p.close()
+    return out
+
+
+def onnx_export_present(env: dict[str, str]) -> bool:
+    """Whether the server will find the MiniLM ONNX export in its per-user model cache."""
+    code = (
+        "from n2o_core.embedders import _onnx; from n2o_core.embedders._state import read_manifest, state_dir; "
+        "from n2o_core.embedders.sbert import minilm_path; "
+        "print(read_manifest(state_dir(_onnx.user_model_cache(), 'onnx', _onnx.export_key(minilm_path()))) is not None)"
+    )
+    res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
+    return res.stdout.strip() == "True"
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cache-dir", help="N2O_CACHE_DIR for the server (default: a fresh temporary folder)")
+    ap.add_argument("--model-cache", choices=("user", "empty"), default="user", help="see above")
+    ap.add_argument("--read-s", type=float, default=5.0, help="seconds on the first page before the first clicks")
     ap.add_argument("--repeats", type=int, default=5, help="warm k changes / page switches to time")
     ap.add_argument("--no-screenshots", action="store_true")
+    ap.add_argument("--force", action="store_true", help=f"run even above load {MAX_LOAD} (recorded as invalid)")
+    ap.add_argument("--out", help="result name under benchmarks/results/ (default browser_tour[_cold])")
     args = ap.parse_args()
+    if LOAD_AT_IMPORT[0] > MAX_LOAD and not args.force:
+        raise SystemExit(
+            f"browser_tour: 1-minute load {LOAD_AT_IMPORT[0]} > {MAX_LOAD}: not recording "
+            "(wait for a quiet machine, e.g. /work/shared/tools/when-quiet, or pass --force to record it as invalid)"
+        )
 
     from playwright.sync_api import sync_playwright
 
@@ -113,12 +185,16 @@ def main() -> None:
     cache_dir = Path(args.cache_dir).resolve() if args.cache_dir else tmp / "cache"
     cold = not cache_dir.exists()
     env = dict(os.environ, N2O_CACHE_DIR=str(cache_dir), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    if args.model_cache == "empty":
+        env["N2O_MODEL_CACHE"] = str(tmp / "models")
     port = free_port()
     url = f"http://127.0.0.1:{port}"
     out: dict = {
         "cache": "cold (empty)" if cold else f"existing {cache_dir}",
+        "model_cache": args.model_cache,
+        "onnx_export_present": onnx_export_present(env),
         "cpus": os.cpu_count(),
-        "loadavg_start": [round(x, 2) for x in os.getloadavg()],
+        "loadavg_start": LOAD_AT_IMPORT,
     }
     t_server = time.perf_counter()
     proc = start(env, port, tmp / "server.log")
@@ -127,16 +203,13 @@ def main() -> None:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
             page = browser.new_page(viewport={"width": 1440, "height": 1500})
-            t0 = time.perf_counter()
-            page.goto(url)
-            if cold:  # per-embedder progress shows while the cache fills
-                page.locator("[data-testid='stProgress']").first.wait_for(timeout=300_000)
-                out["progress_shown_s"] = round(time.perf_counter() - t0, 1)
-            page.wait_for_selector(HEATMAP, timeout=1_800_000)
-            settle(page)
-            out["first_visit_s"] = round(time.perf_counter() - t0, 1)
-            check(page)
+            visit = first_visit(page, url)
+            out.update(visit)
+            out["first_visit_s"] = visit["full_heatmap_s"]
             out["url"] = page.url.replace(url, "")
+            query = page.url.split("?", 1)[1] if "?" in page.url else ""
+            if cold:
+                out["first_clicks"] = first_clicks(browser, url, query, args.read_s)
 
             # a second visit (a new session on the warm server)
             p2 = browser.new_page(viewport={"width": 1440, "height": 1500})
@@ -197,16 +270,29 @@ def main() -> None:
     finally:
         proc.terminate()
         proc.wait(timeout=20)
+    if cold:  # a restarted server over the cache this run filled: models, WordNet and spaCy not loaded yet
+        proc = start(env, port, tmp / "server-restart.log")
+        try:
+            with sync_playwright() as pw:
+                browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+                page = browser.new_page(viewport={"width": 1440, "height": 1500})
+                out["restart"] = {**first_visit(page, url), **first_clicks(browser, url, query, args.read_s)}
+                browser.close()
+        finally:
+            proc.terminate()
+            proc.wait(timeout=20)
     allw = [v for vs in out["page_switch_ms"].values() for v in vs]
     out["summary"] = {
+        "first_cells_s": out["first_cells_s"],
         "first_visit_s": out["first_visit_s"],
+        **({k: out["first_clicks"][k] for k in ("free_text_first_ms", "heros_first_ms")} if cold else {}),
         "k_change_ms_median": statistics.median(out["k_change_ms"]),
         "k_change_ms_max": max(out["k_change_ms"]),
         "page_switch_ms_median": statistics.median(allw),
         "page_switch_ms_max": max(allw),
     }
     out["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
-    save_flat("browser_tour", out)
+    save_flat(args.out or ("browser_tour_cold" if cold else "browser_tour"), out)
 
 
 if __name__ == "__main__":

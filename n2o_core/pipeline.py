@@ -12,8 +12,10 @@ Changing k (<= k_max) or the sample only slices the cached neighbor arrays; noth
 
 from __future__ import annotations
 
+import threading
 import time
-from collections.abc import Callable, Sequence
+import weakref
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -29,7 +31,7 @@ if TYPE_CHECKING:
     from .compare import ComparisonResult
     from .workspace import Workspace
 
-#: Called as on_stage(embedder_id, stage, done, total), stage in {"embed", "neighbors"}.
+#: Called as on_stage(embedder_id, stage, done, total), stage in {"train", "embed", "neighbors"}.
 StageProgress = Callable[[str, str, int, int], None]
 
 
@@ -80,8 +82,16 @@ def prepare_embedder(
 ) -> Neighbors:
     """Embed the corpus with `eid` (cached) and search the k_max nearest neighbors of every pooled query (cached).
 
-    Raises N2OError (EmbedderError) with one sentence when the embedder cannot be used."""
+    A corpus-trained embedder that still has to be fitted reports stage "train" first (sentences x epochs for
+    word2vec / fastText). Raises N2OError (EmbedderError) with one sentence when the embedder cannot be used."""
+    if on_stage is not None and not ws.is_cached(eid) and ws.info(eid).corpus_trained:
+        ws.embedder(eid, progress=lambda d, t: on_stage(eid, "train", d, t))
     ws.embeddings(eid, progress=(lambda d, t: on_stage(eid, "embed", d, t)) if on_stage else None)
+    sliced = _rows_of_every_sentence(ws, eid, pool, k_max, znorm=znorm, approx=approx)
+    if sliced is not None:
+        if on_stage is not None:
+            on_stage(eid, "neighbors", len(pool), len(pool))
+        return sliced
     return ws.neighbors(
         eid,
         pool,
@@ -90,6 +100,52 @@ def prepare_embedder(
         approx=approx,
         progress=(lambda d, t: on_stage(eid, "neighbors", d, t)) if on_stage else None,
     )
+
+
+#: Corpora up to this size get the neighbors of every sentence searched once, in the background after the first
+#: result (`search_every_sentence`, from `preload`): then any new query sample only slices them.
+EVERY_SENTENCE_MAX = 10_000
+
+
+def search_every_sentence(ws: Workspace, eid: str, k_max: int, *, znorm: bool = False) -> bool:
+    """Search (exact, cached) the k_max neighbors of every corpus sentence when the corpus has at most
+    EVERY_SENTENCE_MAX sentences; returns whether it did. `prepare_embedder` then takes any query pool's rows from
+    them: the same ids and similarities as searching the pool itself (the query excluded by index, ties broken by
+    index, the k + 16 candidates re-scored in float64), found in milliseconds."""
+    n = len(ws.corpus)
+    if n > EVERY_SENTENCE_MAX:
+        return False
+    nb = ws.neighbors(eid, np.arange(n, dtype=np.int64), k_max, znorm=znorm)
+    with _EVERY_LOCK:
+        _EVERY.setdefault(ws, {})[(eid, k_max, znorm)] = nb
+    return True
+
+
+#: Every sentence's neighbors kept in memory per workspace (a few MB per embedder), so that a new sample reads no
+#: file: (embedder, k_max, znorm) -> Neighbors.
+_EVERY: weakref.WeakKeyDictionary[Workspace, dict[tuple[str, int, bool], Neighbors]] = weakref.WeakKeyDictionary()
+_EVERY_LOCK = threading.Lock()
+
+
+def _rows_of_every_sentence(
+    ws: Workspace, eid: str, pool: np.ndarray, k_max: int, *, znorm: bool, approx: bool
+) -> Neighbors | None:
+    """The pool's rows of the every-sentence neighbors when they are in memory or cached on disk (exact search
+    only), else None."""
+    n = len(ws.corpus)
+    if approx or n > EVERY_SENTENCE_MAX:
+        return None
+    with _EVERY_LOCK:
+        nb = _EVERY.get(ws, {}).get((eid, k_max, znorm))
+    if nb is None:
+        everyone = np.arange(n, dtype=np.int64)
+        if not ws.has_neighbors(eid, everyone, k_max, znorm=znorm):
+            return None
+        search_every_sentence(ws, eid, k_max, znorm=znorm)  # read from the cache
+        with _EVERY_LOCK:
+            nb = _EVERY[ws][(eid, k_max, znorm)]
+    rows = np.asarray(pool, np.int64)
+    return Neighbors(np.ascontiguousarray(nb.ids[rows]), np.ascontiguousarray(nb.sims[rows]))
 
 
 @dataclass
@@ -136,25 +192,137 @@ def prepare_all(
     on_stage: StageProgress | None = None,
     on_done: Callable[[Prepared, str], None] | None = None,
     skip_failed: bool = True,
+    ahead: bool = True,
 ) -> Prepared:
-    """`prepare_embedder` for each embedder in turn. With `skip_failed`, an embedder that fails is recorded in
-    `.errors` (its sentence) and the others go on; otherwise its error is raised. `on_done(prepared, eid)` is
-    called after each embedder, so a front end can draw partial results."""
+    """`prepare_embedder` for each embedder, cheapest first, with the expensive ones loaded ahead in a background
+    thread (`Preparation`; `ahead=False`: one at a time). With `skip_failed`, an embedder that fails is recorded
+    in `.errors` (its sentence) and the others go on; otherwise its error is raised. `on_done(prepared, eid)` is
+    called after each embedder, so a front end can draw partial results. `.neighbors` is in the order given."""
     out = Prepared(plan, k_max, znorm, approx)
-    for eid in embedder_ids:
-        t0 = time.perf_counter()
-        try:
-            out.neighbors[eid] = prepare_embedder(
-                ws, eid, plan.pool, k_max, znorm=znorm, approx=approx, on_stage=on_stage
-            )
-            out.seconds[eid] = time.perf_counter() - t0
-        except N2OError as e:
-            if not skip_failed:
-                raise
-            out.errors[eid] = str(e)
-        if on_done is not None:
-            on_done(out, eid)
+    with Preparation(ws, embedder_ids, ahead=ahead) as order:
+        for eid in order:
+            t0 = time.perf_counter()
+            try:
+                out.neighbors[eid] = prepare_embedder(
+                    ws, eid, plan.pool, k_max, znorm=znorm, approx=approx, on_stage=on_stage
+                )
+                out.seconds[eid] = time.perf_counter() - t0
+            except N2OError as e:
+                if not skip_failed:
+                    raise
+                out.errors[eid] = str(e)
+            if on_done is not None:
+                on_done(out, eid)
+    out.neighbors = {e: out.neighbors[e] for e in embedder_ids if e in out.neighbors}
     return out
+
+
+# --------------------------------------------------------------------------- order, and loading ahead
+
+#: Cost classes of preparing an embedder from an empty cache, cheapest first (`preparation_cost`).
+COST_CACHED, COST_CHEAP, COST_TRAINED, COST_DISTILLED, COST_MODEL = 0, 1, 2, 3, 4
+#: Embedders from this cost class on are loaded ahead (fitted, or their model made ready) in the background.
+AHEAD_FROM = COST_TRAINED
+_COST_BY_GROUP = {"precomputed": COST_CACHED, "tf-idf": COST_CHEAP, "distilled": COST_DISTILLED}
+
+
+def preparation_cost(ws: Workspace, eid: str) -> int:
+    """Cost class of preparing `eid` now: embeddings already cached (0); tf-idf and pretrained word vectors (1,
+    seconds); word vectors trained on the corpus (2, word2vec / fastText: 10-20 s of one core each); model2vec
+    (3, distilled once); transformers and anything else (4, a forward pass per sentence on every core). An
+    embedder whose registry row cannot be read counts as 0, so that its error shows at once."""
+    try:
+        if ws.is_cached(eid):
+            return COST_CACHED
+        info = ws.info(eid)
+    except Exception:  # noqa: BLE001 - preparing it reports the error in its place
+        return COST_CACHED
+    if info.corpus_trained:
+        return COST_CHEAP if info.sparse else COST_TRAINED
+    if info.family_group in _COST_BY_GROUP:
+        return _COST_BY_GROUP[info.family_group]
+    return COST_CHEAP if info.family_group == "static averages" else COST_MODEL
+
+
+class Preparation:
+    """The order to prepare embedders in, with work done ahead on the second core.
+
+    Iterating yields every embedder once, cheapest first (`preparation_cost`; stable among equals), so the first
+    cells of a heatmap (tf-idf, GloVe) appear after seconds. When the first expensive embedder comes up, one
+    background thread starts loading the expensive ones ahead, from the most expensive end of the list
+    (`preload.load_model`: fit word2vec / fastText, export or open a transformer's graph), while the caller
+    prepares the others: gensim trains on one core with the GIL released, so on two cores word2vec trains
+    beside fastText, or beside a transformer's encoding, instead of one after the other. The caller is never
+    handed an embedder the thread is loading while another is left (it comes back to it); an embedder handed to
+    the caller is never started by the thread. Vectors do not
+    change: each embedder is loaded exactly as it would be in the foreground (gensim still trains with one
+    worker, bit-identical). Leaving the `with` block stops the thread after its current step.
+    """
+
+    def __init__(self, ws: Workspace, embedder_ids: Sequence[str], *, ahead: bool = True):
+        self.ws = ws
+        ids = list(dict.fromkeys(embedder_ids))
+        self.costs = {e: preparation_cost(ws, e) for e in ids}
+        self.order = sorted(ids, key=self.costs.__getitem__)
+        self.ahead = ahead
+        self.loaded_ahead: list[str] = []  # embedders the background thread loaded (for tests and benchmarks)
+        self._pending = [e for e in self.order if self.costs[e] >= AHEAD_FROM] if ahead else []
+        self._running: str | None = None
+        self._closed = False
+        self._thread: threading.Thread | None = None
+        self._cv = threading.Condition()
+
+    def __enter__(self) -> Preparation:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Start nothing more in the background (the step under way finishes and is kept)."""
+        with self._cv:
+            self._closed = True
+            self._pending.clear()
+            self._cv.notify_all()
+
+    def loading_ahead(self, eid: str) -> bool:
+        """Whether the background thread is loading `eid` right now."""
+        with self._cv:
+            return self._running == eid
+
+    def __iter__(self) -> Iterator[str]:
+        remaining = list(self.order)
+        while remaining:
+            with self._cv:
+                # the first one the thread is not loading; the one it is loading only when nothing else is left
+                # (preparing it then waits for the thread: `Workspace.embedder` holds a lock per embedder)
+                pick = next((e for e in remaining if e != self._running), remaining[0])
+                if pick in self._pending:
+                    self._pending.remove(pick)  # the caller loads it
+                start = self._thread is None and self.costs[pick] >= AHEAD_FROM and bool(self._pending)
+            if start:
+                self._thread = threading.Thread(target=self._run, name="n2o-prepare-ahead", daemon=True)
+                self._thread.start()
+            remaining.remove(pick)
+            yield pick
+
+    def _run(self) -> None:
+        from .preload import load_model
+
+        while True:
+            with self._cv:
+                if self._closed or not self._pending:
+                    return
+                eid = self._running = self._pending.pop()
+            try:
+                load_model(self.ws, eid)
+                self.loaded_ahead.append(eid)
+            except Exception:  # noqa: BLE001 - the caller loads it again and reports the error in place
+                pass
+            finally:
+                with self._cv:
+                    self._running = None
+                    self._cv.notify_all()
 
 
 # --------------------------------------------------------------------------- one query

@@ -5,9 +5,18 @@ seconds per process, which a request must not wait for. Each step is cached wher
 embedders, the lexicon's lru_cache, numba's cache), so a step done here is free later and a step done later makes
 this one free.
 
-`preload(ws, embedder_ids)` runs the steps in order and reports each one's seconds; the dashboard runs it in a
-low-priority background thread once per server process after the first page is drawn (`ui/preload.py`), the
-`warm` command runs it in the foreground."""
+A model counts as loaded when a sentence can be embedded without waiting (`load_model`): the embedder is loaded
+and fitted in the workspace, and one short sentence has gone through it, which opens what a model only opens on
+first use (the MiniLM ONNX export, built once per machine when missing, and its onnxruntime session; e5's graph;
+model2vec's distilled model, distilled once per machine when missing). model2vec is distilled only when it is
+one of the chosen embedders: distilling it speculatively would take 30 s or more of both cores. On a corpus of
+up to `pipeline.EVERY_SENTENCE_MAX` sentences the chosen embedders' neighbors of every sentence are searched too
+(about a second of both cores for 5,000 sentences and six embedders), so a new query sample is a slice.
+
+`preload(ws, embedder_ids)` runs the steps in order (every sentence's neighbors, models, WordNet and spaCy, umap,
+pynndescent) and reports each one's seconds; the dashboard runs it in a low-priority background thread once per
+server process after the first page is drawn (`ui/preload.py`).
+`pipeline.Preparation` uses `load_model` to load expensive embedders ahead while others are prepared."""
 
 from __future__ import annotations
 
@@ -33,10 +42,36 @@ def lower_this_threads_priority(niceness: int = 10) -> None:
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), niceness)
 
 
+#: The sentence `load_model` embeds once (never cached: one-sentence encodes stay out of every cache).
+WARM_UP_TEXT = "Markets rose after the bank said profits were up."
+
+
+def load_model(ws: Workspace, eid: str) -> None:
+    """Make `eid` ready to embed a new sentence at once: loaded and fitted in `ws`, and `WARM_UP_TEXT` encoded by
+    it (its vectors are thrown away). Raises what loading raises."""
+    emb = ws.embedder(eid)
+    if not ws.is_precomputed(eid):
+        emb.encode([WARM_UP_TEXT])
+
+
 def _steps(
-    ws: Workspace, embedder_ids: Sequence[str], heros: bool, maps: bool, approx: bool
+    ws: Workspace,
+    embedder_ids: Sequence[str],
+    heros: bool,
+    maps: bool,
+    approx: bool,
+    every_sentence: tuple[int, bool] | None,
 ) -> list[tuple[str, Callable]]:
-    steps: list[tuple[str, Callable]] = [(f"model {eid}", lambda e=eid: ws.embedder(e)) for eid in embedder_ids]
+    steps: list[tuple[str, Callable]] = []
+    if every_sentence is not None:  # first: a new query sample is a sidebar click away (models are not needed)
+        from .pipeline import search_every_sentence
+
+        k_max, znorm = every_sentence
+        steps += [
+            (f"neighbors of every sentence, {eid}", lambda e=eid: search_every_sentence(ws, e, k_max, znorm=znorm))
+            for eid in embedder_ids
+        ]
+    steps += [(f"model {eid}", lambda e=eid: load_model(ws, e)) for eid in embedder_ids]
     if heros:
 
         def lexicon() -> None:
@@ -73,12 +108,15 @@ def preload(
     heros: bool = True,
     maps: bool = True,
     approx: bool = True,
+    every_sentence: tuple[int, bool] | None = None,
     on_step: StepReport | None = None,
 ) -> dict[str, float]:
     """Load each step once (see the module docstring); a step that fails is reported and skipped: preloading is
-    an optimization and never the reason something breaks. Returns {step: seconds}."""
+    an optimization and never the reason something breaks. `every_sentence` (k_max, znorm): also search the
+    neighbors of every corpus sentence (`pipeline.search_every_sentence`), so that a new query sample only slices
+    them. Returns {step: seconds}."""
     done: dict[str, float] = {}
-    for name, step in _steps(ws, embedder_ids, heros, maps, approx):
+    for name, step in _steps(ws, embedder_ids, heros, maps, approx, every_sentence):
         t0 = time.perf_counter()
         error = None
         try:

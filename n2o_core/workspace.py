@@ -7,6 +7,7 @@ picking another sample of an already-searched pool only slices arrays.
 
 from __future__ import annotations
 
+import inspect
 import os
 import threading
 from collections.abc import Callable
@@ -52,6 +53,7 @@ class Workspace:
         self._arrays: dict[str, np.ndarray | sp.csr_matrix] = {}
         self._standardizers: dict[str, Standardizer] = {}
         self._indexes: dict[tuple, Any] = {}  # (embedder, znorm, n_neighbors) -> pynndescent index
+        self._loading: dict[str, threading.RLock] = {}  # one lock per embedder while it loads and fits
         self._lock = threading.RLock()
 
     # ------------------------------------------------------------------ Dask
@@ -111,20 +113,35 @@ class Workspace:
         """Whether `eid` names precomputed vectors added with add_vectors."""
         return eid in self._vectors
 
-    def embedder(self, eid: str, fitted: bool = True) -> Embedder:
-        """The loaded embedder (once per workspace); corpus-trained ones are fit on the corpus."""
+    def embedder(self, eid: str, fitted: bool = True, progress: Progress | None = None) -> Embedder:
+        """The loaded embedder (once per workspace); corpus-trained ones are fit on the corpus (`progress(done,
+        total)` while one trains, when its `fit` takes a progress callback).
+
+        Loading and fitting hold a lock of this embedder only: one thread can train word2vec while another trains
+        fastText or encodes with MiniLM (`pipeline.preparation`); a second caller of the same embedder waits."""
         with self._lock:
             if eid in self._vectors:
-                self._precomputed(eid)
-            elif eid not in self._embedders:
+                emb = self._precomputed(eid)
+                self._fitted.add(eid)
+                return emb
+            lock = self._loading.setdefault(eid, threading.RLock())
+        with lock:
+            with self._lock:
+                emb = self._embedders.get(eid)
+            if emb is None:
                 from .embedders.registry import get_embedder
 
-                self._embedders[eid] = get_embedder(eid, cache_dir=self.cache.path("models"))
-            emb = self._embedders[eid]
+                emb = get_embedder(eid, cache_dir=self.cache.path("models"))
+                with self._lock:
+                    self._embedders[eid] = emb
             if fitted and eid not in self._fitted:
                 if emb.info.corpus_trained:
-                    emb.fit(list(self.corpus.fit_texts))
-                self._fitted.add(eid)
+                    if progress is not None and "progress" in inspect.signature(emb.fit).parameters:
+                        emb.fit(list(self.corpus.fit_texts), progress=progress)  # type: ignore[call-arg]
+                    else:
+                        emb.fit(list(self.corpus.fit_texts))
+                with self._lock:
+                    self._fitted.add(eid)
             return emb
 
     def is_loaded(self, eid: str) -> bool:
@@ -276,6 +293,18 @@ class Workspace:
 
     # ------------------------------------------------------------------ neighbors
 
+    def _knn_rel(self, eid: str, query_ids: np.ndarray, k: int, znorm: bool, approx: bool) -> str:
+        qkey = hash_key(query_ids.tobytes().hex())
+        # "-z2": z-normalized search also for sparse tf-idf (entries named "-z" held plain cosine for tf-idf)
+        mode = ("approx" if approx else "exact") + ("-z2" if znorm else "")
+        return self._rel("knn", eid, f"-{mode}-{qkey}-k{k}.npz")
+
+    def has_neighbors(
+        self, eid: str, query_ids: np.ndarray, k: int, *, znorm: bool = False, approx: bool = False
+    ) -> bool:
+        """Whether `neighbors` with these arguments is on disk (nothing is computed)."""
+        return self.cache.has(self._knn_rel(eid, np.asarray(query_ids, np.int64).ravel(), k, znorm, approx))
+
     def neighbors(
         self,
         eid: str,
@@ -289,10 +318,8 @@ class Workspace:
         """k nearest neighbors of corpus queries (self excluded), cached on disk per query set and k."""
         query_ids = np.asarray(query_ids, np.int64).ravel()
         validate_k(k, len(self.corpus))
-        qkey = hash_key(query_ids.tobytes().hex())
-        # "-z2": z-normalized search also for sparse tf-idf (entries named "-z" held plain cosine for tf-idf)
         mode = ("approx" if approx else "exact") + ("-z2" if znorm else "")
-        rel = self._rel("knn", eid, f"-{mode}-{qkey}-k{k}.npz")
+        rel = self._knn_rel(eid, query_ids, k, znorm, approx)
         with self.cache.lock(rel):
             got = self.cache.load_bundle(rel)
             if got is not None and got["ids"].shape == (len(query_ids), k):

@@ -55,3 +55,16 @@ def browser():
         b = pw.chromium.launch(executable_path=chromium, args=["--no-sandbox", "--disable-background-networking"])
         yield b
         b.close()
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _model_cache_of_the_session(tmp_path_factory):
+    """Models built once per machine (the MiniLM ONNX export, model2vec's distillation) go to a folder of this
+    test session ($N2O_MODEL_CACHE), never to the user's ~/.cache."""
+    old = os.environ.get("N2O_MODEL_CACHE")
+    os.environ["N2O_MODEL_CACHE"] = str(tmp_path_factory.mktemp("model-cache"))
+    yield
+    if old is None:
+        os.environ.pop("N2O_MODEL_CACHE", None)
+    else:
+        os.environ["N2O_MODEL_CACHE"] = old

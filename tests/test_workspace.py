@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import hashlib
+import threading
 
 import numpy as np
 import pytest
@@ -180,3 +181,34 @@ def test_znorm_through_the_workspace_matches_standardizing_by_hand(tmp_path):
         np.testing.assert_allclose(got.sims, want.sims, atol=1e-5)
         plain = ws.neighbors(eid, q, 5)
         assert not np.array_equal(plain.ids, got.ids), eid
+
+
+def test_one_embedder_training_does_not_block_the_others(tmp_path, monkeypatch):
+    """Loading and fitting lock one embedder only: while word2vec trains in one thread, tf-idf is fitted, embedded
+    and searched in another; a second caller of word2vec waits for the first training (no second one)."""
+    from n2o_core.embedders.trained_vectors import TrainedVectorsEmbedder
+
+    training = threading.Event()
+    release = threading.Event()
+    calls = []
+    real = TrainedVectorsEmbedder._train
+
+    def slow_train(self, texts, progress=None):
+        calls.append(self.info.id)
+        training.set()
+        assert release.wait(60)
+        real(self, texts, progress)
+
+    monkeypatch.setattr(TrainedVectorsEmbedder, "_train", slow_train)
+    ws = Workspace(word_corpus(60), cache=Cache(tmp_path))
+    first = threading.Thread(target=ws.embedder, args=("word2vec",))
+    second = threading.Thread(target=ws.embedder, args=("word2vec",))
+    first.start()
+    assert training.wait(60)
+    second.start()
+    assert ws.neighbors("tfidf", np.arange(5), 3).ids.shape == (5, 3)  # not blocked by the training
+    assert not ws.is_loaded("word2vec") and second.is_alive()
+    release.set()
+    first.join(60)
+    second.join(60)
+    assert ws.is_loaded("word2vec") and calls == ["word2vec"]

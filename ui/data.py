@@ -46,7 +46,7 @@ def cache() -> Cache:
     return Cache()
 
 
-@st.cache_resource(show_spinner=False, max_entries=8)
+@st.cache_resource(show_spinner="Loading the corpus…", max_entries=8)
 def corpus(spec: str, max_sentences: int, seed: int = 0) -> Corpus:
     """The corpus for a spec (built-in, kept upload, ...), capped to a fixed sample of `max_sentences`."""
     return load_corpus(spec, max_sentences=max_sentences, seed=seed, cache_dir=cache().root)
@@ -184,12 +184,19 @@ def load(settings: Settings, corpus_: Corpus, on_ready: Callable[[Loaded], None]
 
 
 def _prepare_with_progress(out: Loaded, todo: list[tuple[str, tuple]], on_ready) -> None:
+    """Prepare the missing embedders cheapest first (tf-idf and GloVe cells appear after seconds), the expensive
+    ones loaded ahead in a background thread (`pipeline.Preparation`), with a progress bar per embedder."""
     memo = _memo()
     c, ws, prepared = out.corpus, out.ws, out.prepared
+    keys = dict(todo)
     if on_ready and len(prepared.neighbors) >= 2:
         on_ready(out)
-    with st.status(f"Preparing {len(todo)} embedder(s) on {c.name} ({len(c):,} sentences)…", expanded=True) as status:
-        for i, (eid, key) in enumerate(todo, 1):
+    with (
+        st.status(f"Preparing {len(todo)} embedder(s) on {c.name} ({len(c):,} sentences)…", expanded=True) as status,
+        pipeline.Preparation(ws, list(keys)) as order,
+    ):
+        for i, eid in enumerate(order, 1):
+            key = keys[eid]
             status.update(label=f"Embedder {i}/{len(todo)}: {eid} ({len(c):,} sentences)…", expanded=True)
             line = st.empty()
             bar = st.progress(0.0)
@@ -197,8 +204,15 @@ def _prepare_with_progress(out: Loaded, todo: list[tuple[str, tuple]], on_ready)
                 cached = ws.is_cached(eid)  # a user model that cannot load fails below, in its own line
             except Exception:  # noqa: BLE001
                 cached = False
-            line.markdown(f"**{eid}**: {'loading cached embeddings' if cached else 'loading the model and embedding'}…")
+            if cached:
+                doing = "loading cached embeddings"
+            elif order.loading_ahead(eid):
+                doing = "finishing what was started in the background (training or loading the model)"
+            else:
+                doing = "loading the model and embedding"
+            line.markdown(f"**{eid}**: {doing}…")
             stage_text = {
+                "train": f"{eid}: training on {len(c.fit_texts):,} sentences (sentences × epochs)",
                 "embed": f"{eid}: embedding",
                 "neighbors": f"{eid}: searching {prepared.k_max} neighbors of {len(prepared.plan.pool):,} queries",
             }

@@ -1,5 +1,6 @@
 """Background preloading for the dashboard: after a page has been drawn, load in a low-priority thread what the
-next clicks will need (`n2o_core.preload`): the chosen embedders' models, WordNet and spaCy, umap-learn's code.
+next clicks will need (`n2o_core.preload`): the chosen embedders' models, the neighbors of every sentence (a new
+query sample is then a slice), WordNet and spaCy, umap-learn's code.
 Once per server process and corpus; it never delays the page that started it and never shows an error (the page
 that needs a failed step reports it in place). N2O_PRELOAD=0 turns it off (the tests do, to keep their timing)."""
 
@@ -12,6 +13,7 @@ import threading
 import streamlit as st
 
 from n2o_core.corpora import Corpus
+from n2o_core.limits import k_max_for
 from n2o_core.preload import lower_this_threads_priority, preload
 from n2o_core.settings import Settings
 
@@ -29,7 +31,7 @@ def start(settings: Settings, corpus: Corpus | None) -> None:
     """Start the background preload for this corpus and embedder choice (no-op when one ran or runs already)."""
     if corpus is None or not settings.embedders or os.environ.get("N2O_PRELOAD", "1") == "0":
         return
-    key = f"{corpus.fingerprint}|{','.join(settings.embedders)}|{settings.scheduler}"
+    key = f"{corpus.fingerprint}|{','.join(settings.embedders)}|{settings.scheduler}|{settings.znorm}"
     started = _started()
     if key in started:
         return
@@ -42,6 +44,7 @@ def start(settings: Settings, corpus: Corpus | None) -> None:
             ws,
             ids,
             approx=os.environ.get("N2O_WARM_APPROX", "1") != "0",
+            every_sentence=None if settings.approx or settings.scheduler else (k_max_for(len(corpus)), settings.znorm),
             on_step=lambda name, s, err: log.info("preloaded %s in %.1f s%s", name, s, f" ({err})" if err else ""),
         )
         log.info("preloading done in %.1f s", sum(done.values()))

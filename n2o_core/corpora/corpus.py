@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from functools import cached_property
 
 from ..errors import CorpusError
 
@@ -36,9 +37,10 @@ class Corpus:
         """Texts that corpus-trained embedders are fit on."""
         return self.training_texts if self.training_texts is not None else self.texts
 
-    @property
+    @cached_property
     def fit_fingerprint(self) -> str:
-        """Fingerprint of `fit_texts` (keys corpus-trained embedders)."""
+        """Fingerprint of `fit_texts` (keys corpus-trained embedders); hashed once per Corpus (a sample's fit texts
+        are the whole built-in corpus: 38k sentences, read on every cache lookup of a corpus-trained embedder)."""
         if self.training_texts is None:
             return self.fingerprint
         return fingerprint_texts(self.training_texts)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -11,13 +12,24 @@ from ..corpora import fingerprint_texts
 from ..errors import EmbedderError
 from ._state import read_manifest, state_dir, write_state
 from ._util import EMBEDDER_CODE_VERSION, check_texts, digest
-from .base import EmbedderInfo
+from .base import EmbedderInfo, Progress
+
+_STATE_LOCKS: dict[tuple, threading.Lock] = {}
+_STATE_LOCKS_GUARD = threading.Lock()
+
+
+def _state_lock(name: str, state_fp: str, cache_dir: Path | None) -> threading.Lock:
+    """One lock per trained state in this process: two embedders sharing a state (`state_name`) that fit at the
+    same time in two threads train it once; the second loads what the first saved."""
+    with _STATE_LOCKS_GUARD:
+        return _STATE_LOCKS.setdefault((name, state_fp, str(cache_dir)), threading.Lock())
 
 
 class CorpusTrained:
     """Base class: `fit` trains once per (fit texts, hyperparameters), reusing a saved state when there is one.
 
-    Subclasses implement `params()`, `_train(texts)`, `_save(folder) -> meta` and `_load(folder, meta)`.
+    Subclasses implement `params()`, `_train(texts, progress)`, `_save(folder) -> meta` and `_load(folder, meta)`;
+    `_train` may report progress(done, total) while it trains (word2vec / fastText: sentences x epochs).
     Embedders that share a trained state but encode differently (word2vec and word2vec-nostop) override
     `state_name()` (the saved state's name, default the id) and `output_params()` (what changes the output only).
     """
@@ -33,7 +45,7 @@ class CorpusTrained:
     def params(self) -> dict[str, Any]:
         raise NotImplementedError
 
-    def _train(self, texts: list[str]) -> None:
+    def _train(self, texts: list[str], progress: Progress | None = None) -> None:
         raise NotImplementedError
 
     def _save(self, folder: Path) -> dict[str, Any]:
@@ -71,13 +83,18 @@ class CorpusTrained:
             return None
         return state_dir(self.cache_dir, f"state-{self.state_name()}", state_fingerprint)
 
-    def fit(self, texts: Sequence[str]) -> None:
+    def fit(self, texts: Sequence[str], progress: Progress | None = None) -> None:
+        """Train on `texts`, or load the state saved for them; `progress(done, total)` while training."""
         texts = check_texts(texts)
         fit_fp = fingerprint_texts(texts)
         fp = self.planned_fingerprint(fit_fp)
         if fp == self._fingerprint:
             return
-        path = self.state_path(self.state_fingerprint(fit_fp))
+        state_fp = self.state_fingerprint(fit_fp)
+        with _state_lock(self.state_name(), state_fp, self.cache_dir):  # word2vec and word2vec-nostop train once
+            self._fit(texts, fp, self.state_path(state_fp), progress)
+
+    def _fit(self, texts: list[str], fp: str, path: Path | None, progress: Progress | None) -> None:
         if path is not None:
             meta = read_manifest(path)
             if meta is not None:
@@ -89,7 +106,7 @@ class CorpusTrained:
                     pass
         if not texts:
             raise EmbedderError(f"Embedder '{self.info.id}' cannot be trained on an empty corpus.")
-        self._train(texts)
+        self._train(texts, progress)
         self._fingerprint, self.loaded_from_disk = fp, False
         if path is not None:
             write_state(path, self._save)

@@ -22,7 +22,9 @@ from pathlib import Path
 from ..text import SBERT_STOP_WORDS
 from .base import AVERAGE_ALL_TOKENS, AVERAGE_NO_STOP_WORDS, Embedder, EmbedderInfo
 
-#: Makes the embedder of a row; gets the cache folder for fitted / distilled state (None: in memory only).
+#: Makes the embedder of a row; gets the workspace's cache folder for state fitted on a corpus (None: in memory
+#: only). Models derived from installed packages alone (the MiniLM ONNX export, model2vec's distillation) live in
+#: the per-user model cache instead (`_onnx.user_model_cache`).
 Factory = Callable[[Path | None], Embedder]
 
 NOSTOP_SUFFIX = "-nostop"
@@ -65,16 +67,20 @@ def _trained(preset: str, embedder_id: str, stop_words: frozenset[str]) -> Facto
 
 
 def _model2vec(cache_dir: Path | None) -> Embedder:
+    from ._onnx import user_model_cache
     from .m2v import Model2VecEmbedder
 
-    return Model2VecEmbedder(cache_dir)
+    return Model2VecEmbedder(user_model_cache())  # distilled once per machine (see _minilm)
 
 
 def _minilm(pooling: str) -> Factory:
     def make(cache_dir: Path | None) -> Embedder:
         from .sbert import MiniLMEmbedder
 
-        return MiniLMEmbedder(pooling, cache_dir)
+        # The ONNX export depends on the installed model and libraries only, never on a corpus: it is built once
+        # per machine in the per-user model cache ($N2O_MODEL_CACHE, else ~/.cache/n2o-explorer/models), not in
+        # each workspace cache, so an emptied ./cache does not export again.
+        return MiniLMEmbedder(pooling)
 
     return make
 

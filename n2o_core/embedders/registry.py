@@ -101,8 +101,9 @@ def _user(spec: str) -> Embedder:
 def get_embedder(spec: str, cache_dir: Path | str | os.PathLike | None = None) -> Embedder:
     """A new embedder for a built-in id or a user spec (see module docstring); models load lazily or now.
 
-    `cache_dir` holds fitted state of corpus-trained embedders and the distilled model2vec model; without it
-    they are trained / distilled in memory for this process only.
+    `cache_dir` holds the fitted state of corpus-trained embedders; without it they are trained in memory for
+    this process only. Models derived from installed packages alone (the MiniLM ONNX export, the distilled
+    model2vec model) are built once per machine in the per-user model cache (`_onnx.user_model_cache`).
     """
     spec = str(spec).strip()
     cache = Path(cache_dir) if cache_dir is not None else None

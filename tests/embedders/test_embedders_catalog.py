@@ -93,3 +93,16 @@ def test_importing_the_registry_stays_cheap():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]"
+
+
+def test_models_derived_from_installed_packages_live_in_the_user_model_cache(tmp_path, monkeypatch):
+    """The MiniLM ONNX export and model2vec's distilled model depend on installed packages only: the built-in rows
+    keep them in the per-user model cache ($N2O_MODEL_CACHE), not in the workspace cache they are given."""
+    from n2o_core.embedders import _onnx
+
+    monkeypatch.setenv("N2O_MODEL_CACHE", str(tmp_path / "machine"))
+    for eid in ("minilm-l6-mean", "minilm-l6-cls"):
+        assert get_embedder(eid, cache_dir=tmp_path / "workspace").cache_dir is None  # -> _onnx.user_model_cache()
+    m2v = get_embedder("model2vec", cache_dir=tmp_path / "workspace")
+    assert m2v.model_dir is not None and m2v.model_dir.is_relative_to(_onnx.user_model_cache())
+    assert _onnx.user_model_cache() == tmp_path / "machine"

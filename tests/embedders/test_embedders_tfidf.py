@@ -100,3 +100,35 @@ def test_fingerprint_depends_on_the_fit_corpus(corpus):
     a.fit(corpus)
     b.fit(make_corpus(seed=1))
     assert a.fingerprint() != b.fingerprint()
+
+
+def test_vocabulary_dfs_and_idf_are_gensims_exactly(corpus):
+    """The one-pass count gives gensim Dictionary's term ids, dfs and document count, and idf_from_dfs gives
+    TfidfModel's idfs bit for bit (so the vectors, and their cache keys, did not change)."""
+    from gensim.corpora import Dictionary
+    from gensim.models import TfidfModel
+
+    from n2o_core.embedders.tfidf import count_vocabulary, idf_from_dfs
+
+    texts = [*corpus, "", "!!!", "zeta alpha zeta", "alpha beta"]  # empty documents count as documents
+    docs = [tokenize(t) for t in texts]
+    vocab, dfs, num_docs = count_vocabulary(docs)
+    dct = Dictionary(docs)
+    assert vocab == [dct[i] for i in range(len(dct))]
+    assert dfs.tolist() == [dct.dfs[i] for i in range(len(dct))] and num_docs == dct.num_docs == len(texts)
+    idfs = TfidfModel(dictionary=dct).idfs
+    np.testing.assert_array_equal(idf_from_dfs(dfs, num_docs), [idfs[i] for i in range(len(dct))])
+
+
+def test_a_vocabulary_gensim_would_prune_is_left_to_gensim(corpus, monkeypatch):
+    from n2o_core.embedders import tfidf
+
+    monkeypatch.setattr(tfidf, "GENSIM_PRUNE_AT", 5)
+    with pytest.raises(ValueError):
+        tfidf.count_vocabulary(tokenize(t) for t in corpus)
+    e = TfidfEmbedder()
+    e.fit(corpus)  # through gensim's Dictionary (which prunes only past its own limit at 10,000-document steps)
+    monkeypatch.setattr(tfidf, "GENSIM_PRUNE_AT", 2_000_000)
+    f = TfidfEmbedder()
+    f.fit(corpus)
+    assert e.vocab == f.vocab and (e.encode(corpus) != f.encode(corpus)).nnz == 0
