@@ -275,6 +275,9 @@ def build_parser() -> argparse.ArgumentParser:
         heros_cli = None
     if heros_cli is not None and hasattr(heros_cli, "add_parser"):
         heros_cli.add_parser(sub)
+    from .probe.cli import add_parser as add_probe_parser  # noqa: PLC0415
+
+    add_probe_parser(sub)
     return p
 
 
