@@ -96,7 +96,7 @@ def _mlp_scores(Xtr, ytr, Xdv, ydv, Xte, yte, seed: int) -> list[tuple[float, fl
             hidden_layer_sizes=(params["hidden"],),
             activation="logistic",
             alpha=params["alpha"],
-            batch_size=MLP_BATCH,
+            batch_size=min(MLP_BATCH, len(ytr)),
             learning_rate_init=MLP_LR,
             random_state=seed,
         )
