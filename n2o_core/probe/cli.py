@@ -156,7 +156,7 @@ def _run(args: argparse.Namespace) -> int:
         print(f"\naccuracy, {clf} (test split):")
         print(format_table(res.table(clf)))
     print("\nranking by mean accuracy over the tasks:")
-    print(res.ranking().to_string(index=False))
+    print(res.ranking().round(3).to_string(index=False))
     if args.examples > 0:
         print("\nexamples (test split):")
         for _, r in res.examples(args.examples).iterrows():

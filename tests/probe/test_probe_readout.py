@@ -41,6 +41,8 @@ def test_sparse_features_are_scaled_not_centred():
     Xtr, ytr, Xdv, ydv, Xte, yte = _data(400)
     ro = read_out(sp.csr_matrix(Xtr), ytr, sp.csr_matrix(Xdv), ydv, sp.csr_matrix(Xte), yte, "lr")
     assert ro.accuracy > 0.8
+    mlp = read_out(sp.csr_matrix(Xtr), ytr, sp.csr_matrix(Xdv), ydv, sp.csr_matrix(Xte), yte, "mlp")
+    assert mlp.accuracy > 0.8  # through a truncated SVD (here to 7 of the 8 columns)
 
 
 def test_baselines():
