@@ -2,7 +2,7 @@
 
 Each generator returns `Candidates` (labelled items and the counts of what it rejected and why); `split.py`
 balances the classes and cuts the fixed train/dev/test split. All sentences have 5-28 words (the paper's range;
-a word is a token whose Penn tag is not punctuation). Deviations from the paper, which used the Stanford PCFG
+a word is a token that is not punctuation, `Sentence.is_word`). Deviations from the paper, which used the Stanford PCFG
 parser on the Toronto Book Corpus, are stated per task:
 
 - SentLen: 6 equal-width bins over 5-28 words (5-8, 9-12, ..., 25-28), as in the paper.
@@ -11,30 +11,35 @@ parser on the Toronto Book Corpus, are stated per task:
   contains exactly one distinct word of that band, which is its label. Words with too few sentences are dropped
   (see `split.wc_classes`), so on a news corpus of 38k sentences there are fewer than 1,000 classes.
 - TreeDepth: depth = number of words on the longest root-to-leaf path of the dependency tree (root = 1;
-  punctuation ignored). The paper counts constituency nodes, so its depths (5-12) are larger than ours.
-  De-correlation from length: items come in tuples with one sentence of each depth class and the same length
-  in words, so length carries no information about depth (the length-only baseline is at chance).
+  punctuation ignored). The paper counts constituency nodes, so its depths (5-12) are larger than ours; the
+  classes are the widest contiguous depth range (8 at most, as the paper's) that can still fill a 1,000-item test
+  split (BBC News: depths 5-10). De-correlation from length: items come in tuples with one sentence of each depth
+  class and the same length in words, so length carries no information about depth (a length-only classifier
+  is right on exactly one item per tuple: accuracy 1/classes).
 - TopConst: a dependency parse has no S node, so the top constituent sequence is derived from the root:
   see `top_constituents`. 19 most frequent sequences + OTHER, as in the paper.
 - BShift: two adjacent words (both words, separated by a space) swapped; capitalisation follows the position
   when the first word is involved (proper nouns, "I", and open-class words the corpus never writes in lowercase
-  keep their capital). Each source sentence is used once,
-  either intact or shifted.
+  keep their capital). Each source sentence is used once, either intact or shifted.
 - Tense: the finite verb of the main clause (the root if tagged VBD/VBP/VBZ, else its first finite auxiliary:
   "has said" -> has, present); modal-headed clauses (MD) have no tense class. VBD past, VBP/VBZ present.
   Target forms never shared across splits (see `split.py`).
 - SubjNum / ObjNum: the nsubj/nsubjpass (resp. dobj) of the root, a common noun tagged NN (singular) or NNS
   (plural), not coordinated. Proper nouns and pronouns are left out (their Penn tags do not mark number the same
-  way). Target nouns never shared across splits, compared by lemma (company/companies count as one).
+  way), and so are nouns the corpus never writes in lowercase or that are capitalised inside the sentence (names
+  tagged NNS: "Connors"). Target nouns never shared across splits, compared by lemma (company/companies count as
+  one; LemmInflect).
 - SOMO: a random noun or verb (NN/NNS/VB*; lowercase alphabetic; not be/have/do) is replaced by another word
   whose most frequent tag in the corpus is the same, such that both bigrams with its neighbours have corpus
   frequencies within a factor of 2 of the originals' (|log2 f' - log2 f| <= 1). Frequencies come from the
   corpus itself (the paper used its source corpus). No replacement word occurs in two splits.
 - CoordInv: sentences of exactly two coordinate clauses (the root verb has one conjunct that is a verb with its
-  own subject, joined by a coordinating conjunction, with an optional comma, the two clauses contiguous); the
-  inverted version puts the second clause first. "Balanced in terms of clause length": items come in pairs of
-  one intact and one inverted sentence whose first-minus-second clause lengths are equal, so the clause-length
-  profile is the same in both classes.
+  own subject and no clausal conjunct of its own, joined by a coordinating conjunction with an optional comma,
+  dash or semicolon before it, the two clauses contiguous); the inverted version puts the second clause first,
+  keeps an opening quotation mark first and the final punctuation last, and moves capitalisation as BShift
+  does. "Balanced in terms of clause length": items come in pairs of one intact and one inverted sentence whose
+  first-minus-second clause lengths (in words, as shown) are equal, so the clause-length profile is the same in
+  both classes.
 """
 
 from __future__ import annotations
