@@ -15,7 +15,7 @@ import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -24,6 +24,9 @@ from ..errors import N2OError
 from .build import TaskData, build_tasks, parse_tasks, task_key
 from .readout import CLASSIFIERS, Readout, length_features, majority, read_out, spec
 from .tasks import TASK_NAMES
+
+if TYPE_CHECKING:
+    from ..workspace import Workspace
 
 #: Bump when the readouts change what they compute.
 READOUT_VERSION = "1"
@@ -186,10 +189,10 @@ def _cached_readout(ws: Any, key_parts: list[Any], compute: Callable[[], Readout
 
 
 def run_probe(
-    ws: Any,
+    ws: Workspace,
     embedder_ids: Sequence[str],
     tasks: str | Sequence[str] = "all",
-    classifiers: Sequence[str] = CLASSIFIERS,
+    classifiers: str | Sequence[str] = CLASSIFIERS,
     per_class: int = 5000,
     seed: int = 0,
     progress: Progress | None = None,
@@ -206,6 +209,8 @@ def run_probe(
     With `skip_failed`, an embedder that raises is recorded in `.errors` and the others go on."""
     t0 = time.perf_counter()
     task_ids = parse_tasks(tasks)
+    if isinstance(classifiers, str):
+        classifiers = classifiers.split(",")
     clfs = [c.strip().lower() for c in classifiers if c.strip()]
     bad = [c for c in clfs if c not in CLASSIFIERS]
     if bad or not clfs:
