@@ -297,8 +297,9 @@ def build_parser() -> argparse.ArgumentParser:
     # the analyses' own subcommands, each defined beside its analysis
     from . import agreement_cli, findings_cli, needle_cli, sts_cli, warm_cli
     from .heros import cli as heros_cli
+    from .probe import cli as probe_cli
 
-    for module in (heros_cli, needle_cli, sts_cli, agreement_cli, findings_cli, warm_cli):
+    for module in (heros_cli, needle_cli, sts_cli, agreement_cli, findings_cli, probe_cli, warm_cli):
         module.add_parser(sub)
     return p
 

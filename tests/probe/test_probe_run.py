@@ -1,0 +1,179 @@
+"""run_probe and the `probe` CLI end to end on a small corpus with tf-idf and fastText (real parser, real
+embedders, real classifiers), the cache (a second run parses and embeds nothing), and bad input."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+from probe_corpus import sentences
+
+from n2o_core.cache import Cache
+from n2o_core.cli import main
+from n2o_core.corpora import from_texts
+from n2o_core.errors import N2OError
+from n2o_core.probe import TASKS
+from n2o_core.probe.run import LENGTH, run_probe
+from n2o_core.workspace import Workspace
+
+EMBEDDERS = ["tfidf", "fasttext"]
+PER_CLASS = 20
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_mlp_setting():
+    """One MLP setting instead of four: the pipeline is what is tested here (test_probe_readout tests the grid)."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr("n2o_core.probe.readout.MLP_GRID", ({"hidden": 50, "alpha": 1e-3},))
+        yield
+
+
+@pytest.fixture(scope="module")
+def corpus_file(tmp_path_factory):
+    path = tmp_path_factory.mktemp("probe") / "corpus.txt"
+    path.write_text("\n".join(sentences(160)) + "\n", encoding="utf-8")
+    return path
+
+
+@pytest.fixture(scope="module")
+def cache_root(tmp_path_factory):
+    return tmp_path_factory.mktemp("probe-cache")
+
+
+@pytest.fixture(scope="module")
+def first(corpus_file, cache_root):
+    from n2o_core.corpora import load_corpus
+
+    ws = Workspace(load_corpus(str(corpus_file)), cache=Cache(cache_root))
+    stages: dict[str, int] = {}
+
+    def progress(stage: str, done: int, total: int) -> None:
+        stages[stage] = total
+
+    res = run_probe(ws, EMBEDDERS, per_class=PER_CLASS, seed=0, progress=progress)
+    return res, stages
+
+
+def test_every_task_is_built_or_skipped_with_a_reason(first):
+    res, stages = first
+    assert list(res.tasks["task"]) == list(TASKS)
+    done = res.tasks[res.tasks["skipped"].isna()]
+    assert {"sentlen", "bshift", "tense", "subjnum", "objnum", "somo", "coordinv", "topconst"} <= set(done["task"])
+    for _, row in done.iterrows():
+        assert row["n_test"] >= row["n_classes"] and row["n_dev"] == row["n_test"]  # one per class at least
+        assert row["majority"] == pytest.approx(1 / row["n_classes"])  # balanced classes
+    for _, row in res.tasks[res.tasks["skipped"].notna()].iterrows():
+        assert "has" in row["skipped"]  # says how many candidates the corpus had
+    assert {"tokenize", "parse", "tasks", "embedder tfidf", "embedder fasttext"} <= set(stages)
+
+
+def test_results_cover_every_embedder_task_and_classifier(first):
+    res, _ = first
+    done = list(res.tasks[res.tasks["skipped"].isna()]["task"])
+    r = res.results
+    for eid in EMBEDDERS:
+        for clf in ("lr", "mlp"):
+            got = r[(r["embedder"] == eid) & (r["classifier"] == clf)]
+            assert sorted(got["task"]) == sorted(done)
+            assert got["accuracy"].between(0, 1).all()
+    length = r[r["embedder"] == LENGTH].set_index("task")["accuracy"]
+    assert length["sentlen"] >= 0.9  # the length baseline reads SentLen (the paper: 100)
+    # TreeDepth comes in tuples of equal length, one per depth class, and a test tuple never straddles splits:
+    # whatever a length-only classifier answers, it is right on exactly one item per tuple
+    if "treedepth" in length:
+        assert length["treedepth"] == pytest.approx(1 / res.tasks.set_index("task").loc["treedepth", "n_classes"])
+    n_test = res.tasks.set_index("task")["n_test"]
+    assert all(r["n_test"] == r["task"].map(n_test))
+
+
+def test_tables_ranking_and_examples(first):
+    res, _ = first
+    lr = res.table("lr")
+    assert list(lr.columns) == ["majority", LENGTH, *EMBEDDERS]
+    assert lr.loc["SentLen", LENGTH] == res.table("mlp").loc["SentLen", LENGTH]  # one length baseline (LR)
+    rank = res.ranking()
+    assert sorted(rank["embedder"]) == sorted(EMBEDDERS)
+    assert set(rank["rank_lr"]) <= {1, 2} and "change_lr_to_mlp" in rank
+    means = res.results[(res.results["embedder"] == "tfidf") & (res.results["classifier"] == "lr")]
+    assert rank.set_index("embedder").loc["tfidf", "mean_lr"] == pytest.approx(means["accuracy"].mean())
+    ex = res.examples(2)
+    assert set(ex["task"]) <= set(TASKS) and (ex.groupby(["task", "label"]).size() <= 2).all()
+    test_texts = set().union(*(set(td.split("test")["text"]) for td in res.data.values()))
+    assert set(ex["text"]) <= test_texts
+
+
+def test_a_second_run_parses_and_embeds_nothing_and_gives_the_same_numbers(first, corpus_file, cache_root, monkeypatch):
+    from n2o_core.corpora import load_corpus
+
+    def fail(*a, **k):
+        raise AssertionError("should have come from the cache")
+
+    monkeypatch.setattr("n2o_core.probe.parse.parse_texts", fail)
+    monkeypatch.setattr(Workspace, "embedder", fail)
+    monkeypatch.setattr("n2o_core.probe.run.read_out", fail)
+    ws = Workspace(load_corpus(str(corpus_file)), cache=Cache(cache_root))
+    again = run_probe(ws, EMBEDDERS, per_class=PER_CLASS, seed=0)
+    res, _ = first
+    assert again.to_json()["results"] == res.to_json()["results"]
+    assert again.to_json()["tasks"] == res.to_json()["tasks"]
+
+
+def test_precomputed_vectors_serve_only_tasks_of_corpus_sentences(first, corpus_file, cache_root, tmp_path):
+    from n2o_core.corpora import load_corpus
+
+    ws = Workspace(load_corpus(str(corpus_file)), cache=Cache(cache_root))
+    vec = tmp_path / "v.npy"
+    np.save(vec, np.random.default_rng(0).normal(size=(len(ws.corpus), 16)).astype(np.float32))
+    ws.add_vectors("mine", vec)
+    res = run_probe(ws, ["mine"], tasks="sentlen,bshift", classifiers=["lr"], per_class=PER_CLASS)
+    assert list(res.results[res.results["embedder"] == "mine"]["task"]) == ["sentlen"]
+    assert "generated" in res.errors["mine/bshift"]
+
+
+def test_cli_writes_the_documented_json(first, corpus_file, cache_root, tmp_path, capsys):
+    out = tmp_path / "probe.json"
+    md = tmp_path / "sample.md"
+    args = ["probe", "--corpus", str(corpus_file), "--cache-dir", str(cache_root), "--per-class", str(PER_CLASS)]
+    args += [a for e in EMBEDDERS for a in ("--embedder", e)]
+    assert main([*args, "--json", str(out), "--sample-md", str(md), "--sample-n", "5"]) == 0
+    doc = json.loads(out.read_text())
+    assert {"task", "classes", "n_train", "n_dev", "n_test", "majority"} <= set(doc["tasks"][0])
+    assert {"embedder", "task", "classifier", "accuracy", "n_test"} <= set(doc["results"][0])
+    res, _ = first
+    assert doc["results"] == res.to_json()["results"]
+    text = capsys.readouterr().out
+    assert "accuracy, lr" in text and "accuracy, mlp" in text and "ranking" in text
+    assert md.read_text().count("## ") == len(TASKS)
+
+
+@pytest.mark.parametrize(
+    "extra, message",
+    [
+        (["--tasks", "sentlen,parsing"], "Unknown probing task 'parsing'"),
+        (["--per-class", "0"], "--per-class must be"),
+        (["--classifier", "svm"], "Unknown classifier 'svm'"),
+        (["--embedder", "nope"], "nope"),
+    ],
+)
+def test_bad_input_exits_2_with_one_line(corpus_file, cache_root, capsys, extra, message):
+    args = ["probe", "--corpus", str(corpus_file), "--cache-dir", str(cache_root), "--embedder", "tfidf"]
+    assert main([*args, *extra]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and err[0].startswith("error: ") and message in err[0]
+
+
+def test_a_corpus_too_small_for_any_task_exits_2(tmp_path, capsys):
+    small = tmp_path / "tiny.txt"
+    small.write_text("The cat sat on the mat.\nDogs bark loudly at night.\n", encoding="utf-8")
+    assert main(["probe", "--corpus", str(small), "--cache-dir", str(tmp_path / "c"), "--embedder", "tfidf"]) == 2
+    err = capsys.readouterr().err.strip().splitlines()
+    assert len(err) == 1 and "too small for any probing task" in err[0]
+
+
+def test_run_probe_rejects_bad_arguments(corpus_file, cache_root):
+    ws = Workspace(from_texts(sentences(20)), cache=Cache(cache_root))
+    with pytest.raises(N2OError, match="per-class"):
+        run_probe(ws, ["tfidf"], per_class=-1)
+    with pytest.raises(N2OError, match="at least one embedder"):
+        run_probe(ws, [])
