@@ -94,7 +94,7 @@ def prep_f32(X, inv):  # pragma: no cover - compiled
 def _half_row(h, out):  # pragma: no cover - compiled
     s = np.float32(0.0)
     for j in range(h.shape[0]):
-        v = _half_to_float(h[j])
+        v = _half_to_float(h[j])  # type: ignore[call-arg,var-annotated]  # numba intrinsic: typed at compile time
         out[j] = v
         s += v * v
     return s
@@ -193,7 +193,7 @@ def _as_f64(x):  # pragma: no cover - replaced by the overload below inside comp
 def _as_f64_overload(x):  # pragma: no cover - compiled
     """A stored value as float64; uint16 stands for float16 bits (widened exactly)."""
     if x == types.uint16:
-        return lambda x: np.float64(_half_to_float(x))
+        return lambda x: np.float64(_half_to_float(x))  # type: ignore[call-arg]  # numba intrinsic
     return lambda x: np.float64(x)
 
 

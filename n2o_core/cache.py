@@ -347,5 +347,6 @@ class Cache:
         """Store named arrays atomically as one .npz."""
         shapes = {k: list(v.shape) for k, v in arrays.items()}
         with self._writing(rel) as p:
-            atomic_write(p, lambda f: np.savez(f, **arrays))
+            named: dict[str, Any] = dict(arrays)  # np.savez(file, *args, allow_pickle=..., **named)
+            atomic_write(p, lambda f: np.savez(f, **named))
             self._commit(p, "bundle", dict(meta or {}, shape=shapes, dtype="mixed", description=description))

@@ -686,14 +686,13 @@ def _rescore_sparse(X, Qraw, top_i: np.ndarray, valid: np.ndarray, standardizer)
         C, cz = prepare_rows(X[flat], standardizer, np.float64)
         Qd, _ = prepare_rows(Qraw, standardizer, np.float64)
         pos = np.searchsorted(flat, np.where(valid, top_i, flat[0]))
-        znorm = isinstance(C, ZNormRows)
         step = max(1, (32 << 20) // max(1, flat.size * 8))
         for a in range(0, q, step):
             b = min(q, a + step)
-            if znorm:
+            if isinstance(C, ZNormRows) and isinstance(Qd, ZNormRows):
                 sc = Qd[a:b].dot_pairs(C, pos[a:b])
             else:  # (rows, candidates) products, then each row's own candidates
-                M = np.asarray((Qd[a:b] @ C.T).toarray())
+                M = np.asarray((Qd[a:b] @ C.T).toarray())  # type: ignore[union-attr]
                 sc = np.take_along_axis(M, pos[a:b], 1)
             sc[cz[pos[a:b]]] = _ZERO_SCORE
             score[a:b] = np.where(valid[a:b], sc, -np.inf)

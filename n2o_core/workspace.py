@@ -121,9 +121,9 @@ class Workspace:
         fastText or encodes with MiniLM (`pipeline.preparation`); a second caller of the same embedder waits."""
         with self._lock:
             if eid in self._vectors:
-                emb = self._precomputed(eid)
+                pre = self._precomputed(eid)
                 self._fitted.add(eid)
-                return emb
+                return pre
             lock = self._loading.setdefault(eid, threading.RLock())
         with lock:
             with self._lock:
@@ -286,7 +286,7 @@ class Workspace:
         """Sentences whose embedding is all zeros (no in-vocabulary token)."""
         X = self.embeddings(eid)
         if sp.issparse(X):
-            return int(np.sum(np.diff(X.indptr) == 0))
+            return int(np.sum(np.diff(sp.csr_matrix(X).indptr) == 0))
         return int(
             sum(int(np.sum(~np.any(np.asarray(X[i : i + 65536]) != 0, axis=1))) for i in range(0, X.shape[0], 65536))
         )
@@ -339,7 +339,7 @@ class Workspace:
             else:
                 res = exact_knn(X, k, query_ids=query_ids, standardizer=std, progress=progress)
             recall = np.array([res.recall], np.float64) if res.recall is not None else np.zeros(0)
-            extra = {}
+            extra: dict[str, Any] = {}
             if res.check_ids is not None:
                 extra = dict(check_ids=res.check_ids, check_exact=res.check_exact, check_approx=res.check_approx)
             self.cache.save_bundle(

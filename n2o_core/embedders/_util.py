@@ -118,8 +118,8 @@ def quiet_libraries() -> Iterator[None]:
                 restore.append(tf_logging.enable_progress_bar)
         m2v_inference = sys.modules.get("model2vec.distill.inference")
         if m2v_inference is not None and hasattr(m2v_inference, "tqdm"):
-            original = m2v_inference.tqdm
-            m2v_inference.tqdm = functools.partial(original, disable=True)
+            original = getattr(m2v_inference, "tqdm")  # noqa: B009 - a module attribute mypy cannot see
+            setattr(m2v_inference, "tqdm", functools.partial(original, disable=True))  # noqa: B010
             restore.append(lambda: setattr(m2v_inference, "tqdm", original))
         yield
     finally:

@@ -157,6 +157,8 @@ def _torch_pooled(name_or_path: str, texts: list[str], progress: Progress | None
     model = load_sentence_transformer(name_or_path)
     set_torch_threads()
     dim = embedding_dim(model)
+    if dim is None:
+        raise EmbedderError(f"{name_or_path} does not say its embedding dimension; it cannot be pooled here.")
     mean = np.zeros((len(texts), dim), dtype=np.float32)
     cls = np.zeros((len(texts), dim), dtype=np.float32)
     done = 0

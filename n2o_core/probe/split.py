@@ -66,7 +66,7 @@ def _matched(items: list[Item], classes: list[str], n: int, rng: random.Random) 
     full = [u for u in sorted(units) if sorted(i.label for i in units[u]) == sorted(classes)]
     rng.shuffle(full)
     tr, dv, _ = split_sizes(n, len(classes))
-    out = []
+    out: list[tuple[Item, str]] = []
     for j, u in enumerate(full[:n]):
         split = "train" if j < tr else "dev" if j < tr + dv else "test"
         out.extend((it, split) for it in units[u])

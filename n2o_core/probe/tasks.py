@@ -544,9 +544,9 @@ class _SomoIndex:
         self.main_tag = {w: min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0] for w, c in tag_counts.items()}
         table: dict[tuple[str, str], list[tuple[int, str]]] = defaultdict(list)
         for (a, b), n in pc.bigrams.items():
-            t = self.main_tag.get(b)
-            if t in SOMO_TAGS and b not in AUX_FORMS:
-                table[(a, t)].append((n, b))
+            tag = self.main_tag.get(b)
+            if tag in SOMO_TAGS and b not in AUX_FORMS:
+                table[(a, tag)].append((n, b))
         self.table = {k: sorted(v) for k, v in table.items()}
         self.counts = {k: [n for n, _ in v] for k, v in self.table.items()}
 
