@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import CacheError
-from ._util import file_sha256
+from ..fileio import file_sha256
 
 MANIFEST = "manifest.json"
 FORMAT = 1

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import contextlib
 import functools
-import hashlib
-import json
 import os
 import sys
 import zlib
@@ -15,6 +13,7 @@ from pathlib import Path
 import numpy as np
 
 from ..errors import EmbedderError, N2OError
+from ..fileio import hash_key
 from .base import Progress
 
 #: Bumped when a backend changes the vectors it returns for the same model and settings.
@@ -22,23 +21,13 @@ EMBEDDER_CODE_VERSION = "1"
 
 
 def digest(*parts: object) -> str:
-    """Short stable hash of JSON-able parts."""
-    blob = json.dumps(parts, sort_keys=True, default=str, separators=(",", ":"))
-    return hashlib.sha256(blob.encode("utf-8")).hexdigest()[:20]
+    """Short stable hash of JSON-able parts (`fileio.hash_key` with 20 hex digits, the length embedder keys use)."""
+    return hash_key(*parts, length=20)
 
 
 def stable_hash(text: str) -> int:
     """Process-independent string hash (gensim's default `hash` is salted per process)."""
     return zlib.crc32(text.encode("utf-8"))
-
-
-def file_sha256(path: str | os.PathLike, chunk: int = 1 << 22) -> str:
-    """sha256 of a file's bytes (streamed)."""
-    h = hashlib.sha256()
-    with open(path, "rb") as f:
-        while block := f.read(chunk):
-            h.update(block)
-    return h.hexdigest()
 
 
 def path_identity(path: str | os.PathLike) -> str:

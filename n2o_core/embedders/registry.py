@@ -27,6 +27,7 @@ import threading
 from pathlib import Path
 
 from ..errors import EmbedderError
+from ..fileio import file_identity
 from .base import Embedder, EmbedderInfo
 from .catalog import BUILTIN_EMBEDDER_IDS, BUILTIN_INFOS, DEFAULT_EMBEDDER_IDS, builtin, default_info
 from .precomputed import PrecomputedEmbedder
@@ -140,7 +141,6 @@ def _file_signature(spec: str) -> str | None:
     if prefix == "wv":
         rest = _wv_target(rest.strip())[0]
     try:
-        st = Path(rest.strip()).expanduser().stat()
+        return file_identity(rest.strip())
     except OSError:
         return None
-    return f"{st.st_size}:{st.st_mtime_ns}"
