@@ -4,21 +4,16 @@ script dialog, an injected element or a link the user did not write."""
 
 from __future__ import annotations
 
-import os
-import socket
-import subprocess
 import sys
-import time
 import urllib.parse
 import urllib.request
+from pathlib import Path
 
 import pytest
-from harness import ROOT, write_corpus
+from harness import ROOT
 
-CHROMIUM = "/usr/bin/chromium"
-if not os.path.exists(CHROMIUM):
-    pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); the browser test needs it", allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from app_server import running_app  # noqa: E402
 
 EXCEPTION = "[data-testid='stException']"
 HEATMAP = "[data-testid='stPlotlyChart'] .js-plotly-plot g.hm image"
@@ -33,53 +28,14 @@ HOSTILE_LINES = [
 ]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
-    d = tmp_path_factory.mktemp("hostile-e2e")
-    corpus = write_corpus(d / "corpus.txt", 80)
-    port = _free_port()
-    env = dict(
-        os.environ,
-        N2O_CACHE_DIR=str(d / "cache"),
-        N2O_DEFAULT_CORPUS=str(corpus),
-        N2O_DEFAULT_EMBEDDERS="tfidf,glove-6b-50d",
-        N2O_DEFAULT_QUERIES="20",
-        N2O_DEFAULT_SAMPLES="2",
-        N2O_WARM_APPROX="0",
-        HF_HUB_OFFLINE="1",
-        TRANSFORMERS_OFFLINE="1",
-    )
-    log = open(d / "server.log", "w+b")  # noqa: SIM115 - closed below
-    cmd = [sys.executable, "-m", "streamlit", "run", "app.py", "--server.headless", "true"]
-    cmd += ["--server.port", str(port), "--server.address", "127.0.0.1"]
-    proc = subprocess.Popen(cmd, cwd=ROOT, env=env, stdout=log, stderr=subprocess.STDOUT)
-    url = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read().strip() == b"ok":
-                    break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                log.seek(0)
-                pytest.fail(f"the app did not become healthy:\n{log.read().decode(errors='replace')[-3000:]}")
-            time.sleep(0.3)
-        yield url, log
-    finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+    with running_app(
+        tmp_path_factory.mktemp("hostile-e2e"),
+        {"N2O_DEFAULT_EMBEDDERS": "tfidf,glove-6b-50d", "N2O_DEFAULT_QUERIES": "20", "N2O_DEFAULT_SAMPLES": "2"},
+        sentences=80,
+    ) as url:
+        yield url
 
 
 def settle(page, timeout: float = 240_000) -> None:
@@ -97,7 +53,7 @@ def _safe(page, dialogs: list[str]) -> None:
 
 
 def test_hostile_link(server, browser):
-    url, _ = server
+    url = server
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     dialogs: list[str] = []
     page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
@@ -145,7 +101,7 @@ def _upload_hostile(url: str, browser):
 
 
 def test_hostile_upload(server, browser):
-    url, _ = server
+    url = server
     page, dialogs = _upload_hostile(url, browser)
     _safe(page, dialogs)
     main = page.locator("[data-testid='stMain']").inner_text()
@@ -177,7 +133,7 @@ def test_hostile_upload(server, browser):
 def test_hostile_corpus_on_the_heros_page(server, browser):
     """HEROS pairs made from the hostile corpus: examples (data frames), heatmap tooltips and bars render with no
     dialog, no injected element and no exception element."""
-    url, _ = server
+    url = server
     page, dialogs = _upload_hostile(url, browser)
     page.locator("[data-testid='stSidebarNav'] a", has_text="HEROS subsets").click()
     page.get_by_role("heading", name="HEROS subsets").wait_for(timeout=240_000)

@@ -1,0 +1,97 @@
+"""A `streamlit run app.py` server for browser tests: a free loopback port, a small synthetic corpus, four cheap
+embedders and a temporary cache (the e2e session server and the reliability browser tests start theirs here)."""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import socket
+import subprocess
+import sys
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from synthetic_text import write_corpus
+
+ROOT = Path(__file__).resolve().parents[1]
+CHROMIUM = "/usr/bin/chromium"
+EMBEDDERS = "tfidf,glove-6b-50d,word2vec,fasttext"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def require_browser() -> None:
+    """Skip, saying why, when Debian's chromium or Playwright is missing."""
+    if not os.path.exists(CHROMIUM):
+        pytest.skip(f"{CHROMIUM} is missing (apt-get install chromium); the browser tests need it")
+    pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install playwright)")
+
+
+@contextlib.contextmanager
+def running_app(folder: Path, extra_env: dict[str, str] | None = None, *, sentences: int = 200) -> Iterator[str]:
+    """`streamlit run app.py` on a free loopback port with a synthetic corpus of `sentences` lines and a cache in
+    `folder` (`extra_env` overrides the defaults); yields the URL. Skips, saying why, without a browser."""
+    require_browser()
+    corpus = write_corpus(folder / "corpus.txt", sentences)
+    port = _free_port()
+    env: dict[str, str] = dict(
+        os.environ,
+        N2O_CACHE_DIR=str(folder / "cache"),
+        N2O_DEFAULT_CORPUS=str(corpus),
+        N2O_DEFAULT_EMBEDDERS=EMBEDDERS,
+        N2O_DEFAULT_QUERIES="40",
+        N2O_DEFAULT_SAMPLES="3",
+        HF_HUB_OFFLINE="1",
+        N2O_PRELOAD="0",
+        N2O_WARM_APPROX="0",
+        TRANSFORMERS_OFFLINE="1",
+    )
+    env.update(extra_env or {})
+    log = open(folder / "server.log", "w+b")
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "streamlit",
+            "run",
+            "app.py",
+            "--server.headless",
+            "true",
+            "--server.port",
+            str(port),
+            "--server.address",
+            "127.0.0.1",
+        ],
+        cwd=ROOT,
+        env=env,
+        stdout=log,
+        stderr=subprocess.STDOUT,
+    )
+    url = f"http://127.0.0.1:{port}"
+    try:
+        deadline = time.monotonic() + 90
+        while True:
+            try:
+                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read().strip() == b"ok":
+                    break
+            except OSError:
+                pass
+            if proc.poll() is not None or time.monotonic() > deadline:
+                log.seek(0)
+                pytest.fail(f"the app did not become healthy:\n{log.read().decode(errors='replace')[-3000:]}")
+            time.sleep(0.3)
+        yield url
+    finally:
+        proc.terminate()
+        try:
+            proc.wait(timeout=15)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+        log.close()
