@@ -70,3 +70,84 @@ def cli_examples() -> list[list[str]]:
 def test_cli_examples_parse(argv):
     args = build_parser().parse_args(argv)
     assert args.command == argv[0]
+
+
+#: Transformers in the examples, replaced by a cheap embedder when the examples run on the test corpus.
+HEAVY = {"minilm-l6-mean", "minilm-l6-cls", "paraphrase-minilm-l3-mean", "e5-small", "model2vec"}
+
+
+@pytest.fixture(scope="module")
+def example_files(tmp_path_factory):
+    """A small corpus with the structures every analysis needs, a vectors file and an STS-B-layout pair file."""
+    import sys
+
+    import numpy as np
+
+    tests = Path(__file__).resolve().parent
+    sys.path[:0] = [str(tests), str(tests / "probe")]
+    from probe_corpus import sentences
+    from sts_fixture import write_stsb
+
+    d = tmp_path_factory.mktemp("readme")
+    texts = sentences(400)
+    corpus = d / "corpus.txt"
+    corpus.write_text("\n".join(texts) + "\n", encoding="utf-8")
+    n = len({" ".join(t.split()) for t in texts})
+    np.save(d / "my_vectors.npy", np.random.default_rng(0).standard_normal((n, 16)).astype(np.float32))
+    write_stsb(d / "sts-test.csv", texts, n=60)
+    return d, corpus
+
+
+def runnable(argv: list[str], folder: Path, corpus: Path) -> list[str]:
+    """A README example made to run on the test corpus: its corpus and files replaced, no sentence cap, cheap
+    embedders for the transformers, fewer HEROS pairs, and findings limited to one cheap finding."""
+    out, it = [], iter(argv)
+    for a in it:
+        if a == "--max-sentences":
+            next(it)
+        elif a == "--corpus":
+            out += [a, str(corpus)]
+            next(it)
+        elif a == "--embedder":
+            e = next(it)
+            e = "glove-6b-50d" if e in HEAVY else e
+            if e not in out:
+                out += [a, e]
+        elif a in ("--json", "--out"):
+            out += [a, str(folder / Path(next(it)).name)]
+        elif a == "--vectors":
+            name, _, file = next(it).partition("=")
+            out += [a, f"{name}={folder / file}"]
+        elif a == "--pairs" and argv[0] == "heros":
+            out += [a, "20"]
+            next(it)
+        elif a == "--pairs" and argv[0] == "needle":
+            out += [a, str(folder / next(it))]
+        else:
+            out.append(a)
+    if argv[0] == "findings":
+        out += ["--finding", "n2o-tfidf-apart", "--k", "10", "--queries", "20"]
+    return out
+
+
+@pytest.mark.parametrize("argv", cli_examples(), ids=lambda a: a[0])
+def test_cli_examples_run(argv, example_files, tmp_path):
+    import subprocess
+    import sys
+
+    folder, corpus = example_files
+    args = runnable(argv, folder, corpus)
+    r = subprocess.run(
+        [sys.executable, "-m", "n2o_core", *args, "--cache-dir", str(folder / "cache")]
+        if argv[0] != "embedders"
+        else [sys.executable, "-m", "n2o_core", *args],
+        capture_output=True,
+        text=True,
+        timeout=900,
+        cwd=Path(__file__).resolve().parents[1],
+    )
+    assert r.returncode == 0, f"{' '.join(args)}\n{r.stderr[-3000:]}"
+    assert r.stdout.strip(), args  # every example prints its result
+    if "--json" in args:
+        out = Path(args[args.index("--json") + 1])
+        assert out.stat().st_size > 0 and out.read_text().lstrip().startswith("{")
