@@ -51,6 +51,39 @@ PAGES = [  # (nav label, heading, screenshot name, what shows the page is drawn)
     ("HEROS subsets", "HEROS subsets", "heros", "[data-testid='stPlotlyChart'] .js-plotly-plot"),
     ("About", "About N2O Explorer", "about", "[data-testid='stDataFrame']"),
 ]
+#: The evaluation pages: visited once after the timed tour, for their screenshots (their first visit computes an
+#: analysis, which page-switch times must not mix in). Findings are drawn after one "Check" click.
+PLOT = "[data-testid='stPlotlyChart'] .js-plotly-plot"
+SHOT_PAGES = [
+    ("Where embedders disagree", "Where two embedders disagree", "agreement", ".st-key-agree_maps .js-plotly-plot"),
+    ("Paraphrase needle", "Paraphrase needle", "needle", PLOT),
+    ("Human similarity", "Human similarity", "similarity", PLOT),
+    ("Papers' findings", "The papers' findings, checked live", "findings", None),
+    ("Probing", "Probing", "probe", PLOT),
+]
+
+
+def shoot_evaluation_pages(page) -> dict[str, int]:
+    """Visit each of SHOT_PAGES once (its analysis computed on the way), take its screenshot; returns the ms each
+    first visit took."""
+    nav = page.locator("[data-testid='stSidebarNav']")
+    took = {}
+    for label, heading, name, sel in SHOT_PAGES:
+        if nav.locator("a", has_text=label).count() == 0:
+            continue
+        link = nav.locator("a", has_text=label).first
+        ms = timed(page, link.click, f"h2:has-text('{heading}') >> nth=0")
+        if sel is None:  # the findings page checks on request: check the first finding
+            page.get_by_role("button", name="Check", exact=True).first.click()
+            settle(page)
+        else:
+            page.wait_for_selector(sel, timeout=1_800_000)
+        settle(page)
+        check(page)
+        took[name] = round(max(ms, 0))
+        page.wait_for_timeout(600)
+        page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+    return took
 
 
 def free_port() -> int:
@@ -264,6 +297,8 @@ def main() -> None:
                     page.wait_for_timeout(600)
                     page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
             out["heatmap_view_switch_ms"] = views
+            if not args.no_screenshots:
+                out["evaluation_page_first_visit_ms"] = shoot_evaluation_pages(page)
             out["page_first_visit_ms"] = first
             out["page_switch_ms"] = warm
             browser.close()
