@@ -55,8 +55,12 @@ def accuracy_heatmap(table: pd.DataFrame, *, classifier: str = "lr", title: str 
             colorbar=dict(title=dict(text="accuracy %"), thickness=14),
         )
     )
+    n_base = sum(r in BASELINE_LABELS for r in rows)
+    if 0 < n_base < len(rows):  # a white rule between the baselines and the embedders
+        y = n_base - 0.5
+        fig.add_shape(type="line", xref="paper", x0=0, x1=1, y0=y, y1=y, line=dict(color="white", width=4))
     fig.update_yaxes(autorange="reversed", type="category")
-    fig.update_xaxes(type="category", side="top")
+    fig.update_xaxes(type="category")
     if title is None:
         title = f"Test accuracy (%), {CLASSIFIER_LABELS.get(classifier, classifier)}"
     return _base_layout(fig, title, max(280, 34 * len(rows) + 150))

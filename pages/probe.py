@@ -66,14 +66,15 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
 
     res = probe_data.known(corpus, setup)
     if res is None:
-        st.caption(
-            f"Corpus **{escape_markdown(corpus.name)}** ({len(corpus):,} sentences) · "
-            f"{len(setup.embedders)} embedder(s) from the sidebar · {len(setup.tasks)} task(s) · "
-            f"{setup.per_class:,} items per class at most · seed {setup.seed}. The corpus is parsed once (spaCy), "
-            "then every task, sentence vector and readout is cached: a second run reads them back."
-        )
-        st.button("Run probing", type="primary", key="probe_run", on_click=_ask)
-        if not st.session_state.pop("probe_asked", False):
+        if not st.session_state.pop("probe_asked", False):  # set by the button's callback before this run
+            st.caption(
+                f"Corpus **{escape_markdown(corpus.name)}** ({len(corpus):,} sentences) · "
+                f"{len(setup.embedders)} embedder(s) from the sidebar · {len(setup.tasks)} task(s) · "
+                f"{setup.per_class:,} items per class at most · seed {setup.seed} (the sidebar's). The corpus is "
+                "parsed once (spaCy), then every task, sentence vector and readout is cached: a second run reads "
+                "them back."
+            )
+            st.button("Run probing", type="primary", key="probe_run", on_click=_ask)
             st.stop()
         try:
             res = probe_data.run(corpus, setup, settings.scheduler)
@@ -101,7 +102,7 @@ def _controls(settings: Settings) -> probe_data.ProbeSetup:
         st.session_state["w_ptasks"] = tasks
         st.session_state["w_pclf"] = clfs
         st.session_state["w_pper"] = n
-    c1, c2, c3 = st.columns([5, 2, 3])
+    c1, c2, c3 = st.columns([4, 3, 3])
     tasks = c1.multiselect("Tasks", list(TASKS), format_func=TASK_NAMES.get, key="w_ptasks")
     clfs = c2.multiselect("Classifiers", list(CLASSIFIERS), format_func=LABELS.get, key="w_pclf")
     per_class = c3.select_slider(
@@ -223,8 +224,14 @@ def _ranking(res: ProbeResult, setup: probe_data.ProbeSetup, names: list[str]) -
     )
     shown = ranking_display(ranking, clfs)
     moved = int(shown["rank changes"].sum())
-    st.dataframe(shown.style.map(_arrow_colour).apply(_moved_rows, axis=1), hide_index=True)
-    tasks = ", ".join(TASK_NAMES[t] for t in res.tasks[res.tasks["skipped"].isna()]["task"])
+    means = [c for c in shown.columns if c.startswith("mean ")]
+    st.dataframe(
+        shown.style.map(_arrow_colour).apply(_moved_rows, axis=1).format("{:.1f}", subset=means), hide_index=True
+    )
+    done = res.tasks[res.tasks["skipped"].isna()]
+    tasks = ", ".join(TASK_NAMES[t] for t in done["task"])
+    lo, hi = int(done["n_test"].min()), int(done["n_test"].max())
+    n_test = f"{lo:,}" if lo == hi else f"{lo:,}–{hi:,}"
     st.caption(
         f"Rank 1 = the highest mean test accuracy over the tasks every embedder has ({tasks}); ties share the "
         f"better rank. Arrows: the move from {LABELS[clfs[0]]} to {LABELS[clfs[-1]]} (▲ up, ▼ down)."
@@ -233,8 +240,9 @@ def _ranking(res: ProbeResult, setup: probe_data.ProbeSetup, names: list[str]) -
         st.warning(
             f"**{moved} of {len(shown)} embedders change rank** between {LABELS[clfs[0]]} and {LABELS[clfs[-1]]}: "
             "a ranking under logistic regression alone would not hold (Pitfalls: report at least logistic "
-            "regression and an MLP).",
-            icon="🔀",
+            f"regression and an MLP). With {n_test} test items per task, a difference of a point or two in mean "
+            "accuracy is within the noise: a larger number of items per class makes the comparison firmer.",
+            icon=":material/swap_vert:",
         )
     else:
         st.success(f"The ranking is the same under {' and '.join(LABELS[c] for c in clfs)} here.")
@@ -258,7 +266,15 @@ def _examples(res: ProbeResult) -> None:
             gen = " Items marked *generated* were changed from a corpus sentence." if info.get("generated") else ""
             st.caption(f"{TASK_NAMES[t]}: {_TASK_QUESTION[t]}{gen}")
             rows = ex[ex["task"] == t][["label", "text", "note"]]
-            st.dataframe(rows, hide_index=True)
+            st.dataframe(
+                rows,
+                hide_index=True,
+                height=min(38 + 35 * len(rows), 640),
+                column_config={
+                    "text": st.column_config.TextColumn(width="large"),
+                    "note": st.column_config.TextColumn(width="small"),
+                },
+            )
 
 
 #: What each task asks, in one line (the paper, §2).

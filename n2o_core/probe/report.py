@@ -47,19 +47,19 @@ def sample_markdown(data: Mapping[str, TaskData], n: int = 30, seed: int = 0, ti
 
 
 def ranking_display(ranking: pd.DataFrame, classifiers: list[str]) -> pd.DataFrame:
-    """`ProbeResult.ranking()` as shown: per classifier the mean accuracy in percent and the rank, the ranks after
-    the first classifier with the move against it as an arrow ("3 ▲2": up two places, "5 ▼1", "4 ="), and
-    whether the embedder moves at all."""
+    """`ProbeResult.ranking()` as shown: per classifier (named in capitals: LR, MLP) the mean accuracy in percent
+    and the rank, the ranks after the first classifier with the move against it as an arrow ("3 ▲2": up two
+    places, "5 ▼1", "4 ="), and whether the embedder moves at all."""
     out = pd.DataFrame({"embedder": ranking["embedder"]})
     first = classifiers[0]
     for c in classifiers:
-        out[f"mean {c} %"] = (ranking[f"mean_{c}"].astype(float) * 100).round(1)
+        out[f"mean {c.upper()} %"] = (ranking[f"mean_{c}"].astype(float) * 100).round(1)
         ranks = ranking[f"rank_{c}"]
         if c == first:
-            out[f"rank {c}"] = [None if pd.isna(r) else int(r) for r in ranks]
+            out[f"rank {c.upper()}"] = [None if pd.isna(r) else int(r) for r in ranks]
             continue
         moves = ranking[f"rank_{first}"] - ranks
-        out[f"rank {c}"] = [
+        out[f"rank {c.upper()}"] = [
             "" if pd.isna(r) else f"{int(r)} " + ("=" if m == 0 else f"▲{int(m)}" if m > 0 else f"▼{-int(m)}")
             for r, m in zip(ranks, moves)
         ]

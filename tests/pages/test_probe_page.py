@@ -109,10 +109,10 @@ def test_tables_are_run_probes_and_the_link_round_trips(app, app_env, on_probe_c
     np.testing.assert_allclose(z, (expected.table("lr") * 100).T.to_numpy(float), atol=1e-9)
 
     ranking = frame(app, "embedder")
-    rk = [r for r in ranking if "rank mlp" in r.columns][0]
+    rk = [r for r in ranking if "rank MLP" in r.columns][0]
     exp_rank = expected.ranking()
     assert rk["embedder"].tolist() == exp_rank["embedder"].tolist()
-    assert rk["rank lr"].tolist() == exp_rank["rank_lr"].astype(int).tolist()
+    assert rk["rank LR"].tolist() == exp_rank["rank_lr"].astype(int).tolist()
     assert "probe_rank" in specs
 
     # examples: the generated items as data (a dataframe), so user text is never markup
@@ -163,7 +163,7 @@ def test_a_task_the_corpus_cannot_fill_is_skipped_with_its_reason(app, app_env, 
     assert tasks["skipped"].tolist()[0].startswith("the corpus has too few") and tasks["skipped"].tolist()[1] == ""
     (table,) = accuracy_tables(app)  # one classifier, one task with results
     assert list(table.columns) == ["BShift"]
-    assert not [r for r in frame(app, "embedder") if "rank mlp" in r.columns]  # one classifier: no ranking moves
+    assert not [r for r in frame(app, "embedder") if "rank MLP" in r.columns]  # one classifier: no ranking moves
 
 
 def test_corpus_too_small_for_any_task_is_one_sentence(app, app_env, tmp_path, monkeypatch):

@@ -38,6 +38,8 @@ def test_heatmap_rows_are_baselines_then_embedders_in_percent_with_values_writte
     np.testing.assert_allclose(np.asarray(hm.customdata, float)[3], [25, 40 - 100 / 6])  # gain over majority
     assert (hm.zmin, hm.zmax) == pytest.approx((40, 75))  # the embedders' span
     assert "MLP" in fig.layout.title.text
+    (rule,) = fig.layout.shapes  # between the two baselines and the embedders
+    assert rule.y0 == rule.y1 == 1.5
 
 
 def test_heatmap_refuses_a_table_without_results():
@@ -63,10 +65,10 @@ def ranking() -> pd.DataFrame:
 
 def test_ranking_display_arrows_and_moved_flags():
     shown = ranking_display(ranking(), ["lr", "mlp"])
-    assert shown["rank lr"].tolist() == [1, 2, 3]
-    assert shown["rank mlp"].tolist() == ["2 ▼1", "1 ▲1", "3 ="]
+    assert shown["rank LR"].tolist() == [1, 2, 3]
+    assert shown["rank MLP"].tolist() == ["2 ▼1", "1 ▲1", "3 ="]
     assert shown["rank changes"].tolist() == [True, True, False]
-    assert shown["mean mlp %"].tolist() == [82.0, 85.0, 65.0]
+    assert shown["mean MLP %"].tolist() == [82.0, 85.0, 65.0]
 
 
 def test_ranking_bump_bold_lines_for_the_embedders_that_move():
