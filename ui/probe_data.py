@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import logging
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,7 +14,6 @@ import streamlit as st
 
 from n2o_core.corpora import Corpus
 from n2o_core.errors import N2OError
-from n2o_core.probe import TASK_NAMES
 from n2o_core.probe.run import ProbeResult, run_probe
 
 from . import data
@@ -120,14 +119,9 @@ def _progress(bar: Any, status: Any, what: str) -> Callable[[str, int, int], Non
     return cb
 
 
-def task_label(task: str) -> str:
-    """The paper's name of a task id."""
-    return TASK_NAMES.get(task, task)
-
-
 def describe_error(e: BaseException) -> str:
     """One sentence for a failed run."""
     return message(e, "Probing")
 
 
-__all__: Sequence[str] = ["ProbeSetup", "known", "run", "stage_text", "task_label", "describe_error"]
+__all__ = ["ProbeSetup", "describe_error", "known", "run", "stage_text"]
