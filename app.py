@@ -42,6 +42,7 @@ PAGES = [
     ("similarity", "Human similarity", ":material/groups:"),
     ("quality", "Quality vs agreement", ":material/scatter_plot:"),
     ("findings", "Papers' findings", ":material/fact_check:"),
+    ("probe", "Probing tasks", ":material/biotech:"),
     ("about", "About", ":material/info:"),
 ]
 

@@ -315,3 +315,29 @@ def param_flag(params: Mapping[str, object], name: str) -> bool:
     """A page flag such as `talk=1` (also true, on, yes); anything else, or no value, is off."""
     raw = _first(params.get(name))
     return raw is not None and str(raw).strip().lower() in _TRUE
+
+
+def param_multi_choice(
+    params: Mapping[str, object], name: str, choices: Sequence[str], default: Sequence[str]
+) -> tuple[list[str], str | None]:
+    """A page parameter naming some of `choices`, comma-separated (`tasks=bshift,tense`; `all` = every choice):
+    (the named choices in `choices`' order, note when the link named unknown ones or none; then `default`)."""
+    raw = _first(params.get(name))
+    if raw is None or str(raw).strip() == "":
+        return list(default), None
+    asked = [p.lower() for p in _split(str(raw))]
+    if asked == ["all"]:
+        return list(choices), None
+    unknown = [a for a in asked if a not in choices]
+    kept = [c for c in choices if c in asked]
+    if not kept:
+        return list(default), f"'{name}' in the link must name some of {', '.join(choices)}; using the default."
+    if unknown:
+        return kept, f"Unknown value(s) of '{name}' in the link ignored: {', '.join(u[:40] for u in unknown)}."
+    return kept, None
+
+
+#: Probing page: items per class at most (`per_class=`). The paper's tasks have 100k train + 10k dev + 10k test
+#: sentences each; 100 per class keeps a first run on the default corpus and embedders within minutes on 2 cores.
+PROBE_PER_CLASS_CHOICES: tuple[int, ...] = (50, 100, 200, 500, 1000, 2000, 5000)
+PROBE_DEFAULT_PER_CLASS = 100

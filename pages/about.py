@@ -62,6 +62,9 @@ next to it.
   Spearman, HEROS negation sensitivity and dimension.
 - **Papers' findings** — the seeds' qualitative findings, each computed on this corpus and shown with ✓ or ✗
   and its numbers; a finding that does not reproduce is shown, never hidden.
+- **Probing tasks** — SentEval's ten probing tasks (Conneau et al. 2018) built from the corpus: test accuracy
+  of logistic regression and an MLP on each embedder's vectors, beside the majority-class and length-only
+  baselines, and how the embedders' ranking moves between the two classifiers (Pitfalls).
 
 ### Settings worth knowing
 - **k** goes up to 50: neighbors are searched once at k = min(50, N − 1), so changing k only re-slices

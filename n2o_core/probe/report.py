@@ -44,3 +44,44 @@ def sample_markdown(data: Mapping[str, TaskData], n: int = 30, seed: int = 0, ti
             lines.append(f"| {k} | {_cell(it['label'])} | {_cell(it['text'])} | {_cell(it['note'])} | |")
         lines.append("")
     return "\n".join(lines)
+
+
+def ranking_display(ranking: pd.DataFrame, classifiers: list[str]) -> pd.DataFrame:
+    """`ProbeResult.ranking()` as shown: per classifier (named in capitals: LR, MLP) the mean accuracy in percent
+    and the rank, the ranks after the first classifier with the move against it as an arrow ("3 ▲2": up two
+    places, "5 ▼1", "4 ="), and whether the embedder moves at all."""
+    out = pd.DataFrame({"embedder": ranking["embedder"]})
+    first = classifiers[0]
+    for c in classifiers:
+        out[f"mean {c.upper()} %"] = (ranking[f"mean_{c}"].astype(float) * 100).round(1)
+        ranks = ranking[f"rank_{c}"]
+        if c == first:
+            out[f"rank {c.upper()}"] = [None if pd.isna(r) else int(r) for r in ranks]
+            continue
+        moves = ranking[f"rank_{first}"] - ranks
+        out[f"rank {c.upper()}"] = [
+            "" if pd.isna(r) else f"{int(r)} " + ("=" if m == 0 else f"▲{int(m)}" if m > 0 else f"▼{-int(m)}")
+            for r, m in zip(ranks, moves)
+        ]
+    moved = pd.concat([ranking[f"rank_{c}"] for c in classifiers], axis=1).nunique(axis=1) > 1
+    out["rank changes"] = moved.to_numpy()
+    return out
+
+
+def judged_shares(markdown: str) -> pd.DataFrame:
+    """The summary table of a hand-read sample (`docs/probe_sample.md`: the first Markdown table whose header
+    starts with `| task |`) as a frame with that header's columns; empty when there is none."""
+    rows: list[list[str]] = []
+    header: list[str] | None = None
+    for line in markdown.splitlines():
+        cells = [c.strip() for c in line.strip().strip("|").split("|")] if line.lstrip().startswith("|") else None
+        if header is None:
+            if cells and cells[0].lower() == "task":
+                header = cells
+            continue
+        if cells is None:
+            break
+        if all(set(c) <= set("-: ") for c in cells):
+            continue  # the separator line
+        rows.append((cells + [""] * len(header))[: len(header)])
+    return pd.DataFrame(rows, columns=header or [])

@@ -1,0 +1,359 @@
+"""Probing (Conneau et al. 2018): SentEval's ten probing tasks built from the sidebar's corpus, every chosen
+embedder read out by logistic regression and an MLP, beside the majority-class and length-only baselines; how the
+embedders' ranking moves between the two classifiers (Pitfalls); a few items of every task; what deviates from
+the paper."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+import streamlit as st
+
+from n2o_core import figures_probe
+from n2o_core.corpora import Corpus
+from n2o_core.probe import TASK_NAMES, TASKS
+from n2o_core.probe.readout import CLASSIFIERS, MLP_SPARSE_DIMS
+from n2o_core.probe.report import judged_shares, ranking_display
+from n2o_core.probe.run import ProbeResult
+from n2o_core.settings import (
+    PROBE_DEFAULT_PER_CLASS,
+    PROBE_PER_CLASS_CHOICES,
+    Settings,
+    param_int_choice,
+    param_multi_choice,
+)
+from n2o_core.text import escape_markdown
+from ui import data, downloads, probe_data
+from ui.shell import through_app
+
+through_app()
+
+TITLE = "Probing tasks"
+LABELS = figures_probe.CLASSIFIER_LABELS
+SAMPLE_DOC = Path(__file__).resolve().parents[1] / "docs" / "probe_sample.md"
+#: Items shown per class of a task, and classes shown at most (WC has hundreds).
+EXAMPLES_PER_CLASS = 2
+EXAMPLE_CLASSES = 12
+PAPER_SIZE = "100k train + 10k dev + 10k test sentences per task, balanced over its classes"
+
+
+def render(settings: Settings, corpus: Corpus | None) -> None:
+    """Draw the page for the sidebar's settings and corpus."""
+    st.header(TITLE)
+    st.caption(
+        "Conneau et al. (2018): ten classification tasks that ask what a sentence vector encodes — surface "
+        "(sentence length, which word it contains), syntax (tree depth, top constituents, word order) and "
+        "semantics (tense, subject and object number, a swapped noun or verb, inverted clauses). Each task is "
+        "built here from the sidebar's corpus; a classifier trained on an embedder's vectors of the train split "
+        "is tested on the test split, its setting chosen on the dev split. Pitfalls (Eger et al.) asks for the "
+        "results of at least logistic regression and an MLP, because rankings need not agree."
+    )
+    if corpus is None:
+        st.info("Choose a usable corpus in the sidebar.")
+        st.stop()
+    if not settings.embedders:
+        st.info("Choose at least one embedder in the sidebar.")
+        st.stop()
+    setup = _controls(settings)
+    _deviations(setup.per_class)
+    if not setup.tasks:
+        st.info("Choose at least one probing task.")
+        st.stop()
+    if not setup.classifiers:
+        st.info("Choose at least one classifier.")
+        st.stop()
+
+    res = probe_data.known(corpus, setup)
+    if res is None:
+        if not st.session_state.pop("probe_asked", False):  # set by the button's callback before this run
+            st.caption(
+                f"Corpus **{escape_markdown(corpus.name)}** ({len(corpus):,} sentences) · "
+                f"{len(setup.embedders)} embedder(s) from the sidebar · {len(setup.tasks)} task(s) · "
+                f"{setup.per_class:,} items per class at most · seed {setup.seed} (the sidebar's). The corpus is "
+                "parsed once (spaCy), then every task, sentence vector and readout is cached: a second run reads "
+                "them back."
+            )
+            st.button("Run probing", type="primary", key="probe_run", on_click=_ask)
+            st.stop()
+        try:
+            res = probe_data.run(corpus, setup, settings.scheduler)
+        except Exception as e:  # noqa: BLE001 - one sentence in place, never a traceback
+            st.warning(probe_data.describe_error(e), icon="⚠️")
+            st.stop()
+    _results(res, corpus, setup)
+
+
+def _ask() -> None:
+    """Button callback: run on this script run (a flag survives the reruns a click may go through)."""
+    st.session_state["probe_asked"] = True
+
+
+def _controls(settings: Settings) -> probe_data.ProbeSetup:
+    """Tasks, classifiers and items per class, each in the URL (`tasks=`, `clf=`, `per_class=`); the seed and the
+    embedders are the sidebar's."""
+    if "w_ptasks" not in st.session_state:  # the link's values count once; then the controls decide
+        tasks, note1 = param_multi_choice(st.query_params, "tasks", TASKS, TASKS)
+        clfs, note2 = param_multi_choice(st.query_params, "clf", CLASSIFIERS, CLASSIFIERS)
+        n, note3 = param_int_choice(st.query_params, "per_class", PROBE_PER_CLASS_CHOICES, PROBE_DEFAULT_PER_CLASS)
+        for note in (note1, note2, note3):
+            if note:
+                st.warning(note)
+        st.session_state["w_ptasks"] = tasks
+        st.session_state["w_pclf"] = clfs
+        st.session_state["w_pper"] = n
+    c1, c2, c3 = st.columns([4, 3, 3])
+    tasks = c1.multiselect("Tasks", list(TASKS), format_func=TASK_NAMES.get, key="w_ptasks")
+    clfs = c2.multiselect("Classifiers", list(CLASSIFIERS), format_func=LABELS.get, key="w_pclf")
+    per_class = c3.select_slider(
+        "Items per class, at most",
+        PROBE_PER_CLASS_CHOICES,
+        key="w_pper",
+        help=f"The paper: {PAPER_SIZE}. A corpus that cannot fill a class gets fewer (the task table says "
+        "how many). More items take longer: the MLP's time grows with them.",
+    )
+    tasks = [t for t in TASKS if t in tasks]
+    clfs = [c for c in CLASSIFIERS if c in clfs]
+    st.query_params["tasks"] = "all" if len(tasks) == len(TASKS) else ",".join(tasks)
+    st.query_params["clf"] = ",".join(clfs)
+    st.query_params["per_class"] = str(per_class)
+    return probe_data.ProbeSetup(tuple(settings.embedders), tuple(tasks), tuple(clfs), int(per_class), settings.seed)
+
+
+def _deviations(per_class: int) -> None:
+    """What differs from the paper, with the hand-read share of a sample of every task."""
+    with st.expander("What differs from the paper (Conneau et al. 2018)"):
+        st.markdown(
+            f"""
+- **Corpus**: the tasks are built from the sidebar's corpus (news by default), not the Toronto Book Corpus
+  (novels); sentences of 5–28 words, as in the paper.
+- **Size**: at most **{per_class:,} items per class** (the paper: {PAPER_SIZE}); a class the corpus cannot fill
+  gets fewer. The split is 8:1:1 per class (the paper's is 10:1:1); on a small corpus dev and test grow towards
+  1,000 test items (up to 2:1:1).
+- **Parser**: spaCy's small English dependency parser, not the Stanford PCFG constituency parser. **TreeDepth**
+  counts the words on the longest root-to-leaf path of the dependency tree (the paper counts constituency nodes,
+  so its depths, 5–12, are larger), its classes the widest range of depths the corpus fills, in tuples of equal
+  length. **TopConst**'s sequence of constituents below the clause is derived from the root's dependents.
+- **WC**: the words of frequency ranks 2,000–2,999 of the corpus (the middle third of the ranks for a smaller
+  vocabulary); words with too few sentences are dropped, so there are fewer than the paper's 1,000 classes.
+- **SubjNum / ObjNum**: common nouns only (NN / NNS); proper nouns and pronouns are left out. **SOMO**: bigram
+  frequencies come from the corpus itself. **Tense, SubjNum, ObjNum, SOMO**: a target word never occurs in two
+  splits, as in the paper.
+- **Classifiers** (scikit-learn): logistic regression with C in {{0.01, 0.1, 1, 10}}; an MLP with one sigmoid
+  hidden layer of 50 or 200 units (the paper also tries 100), no dropout, at most 100 passes; the setting with
+  the best dev accuracy is tested. Tf-idf reaches the MLP through a {MLP_SPARSE_DIMS}-dimensional truncated SVD.
+  The length-only baseline is logistic regression on the length in words, as in the paper.
+"""
+        )
+        if SAMPLE_DOC.is_file():
+            text = SAMPLE_DOC.read_text(encoding="utf-8")
+            shares = judged_shares(text)
+            if not shares.empty:
+                st.markdown(
+                    "**How often the generated labels are right**, read by hand: 30 random items per task built "
+                    "from `builtin:bbc-news` (5,000 items per class, seed 0), from `docs/probe_sample.md`, beside the "
+                    "paper's human-validated bounds (Table 2, 'Hum. Eval.')."
+                )
+                st.dataframe(shares, hide_index=True)
+            st.download_button(
+                "The hand-read sample, every item with its judgement (Markdown)",
+                text,
+                file_name="probe_sample.md",
+                mime="text/markdown",
+                key="dl_probe_sample",
+            )
+
+
+def _results(res: ProbeResult, corpus: Corpus, setup: probe_data.ProbeSetup) -> None:
+    for key, msg in res.errors.items():
+        st.error(f"**{escape_markdown(key)}** is left out: {escape_markdown(msg)}", icon="⚠️")
+    meta = res.meta
+    st.caption(
+        f"Corpus **{escape_markdown(corpus.name)}** ({len(corpus):,} sentences) · {setup.per_class:,} items per "
+        f"class at most · seed {setup.seed} · computed in {meta.get('seconds', 0):.0f} s "
+        f"(tasks {meta.get('tasks_seconds', 0):.0f} s)."
+    )
+
+    st.subheader("The tasks")
+    st.dataframe(task_table(res), hide_index=True, column_config={"majority %": st.column_config.NumberColumn()})
+    skipped = res.tasks[res.tasks["skipped"].notna()]
+    for _, row in skipped.iterrows():
+        st.info(f"Skipped: {escape_markdown(str(row['skipped']))}", icon="ℹ️")
+    if len(skipped):
+        st.caption("A larger corpus (the sidebar's sentence cap) gives these tasks their items.")
+
+    names = res.embedders
+    for clf in setup.classifiers:
+        st.subheader(f"Accuracy, {LABELS[clf]}")
+        table = res.table(clf)
+        st.plotly_chart(
+            data.figure(
+                "probe_acc",
+                (corpus.fingerprint, clf, tuple(table.columns), tuple(table.index), table.to_numpy().tobytes()),
+                lambda table=table, clf=clf: figures_probe.accuracy_heatmap(table, classifier=clf),
+            ),
+            key=f"probe_heatmap_{clf}",
+        )
+        st.dataframe(
+            accuracy_matrix(table), column_config={t: st.column_config.NumberColumn(format="%.1f") for t in table.index}
+        )
+        st.caption(
+            f"Test accuracy in percent ({LABELS[clf]} on each embedder's vectors; setting chosen on dev). "
+            "Baselines: *majority class* always answers the most frequent train class (the tasks are balanced, so "
+            "it is chance); *length only* is logistic regression on the sentence's length in words, whatever the "
+            "classifier above."
+        )
+
+    if len(setup.classifiers) > 1 and len(names) > 1:
+        _ranking(res, setup, names)
+    _examples(res)
+    _downloads(res, corpus, setup)
+
+
+def _ranking(res: ProbeResult, setup: probe_data.ProbeSetup, names: list[str]) -> None:
+    st.subheader("Ranking of the embedders under each classifier")
+    ranking = res.ranking()
+    clfs = list(setup.classifiers)
+    st.plotly_chart(
+        data.figure(
+            "probe_rank",
+            (tuple(ranking.itertuples(index=False)), tuple(clfs)),
+            lambda: figures_probe.ranking_bump(ranking, clfs, color_order=names),
+        ),
+        key="probe_rank",
+    )
+    shown = ranking_display(ranking, clfs)
+    moved = int(shown["rank changes"].sum())
+    means = [c for c in shown.columns if c.startswith("mean ")]
+    st.dataframe(
+        shown.style.map(_arrow_colour).apply(_moved_rows, axis=1).format("{:.1f}", subset=means), hide_index=True
+    )
+    done = res.tasks[res.tasks["skipped"].isna()]
+    tasks = ", ".join(TASK_NAMES[t] for t in done["task"])
+    lo, hi = int(done["n_test"].min()), int(done["n_test"].max())
+    n_test = f"{lo:,}" if lo == hi else f"{lo:,}–{hi:,}"
+    st.caption(
+        f"Rank 1 = the highest mean test accuracy over the tasks every embedder has ({tasks}); ties share the "
+        f"better rank. Arrows: the move from {LABELS[clfs[0]]} to {LABELS[clfs[-1]]} (▲ up, ▼ down)."
+    )
+    if moved:
+        st.warning(
+            f"**{moved} of {len(shown)} embedders change rank** between {LABELS[clfs[0]]} and {LABELS[clfs[-1]]}: "
+            "a ranking under logistic regression alone would not hold (Pitfalls: report at least logistic "
+            f"regression and an MLP). With {n_test} test items per task, a difference of a point or two in mean "
+            "accuracy is within the noise: a larger number of items per class makes the comparison firmer.",
+            icon=":material/swap_vert:",
+        )
+    else:
+        st.success(f"The ranking is the same under {' and '.join(LABELS[c] for c in clfs)} here.")
+
+
+def _examples(res: ProbeResult) -> None:
+    st.subheader("What the tasks ask")
+    ex = res.examples(EXAMPLES_PER_CLASS, max_classes=EXAMPLE_CLASSES)
+    done = [t for t in res.tasks[res.tasks["skipped"].isna()]["task"]]
+    if ex.empty or not done:
+        st.caption("No task has items.")
+        return
+    st.caption(
+        f"{EXAMPLES_PER_CLASS} random test items per class (the first {EXAMPLE_CLASSES} classes of a task with "
+        "more), as the classifiers see them; the note says what the label was read from."
+    )
+    tabs = st.tabs([TASK_NAMES[t] for t in done])
+    for tab, t in zip(tabs, done):
+        with tab:
+            info = res.meta.get("task_info", {}).get(t, {})
+            gen = " Items marked *generated* were changed from a corpus sentence." if info.get("generated") else ""
+            st.caption(f"{TASK_NAMES[t]}: {_TASK_QUESTION[t]}{gen}")
+            rows = ex[ex["task"] == t][["label", "text", "note"]]
+            st.dataframe(
+                rows,
+                hide_index=True,
+                height=min(38 + 35 * len(rows), 640),
+                column_config={
+                    "text": st.column_config.TextColumn(width="large"),
+                    "note": st.column_config.TextColumn(width="small"),
+                },
+            )
+
+
+#: What each task asks, in one line (the paper, §2).
+_TASK_QUESTION = {
+    "sentlen": "how long is the sentence (6 bins of words)?",
+    "wc": "which of ~1,000 mid-frequency words does the sentence contain?",
+    "treedepth": "how deep is its (dependency) tree?",
+    "topconst": "which sequence of constituents sits right below the clause?",
+    "bshift": "have two adjacent words been swapped?",
+    "tense": "is the main clause's verb in the past or the present?",
+    "subjnum": "is the main clause's subject singular or plural?",
+    "objnum": "is the main clause's direct object singular or plural?",
+    "somo": "has a noun or verb been replaced by another word of the same kind?",
+    "coordinv": "have the two coordinate clauses been swapped?",
+}
+
+
+def _downloads(res: ProbeResult, corpus: Corpus, setup: probe_data.ProbeSetup) -> None:
+    meta = {
+        "corpus": corpus.name,
+        "sentences": len(corpus),
+        "items per class": setup.per_class,
+        "seed": setup.seed,
+        "classifiers": ", ".join(setup.classifiers),
+        "embedders": ", ".join(setup.embedders),
+    }
+    name = f"probe-{setup.per_class}-seed{setup.seed}"
+    with st.expander("Downloads"):
+        downloads.table(results_table(res), f"{name}-results", "Every accuracy", meta_=meta)
+        downloads.table(task_table(res), f"{name}-tasks", "The tasks", meta_=meta)
+
+
+def task_table(res: ProbeResult) -> pd.DataFrame:
+    """One row per task as shown: name, classes, split sizes, majority baseline in percent, why it was skipped."""
+    t = res.tasks
+    return pd.DataFrame(
+        {
+            "task": t["name"],
+            "classes": t["n_classes"],
+            "train": t["n_train"],
+            "dev": t["n_dev"],
+            "test": t["n_test"],
+            "majority %": (t["majority"].astype(float) * 100).round(1),
+            "skipped": [_reason(n, r) for n, r in zip(t["name"], t["skipped"])],
+        }
+    )
+
+
+def _reason(name: str, skipped: object) -> str:
+    """Why a task was skipped, without the task's name it starts with ("" when it was not)."""
+    if not isinstance(skipped, str):
+        return ""
+    return skipped.removeprefix(f"{name}: ")
+
+
+def accuracy_matrix(table: pd.DataFrame) -> pd.DataFrame:
+    """`ProbeResult.table` (task × column) as embedder × task in percent, the baselines' rows first and named."""
+    out = (table * 100).T
+    out.index = [figures_probe.BASELINE_LABELS.get(i, i) for i in out.index]
+    out.index.name = "embedder"
+    return out
+
+
+def results_table(res: ProbeResult) -> pd.DataFrame:
+    """Every accuracy (the length baseline's included), with the task's display name and the chosen setting."""
+    r = res.results.copy()
+    r.insert(2, "task name", r["task"].map(TASK_NAMES))
+    r["params"] = r["params"].map(lambda p: ", ".join(f"{k}={v}" for k, v in p.items()))
+    return r
+
+
+def _arrow_colour(v: object) -> str:
+    if isinstance(v, str) and "▲" in v:
+        return "color: #1a7f37; font-weight: 600"
+    if isinstance(v, str) and "▼" in v:
+        return "color: #c0392b; font-weight: 600"
+    return ""
+
+
+def _moved_rows(row: pd.Series) -> list[str]:
+    style = "background-color: #fff4d6" if row.get("rank changes") else ""
+    return [style] * len(row)
