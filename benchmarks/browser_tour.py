@@ -52,14 +52,15 @@ PAGES = [  # (nav label, heading, screenshot name, what shows the page is drawn)
     ("About", "About N2O Explorer", "about", "[data-testid='stDataFrame']"),
 ]
 #: The evaluation pages: visited once after the timed tour, for their screenshots (their first visit computes an
-#: analysis, which page-switch times must not mix in). Findings are drawn after one "Check" click.
+#: analysis, which page-switch times must not mix in). A page whose analysis runs on request gets its button
+#: clicked (findings: the first finding's "Check"; probing: "Run probing") and is shot when the run is over.
 PLOT = "[data-testid='stPlotlyChart'] .js-plotly-plot"
 SHOT_PAGES = [
     ("Where embedders disagree", "Where two embedders disagree", "agreement", ".st-key-agree_maps .js-plotly-plot"),
     ("Paraphrase needle", "Paraphrase needle", "needle", PLOT),
     ("Human similarity", "Human similarity", "similarity", PLOT),
-    ("Papers' findings", "The papers' findings, checked live", "findings", None),
-    ("Probing", "Probing", "probe", PLOT),
+    ("Papers' findings", "The papers' findings, checked live", "findings", "Check"),
+    ("Probing tasks", "Probing tasks", "probe", "Run probing"),
 ]
 
 
@@ -73,9 +74,10 @@ def shoot_evaluation_pages(page) -> dict[str, int]:
             continue
         link = nav.locator("a", has_text=label).first
         ms = timed(page, link.click, f"h2:has-text('{heading}') >> nth=0")
-        if sel is None:  # the findings page checks on request: check the first finding
-            page.get_by_role("button", name="Check", exact=True).first.click()
-            settle(page)
+        if not sel.startswith((".", "[")):  # a button's label: the analysis runs on request
+            page.get_by_role("button", name=sel, exact=True).first.click()
+            page.wait_for_timeout(500)
+            settle(page, timeout=1_800_000)
         else:
             page.wait_for_selector(sel, timeout=1_800_000)
         settle(page)
