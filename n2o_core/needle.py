@@ -327,7 +327,7 @@ def run_needle(
     pi = np.array([pos[t] for t in paras])
     rows: list[dict[str, Any]] = []
     ranks: dict[str, Ranks] = {}
-    for k, eid in enumerate(embedder_ids):
+    for eid in embedder_ids:
         embed_progress: Callable[[int, int], None] | None = None
         rank_progress: Callable[[int, int], None] | None = None
         if progress is not None:
@@ -342,7 +342,9 @@ def run_needle(
         std = ws.standardizer(eid) if znorm else None
         r = paraphrase_ranks(X, Q, P, excl, standardizer=std, top=top, progress=rank_progress)
         ranks[eid] = r
-        rows.append({"embedder": eid, **summarize(r.rank, r.ties, n_boot, seed + k), "znorm": std is not None})
+        # one seed for every embedder: the same resamples of the pairs, so an embedder's CI does not depend on
+        # which others are in the run
+        rows.append({"embedder": eid, **summarize(r.rank, r.ties, n_boot, seed), "znorm": std is not None})
     results = pd.DataFrame(rows, columns=[*RESULT_COLUMNS, "znorm"])
     results = results.sort_values("mrr", ascending=False, kind="stable").reset_index(drop=True)
     excluded = {"query_in_corpus": int(np.sum(excl[:, 0] >= 0)), "paraphrase_in_corpus": int(np.sum(excl[:, 1] >= 0))}

@@ -298,3 +298,12 @@ def test_cli_synthetic_pairs_are_labelled(tmp_path, cache_dir, capsys):
     assert d["filters"]["max_overlap"] is None and d["filters"]["min_score"] is None
     assert all(p["synthetic"] and p["source"] == "synthetic:heros-synonym:8" for p in d["pairs"])
     assert all(p["query"] in SENTS and p["paraphrase"] not in SENTS for p in d["pairs"])
+
+
+def test_an_embedders_ci_does_not_depend_on_the_others_in_the_run(ws, pairs):
+    """The bootstrap resamples the same pairs for every embedder: glove's CI is the same alone or after tf-idf."""
+    alone = run_needle(ws, pairs, ["glove-6b-50d"], n_boot=200).results.set_index("embedder")
+    both = run_needle(ws, pairs, ["tfidf", "glove-6b-50d"], n_boot=200).results.set_index("embedder")
+    cols = ["mrr", "mrr_ci_low", "mrr_ci_high"]
+    assert alone.loc["glove-6b-50d", cols].tolist() == both.loc["glove-6b-50d", cols].tolist()
+    assert alone.loc["glove-6b-50d", "mrr_ci_low"] < alone.loc["glove-6b-50d", "mrr_ci_high"]
