@@ -270,12 +270,14 @@ def param_query(params: Mapping[str, object], n_corpus: int) -> tuple[int | None
 
 # --------------------------------------------------------------------------- evaluation pages' parameters
 
-#: Paraphrase needle page (`npairs=`): pairs made from the corpus by a HEROS rule (built-in specs), or a mode
+#: Paraphrase needle page (`npairs=`): pairs made from the corpus by a HEROS rule, gensim's human-scored Lee
+#: documents (the only human pairs installed offline: whole documents; the paper's filters keep 18), or a mode
 #: without content ("upload", "hf"): a link never names a file or a Hugging Face dataset, so it can neither make
 #: the server read a file nor go online.
 NEEDLE_SYNTHETIC_SIZES: tuple[int, ...] = (50, 100, 200, 500)
 NEEDLE_SOURCES: tuple[str, ...] = (
     *(f"synthetic:{rule}:{n}" for rule in ("heros-synonym", "heros-typo") for n in NEEDLE_SYNTHETIC_SIZES),
+    "builtin:lee",
     "upload",
     "hf",
 )

@@ -140,3 +140,17 @@ def test_bad_link_values_are_named_and_replaced(app):
     assert any("'max_overlap' in the link must be a number from 0.05 to 1" in n for n in notes)
     assert app.query_params["npairs"] == "synthetic:heros-synonym:100"
     assert app.query_params["max_overlap"] == "off"  # the default for synthetic pairs
+
+
+def test_lee_human_pairs_with_the_papers_filters(app):
+    """The human-scored pairs installed offline (gensim's Lee documents), filtered as the paper filters: the page's
+    table is run_needle's on the same 18 pairs."""
+    open_needle(app, npairs="builtin:lee")
+    assert app.radio(key="w_npairs_mode").value == "builtin"
+    assert app.query_params["npairs"] == "builtin:lee"
+    assert not any("SYNTHETIC" in w.value for w in app.warning)
+    ws = workspace()
+    fp = filter_pairs(load_pairs("builtin:lee"), min_score=4.0, max_overlap=0.6)
+    assert len(fp.pairs) == 18 and fp.n_loaded == 1225
+    expected = run_needle(ws, fp, NAMES, top=5, n_boot=1000, seed=0).results
+    assert_table_matches(app.dataframe[0].value, expected)
