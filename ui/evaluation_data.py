@@ -6,8 +6,9 @@ into sentences shown in place.
 Results are kept per embedder in a process-wide memo (so one failing embedder leaves the others, and the quality
 page can tell, without running anything, which analyses were already run for this corpus):
 
-- needle: `run_needle(ws, pairs, [eid], seed=seed + i)` for the i-th chosen embedder, which is exactly what one
-  `run_needle(ws, pairs, embedders, seed=seed)` call computes for it (it bootstraps embedder i with seed + i);
+- needle: `run_needle(ws, pairs, [eid], seed=seed)` per chosen embedder, which is exactly what one
+  `run_needle(ws, pairs, embedders, seed=seed)` call computes for it (every embedder is bootstrapped with the
+  same seed, so the same resamples of the pairs);
 - human similarity: `run_sts(ws, pairs, [eid])` (no randomness), the ranking from `sts.rank_table` over them all;
 - HEROS: `heros.run.score_embedder` on the corpus's minimal pairs (`ui.heros_data.pairs`, shared with the HEROS
   page).
@@ -210,15 +211,15 @@ def _run_each(
 # --------------------------------------------------------------------------- paraphrase needle
 
 
-def _needle_key(lo: data.Loaded, pkey: tuple, fkey: tuple, eid: str, i: int) -> tuple:
+def _needle_key(lo: data.Loaded, pkey: tuple, fkey: tuple, eid: str) -> tuple:
     s = lo.settings
-    return (lo.corpus.fingerprint, pkey, fkey, eid, s.znorm, s.seed + i, NEEDLE_TOP, NEEDLE_BOOT)
+    return (lo.corpus.fingerprint, pkey, fkey, eid, s.znorm, s.seed, NEEDLE_TOP, NEEDLE_BOOT)
 
 
 def needle_known(lo: data.Loaded, pkey: tuple, fkey: tuple) -> dict[str, NeedleResult]:
     """The needle results already computed for the loaded embedders (nothing is run)."""
     memo = _memo()["needle"]
-    keys = {e: _needle_key(lo, pkey, fkey, e, i) for i, e in enumerate(lo.names)}
+    keys = {e: _needle_key(lo, pkey, fkey, e) for e in lo.names}
     return {e: memo[k] for e, k in keys.items() if k in memo}
 
 
@@ -230,12 +231,11 @@ def needle(
     s = lo.settings
     errors: dict[str, str] = {}
     known = needle_known(lo, pkey, fkey)
-    todo = [(e, _needle_key(lo, pkey, fkey, e, i)) for i, e in enumerate(lo.names) if e not in known]
+    todo = [(e, _needle_key(lo, pkey, fkey, e)) for e in lo.names if e not in known]
 
     def work(eid: str, progress: Callable[..., None]) -> NeedleResult:
-        i = lo.names.index(eid)
         return run_needle(
-            lo.ws, fpairs, [eid], znorm=s.znorm, top=NEEDLE_TOP, n_boot=NEEDLE_BOOT, seed=s.seed + i, progress=progress
+            lo.ws, fpairs, [eid], znorm=s.znorm, top=NEEDLE_TOP, n_boot=NEEDLE_BOOT, seed=s.seed, progress=progress
         )
 
     _run_each(
