@@ -401,8 +401,24 @@ def _capitalize(word: str) -> str:
     return word[:1].upper() + word[1:]
 
 
+#: Punctuation that glues the words on either side into one written word ("long-term", "and/or", "Pires'").
+GLUE = frozenset("-‐–—/&'’")
+
+
+def movable(s: Sentence, i: int, j: int) -> bool:
+    """Whether tokens i..j (a span of whole words) can move without changing how the text around them reads:
+    nothing glued to them but opening punctuation before (a quotation mark, a bracket) and closing punctuation
+    after (a comma, a full stop). A clitic ("'s", "n't") or a hyphenated part is glued: moving "Slough" out of
+    "Slough's" would write "Sloughconstituency 's", and a bag-of-words embedder would see the new tokens."""
+    left = i == 0 or s.spaces[i - 1] or not (s.is_word(i - 1) or s.words[i - 1] in GLUE)
+    right = j == len(s.words) - 1 or s.spaces[j] or not (s.is_word(j + 1) or s.words[j + 1] in GLUE)
+    return left and right
+
+
 def bshift(pc: ParsedCorpus, seed: int = 0) -> Candidates:
-    """BShift: intact sentences vs sentences with two random adjacent words swapped (each source used once)."""
+    """BShift: intact sentences vs sentences with two random adjacent words swapped (each source used once).
+    Only two free-standing words are swapped (`movable`), so a shifted sentence has the same words as its source
+    in another order, as in the paper's tokenized data."""
     rng = random.Random(seed)
     rej: Counter = Counter()
     pool = _pool(pc, _eligible, rej, "length outside 5-28")
@@ -420,6 +436,7 @@ def bshift(pc: ParsedCorpus, seed: int = 0) -> Candidates:
             if s.is_word(i)
             and s.is_word(i + 1)
             and s.spaces[i]
+            and movable(s, i, i + 1)
             and s.words[i].lower() != s.words[i + 1].lower()
             and any(ch.isalnum() for ch in s.words[i] + s.words[i + 1])
         ]
@@ -654,6 +671,10 @@ def _coordination(s: Sentence) -> Coordination | None:
     if s.deps[first] == "cc":
         return None  # a sentence-initial conjunction would end up inside
     if sum(s.is_word(i) for i in span1) < 2 or sum(s.is_word(i) for i in span2) < 2:
+        return None
+    if not (s.is_word(span1[-1]) and s.is_word(span2[0]) and s.is_word(span2[-1]) and s.spaces[sep[-1]]):
+        return None  # a clause that ends or starts with punctuation ("..", a quotation mark) would not swap cleanly
+    if not (movable(s, span1[0], span1[-1]) and movable(s, span2[0], span2[-1])):
         return None
     return lead, span1, sep, span2, final
 

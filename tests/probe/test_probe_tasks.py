@@ -13,6 +13,7 @@ from probe_corpus import sentences
 from n2o_core.corpora import from_texts
 from n2o_core.probe import tasks as T
 from n2o_core.probe.parse import from_arrays, parse_texts
+from n2o_core.text import tokenize
 
 PAPER = [
     "Then very dark gray letters on a black screen appeared.",  # TopConst: ADVP NP VP .
@@ -128,6 +129,28 @@ def test_bshift_swaps_exactly_one_adjacent_pair(small):
         assert len(a) == len(b) and len(diff) == 2 and diff[1] == diff[0] + 1
         assert a[diff[0]].lower() == b[diff[1]].lower() and a[diff[1]].lower() == b[diff[0]].lower()
         assert it.text[0].isupper() or not it.text[0].isalpha()
+
+
+GLUED = [
+    "It has also emerged Mr Howard has suspended Slough's constituency association over the row.",
+    "But the manager said his players don't show anything like the form of last season.",
+    "Thanou, the women's 100m silver medallist, was suspended by the athletics federation.",
+    "The long-term plan was approved by the board and the shareholders accepted it.",
+]
+
+
+def test_shifted_and_inverted_items_have_their_sources_words(small):
+    """Swapping words or clauses only reorders the source's words: no clitic or hyphenated part is torn off
+    (which would give a bag-of-words embedder new tokens to read), on the small corpus and on sentences full of
+    glued tokens."""
+    glued = from_arrays(parse_texts(GLUED))
+    for pc in (small, glued):
+        src = {s.sid: s.text for s in pc.sentences}
+        items = [it for seed in range(30) for it in T.bshift(pc, seed=seed).items if it.generated]
+        items += [it for it in T.coordinv(pc, seed=0).items if it.generated]
+        assert items
+        for it in items:
+            assert Counter(tokenize(it.text)) == Counter(tokenize(src[it.source])), (src[it.source], it.text)
 
 
 def test_somo_replacements_have_comparable_bigram_frequencies(small):
