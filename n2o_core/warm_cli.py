@@ -3,7 +3,9 @@ without embedding or searching anything.
 
 It does what the dashboard's first page does for the same settings (the same corpus sample, query plan, k_max,
 z-normalization and search), one embedder at a time: embed the corpus and search the neighbors of the query pool,
-both stored in the cache the app reads ($N2O_CACHE_DIR or ./cache). Defaults are the app's own, including the
+both stored in the cache the app reads ($N2O_CACHE_DIR or ./cache); with exact search on a corpus of at most
+`pipeline.EVERY_SENTENCE_MAX` sentences also the neighbors of every sentence, which the dashboard otherwise searches
+in the background after its first view (then a new query sample in the talk is a slice of them). Defaults are the app's own, including the
 N2O_DEFAULT_* environment variables, so `warm` with no option prepares exactly the view a fresh server opens on.
 `--heros N` also makes the HEROS page's minimal pairs (N per subset) and scores every embedder on them.
 
@@ -89,7 +91,7 @@ def run(args: argparse.Namespace) -> int:
     from .cli import _Bars
     from .corpora import load_corpus
     from .limits import check_corpus_size, k_max_for
-    from .pipeline import plan_queries, prepare_embedder
+    from .pipeline import plan_queries, prepare_embedder, search_every_sentence
     from .settings import DEFAULT_EMBEDDERS, env_defaults
     from .workspace import Workspace
 
@@ -127,7 +129,9 @@ def run(args: argparse.Namespace) -> int:
             print(f"  {eid}: FAILED: {e}")
             continue
         done = "embeddings were cached" if was else "embedded"
-        print(f"  {eid}: {done}, neighbors ready, {time.perf_counter() - t0:.1f} s")
+        every = not args.approx and search_every_sentence(ws, eid, k_max, znorm=args.znorm)
+        ready = "neighbors of every sentence ready" if every else "neighbors ready"
+        print(f"  {eid}: {done}, {ready}, {time.perf_counter() - t0:.1f} s")
     bars.close()
     if args.heros:
         _heros(ws, [e for e in ids if e not in failed], args, failed)

@@ -66,13 +66,16 @@ def test_warm_fills_the_first_page(corpus, tmp_path, capsys):
     assert main(_args(corpus, cache)) == 0
     out = capsys.readouterr().out
     assert "corpus corpus: 120 sentences; 2 samples x 15 queries" in out
-    assert "tfidf: embedded, neighbors ready" in out and "word2vec: embedded, neighbors ready" in out
-    assert "filled: 2 embeddings (" in out and "2 knn (" in out
+    assert "tfidf: embedded, neighbors of every sentence ready" in out
+    assert "word2vec: embedded, neighbors of every sentence ready" in out
+    assert "filled: 2 embeddings (" in out and "4 knn (" in out  # the query pool's and every sentence's
     # measured in a new Python process with embedding and search forbidden
     assert "first page: nothing to embed or search; its own work takes " in out and "in a new process (imports " in out
     assert first_page(_job(corpus, cache))["computed"] == []
-    # another view (another query plan) is not in the cache yet: the check says so
-    assert first_page(_job(corpus, cache, queries=30))["computed"] == ["a neighbor search"]
+    # another query sample is a slice of every sentence's neighbors: nothing to search either
+    assert first_page(_job(corpus, cache, queries=30, seed=7))["computed"] == []
+    # a view the cache does not hold (z-normalized neighbors): the check says so
+    assert first_page(_job(corpus, cache, znorm=True))["computed"] == ["a neighbor search"]
 
     assert main([*_args(corpus, cache), "--no-check"]) == 0
     out = capsys.readouterr().out
