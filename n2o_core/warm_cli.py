@@ -5,8 +5,9 @@ It does what the dashboard's first page does for the same settings (the same cor
 z-normalization and search), one embedder at a time: embed the corpus and search the neighbors of the query pool,
 both stored in the cache the app reads ($N2O_CACHE_DIR or ./cache); with exact search on a corpus of at most
 `pipeline.EVERY_SENTENCE_MAX` sentences also the neighbors of every sentence, which the dashboard otherwise searches
-in the background after its first view (then a new query sample in the talk is a slice of them). Defaults are the app's own, including the
-N2O_DEFAULT_* environment variables, so `warm` with no option prepares exactly the view a fresh server opens on.
+in the background after its first view (then a new query sample in the talk is a slice of them). Defaults are
+the app's own, including the N2O_DEFAULT_* environment variables, so `warm` with no option prepares exactly the
+view a fresh server opens on.
 `--heros N` also makes the HEROS page's minimal pairs (N per subset) and scores every embedder on them.
 
 Then it prints what it filled (new cache entries by kind, with their size) and measures, in a new Python process
