@@ -6,8 +6,9 @@ or knn/ entry in the cache's manifest).
     python benchmarks/bench_warm.py --max-sentences 1000 --embedder tfidf --embedder glove-6b-50d
     python benchmarks/bench_warm.py --max-sentences 2000 --talk-screenshot docs/screenshots/talk-mode.png
 
-Prints its numbers (nothing is written to results/). The options are handed to `warm` and, as N2O_DEFAULT_*,
-to the server, so both prepare the same view; --cache-dir reuses a cache (default: a fresh temporary one).
+Prints its numbers; the recorded run is `python benchmarks/bench_warm.py | tee benchmarks/results/bench_warm.txt`.
+The options are handed to `warm` and, as N2O_DEFAULT_*, to the server, so both prepare the same view; --cache-dir
+reuses a cache (default: a fresh temporary one).
 """
 
 from __future__ import annotations
