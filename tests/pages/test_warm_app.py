@@ -3,6 +3,8 @@ neighbor search forbidden (the cache holds everything it reads)."""
 
 from __future__ import annotations
 
+import re
+
 from app_checks import EMBEDDERS, no_exception, plotly_specs
 
 from n2o_core.cli import main
@@ -13,7 +15,9 @@ def test_warmed_cache_serves_the_first_heatmap(app, app_env, monkeypatch, capsys
     view = {"cap": "133", "queries": "17", "samples": "2", "seed": "5"}
     args = ["warm", "--max-sentences", "133", "--queries", "17", "--samples", "2", "--seed", "5", "--no-check"]
     assert main(args) == 0  # corpus, embedders and cache from the app's environment (N2O_DEFAULT_*, N2O_CACHE_DIR)
-    assert "4 knn (" in capsys.readouterr().out  # its query samples are new (embeddings may be cached)
+    # its query samples are new (embeddings, and every sentence's neighbors, may be cached by other tests)
+    filled = re.search(r"(\d+) knn \(", capsys.readouterr().out)
+    assert filled is not None and int(filled.group(1)) >= 4
 
     from n2o_core import workspace
 
