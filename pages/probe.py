@@ -14,7 +14,7 @@ from n2o_core import figures_probe
 from n2o_core.corpora import Corpus
 from n2o_core.probe import TASK_NAMES, TASKS
 from n2o_core.probe.readout import CLASSIFIERS, MLP_SPARSE_DIMS
-from n2o_core.probe.report import judged_shares, ranking_display
+from n2o_core.probe.report import judged_shares, noise_half_width, ranking_display
 from n2o_core.probe.run import ProbeResult
 from n2o_core.settings import (
     PROBE_DEFAULT_PER_CLASS,
@@ -176,6 +176,10 @@ def _results(res: ProbeResult, corpus: Corpus, setup: probe_data.ProbeSetup) -> 
 
     st.subheader("The tasks")
     st.dataframe(task_table(res), hide_index=True, column_config={"majority %": st.column_config.NumberColumn()})
+    st.caption(
+        "±95%: an accuracy measured on a task's test split is uncertain by up to this many points (a binomial 95% "
+        "interval at 50%); differences smaller than that may be sampling noise. More items per class narrow it."
+    )
     skipped = res.tasks[res.tasks["skipped"].notna()]
     for _, row in skipped.iterrows():
         st.info(f"Skipped: {escape_markdown(str(row['skipped']))}", icon="ℹ️")
@@ -308,7 +312,8 @@ def _downloads(res: ProbeResult, corpus: Corpus, setup: probe_data.ProbeSetup) -
 
 
 def task_table(res: ProbeResult) -> pd.DataFrame:
-    """One row per task as shown: name, classes, split sizes, majority baseline in percent, why it was skipped."""
+    """One row per task as shown: name, classes, split sizes, majority baseline in percent, how far an accuracy on
+    its test split may be off by chance (`noise_half_width`), why it was skipped."""
     t = res.tasks
     return pd.DataFrame(
         {
@@ -318,6 +323,7 @@ def task_table(res: ProbeResult) -> pd.DataFrame:
             "dev": t["n_dev"],
             "test": t["n_test"],
             "majority %": (t["majority"].astype(float) * 100).round(1),
+            "±95% (points)": [round(noise_half_width(int(n)), 1) for n in t["n_test"]],
             "skipped": [_reason(n, r) for n, r in zip(t["name"], t["skipped"])],
         }
     )

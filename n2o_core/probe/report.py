@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Mapping
 
@@ -14,6 +15,17 @@ from .tasks import TASK_NAMES
 def format_table(table: pd.DataFrame) -> str:
     """Accuracies in percent with one decimal (as in the paper's tables); missing cells as '-'."""
     return (table * 100).round(1).astype(object).where(table.notna(), "-").to_string()
+
+
+def noise_half_width(n_test: int, level: float = 0.95) -> float:
+    """Half-width, in percentage points, of the `level` interval of one accuracy measured on `n_test` test items
+    when it is 50% (the widest; normal approximation to the binomial): an accuracy measured on that split is
+    uncertain by up to this much, so smaller differences may be sampling noise. NaN without test items."""
+    from scipy.stats import norm
+
+    if n_test <= 0:
+        return float("nan")
+    return 100 * float(norm.ppf(0.5 + level / 2)) * math.sqrt(0.25 / n_test)
 
 
 def _cell(text: object) -> str:

@@ -15,6 +15,7 @@ from app_checks import no_exception, plotly_specs, shown
 
 from n2o_core.cache import Cache
 from n2o_core.corpora import load_corpus
+from n2o_core.probe.report import noise_half_width
 from n2o_core.probe.run import run_probe
 from n2o_core.settings import DEFAULT_MAX_SENTENCES
 from n2o_core.workspace import Workspace
@@ -96,6 +97,7 @@ def test_tables_are_run_probes_and_the_link_round_trips(app, app_env, on_probe_c
     assert tasks["train"].tolist() == exp_tasks["n_train"].tolist()
     assert tasks["test"].tolist() == exp_tasks["n_test"].tolist()
     assert tasks["classes"].tolist() == exp_tasks["n_classes"].tolist()
+    assert tasks["±95% (points)"].tolist() == [round(noise_half_width(int(n)), 1) for n in exp_tasks["n_test"]]
     assert exp_tasks["skipped"].isna().all() and not app.info
 
     tables = accuracy_tables(app)

@@ -13,7 +13,7 @@ import pytest
 from n2o_core import figures_probe
 from n2o_core.errors import N2OError
 from n2o_core.probe import TASKS
-from n2o_core.probe.report import judged_shares, ranking_display
+from n2o_core.probe.report import judged_shares, noise_half_width, ranking_display
 from n2o_core.settings import param_multi_choice
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -113,3 +113,13 @@ def test_param_multi_choice(raw, expected, noted):
 def test_param_multi_choice_tasks_in_the_papers_order():
     got, note = param_multi_choice({"tasks": "tense,bshift"}, "tasks", TASKS, TASKS)
     assert got == ["bshift", "tense"] and note is None
+
+
+def test_noise_half_width_is_the_binomial_interval_at_one_half():
+    """1.96 * sqrt(0.25 / n) in points: 9.8 at 100 test items, 4.4 at 500, 3.1 at 1,000; it shrinks as 1/sqrt(n)."""
+    assert noise_half_width(100) == pytest.approx(9.80, abs=0.01)
+    assert noise_half_width(500) == pytest.approx(4.38, abs=0.01)
+    assert noise_half_width(1000) == pytest.approx(3.10, abs=0.01)
+    assert noise_half_width(400) == pytest.approx(noise_half_width(100) / 2)
+    assert noise_half_width(100, level=0.99) > noise_half_width(100)
+    assert np.isnan(noise_half_width(0))
