@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import pandas as pd
 import streamlit as st
 
 from n2o_core import export, figures, overlap, report
@@ -86,22 +85,13 @@ def _matrix(lo: data.Loaded, res, fig, names: tuple[str, ...]) -> None:
         )
     )
     with st.expander("Embedders and pairs"):
-        infos = data.embedder_infos()
-        rows = []
-        for e in names:
-            inf = infos.get(e)
-            rows.append(
-                {
-                    "embedder": e,
-                    "family": inf.family if inf else "",
-                    "dimension": data.dim_label(inf, lo.ws, e),
-                    "composition": inf.composition if inf else "",
-                    "zero vectors": lo.ws.zero_vector_count(e),
-                    f"recall@{res.k}": None if res.recall.get(e) is None else round(res.recall[e], 4),
-                    "prepared in (s)": round(lo.prepared.seconds[e], 1) if e in lo.prepared.seconds else None,
-                }
-            )
-        st.dataframe(pd.DataFrame(rows), hide_index=True)
+        rows = data.embedder_rows(lo.ws, list(names))
+        rows["zero vectors"] = [lo.ws.zero_vector_count(e) for e in names]
+        rows[f"recall@{res.k}"] = [None if res.recall.get(e) is None else round(res.recall[e], 4) for e in names]
+        rows["prepared in (s)"] = [
+            round(lo.prepared.seconds[e], 1) if e in lo.prepared.seconds else None for e in names
+        ]
+        st.dataframe(rows, hide_index=True)
         pairs = overlap.pairs_frame(res.mean, list(names))
         pairs["× chance"] = (pairs["n2o"] / res.chance).round(1)
         st.dataframe(pairs.round(4), hide_index=True)
@@ -222,18 +212,7 @@ def _downloads(lo: data.Loaded, res, fig, names: tuple[str, ...]) -> None:
     downloads.figure(fig, f"n2o-k{k}", "Heatmap")
     pairs = overlap.pairs_frame(res.mean, list(names))
     pairs["× chance"] = (pairs["n2o"] / res.chance).round(2)
-    info = data.embedder_infos()
-    embs = pd.DataFrame(
-        [
-            {
-                "embedder": e,
-                "family": info[e].family if e in info else "user",
-                "dimension": data.dim_label(info.get(e), lo.ws, e),
-                "composition": info[e].composition if e in info else "",
-            }
-            for e in names
-        ]
-    )
+    embs = data.embedder_rows(lo.ws, list(names))
     meta = downloads.meta(lo, k, names)
     downloads.table(pairs.round(4), f"n2o-pairs-k{k}", "Pairs", meta_=meta)
 

@@ -70,13 +70,44 @@ def embedder_infos() -> dict[str, EmbedderInfo]:
     return {i.id: i for i in list_embedders()}
 
 
+def embedder_info(ws: Workspace, eid: str) -> EmbedderInfo | None:
+    """The registry row of a built-in, or of a user's own embedder from the workspace (None when it cannot be
+    read: a label never fails the page)."""
+    info = embedder_infos().get(eid)
+    if info is not None:
+        return info
+    try:
+        return ws.info(eid)
+    except Exception:  # noqa: BLE001 - a label never fails the page
+        return None
+
+
+def embedder_rows(ws: Workspace, names: list[str]) -> pd.DataFrame:
+    """Embedder, family, dimension and composition of each chosen embedder, user embedders included (their
+    family says "yours" and the group they are drawn in)."""
+    from n2o_core.user_embedders import family_group_of
+
+    rows = []
+    for e in names:
+        inf = embedder_info(ws, e)
+        family = inf.family if inf is not None else "user"
+        if family == "user":
+            family = f"yours ({family_group_of(e)})"
+        rows.append(
+            {
+                "embedder": e,
+                "family": family,
+                "dimension": dim_label(inf, ws, e),
+                "composition": inf.composition if inf is not None else "",
+            }
+        )
+    return pd.DataFrame(rows, columns=["embedder", "family", "dimension", "composition"])
+
+
 def dim_label(info: EmbedderInfo | None, ws: Workspace | None = None, eid: str | None = None) -> str:
     """'384-d', or the vocabulary size for tf-idf once its embeddings exist ('|V|-d' before)."""
     if info is None and ws is not None and eid is not None:  # a user's own embedder: its row from the workspace
-        try:
-            info = ws.info(eid)
-        except Exception:  # noqa: BLE001 - a label never fails the page
-            info = None
+        info = embedder_info(ws, eid)
     if info is not None and info.dim:
         return f"{info.dim}-d"
     if ws is not None and eid is not None and ws.is_cached(eid):

@@ -64,6 +64,13 @@ def test_local_sentence_transformer_joins_the_heatmap_and_the_link(app, tiny_mod
     )
     assert next(o for o in options if spec in o).startswith("🟧")
     assert next(o for o in options if o.split()[1] == "tfidf").startswith("🟫")
+    # the heatmap's embedder table describes it like a built-in: its family group and dimension
+    (table,) = [
+        d.value for d in app.dataframe if "composition" in d.value.columns and "zero vectors" in d.value.columns
+    ]
+    row = table.set_index("embedder").loc[spec]
+    assert row["family"] == "yours (transformers)" and row["dimension"].endswith("-d") and row["zero vectors"] == 0
+    assert table.set_index("embedder").loc["tfidf", "family"] == "tf-idf"
 
 
 def test_bad_specs_are_refused_in_place(app):
