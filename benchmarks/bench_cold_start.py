@@ -2,6 +2,7 @@
 
     python benchmarks/bench_cold_start.py                      # the per-user model cache as it is (see below)
     python benchmarks/bench_cold_start.py --model-cache empty  # also build the MiniLM ONNX export (and count it)
+    python benchmarks/bench_cold_start.py --engine onnxruntime --out cold_start_onnxruntime  # the baseline engines
 
 Defaults (n2o_core.settings.Settings): builtin:bbc-news sampled to 5,000 sentences, the 6 default embedders, k = 10,
 5 samples x 100 queries. The path is the dashboard's: `pipeline.prepare_all`, cheapest embedders first, the
@@ -135,6 +136,14 @@ def n2o_after_first_result(ws, prepared, s) -> dict:
     )
 
 
+def _engine(eid: str) -> str:
+    from n2o_core.embedders import get_embedder
+
+    emb = get_embedder(eid)
+    engine = getattr(emb, "engine", "?")
+    return f"{engine} {emb.precision}" if engine == "openvino" else engine
+
+
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument(
@@ -146,9 +155,20 @@ def main() -> None:
     ap.add_argument(
         "--no-ahead", action="store_true", help="one embedder at a time, cheapest first, nothing loaded ahead"
     )
+    ap.add_argument(
+        "--engine",
+        choices=("default", "onnxruntime"),
+        default="default",
+        help="the transformer defaults' default engines (OpenVINO where installed), or onnxruntime's (the baseline: "
+        "the engines before OpenVINO)",
+    )
     ap.add_argument("--force", action="store_true", help=f"run even above load {MAX_LOAD} (recorded as invalid)")
     ap.add_argument("--out", default="cold_start", help="result name under benchmarks/results/")
     args = ap.parse_args()
+    if args.engine == "onnxruntime":  # as if OpenVINO were not installed: every default engine falls back
+        from n2o_core.embedders import _onnx
+
+        _onnx.openvino_available = lambda: False
     if LOAD_AT_IMPORT[0] > MAX_LOAD and not args.force:
         raise SystemExit(
             f"bench_cold_start: 1-minute load {LOAD_AT_IMPORT[0]} > {MAX_LOAD}: not recording "
@@ -167,6 +187,7 @@ def main() -> None:
             run="cold (empty cache, fresh process)",
             model_cache=args.model_cache,
             onnx_export_present=present,
+            engines={eid: _engine(eid) for eid in ("minilm-l6-mean", "paraphrase-minilm-l3-mean")},
             ahead=not args.no_ahead,
             **run(str(Path(tmp) / "cache"), T0, ahead=not args.no_ahead),
         )
