@@ -40,6 +40,7 @@ import scipy.sparse as sp
 from threadpoolctl import threadpool_limits
 
 from .errors import N2OError
+from .import_lock import heavy_imports
 from .notices import notify
 
 NO_NEIGHBOR = -1
@@ -794,7 +795,8 @@ _warm: dict[str, threading.Thread] = {}
 
 def _compile_pynndescent(nice: bool) -> None:
     """Build and query a tiny index for each metric the app uses, so numba compiles them in this process."""
-    import pynndescent
+    with heavy_imports():
+        import pynndescent
 
     if nice:  # lowest CPU priority for this thread only (on Linux a thread is a task): sessions come first
         with contextlib.suppress(AttributeError, OSError):
@@ -847,7 +849,8 @@ def build_index(Xn, k: int, *, n_neighbors: int | None = None, seed: int = 0, ti
     from a cached neighbor graph via `init_graph` was tried: it rebuilt in about half the time but queries then
     reached recall@50 of only ~0.1, so it is not offered.)
     """
-    import pynndescent
+    with heavy_imports():
+        import pynndescent
 
     n = Xn.shape[0]
     nn = approx_n_neighbors(k, n, n_neighbors)

@@ -14,12 +14,14 @@ import numpy as np
 import pandas as pd
 
 from .errors import N2OError
+from .import_lock import heavy_imports
 from .text import token_set
 
 
 def _stats():
     """scipy.stats, imported on first use (it takes ~1.4 s, a third of the app's first-run imports)."""
-    from scipy import stats  # noqa: PLC0415
+    with heavy_imports():
+        from scipy import stats  # noqa: PLC0415
 
     return stats
 

@@ -38,6 +38,7 @@ import scipy.sparse as sp
 
 from .cache import hash_key
 from .errors import N2OError
+from .import_lock import heavy_imports
 from .neighbors import NO_NEIGHBOR, Standardizer, normalize_rows
 from .workspace import Workspace
 
@@ -144,7 +145,8 @@ def umap_coords(
 ) -> np.ndarray:
     """(n, 2) UMAP layout of a precomputed k-NN graph (no neighbor search of its own). `data` (dense, one row
     per point) is used only to place disconnected components."""
-    import umap
+    with heavy_imports():
+        import umap
 
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*precomputed_knn.*")

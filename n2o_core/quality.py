@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from .errors import N2OError
+from .import_lock import heavy_imports
 
 __all__ = [
     "QUALITY_COLUMNS",
@@ -165,7 +166,8 @@ def quality_table(
 def column_correlation(table: pd.DataFrame, x: str, y: str) -> tuple[float, int]:
     """Spearman ρ between two columns of the quality table over the embedders that have both values, and how
     many those are (NaN below 3 or when a column is constant)."""
-    from scipy import stats
+    with heavy_imports():
+        from scipy import stats
 
     for c in (x, y):
         if c not in table.columns:

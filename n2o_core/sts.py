@@ -30,6 +30,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from .errors import EmbedderError, N2OError
+from .import_lock import heavy_imports
 from .pairs import Pairs
 
 SCORINGS = ("pearson", "spearman", "pearson_znorm", "spearman_znorm")
@@ -103,7 +104,8 @@ def _rowdots_pair(A: Any, B: Any, i1: np.ndarray, i2: np.ndarray) -> np.ndarray:
 
 def correlations(cos: np.ndarray, human: np.ndarray) -> tuple[float, float]:
     """(Pearson r, Spearman rho) of cosines vs human scores; NaN when either side is constant."""
-    from scipy import stats
+    with heavy_imports():
+        from scipy import stats
 
     cos, human = np.asarray(cos, np.float64), np.asarray(human, np.float64)
     if cos.size < 2 or np.ptp(cos) == 0 or np.ptp(human) == 0:

@@ -27,6 +27,7 @@ from pathlib import Path
 from ..cache import default_cache_dir
 from ..errors import CorpusError
 from ..fileio import atomic_write_text
+from ..import_lock import heavy_imports
 from . import segment
 from .corpus import Corpus, fingerprint_texts, from_texts
 
@@ -173,7 +174,8 @@ def _wiki_plain(text: str) -> str:
 
 
 def _build_wiki() -> tuple[list[str], list[str]]:
-    from gensim.corpora.wikicorpus import ARTICLE_MIN_WORDS, extract_pages, filter_wiki, tokenize  # noqa: PLC0415
+    with heavy_imports():
+        from gensim.corpora.wikicorpus import ARTICLE_MIN_WORDS, extract_pages, filter_wiki, tokenize  # noqa: PLC0415
 
     path = gensim_test_file(_WIKI_FILE)
     if not path.is_file():

@@ -20,6 +20,8 @@ import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 
+from ..import_lock import heavy_imports
+
 __all__ = ["split_sentences", "split_many", "backend_name", "looks_like_paragraphs"]
 
 _PARA_BREAK = re.compile(r"\n\s*\n")
@@ -45,7 +47,8 @@ def _blingfire() -> Callable[[str], list[str]] | None:
 
 @functools.cache
 def _spacy_nlp():  # type: ignore[no-untyped-def]
-    import spacy  # noqa: PLC0415
+    with heavy_imports():
+        import spacy  # noqa: PLC0415
 
     nlp = spacy.blank("en")
     nlp.add_pipe("sentencizer")

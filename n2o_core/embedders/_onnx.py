@@ -39,6 +39,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import EmbedderError
+from ..import_lock import heavy_imports
 from ._state import read_manifest, state_dir, write_state
 from ._util import digest, length_batches, loading, package_version, path_identity, quiet_libraries, report
 from .base import Progress
@@ -119,8 +120,9 @@ def _export_fp32(source: Path, out: Path) -> None:
     transformer optimizer fuses: 6 Attention, 1 EmbedLayerNormalization, 12 SkipLayerNormalization), without the
     SDPA path's Python-side branch on traced shapes. Per core, fused or not ran equally fast on an AVX2 CPU.
     """
-    import torch
-    from transformers import AutoModel
+    with heavy_imports():
+        import torch
+        from transformers import AutoModel
 
     with quiet_libraries():
         model = AutoModel.from_pretrained(str(source), attn_implementation="eager")

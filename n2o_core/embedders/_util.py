@@ -14,6 +14,7 @@ import numpy as np
 
 from ..errors import EmbedderError, N2OError
 from ..fileio import hash_key
+from ..import_lock import heavy_imports
 from .base import Progress
 
 #: Bumped when a backend changes the vectors it returns for the same model and settings.
@@ -160,7 +161,8 @@ def finish(arr: np.ndarray, embedder_id: str) -> np.ndarray:
 
 def set_torch_threads() -> None:
     """Use every core for torch matmuls (called lazily, after torch is imported)."""
-    import torch
+    with heavy_imports():
+        import torch
 
     n = os.cpu_count() or 1
     if torch.get_num_threads() != n:

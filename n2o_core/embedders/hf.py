@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import EmbedderError
+from ..import_lock import heavy_imports
 from ._util import (
     EMBEDDER_CODE_VERSION,
     check_texts,
@@ -37,7 +38,8 @@ _LOCK = threading.Lock()
 
 def pool(hidden: Any, mask: Any, pooling: str) -> Any:
     """Pool token states (b, t, d) with attention mask (b, t) into (b, d) (torch tensors)."""
-    import torch
+    with heavy_imports():
+        import torch
 
     m = mask.to(hidden.dtype).unsqueeze(-1)
     if pooling == "cls":
@@ -69,7 +71,8 @@ def load_hf(name_or_path: str) -> tuple[Any, Any]:
 def _load_hf(name_or_path: str) -> tuple[Any, Any]:
     if name_or_path not in _LOADED:
         with loading(f"the transformers model '{name_or_path}'"):
-            from transformers import AutoModel, AutoTokenizer
+            with heavy_imports():
+                from transformers import AutoModel, AutoTokenizer
 
             with quiet_libraries():
                 tok = AutoTokenizer.from_pretrained(name_or_path)
@@ -127,7 +130,8 @@ class HFEmbedder:
         """Pretrained: nothing to fit."""
 
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
-        import torch
+        with heavy_imports():
+            import torch
 
         texts = check_texts(texts)
         set_torch_threads()

@@ -19,6 +19,7 @@ from typing import Any
 
 import numpy as np
 
+from ..import_lock import heavy_imports
 from ._state import read_manifest, state_dir, write_state
 from ._util import (
     EMBEDDER_CODE_VERSION,
@@ -75,7 +76,8 @@ class Model2VecEmbedder:
         return state_dir(self.cache_dir, "model2vec", self.key) if self.cache_dir is not None else None
 
     def _distill(self) -> Any:
-        from model2vec.distill import distill
+        with heavy_imports():
+            from model2vec.distill import distill
 
         with quiet_libraries():
             return distill(str(self.source), pca_dims=self.pca_dims)
@@ -86,7 +88,8 @@ class Model2VecEmbedder:
             if self._model is not None:
                 return self._model
             with loading(f"model2vec distilled from {self.source.name}"):
-                from model2vec import StaticModel
+                with heavy_imports():
+                    from model2vec import StaticModel
 
                 folder = self.model_dir
                 if folder is not None and read_manifest(folder) is not None:

@@ -35,6 +35,7 @@ import numpy as np
 
 from ..corpora import fingerprint_texts
 from ..errors import EmbedderError
+from ..import_lock import heavy_imports
 from . import _onnx
 from ._util import (
     EMBEDDER_CODE_VERSION,
@@ -81,7 +82,8 @@ def load_sentence_transformer(name_or_path: str) -> Any:
     with _LOCK:
         if name_or_path not in _MODELS:
             with loading(f"the sentence-transformers model '{name_or_path}'"):
-                from sentence_transformers import SentenceTransformer
+                with heavy_imports():
+                    from sentence_transformers import SentenceTransformer
 
                 with quiet_libraries():
                     model = SentenceTransformer(name_or_path, device="cpu")
@@ -167,7 +169,8 @@ def _onnx_pooled(
 
 
 def _torch_pooled(name_or_path: str, texts: list[str], progress: Progress | None) -> dict[str, np.ndarray]:
-    import torch
+    with heavy_imports():
+        import torch
 
     model = load_sentence_transformer(name_or_path)
     set_torch_threads()
@@ -298,7 +301,8 @@ class SentenceTransformerEmbedder:
         """Pretrained: nothing to fit."""
 
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
-        import torch
+        with heavy_imports():
+            import torch
 
         texts = check_texts(texts)
         set_torch_threads()

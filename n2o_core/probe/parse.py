@@ -24,6 +24,7 @@ import numpy as np
 
 from ..cache import Cache, hash_key
 from ..corpora import Corpus
+from ..import_lock import heavy_imports
 
 #: Bump when what is parsed or stored changes.
 PARSE_VERSION = "1"
@@ -133,7 +134,8 @@ def _nlp():
     from ..heros.nlp import SPACY_MODEL
 
     try:
-        import spacy
+        with heavy_imports():
+            import spacy
 
         return spacy.load(SPACY_MODEL, exclude=list(PARSE_EXCLUDE))
     except (ImportError, OSError) as exc:

@@ -1,0 +1,80 @@
+"""heavy_imports(): a library that looks at another one mid-import (scipy reading torch.Tensor while torch imports in
+another thread) sees it whole when both imports go through the lock; without it, it sees a partial module."""
+
+from __future__ import annotations
+
+import sys
+import threading
+import uuid
+
+import pytest
+
+from n2o_core.import_lock import heavy_imports
+
+
+def _modules(tmp_path):
+    """A slow module that defines `Tensor` last, and one that reads it at import time (like scipy's helpers)."""
+    tag = uuid.uuid4().hex[:8]
+    slow, reader = f"slowlib_{tag}", f"readerlib_{tag}"
+    (tmp_path / f"{slow}.py").write_text("import time\ntime.sleep(0.6)\nTensor = object\n")
+    reads = f"import sys\nif '{slow}' in sys.modules:\n    sys.modules['{slow}'].Tensor\n"
+    (tmp_path / f"{reader}.py").write_text(reads)
+    return slow, reader
+
+
+def _race(tmp_path, locked: bool) -> BaseException | None:
+    slow, reader = _modules(tmp_path)
+    started = threading.Event()
+    errors: list[BaseException] = []
+
+    def first() -> None:
+        with heavy_imports():
+            started.set()
+            __import__(slow)
+
+    def second() -> None:
+        started.wait(5)
+        try:
+            if locked:
+                with heavy_imports():
+                    __import__(reader)
+            else:
+                __import__(reader)
+        except BaseException as exc:  # noqa: BLE001 - the error is the result
+            errors.append(exc)
+
+    sys.path.insert(0, str(tmp_path))
+    try:
+        threads = [threading.Thread(target=first), threading.Thread(target=second)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join(10)
+    finally:
+        sys.path.remove(str(tmp_path))
+        for name in (slow, reader):
+            sys.modules.pop(name, None)
+    return errors[0] if errors else None
+
+
+def test_without_the_lock_a_reader_sees_a_partial_module(tmp_path):
+    """The hazard itself (so the next test can fail): no lock, the reader meets the half-imported module."""
+    error = _race(tmp_path, locked=False)
+    assert isinstance(error, AttributeError) and "Tensor" in str(error)
+
+
+def test_with_the_lock_the_reader_waits_for_the_whole_module(tmp_path):
+    assert _race(tmp_path, locked=True) is None
+
+
+@pytest.mark.parametrize(
+    "module",
+    ["n2o_core.embedders.trained_vectors", "n2o_core.embedders._onnx", "n2o_core.embedders.sbert", "n2o_core.overlap"],
+)
+def test_the_packages_heavy_imports_go_through_the_lock(module):
+    """The modules whose imports ran side by side on a cold start import torch, gensim or scipy.stats under it."""
+    import importlib
+    import inspect
+
+    source = inspect.getsource(importlib.import_module(module))
+    assert "with heavy_imports():" in source
