@@ -91,7 +91,8 @@ def _matrix(lo: data.Loaded, res, fig, names: tuple[str, ...]) -> None:
         rows["prepared in (s)"] = [
             round(lo.prepared.seconds[e], 1) if e in lo.prepared.seconds else None for e in names
         ]
-        st.dataframe(rows, hide_index=True)
+        # wide enough for "OpenVINO bf16" (the precision is the point of the column)
+        st.dataframe(rows, hide_index=True, column_config={"engine": st.column_config.TextColumn(width="medium")})
         pairs = overlap.pairs_frame(res.mean, list(names))
         pairs["× chance"] = (pairs["n2o"] / res.chance).round(1)
         st.dataframe(pairs.round(4), hide_index=True)
