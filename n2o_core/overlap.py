@@ -15,7 +15,7 @@ import pandas as pd
 
 from .errors import N2OError
 from .import_lock import heavy_imports
-from .text import token_set
+from .text import token_incidence, token_set
 
 
 def _stats():
@@ -386,37 +386,31 @@ def token_overlap_by_embedder(
     n_no_tokens; a query without neighbors (-1 only) is skipped and counted in n_no_neighbors.
     Columns: embedder, mean, ci_low, ci_high, n (queries used), n_no_tokens, n_no_neighbors.
     """
-    toks: dict[int, frozenset[str]] = {}
-
-    def ts(i: int) -> frozenset[str]:
-        if i not in toks:
-            toks[i] = _content(token_set(texts[i]), stop_words)
-        return toks[i]
-
+    q_ids = np.asarray(query_ids, np.int64).ravel()
+    lists = {e: np.asarray(ids, np.int64)[: len(q_ids), :k] for e, ids in neighbors.items()}
+    needed = np.unique(np.concatenate([q_ids, *(v[v >= 0] for v in lists.values())]))
+    M = token_incidence([texts[int(i)] for i in needed], stop_words or ())  # one row per needed sentence
+    q_rows = np.searchsorted(needed, q_ids)
+    q_size = np.diff(M.indptr)[q_rows]  # distinct content tokens of each query
     rows = []
-    for e, ids in neighbors.items():
-        per_query = []
-        no_tokens = no_neighbors = 0
-        for qi, nb in zip(np.asarray(query_ids), np.asarray(ids)[:, :k]):
-            q = ts(int(qi))
-            nb = [int(j) for j in nb if j >= 0]
-            if not q:
-                no_tokens += 1
-                continue
-            if not nb:
-                no_neighbors += 1
-                continue
-            per_query.append(np.mean([len(q & ts(j)) / len(q) for j in nb]))
-        m, lo, hi = mean_ci(np.array(per_query))
+    for e, v in lists.items():
+        valid = v >= 0
+        n_nb = valid.sum(axis=1)
+        used = (q_size > 0) & (n_nb > 0)
+        pair_q = np.repeat(np.arange(len(q_ids)), n_nb)  # (query, neighbor) pairs, row-major like v[valid]
+        shared = np.asarray(M[q_rows[pair_q]].multiply(M[np.searchsorted(needed, v[valid])]).sum(axis=1)).ravel()
+        frac = shared / np.maximum(q_size[pair_q], 1)
+        per_query = np.bincount(pair_q, frac, minlength=len(q_ids))[used] / n_nb[used]
+        m, lo, hi = mean_ci(per_query)
         rows.append(
             {
                 "embedder": e,
                 "mean": m,
                 "ci_low": lo,
                 "ci_high": hi,
-                "n": len(per_query),
-                "n_no_tokens": no_tokens,
-                "n_no_neighbors": no_neighbors,
+                "n": int(used.sum()),
+                "n_no_tokens": int((q_size == 0).sum()),
+                "n_no_neighbors": int(((q_size > 0) & (n_nb == 0)).sum()),
             }
         )
     return pd.DataFrame(rows, columns=TOKEN_OVERLAP_COLUMNS)

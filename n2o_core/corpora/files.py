@@ -73,7 +73,7 @@ def _decode(label: str, data: bytes) -> str:
 
 def _lines(text: str) -> list[str]:
     """Physical lines (\\n, \\r\\n or \\r); unlike str.splitlines, form feeds etc. do not end a line."""
-    return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
+    return (text.replace("\r\n", "\n").replace("\r", "\n") if "\r" in text else text).split("\n")
 
 
 def _is_hard_wrapped(lines: list[str]) -> bool:
@@ -109,7 +109,10 @@ def _sentences(
 
 
 def _finish(texts: list[str], labels: list[str] | None, name: str, source: str) -> Corpus:
-    texts = [_CONTROL.sub("", t) for t in texts]
+    if _CONTROL.search("\n".join(texts)):  # one pass over the joined texts: most corpora have no control characters
+        texts = [_CONTROL.sub("", t) for t in texts]
+    if texts and max(map(len, texts)) <= MAX_SENTENCE_CHARS:  # nothing too long, even before normalization
+        return from_texts(texts, name, source=source, labels=labels)
     for i, t in enumerate(texts):
         if len(t) > MAX_SENTENCE_CHARS and len(t := " ".join(t.split())) > MAX_SENTENCE_CHARS:
             raise CorpusError(
