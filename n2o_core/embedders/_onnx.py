@@ -271,12 +271,26 @@ class OpenVinoSession:
         return [_port(p) for p in self.compiled.outputs]
 
     def run(self, output_names: Sequence[str], feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
-        """The named outputs for `feeds`, as float32 arrays this caller owns."""
+        """The named outputs for `feeds`, as float32 arrays this caller owns. A thread's first call runs alone
+        (`_FIRST_USE`)."""
         request = getattr(self._local, "request", None)
         if request is None:
-            request = self._local.request = self.compiled.create_infer_request()
+            with _FIRST_USE:
+                request = self._local.request = self.compiled.create_infer_request()
+                return self._infer(request, output_names, feeds)
+        return self._infer(request, output_names, feeds)
+
+    @staticmethod
+    def _infer(request: Any, output_names: Sequence[str], feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
         request.infer(feeds)
         return [np.array(request.get_tensor(name).data) for name in output_names]
+
+
+#: Held by each thread's first inference on a session (`OpenVinoSession.run`). OpenVINO's Python binding sets up
+#: function-local statics the first time a request's input tensor is written; two threads doing that at once
+#: deadlocked a cold `needle` run (openvino 2026.4.1): one waited on the static's guard holding the GIL, the other
+#: held the guard waiting for the GIL. Waiting for this lock releases the GIL; later calls do not take it.
+_FIRST_USE = threading.Lock()
 
 
 def _port(port: Any) -> Any:

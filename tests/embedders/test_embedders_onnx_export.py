@@ -121,3 +121,53 @@ def test_run_batches_keeps_input_order(workers):
     np.testing.assert_array_equal(out["id"][:, 0], np.arange(25))
     np.testing.assert_array_equal(out["len"][:, 0], [len(t) for t in texts])
     assert out["id"].dtype == np.float32 and [d for d, _ in seen] == sorted(d for d, _ in seen) and seen[-1] == (25, 25)
+
+
+class _FakeRequest:
+    """An infer request that records how many first inferences overlap (`live` at most `peak`)."""
+
+    state = {"live": 0, "peak": 0, "calls": 0}
+    lock = threading.Lock()
+
+    def __init__(self):
+        self.first = True
+
+    def infer(self, feeds):
+        s = _FakeRequest.state
+        with _FakeRequest.lock:
+            s["calls"] += 1
+            if self.first:
+                s["live"] += 1
+                s["peak"] = max(s["peak"], s["live"])
+        time.sleep(0.05)
+        with _FakeRequest.lock:
+            if self.first:
+                s["live"] -= 1
+        self.first = False
+        self.out = np.asarray(feeds["x"], np.float32) * 2
+
+    def get_tensor(self, name):
+        return type("T", (), {"data": self.out})()
+
+
+def test_openvino_first_inference_per_thread_runs_alone():
+    """Each thread's first inference holds _FIRST_USE (OpenVINO's binding deadlocked when two threads made their
+    first one at once); later ones run side by side, and every thread gets its own request."""
+    session = object.__new__(_onnx.OpenVinoSession)
+    session.compiled = type("C", (), {"create_infer_request": staticmethod(_FakeRequest)})()
+    session._local = threading.local()
+    _FakeRequest.state.update(live=0, peak=0, calls=0)
+    results: dict[int, list] = {}
+    start = threading.Barrier(4)
+
+    def work(i):
+        start.wait()
+        results[i] = [session.run(["y"], {"x": np.full(3, i + r)})[0] for r in range(3)]
+
+    threads = [threading.Thread(target=work, args=(i,)) for i in range(4)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join()
+    assert _FakeRequest.state == {"live": 0, "peak": 1, "calls": 12}
+    assert all(np.array_equal(results[i][r], np.full(3, 2.0 * (i + r))) for i in range(4) for r in range(3))
