@@ -455,7 +455,8 @@ def token_overlap_report(
 ) -> tuple[pd.DataFrame, float]:
     """Fig. 5: token overlap per embedder (`token_overlap_by_embedder`) and the same measure for k sentences drawn
     at random per query (`random_neighbor_ids`), the level an embedder that knows nothing would reach."""
-    df = token_overlap_by_embedder(texts, pool, neighbors, k, stop_words=stop_words)
     rand = random_neighbor_ids(pool, len(texts), k, seed)
-    base = token_overlap_by_embedder(texts, pool, {"random": rand}, k, stop_words=stop_words)
-    return df, float(base["mean"].iloc[0])
+    key = "\0random"  # never an embedder id; one call tokenizes the queries and every neighbor once
+    both = token_overlap_by_embedder(texts, pool, {**neighbors, key: rand}, k, stop_words=stop_words)
+    base = both[both["embedder"] == key]
+    return both[both["embedder"] != key].reset_index(drop=True), float(base["mean"].iloc[0])

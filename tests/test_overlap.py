@@ -18,6 +18,7 @@ from n2o_core.overlap import (
     pair_values,
     popular_neighbors,
     query_pool,
+    random_neighbor_ids,
     robustness_across_k,
     robustness_across_samples,
     robustness_to_sample_size,
@@ -25,6 +26,7 @@ from n2o_core.overlap import (
     spearman_between,
     token_overlap,
     token_overlap_by_embedder,
+    token_overlap_report,
 )
 
 
@@ -234,6 +236,16 @@ def test_token_overlap_over_content_words():
     # content words: q0 {cat, sat} vs {cat, ran} 1/2 and {dog, sat} 1/2; q2 "on the" has none: skipped, counted
     assert content["mean"] == pytest.approx(0.5) and content["n"] == 1
     assert (content["n_no_tokens"], content["n_no_neighbors"]) == (1, 1)
+
+
+def test_token_overlap_report_is_each_embedder_and_the_random_level():
+    texts = ["the cat sat", "a cat ran", "on the mat", "the dog sat", "a red mat", "cats and dogs"]
+    q = np.array([0, 3])
+    nb = {"random": np.array([[1, 2], [0, 4]]), "b": np.array([[3, 5], [0, 1]])}  # an embedder may be named random
+    df, level = token_overlap_report(texts, q, nb, 2, seed=3)
+    assert df.equals(token_overlap_by_embedder(texts, q, nb, 2))
+    rand = {"r": random_neighbor_ids(q, len(texts), 2, 3)}
+    assert level == token_overlap_by_embedder(texts, q, rand, 2)["mean"].iloc[0]
 
 
 def test_sample_size_full_size_is_exact_even_with_near_tied_pairs():
