@@ -232,9 +232,10 @@ def _options(intra_threads: int) -> Any:
 def openvino_precision() -> str:
     """The inference precision OpenVINO picks on this CPU by default: 'bf16' where the CPU computes in bfloat16
     (AVX512-BF16, AMX), else 'f32'."""
-    import openvino as ov
+    with _OPENVINO:
+        import openvino as ov
 
-    return "bf16" if ov.Core().get_property("CPU", "INFERENCE_PRECISION_HINT") == ov.Type.bf16 else "f32"
+        return "bf16" if ov.Core().get_property("CPU", "INFERENCE_PRECISION_HINT") == ov.Type.bf16 else "f32"
 
 
 class OpenVinoSession:
@@ -248,18 +249,19 @@ class OpenVinoSession:
     def __init__(self, model: str | os.PathLike | bytes, streams: int | None = None, precision: str | None = None):
         import io
 
-        import openvino as ov
+        with _OPENVINO:  # set-up runs alone, like each thread's first inference
+            import openvino as ov
 
-        core = ov.Core()
-        graph = ov.convert_model(io.BytesIO(model)) if isinstance(model, bytes) else core.read_model(str(model))
-        n = int(streams or cores())
-        config = {
-            "PERFORMANCE_HINT": "THROUGHPUT",
-            "NUM_STREAMS": str(n),
-            "INFERENCE_NUM_THREADS": str(n),
-            "INFERENCE_PRECISION_HINT": precision or openvino_precision(),
-        }
-        self.compiled = core.compile_model(graph, "CPU", config)
+            core = ov.Core()
+            graph = ov.convert_model(io.BytesIO(model)) if isinstance(model, bytes) else core.read_model(str(model))
+            n = int(streams or cores())
+            config = {
+                "PERFORMANCE_HINT": "THROUGHPUT",
+                "NUM_STREAMS": str(n),
+                "INFERENCE_NUM_THREADS": str(n),
+                "INFERENCE_PRECISION_HINT": precision or openvino_precision(),
+            }
+            self.compiled = core.compile_model(graph, "CPU", config)
         self._local = threading.local()
 
     def get_inputs(self) -> list[Any]:
@@ -272,10 +274,10 @@ class OpenVinoSession:
 
     def run(self, output_names: Sequence[str], feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
         """The named outputs for `feeds`, as float32 arrays this caller owns. A thread's first call runs alone
-        (`_FIRST_USE`)."""
+        (`_OPENVINO`)."""
         request = getattr(self._local, "request", None)
         if request is None:
-            with _FIRST_USE:
+            with _OPENVINO:
                 request = self._local.request = self.compiled.create_infer_request()
                 return self._infer(request, output_names, feeds)
         return self._infer(request, output_names, feeds)
@@ -286,11 +288,13 @@ class OpenVinoSession:
         return [np.array(request.get_tensor(name).data) for name in output_names]
 
 
-#: Held by each thread's first inference on a session (`OpenVinoSession.run`). OpenVINO's Python binding sets up
-#: function-local statics the first time a request's input tensor is written; two threads doing that at once
-#: deadlocked a cold `needle` run (openvino 2026.4.1): one waited on the static's guard holding the GIL, the other
-#: held the guard waiting for the GIL. Waiting for this lock releases the GIL; later calls do not take it.
-_FIRST_USE = threading.Lock()
+#: Held by every call into OpenVINO that may run a binding function for the first time in the process: importing
+#: it, `openvino_precision`, a session's set-up and each thread's first inference on a session. OpenVINO's Python
+#: binding sets up function-local statics on first use, some of them running Python code; two threads doing that
+#: at once deadlocked a cold `needle` run (openvino 2026.4.1, the first write of a request's input tensor): one
+#: waited on the static's guard holding the GIL, the other held the guard waiting for the GIL. Waiting for this
+#: lock releases the GIL; a thread's later inferences do not take it. Reentrant: set-up asks for the precision.
+_OPENVINO = threading.RLock()
 
 
 def _port(port: Any) -> Any:

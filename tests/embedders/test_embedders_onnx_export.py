@@ -151,7 +151,7 @@ class _FakeRequest:
 
 
 def test_openvino_first_inference_per_thread_runs_alone():
-    """Each thread's first inference holds _FIRST_USE (OpenVINO's binding deadlocked when two threads made their
+    """Each thread's first inference holds _OPENVINO (OpenVINO's binding deadlocked when two threads made their
     first one at once); later ones run side by side, and every thread gets its own request."""
     session = object.__new__(_onnx.OpenVinoSession)
     session.compiled = type("C", (), {"create_infer_request": staticmethod(_FakeRequest)})()
@@ -171,3 +171,18 @@ def test_openvino_first_inference_per_thread_runs_alone():
         t.join()
     assert _FakeRequest.state == {"live": 0, "peak": 1, "calls": 12}
     assert all(np.array_equal(results[i][r], np.full(3, 2.0 * (i + r))) for i in range(4) for r in range(3))
+
+
+def test_openvino_set_up_waits_while_another_thread_is_inside_openvino():
+    """Creating a session (here its first step, asking OpenVINO for the CPU's precision) takes the same lock as a
+    first inference: while another thread holds it, set-up waits, and goes on once it is released."""
+    pytest.importorskip("openvino")
+    _onnx.openvino_precision.cache_clear()
+    got: list[str] = []
+    with _onnx._OPENVINO:
+        t = threading.Thread(target=lambda: got.append(_onnx.openvino_precision()))
+        t.start()
+        t.join(1.0)
+        assert t.is_alive() and not got  # waiting for the lock
+    t.join(60)
+    assert got and got[0] in ("bf16", "f32")
