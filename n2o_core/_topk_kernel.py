@@ -176,9 +176,14 @@ def select_block(S, inv, q_ids, first, top_s, top_i):  # pragma: no cover - comp
         for c0 in range(0, B, _CHUNK):
             c1 = min(c0 + _CHUNK, B)
             hit = False
-            if c0 < full:  # a constant trip count: LLVM unrolls and vectorizes the test (~20% faster selection)
+            if c0 < full:
+                # a constant trip count over slices indexed from 0: LLVM vectorizes the test with plain loads.
+                # Indexing row[c0 + j] instead compiles to gathers (numba's negative-index wraparound on an index
+                # LLVM cannot prove >= 0) and made the selection 2.3x slower (0.85 vs 0.375 ms per 2,000 x 1,048)
+                seg = row[c0 : c0 + _CHUNK]
+                iseg = inv[c0 : c0 + _CHUNK]
                 for j in range(_CHUNK):
-                    hit |= row[c0 + j] * inv[c0 + j] > thr
+                    hit |= seg[j] * iseg[j] > thr
             else:
                 for c in range(c0, c1):
                     hit |= row[c] * inv[c] > thr
