@@ -56,8 +56,45 @@ def fingerprint_texts(texts: Sequence[str]) -> str:
     return h.hexdigest()[:20]
 
 
+#: ASCII whitespace other than the space and the line break (what `str.split()` also splits on in ASCII text)
+_OTHER_ASCII_SPACE = b"\t\x0b\x0c\r\x1c\x1d\x1e\x1f"
+_ALL_BUT_OTHER_SPACE = bytes(sorted(set(range(256)) - set(_OTHER_ASCII_SPACE)))
+
+
+def already_normalized(texts: Sequence[str]) -> bool:
+    """Whether whitespace normalization (`" ".join(t.split())`) would leave every text as it is and none is
+    empty: ASCII texts, single spaces between words, none at either end, no other whitespace. Checked in a few
+    vectorized passes over the joined texts (0.15 s for 1M lines, where normalizing line by line takes 0.6 s);
+    False when unsure (non-ASCII or non-str texts), which only means the texts are normalized one by one."""
+    import numpy as np  # noqa: PLC0415
+
+    try:
+        joined = "\n".join(texts)
+    except TypeError:
+        return False
+    if not joined or not joined.isascii():
+        return False
+    data = joined.encode("ascii")
+    if data.translate(None, _ALL_BUT_OTHER_SPACE):  # a tab, carriage return, form feed, ...
+        return False
+    b = np.frombuffer(data, np.uint8)
+    brk = b == 10
+    if np.count_nonzero(brk) != len(texts) - 1:  # a line break inside a text
+        return False
+    gap = brk | (b == 32)
+    # no empty text and no space at either end of a text: no two gaps side by side, none at the ends
+    return not (gap[0] or gap[-1] or np.any(gap[1:] & gap[:-1]))
+
+
 def dedup(texts: Sequence[str], labels: Sequence[str] | None = None) -> tuple[list[str], list[str] | None, int]:
     """Strip whitespace, drop empty lines and exact duplicates (first occurrence kept, order kept)."""
+    nonempty = [t for t in texts if t != ""]  # empty lines (of a text file), which normalization drops anyway
+    if already_normalized(nonempty):  # the common case, 3x faster (1M lines: 0.25 s)
+        if labels is None:
+            kept = list(dict.fromkeys(nonempty))  # first occurrences, in order
+            return kept, None, len(nonempty) - len(kept)
+        if len(nonempty) == len(texts) and len(set(texts)) == len(texts):
+            return list(texts), [str(v) for v in labels], 0
     seen: set[str] = set()
     out: list[str] = []
     out_labels: list[str] | None = [] if labels is not None else None

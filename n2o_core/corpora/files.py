@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import CorpusError
+from ..gcpause import paused_gc
 from . import segment as seg
 from .corpus import Corpus, from_texts
 
@@ -42,6 +43,8 @@ MAX_SENTENCE_CHARS = 20_000
 # Cc characters that are not whitespace (tab, LF, VT, FF, CR, FS..US and NEL are; normalization turns them into
 # spaces): NUL..BS, SO..ESC, DEL and the C1 codes except NEL
 _CONTROL = re.compile("[\x00-\x08\x0e-\x1b\x7f-\x84\x86-\x9f]")
+#: every byte but _CONTROL's ASCII characters (deleted by bytes.translate, what is left is control characters)
+_ALL_BUT_ASCII_CONTROL = bytes(sorted(set(range(256)) - {*range(0x00, 0x09), *range(0x0E, 0x1C), 0x7F}))
 
 _TABLE_EXTENSIONS = (".csv", ".tsv", ".jsonl", ".ndjson", ".parquet")
 SUPPORTED_EXTENSIONS: tuple[str, ...] = (".txt", *_TABLE_EXTENSIONS)
@@ -108,8 +111,15 @@ def _sentences(
     return texts, out_labels
 
 
+def _has_control(text: str) -> bool:
+    """Whether `text` holds a character of `_CONTROL` (ASCII text: one bytes.translate, 3x faster than the regex)."""
+    if text.isascii():
+        return bool(text.encode("ascii").translate(None, _ALL_BUT_ASCII_CONTROL))
+    return _CONTROL.search(text) is not None
+
+
 def _finish(texts: list[str], labels: list[str] | None, name: str, source: str) -> Corpus:
-    if _CONTROL.search("\n".join(texts)):  # one pass over the joined texts: most corpora have no control characters
+    if _has_control("\n".join(texts)):  # one pass over the joined texts: most corpora have no control characters
         texts = [_CONTROL.sub("", t) for t in texts]
     if texts and max(map(len, texts)) <= MAX_SENTENCE_CHARS:  # nothing too long, even before normalization
         return from_texts(texts, name, source=source, labels=labels)
@@ -294,11 +304,12 @@ def load_bytes(
     ext = _extension(filename)
     name = name or Path(filename).stem or label
     source = source or f"upload:{label}"
-    if ext == ".txt":
-        if text_column is not None:
-            raise CorpusError(f"'{label}' is a plain-text file; it has no columns to choose from.")
-        return _from_txt(label, data, segment, name, source)
-    return _from_table(label, ext, data, text_column, label_column, segment, name, source)
+    if ext == ".txt" and text_column is not None:
+        raise CorpusError(f"'{label}' is a plain-text file; it has no columns to choose from.")
+    with paused_gc():  # lists of a million strings, no cycles: the collector would only walk them again and again
+        if ext == ".txt":
+            return _from_txt(label, data, segment, name, source)
+        return _from_table(label, ext, data, text_column, label_column, segment, name, source)
 
 
 def load_file(

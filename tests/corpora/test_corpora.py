@@ -47,6 +47,69 @@ def test_dedup_counts_and_keeps_first():
     assert dropped == 2
 
 
+def _dedup_line_by_line(texts, labels=None):
+    """dedup's contract, one text at a time (what its fast path must equal)."""
+    seen, kept, kept_labels, dropped = set(), [], [] if labels is not None else None, 0
+    for i, t in enumerate(texts):
+        t = " ".join(str(t).split())
+        if not t:
+            continue
+        if t in seen:
+            dropped += 1
+            continue
+        seen.add(t)
+        kept.append(t)
+        if kept_labels is not None:
+            kept_labels.append(str(labels[i]))
+    return kept, kept_labels, dropped
+
+
+def test_dedup_fast_path_equals_line_by_line():
+    import random
+
+    rng = random.Random(0)
+    pieces = ["a", "b", "c d", " ", "  ", "\t", "", "\u00e9", "\n", "\u00a0", "\x1c", "\r", "'"]
+    for _ in range(3000):
+        texts = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 3))) for _ in range(rng.randint(0, 6))]
+        if rng.random() < 0.5:  # already normalized (the fast path), empty lines and duplicates kept
+            texts = [t for t in texts if t == "" or (t.isascii() and " ".join(t.split()) == t)]
+        labels = [f"L{i}" for i in range(len(texts))] if rng.random() < 0.5 else None
+        assert dedup(texts, labels) == _dedup_line_by_line(texts, labels), (texts, labels)
+    assert dedup(["a", 0, None, "a", ""]) == (["a", "0", "None"], None, 1)  # non-str values: line by line
+
+
+@pytest.mark.parametrize(
+    "texts, normalized",
+    [
+        (["a b", "c"], True),
+        (["a  b"], False),
+        ([" a"], False),
+        (["a "], False),
+        (["a", ""], False),
+        (["a\nb"], False),
+        (["a\tb"], False),
+        (["a\x1fb"], False),
+        (["a\u00a0b"], False),  # not ASCII: never claimed
+        (["caf\u00e9"], False),
+        ([], False),
+        ([1], False),
+    ],
+)
+def test_already_normalized(texts, normalized):
+    from n2o_core.corpora.corpus import already_normalized
+
+    assert already_normalized(texts) is normalized
+    if normalized:
+        assert all(" ".join(t.split()) == t and t for t in texts)
+
+
+@pytest.mark.parametrize("prefix", ["", "caf\u00e9 "])  # ASCII (bytes.translate) and non-ASCII (regex) checks
+def test_txt_control_characters_are_removed(prefix):
+    data = f"{prefix}a\x07b\n{prefix}c\x1bd\x7f\n{prefix}tab\there\n".encode()
+    c = load_bytes("ctl.txt", data)
+    assert c.texts == (f"{prefix}ab", f"{prefix}cd", f"{prefix}tab here")
+
+
 def test_from_texts_empty_raises():
     with pytest.raises(CorpusError, match="empty"):
         from_texts(["", "   "], "blank")
