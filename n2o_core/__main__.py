@@ -1,8 +1,14 @@
 """Entry point for `python -m n2o_core`."""
 
+import gc
 import sys
 
 from .cli import main
 
 if __name__ == "__main__":
-    sys.exit(main())
+    rc = main()
+    # The process ends here. Frozen objects are left out of the interpreter's last collection, which would walk
+    # everything still alive (a 1M-line corpus, its neighbor arrays, every module) only to free it: 0.17 s of a
+    # 13 s `compare` on 1M rows. Nothing is lost: atexit handlers still run and the OS frees the memory.
+    gc.freeze()
+    sys.exit(rc)
