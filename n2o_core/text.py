@@ -79,6 +79,9 @@ def token_set(text: str) -> frozenset[str]:
 
 
 _TOKEN_OR_BREAK = re.compile(_TOKEN.pattern + r"|\n", re.UNICODE)
+#: the same tokens in lowercased ASCII text, where a word character is [a-z0-9] and the only apostrophe is ' (the
+#: regex engine tests a class of 36 characters instead of Unicode categories: 0.30 vs 0.41 s for 12 MB)
+_ASCII_TOKEN_OR_BREAK = re.compile(r"[a-z0-9]+(?:'[a-z0-9]+)*|\n")
 
 
 def token_incidence(texts: Sequence[str], stop_words: Collection[str] = ()) -> Any:
@@ -92,7 +95,7 @@ def token_incidence(texts: Sequence[str], stop_words: Collection[str] = ()) -> A
     import scipy.sparse as sp
 
     joined = "\n".join(t.replace("\n", " ") for t in texts).lower()
-    tokens = _TOKEN_OR_BREAK.findall(joined)
+    tokens = (_ASCII_TOKEN_OR_BREAK if joined.isascii() else _TOKEN_OR_BREAK).findall(joined)
     codes, vocab = pd.factorize(pd.Series(tokens, dtype=object), sort=False)
     is_break = np.asarray(vocab == "\n", bool)
     dropped = is_break | np.asarray(pd.Index(vocab).isin(list(stop_words)), bool) if stop_words else is_break
