@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import csv
 import io
+import itertools
 import json
 import os
 import re
@@ -137,15 +138,17 @@ def _finish(texts: list[str], labels: list[str] | None, name: str, source: str) 
 def _from_txt(label: str, data: bytes, segment: bool | None, name: str, source: str) -> Corpus:
     text = _decode(label, data)
     lines = _lines(text)
-    nonblank = [ln for ln in lines if ln.strip()]
-    if not nonblank:
+    # the first non-blank lines decide (looks_like_paragraphs reads at most 2 x its sample); the rest are only
+    # gathered when the lines are paragraphs
+    head = list(itertools.islice((ln for ln in lines if ln.strip()), 2 * seg.PARAGRAPH_SAMPLE))
+    if not head:
         raise CorpusError(f"'{label}' is empty: it has no non-blank lines.")
     if segment is None:
-        segment = seg.looks_like_paragraphs(nonblank)
+        segment = seg.looks_like_paragraphs(head)
     if segment and _is_hard_wrapped(lines):
         texts = seg.split_sentences(text.replace("\r\n", "\n").replace("\r", "\n"))
         return _finish(texts, None, name, source)
-    texts, _ = _sentences(lines if not segment else nonblank, None, segment)
+    texts, _ = _sentences([ln for ln in lines if ln.strip()] if segment else lines, None, segment)
     return _finish(texts, None, name, source)
 
 

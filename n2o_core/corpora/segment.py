@@ -132,8 +132,12 @@ def split_sentences(text: str, *, backend: str | None = None) -> list[str]:
     return split_many([text], backend=backend)[0]
 
 
+#: how many non-blank entries `looks_like_paragraphs` reads by default
+PARAGRAPH_SAMPLE = 2000
+
+
 def looks_like_paragraphs(
-    entries: Sequence[str], *, threshold: float = 0.2, sample: int = 2000, backend: str | None = None
+    entries: Sequence[str], *, threshold: float = 0.2, sample: int = PARAGRAPH_SAMPLE, backend: str | None = None
 ) -> bool:
     """True when at least `threshold` of the non-blank entries (first `sample`) hold 2+ sentences.
 
