@@ -8,6 +8,7 @@ crafted request can skip the browser's check).
 
 from __future__ import annotations
 
+import dataclasses
 import re
 
 from ..cache import Cache
@@ -85,4 +86,8 @@ def load_upload(cache: Cache, spec: str) -> Corpus:
     if doc is None:
         raise CorpusError("The uploaded corpus in this link is no longer on this server; upload the file again.")
     corpus = from_texts([str(t) for t in doc["texts"]], str(doc.get("name", "upload")), source=spec)
+    # the stored texts are already deduplicated: the duplicates removed from the uploaded file are the stored count
+    dropped = doc.get("n_duplicates", 0)
+    if isinstance(dropped, int) and not isinstance(dropped, bool) and dropped > 0:
+        corpus = dataclasses.replace(corpus, n_duplicates=dropped)
     return corpus

@@ -242,6 +242,18 @@ def test_csv_keeps_literal_na_text(tmp_path):
     assert load_file(p).texts == ("NA", "null", "None", "A real sentence.")
 
 
+def test_kept_upload_reopens_with_its_duplicate_count(tmp_path):
+    from n2o_core.cache import Cache
+    from n2o_core.corpora import load_upload, save_upload
+
+    cache = Cache(tmp_path / "cache")
+    uploaded = load_bytes("dups.txt", b"one line here\ntwo lines here\none line here\n\none  line here\n")
+    assert (len(uploaded), uploaded.n_duplicates) == (2, 2)
+    back = load_upload(cache, save_upload(cache, uploaded))  # what a link to the upload opens
+    assert back.texts == uploaded.texts and back.fingerprint == uploaded.fingerprint
+    assert back.n_duplicates == 2  # the sidebar says how many were removed from the file, not 0
+
+
 def test_upload_bytes_match_file(tmp_path, frame):
     p = tmp_path / "up.csv"
     _write(frame, p)
