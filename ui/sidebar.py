@@ -95,6 +95,11 @@ def _seed_from_url(defaults: Settings, known: list[str]) -> None:
     st.session_state["_seeded"] = True
 
 
+def _duplicates(n: int) -> str:
+    """'1 exact duplicate' / 'n exact duplicates'."""
+    return f"{n:,} exact duplicate{'' if n == 1 else 's'}"
+
+
 @st.cache_data(show_spinner=False, max_entries=16)
 def _parse_upload(name: str, digest: str, raw: bytes, column: str | None) -> str:
     """Read an uploaded file into a corpus and keep it in the cache; returns its spec."""
@@ -211,10 +216,10 @@ def draw() -> tuple[Settings, Corpus | None]:
             if corpus.training_texts is not None and len(corpus.training_texts) != len(corpus):
                 sb.caption(
                     f"{len(corpus):,}-sentence sample of {len(corpus.training_texts):,} "
-                    f"({corpus.n_duplicates:,} exact duplicates removed from the full corpus)"
+                    f"({_duplicates(corpus.n_duplicates)} removed from the full corpus)"
                 )
             else:
-                sb.caption(f"{len(corpus):,} sentences · {corpus.n_duplicates:,} exact duplicates removed")
+                sb.caption(f"{len(corpus):,} sentences · {_duplicates(corpus.n_duplicates)} removed")
             check_corpus_size(len(corpus))
         except Exception as e:  # noqa: BLE001
             sb.error(message(e, "Loading the corpus"))
