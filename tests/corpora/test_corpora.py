@@ -47,21 +47,16 @@ def test_dedup_counts_and_keeps_first():
     assert dropped == 2
 
 
-def _dedup_line_by_line(texts, labels=None):
-    """dedup's contract, one text at a time (what its fast path must equal)."""
-    seen, kept, kept_labels, dropped = set(), [], [] if labels is not None else None, 0
-    for i, t in enumerate(texts):
-        t = " ".join(str(t).split())
-        if not t:
-            continue
-        if t in seen:
-            dropped += 1
-            continue
-        seen.add(t)
-        kept.append(t)
-        if kept_labels is not None:
-            kept_labels.append(str(labels[i]))
-    return kept, kept_labels, dropped
+def _dedup_reference(texts, labels=None):
+    """dedup's contract stated directly (what its fast path must equal): each text whitespace-normalized, the
+    first occurrence of every non-empty one kept, the later ones counted."""
+    norm = [" ".join(str(t).split()) for t in texts]
+    first = {}
+    for i, t in enumerate(norm):
+        first.setdefault(t, i)
+    keep = [i for i, t in enumerate(norm) if t and first[t] == i]
+    dropped = sum(1 for t in norm if t) - len(keep)
+    return [norm[i] for i in keep], None if labels is None else [str(labels[i]) for i in keep], dropped
 
 
 def test_dedup_fast_path_equals_line_by_line():
@@ -74,7 +69,7 @@ def test_dedup_fast_path_equals_line_by_line():
         if rng.random() < 0.5:  # already normalized (the fast path), empty lines and duplicates kept
             texts = [t for t in texts if t == "" or (t.isascii() and " ".join(t.split()) == t)]
         labels = [f"L{i}" for i in range(len(texts))] if rng.random() < 0.5 else None
-        assert dedup(texts, labels) == _dedup_line_by_line(texts, labels), (texts, labels)
+        assert dedup(texts, labels) == _dedup_reference(texts, labels), (texts, labels)
     assert dedup(["a", 0, None, "a", ""]) == (["a", "0", "None"], None, 1)  # non-str values: line by line
 
 
