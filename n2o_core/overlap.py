@@ -389,7 +389,7 @@ def token_overlap_by_embedder(
     q_ids = np.asarray(query_ids, np.int64).ravel()
     lists = {e: np.asarray(ids, np.int64)[: len(q_ids), :k] for e, ids in neighbors.items()}
     needed = np.unique(np.concatenate([q_ids, *(v[v >= 0] for v in lists.values())]))
-    M = token_incidence([texts[int(i)] for i in needed], stop_words or ())  # one row per needed sentence
+    M = token_incidence([texts[int(i)] for i in needed], stop_words or ()).matrix  # a row per needed sentence
     q_rows = np.searchsorted(needed, q_ids)
     q_size = np.diff(M.indptr)[q_rows]  # distinct content tokens of each query
     rows = []
