@@ -112,15 +112,24 @@ def _sentences(
     return texts, out_labels
 
 
-def _has_control(text: str) -> bool:
-    """Whether `text` holds a character of `_CONTROL` (ASCII text: one bytes.translate, 3x faster than the regex)."""
+def _has_control(text: str | bytes) -> bool:
+    """Whether `text` (or ASCII bytes) holds a character of `_CONTROL` (ASCII: one bytes.translate, 3x faster than
+    the regex)."""
+    if isinstance(text, bytes):
+        return bool(text.translate(None, _ALL_BUT_ASCII_CONTROL))
     if text.isascii():
-        return bool(text.encode("ascii").translate(None, _ALL_BUT_ASCII_CONTROL))
+        return _has_control(text.encode("ascii"))
     return _CONTROL.search(text) is not None
 
 
-def _finish(texts: list[str], labels: list[str] | None, name: str, source: str) -> Corpus:
-    if _has_control("\n".join(texts)):  # one pass over the joined texts: most corpora have no control characters
+def _finish(
+    texts: list[str], labels: list[str] | None, name: str, source: str, *, control: bool | None = None
+) -> Corpus:
+    """The corpus of `texts`: control characters removed (`control`: whether the texts hold any, when the caller
+    already knows), too-long sentences refused, then `from_texts`."""
+    if control is None:
+        control = _has_control("\n".join(texts))  # one pass over the joined texts: most corpora have none
+    if control:
         texts = [_CONTROL.sub("", t) for t in texts]
     if texts and max(map(len, texts)) <= MAX_SENTENCE_CHARS:  # nothing too long, even before normalization
         return from_texts(texts, name, source=source, labels=labels)
@@ -137,6 +146,7 @@ def _finish(texts: list[str], labels: list[str] | None, name: str, source: str) 
 # ---------------------------------------------------------------------------------------------- .txt
 def _from_txt(label: str, data: bytes, segment: bool | None, name: str, source: str) -> Corpus:
     text = _decode(label, data)
+    control = _has_control(data if data.isascii() else text)  # the file's bytes, when ASCII: no second copy
     lines = _lines(text)
     # the first non-blank lines decide (looks_like_paragraphs reads at most 2 x its sample); the rest are only
     # gathered when the lines are paragraphs
@@ -147,9 +157,9 @@ def _from_txt(label: str, data: bytes, segment: bool | None, name: str, source: 
         segment = seg.looks_like_paragraphs(head)
     if segment and _is_hard_wrapped(lines):
         texts = seg.split_sentences(text.replace("\r\n", "\n").replace("\r", "\n"))
-        return _finish(texts, None, name, source)
+        return _finish(texts, None, name, source, control=control)
     texts, _ = _sentences([ln for ln in lines if ln.strip()] if segment else lines, None, segment)
-    return _finish(texts, None, name, source)
+    return _finish(texts, None, name, source, control=control)
 
 
 # ---------------------------------------------------------------------------------------------- tables
