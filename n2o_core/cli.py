@@ -34,8 +34,8 @@ class _Bars:
             bar = self.bars[key] = self._tqdm(
                 total=total, desc=f"{stage:9s} {eid}", unit="sent", leave=True, file=sys.stderr
             )
-        bar.n = done  # type: ignore[attr-defined]
-        bar.refresh()  # type: ignore[attr-defined]
+        if done > bar.n:  # type: ignore[attr-defined]
+            bar.update(done - bar.n)  # type: ignore[attr-defined]  # tqdm redraws at most every 0.1 s
         if done >= total:
             bar.close()  # type: ignore[attr-defined]
 
