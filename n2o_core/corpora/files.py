@@ -34,7 +34,7 @@ from typing import Any
 from ..errors import CorpusError
 from ..gcpause import paused_gc
 from . import segment as seg
-from .corpus import Corpus, from_texts
+from .corpus import Corpus, from_texts, normalized_lines
 
 __all__ = ["MAX_SENTENCE_CHARS", "SUPPORTED_EXTENSIONS", "load_file", "load_bytes", "list_columns", "load_hf_dataset"]
 
@@ -123,16 +123,22 @@ def _has_control(text: str | bytes) -> bool:
 
 
 def _finish(
-    texts: list[str], labels: list[str] | None, name: str, source: str, *, control: bool | None = None
+    texts: list[str],
+    labels: list[str] | None,
+    name: str,
+    source: str,
+    *,
+    control: bool | None = None,
+    normalized: bool = False,
 ) -> Corpus:
     """The corpus of `texts`: control characters removed (`control`: whether the texts hold any, when the caller
-    already knows), too-long sentences refused, then `from_texts`."""
+    already knows), too-long sentences refused, then `from_texts` (`normalized`: see `dedup`)."""
     if control is None:
         control = _has_control("\n".join(texts))  # one pass over the joined texts: most corpora have none
     if control:
         texts = [_CONTROL.sub("", t) for t in texts]
     if texts and max(map(len, texts)) <= MAX_SENTENCE_CHARS:  # nothing too long, even before normalization
-        return from_texts(texts, name, source=source, labels=labels)
+        return from_texts(texts, name, source=source, labels=labels, normalized=normalized and not control)
     for i, t in enumerate(texts):
         if len(t) > MAX_SENTENCE_CHARS and len(t := " ".join(t.split())) > MAX_SENTENCE_CHARS:
             raise CorpusError(
@@ -158,7 +164,9 @@ def _from_txt(label: str, data: bytes, segment: bool | None, name: str, source: 
     if segment and _is_hard_wrapped(lines):
         texts = seg.split_sentences(text.replace("\r\n", "\n").replace("\r", "\n"))
         return _finish(texts, None, name, source, control=control)
-    texts, _ = _sentences([ln for ln in lines if ln.strip()] if segment else lines, None, segment)
+    if not segment:  # one sentence per line: the lines as read (the file's bytes show whether they are normalized)
+        return _finish(lines, None, name, source, control=control, normalized=normalized_lines(data))
+    texts, _ = _sentences([ln for ln in lines if ln.strip()], None, segment)
     return _finish(texts, None, name, source, control=control)
 
 

@@ -98,6 +98,51 @@ def test_already_normalized(texts, normalized):
         assert all(" ".join(t.split()) == t and t for t in texts)
 
 
+def test_normalized_lines_states_the_rule_on_random_bytes():
+    """normalized_lines(data) is True exactly when every line of data is ASCII and normalized (or empty, when
+    allowed); already_normalized(texts) is the same rule for texts, checked on their join."""
+    import random
+
+    from n2o_core.corpora.corpus import already_normalized, normalized_lines
+
+    rng = random.Random(1)
+    pieces = ["a", "b c", " ", "\n", "\n\n", "\t", "\r", "\x0c", "\x1c", "\u00e9", "\x01"]
+    seen = set()
+    for _ in range(4000):
+        text = "".join(rng.choice(pieces) for _ in range(rng.randint(0, 5)))
+        lines = text.split("\n")
+        for allow_empty in (True, False):
+            rule = text.isascii() and all(" ".join(ln.split()) == ln and (ln or allow_empty) for ln in lines)
+            got = normalized_lines(text.encode("utf-8"), allow_empty=allow_empty)
+            assert got is rule, (text, allow_empty)
+            assert already_normalized(lines, allow_empty=allow_empty) is rule, (lines, allow_empty)
+            seen.add(rule)
+    assert seen == {True, False}
+
+
+def test_dedup_told_the_texts_are_normalized_skips_only_the_check():
+    texts = ["b a", "", "c", "b a", ""]
+    assert dedup(texts, normalized=True) == dedup(texts) == (["b a", "c"], None, 1)
+    assert dedup(tuple(texts)) == dedup(iter(texts)) == (["b a", "c"], None, 1)  # any sequence, or an iterable
+
+
+def test_txt_files_equal_the_line_by_line_rule():
+    """A .txt read one sentence per line (its bytes checked for normalization as read) gives the texts and the
+    duplicate count of dedup's rule applied line by line, control characters removed first: one between two
+    spaces leaves two spaces side by side, which normalization must still collapse."""
+    import random
+
+    rng = random.Random(2)
+    pieces = ["alpha", "beta gamma", " ", "  ", "\x07", " \x07 ", "\t", "delta", "delta", ""]
+    for _ in range(300):
+        lines = ["".join(rng.choice(pieces) for _ in range(rng.randint(0, 3))) for _ in range(rng.randint(1, 8))]
+        lines.append("zeta")  # never blank: a corpus
+        c = load_bytes("r.txt", "\n".join(lines).encode("ascii"), segment=False)
+        kept, _, dropped = _dedup_reference([ln.replace("\x07", "") for ln in lines])
+        assert (list(c.texts), c.n_duplicates) == (kept, dropped), lines
+    assert load_bytes("c.txt", b"a \x07 b\na b\n", segment=False).texts == ("a b",)
+
+
 @pytest.mark.parametrize("prefix", ["", "caf\u00e9 "])  # ASCII (bytes.translate) and non-ASCII (regex) checks
 def test_txt_control_characters_are_removed(prefix):
     data = f"{prefix}a\x07b\n{prefix}c\x1bd\x7f\n{prefix}tab\there\n".encode()
