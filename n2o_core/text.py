@@ -102,7 +102,10 @@ def token_incidence(texts: Sequence[str], stop_words: Collection[str] = ()) -> T
 
     ASCII text (the common case) is split by numpy and pyarrow without a Python string per token: 0.27 s for 172k
     sentences where one regex pass and pandas.factorize took 0.6-0.8 s. Other text takes that regex pass."""
-    joined = "\n".join(t.replace("\n", " ") for t in texts).lower()
+    joined = "\n".join(texts)
+    if joined.count("\n") != len(texts) - 1:  # a line break inside a text: a space there
+        joined = "\n".join(t.replace("\n", " ") for t in texts)
+    joined = joined.lower()
     if joined.isascii():
         rows, codes, vocab = _ascii_tokens(joined, len(texts))
     else:
