@@ -327,7 +327,7 @@ class _Scan:
     score by its row's inverse norm as it reads it. Sparse rows are normalized by `prepare_rows` per tile.
     """
 
-    def __init__(self, X, Qn, q_ids, kk: int, block: int | None, standardizer, offset: int):
+    def __init__(self, X, Qn, q_ids, kk: int, block: int | None, standardizer, offset: int, row_inv=None):
         self.X, self.Qn, self.kk, self.std, self.offset = X, Qn, kk, standardizer, offset
         n, d = X.shape
         q = Qn.shape[0]
@@ -341,6 +341,8 @@ class _Scan:
             self.mode = "half"
         else:
             self.mode = "copy"
+        # the rows' inverse norms from `row_inverse_norms`, when given for plain float32 rows: no norms pass per tile
+        self.row_inv = row_inv if self.mode == "direct" else None
         if standardizer is not None and self.mode != "sparse":
             self.mean = np.ascontiguousarray(standardizer.mean, np.float32)
             self.scale = np.ascontiguousarray(standardizer.scale, np.float32)
@@ -391,14 +393,18 @@ class _Scan:
                     self.error = exc
 
     def _dense_tile(self, s, e, a, b, S_buf, rows_buf, inv_buf):
-        from ._topk_kernel import HAS_ZERO, NOT_FINITE, RESCALE, prep_f16, prep_f32, prep_std
+        from ._topk_kernel import HAS_ZERO, NOT_FINITE, OK, RESCALE, prep_f16, prep_f32, prep_std
 
         m = e - s
         Xb = np.asarray(self.X[s:e])
         inv = inv_buf[:m]
         if self.mode == "direct":
             A = Xb
-            status = prep_f32(A, inv)
+            if self.row_inv is not None:  # a copy: _mark_zero_rows below changes it
+                np.copyto(inv, self.row_inv[s:e])
+                status = HAS_ZERO if not inv.all() else OK
+            else:
+                status = prep_f32(A, inv)
         elif self.mode == "half":
             A = rows_buf[:m]
             status = prep_f16(Xb.view(np.uint16), A, inv)
@@ -459,6 +465,7 @@ def _search(
     offset: int = 0,
     serial: bool = False,
     threads: int | None = None,
+    row_inv: np.ndarray | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """Top-k float32 candidates (scores, global ids) of the queries: the corpus scanned in tiles by worker threads.
 
@@ -466,7 +473,7 @@ def _search(
     small search) runs on the calling thread with BLAS as configured; otherwise `threads` workers (default: the
     usable CPUs) each run single-threaded BLAS. `progress(rows)` is called on the calling thread only.
     """
-    scan = _Scan(X, Qn, q_ids, k, block, standardizer, offset)
+    scan = _Scan(X, Qn, q_ids, k, block, standardizer, offset, row_inv)
     n, d = X.shape
     workers = 1 if serial else (threads or search_threads())
     if n * scan.q * d < SMALL_SEARCH:
@@ -563,6 +570,7 @@ def exact_knn(
     block: int | None = None,
     threads: int | None = None,
     progress: Progress | None = None,
+    row_inv: np.ndarray | None = None,
 ) -> Neighbors:
     """Exact cosine k-NN of corpus rows `query_ids` (self excluded), or of external `queries` vectors.
 
@@ -572,10 +580,14 @@ def exact_knn(
     each), keeping a running top-(k + SLACK) per query behind a threshold, then the kept candidates are re-scored in
     float64. With a `standardizer` (z-normalization), CSR rows are standardized in factored form (`ZNormRows`),
     never densified. `queries` take the corpus's form (dense queries for a CSR corpus are made sparse, and the
-    reverse). `progress(done, n)` is called on the calling thread.
+    reverse). `progress(done, n)` is called on the calling thread. `row_inv`: the inverse norms of X's rows as
+    `row_inverse_norms` gave them (used for plain float32 rows without a standardizer): the scan then skips its
+    norms pass over each tile's rows.
     """
     t0 = time.perf_counter()
     n = X.shape[0]
+    if row_inv is not None and (sp.issparse(X) or np.shape(row_inv) != (n,)):
+        raise ValueError(f"row_inv must hold one inverse norm per dense row ({n}), not {np.shape(row_inv)}.")
     query_ids, Qraw = _check_queries(X, k, query_ids, queries)
     Qn, qzero = prepare_rows(Qraw, standardizer)
     q = Qn.shape[0]
@@ -589,9 +601,47 @@ def exact_knn(
             progress(done[0], n)
 
     kk = candidate_count(k, n, query_ids is not None)
-    top_s, top_i = _search(X, Qn, query_ids, kk, block, standardizer, tick, threads=threads)
+    top_s, top_i = _search(X, Qn, query_ids, kk, block, standardizer, tick, threads=threads, row_inv=row_inv)
     top_s, top_i = _rescore(X, Qraw, top_s, top_i, k, standardizer)
     return _finish(top_s, top_i, qzero, time.perf_counter() - t0)
+
+
+#: Rows per block of `row_inverse_norms`.
+_NORM_BLOCK = 1 << 16
+
+
+def row_inverse_norms(X: np.ndarray, threads: int | None = None) -> tuple[np.ndarray | None, bool]:
+    """(inverse norms, finite) of the rows of a C-contiguous float32 array (a memory map is read once, in blocks,
+    on `threads` threads), by the search's own norms kernel: 0 for a zero row.
+
+    finite is False when a row holds NaN or an infinity. The norms are None when that is so, or when a row's norm
+    is too far from 1 for float32 (< 1e-15 or > 1e15: the search normalizes such tiles in float64 itself). Given
+    to `exact_knn` as `row_inv`, they spare every later search of X the norms pass over each tile: a precomputed
+    vectors file gets them from the same read that checks it is finite."""
+    from ._topk_kernel import NOT_FINITE, RESCALE, prep_f32
+
+    if X.ndim != 2 or X.dtype != np.float32 or not X.flags.c_contiguous:
+        raise ValueError(f"row_inverse_norms takes C-contiguous float32 rows, not {X.dtype} {X.shape}.")
+    n = X.shape[0]
+    inv = np.empty(n, np.float32)
+
+    def block(s: int) -> int:
+        return int(prep_f32(np.asarray(X[s : s + _NORM_BLOCK]), inv[s : s + _NORM_BLOCK]))
+
+    starts = range(0, n, _NORM_BLOCK)
+    workers = max(1, min(threads or search_threads(), len(starts)))
+    if workers == 1:
+        statuses = [block(s) for s in starts]
+    else:
+        from concurrent.futures import ThreadPoolExecutor
+
+        with ThreadPoolExecutor(workers) as pool:  # the kernel releases the GIL
+            statuses = list(pool.map(block, starts))
+    if NOT_FINITE in statuses:
+        return None, False
+    if any(st & RESCALE for st in statuses):
+        return None, True
+    return inv, True
 
 
 def _check_queries(X, k: int, query_ids, queries):

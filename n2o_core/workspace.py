@@ -100,6 +100,12 @@ class Workspace:
             self._embedders[eid] = emb
             return emb
 
+    def _row_inv(self, eid: str, znorm: bool) -> np.ndarray | None:
+        """The inverse row norms precomputed vectors got when their file was checked (float32, raw cosine only)."""
+        if znorm or eid not in self._vectors:
+            return None
+        return self._precomputed(eid).row_inv
+
     def _forget(self, eid: str) -> None:
         """Drop the loaded embedder of `eid` and everything derived from its vectors in memory."""
         self._embedders.pop(eid, None)
@@ -337,7 +343,9 @@ class Workspace:
 
                 res = dask_exact_knn(self.client(), X, k, query_ids=query_ids, standardizer=std, progress=progress)
             else:
-                res = exact_knn(X, k, query_ids=query_ids, standardizer=std, progress=progress)
+                res = exact_knn(
+                    X, k, query_ids=query_ids, standardizer=std, progress=progress, row_inv=self._row_inv(eid, znorm)
+                )
             recall = np.array([res.recall], np.float64) if res.recall is not None else np.zeros(0)
             extra: dict[str, Any] = {}
             if res.check_ids is not None:

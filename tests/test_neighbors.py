@@ -3,7 +3,7 @@ import pytest
 import scipy.sparse as sp
 
 from n2o_core.errors import N2OError
-from n2o_core.neighbors import NO_NEIGHBOR, Standardizer, exact_knn
+from n2o_core.neighbors import NO_NEIGHBOR, Standardizer, exact_knn, row_inverse_norms
 
 
 def brute_knn(X, qids, k, standardize=False):
@@ -187,6 +187,37 @@ def test_nan_in_a_later_tile_is_reported_from_the_worker(many_workers):
     X[4321, 2] = np.inf
     with pytest.raises(N2OError, match="NaN or infinite"):
         exact_knn(X, 5, query_ids=np.arange(10), block=100, threads=2)
+
+
+@pytest.mark.parametrize("threads", [1, 2])
+def test_row_inv_from_row_inverse_norms_gives_the_same_search(many_workers, threads):
+    """Inverse norms computed once (`row_inverse_norms`) instead of per tile: identical ids and sims, zero rows
+    still last. A third of the rows are zero and k is half the corpus, so zero rows scored 0 instead of below
+    every cosine would crowd genuine neighbors out of the candidates."""
+    rng = np.random.default_rng(11)
+    X = rng.standard_normal((600, 16)).astype(np.float32)
+    X[::3] = 0
+    inv, finite = row_inverse_norms(X, threads=threads)
+    assert finite and inv is not None and (inv[::3] == 0).all()
+    np.testing.assert_allclose(inv[1::3], 1 / np.linalg.norm(X[1::3].astype(np.float64), axis=1), rtol=1e-6)
+    qids = np.arange(1, 600, 17)
+    plain = exact_knn(X, 300, query_ids=qids, block=50, threads=threads)
+    given = exact_knn(X, 300, query_ids=qids, block=50, threads=threads, row_inv=inv)
+    assert (given.ids == plain.ids).all() and (given.sims == plain.sims).all()
+    assert (given.ids == brute_knn(X, qids, 300)).all()
+    assert (inv[::3] == 0).all()  # the search copied them: marking zero rows left the caller's array alone
+
+
+def test_row_inverse_norms_refuses_what_the_search_must_normalize_itself():
+    X = np.random.default_rng(2).standard_normal((200, 4)).astype(np.float32)
+    X[150] = np.nan
+    assert row_inverse_norms(X) == (None, False)
+    X[150] = 1e20  # a norm far from 1: the search normalizes that tile in float64
+    assert row_inverse_norms(X) == (None, True)
+    with pytest.raises(ValueError, match="float32"):
+        row_inverse_norms(np.ones((3, 2), np.float16))
+    with pytest.raises(ValueError, match="one inverse norm per dense row"):
+        exact_knn(X, 3, query_ids=np.arange(2), row_inv=np.ones(5, np.float32))
 
 
 def test_sharded_candidates_merge_to_the_single_pass_result(tie_vectors):

@@ -33,6 +33,13 @@ def load_vectors(path: str | os.PathLike) -> np.ndarray:
 
     Nothing is copied: the rows keep the file's dtype (the search converts float16 and other dtypes tile by
     tile). The finiteness check reads the file once, block by block."""
+    return load_vectors_with_norms(path)[0]
+
+
+def load_vectors_with_norms(path: str | os.PathLike) -> tuple[np.ndarray, np.ndarray | None]:
+    """`load_vectors`, and for float32 rows their inverse norms from the same read (`neighbors.row_inverse_norms`,
+    the search's own kernel, which also tells whether every value is finite), for `exact_knn(row_inv=...)`; None
+    for other dtypes."""
     p = Path(path).expanduser()
     if not p.is_file():
         raise EmbedderError(f"Vectors file not found: {p}.")
@@ -44,10 +51,17 @@ def load_vectors(path: str | os.PathLike) -> np.ndarray:
         raise EmbedderError(f"{p.name} must hold a 2-D array (one row per sentence); its shape is {arr.shape}.")
     if not (np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer)):
         raise EmbedderError(f"{p.name} must hold numbers; its dtype is {arr.dtype}.")
-    bad = nonfinite_rows(arr)
+    row_inv = None
+    if arr.dtype == np.float32 and arr.flags.c_contiguous:
+        from ..neighbors import row_inverse_norms
+
+        row_inv, finite = row_inverse_norms(arr)
+        bad = np.zeros(0, np.int64) if finite else nonfinite_rows(arr)
+    else:
+        bad = nonfinite_rows(arr)
     if bad.size:
         raise EmbedderError(f"{p.name} has NaN or infinite values in {bad.size} row(s) (first: row {int(bad[0])}).")
-    return arr
+    return arr, row_inv
 
 
 def nonfinite_rows(arr: np.ndarray) -> np.ndarray:
@@ -79,7 +93,7 @@ class PrecomputedEmbedder:
 
     def __init__(self, name: str, path: str | os.PathLike):
         self.path = Path(path).expanduser()
-        self.vectors = load_vectors(self.path)
+        self.vectors, self.row_inv = load_vectors_with_norms(self.path)
         self.identity = file_identity(self.path)
         self._fit_fp: str | None = None
         self.info = EmbedderInfo(

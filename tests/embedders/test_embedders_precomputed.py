@@ -51,6 +51,8 @@ def test_other_texts_are_refused(vectors_file):
     "make,match",
     [
         (lambda p: np.save(p, np.array([[1.0, np.nan], [0.0, 1.0]])), "NaN or infinite values in 1 row"),
+        # float32 rows are checked by the search's norms kernel, the rows found value by value
+        (lambda p: np.save(p, np.array([[1, 2], [np.inf, 0], [3, np.nan]], np.float32)), r"2 row\(s\) \(first: row 1"),
         (lambda p: np.save(p, np.ones(5)), "2-D array"),
         (lambda p: np.save(p, np.zeros((0, 4))), "2-D array"),
         (lambda p: np.save(p, np.array([["a", "b"]])), "must hold numbers"),
@@ -174,3 +176,18 @@ def test_nonfinite_rows_are_found_in_every_dtype_and_large_finite_rows_pass(tmp_
     H[7, 2] = -np.inf
     assert nonfinite_rows(H).tolist() == [7]
     assert nonfinite_rows(np.ones((3, 2), np.int16)).size == 0
+
+
+def test_float32_files_keep_the_inverse_norms_their_check_computed(tmp_path):
+    """A float32 file's finiteness check is a pass of the search's norms kernel: its inverse row norms are kept for
+    the exact search (0 for a zero row); other dtypes get none."""
+    X = np.random.default_rng(0).standard_normal((70_000, 5)).astype(np.float32)  # two blocks of the check
+    X[3] = 0
+    np.save(tmp_path / "f32.npy", X)
+    e = PrecomputedEmbedder("f32", tmp_path / "f32.npy")
+    want = 1 / np.linalg.norm(X.astype(np.float64), axis=1)
+    want[3] = 0
+    np.testing.assert_allclose(e.row_inv, want, rtol=1e-6)
+    assert e.row_inv[3] == 0
+    np.save(tmp_path / "f16.npy", X[:10].astype(np.float16))
+    assert PrecomputedEmbedder("f16", tmp_path / "f16.npy").row_inv is None
