@@ -388,9 +388,14 @@ def token_overlap_by_embedder(
     """
     q_ids = np.asarray(query_ids, np.int64).ravel()
     lists = {e: np.asarray(ids, np.int64)[: len(q_ids), :k] for e, ids in neighbors.items()}
-    needed = np.unique(np.concatenate([q_ids, *(v[v >= 0] for v in lists.values())]))
-    M = token_incidence([texts[int(i)] for i in needed], stop_words or ()).matrix  # a row per needed sentence
-    q_rows = np.searchsorted(needed, q_ids)
+    is_needed = np.zeros(len(texts), bool)  # the sentences to tokenize: queries and neighbors
+    is_needed[q_ids] = True
+    for v in lists.values():
+        is_needed[v[v >= 0]] = True
+    needed = np.flatnonzero(is_needed)
+    row_of = np.cumsum(is_needed) - 1  # corpus id -> row of M (for needed ids)
+    M = token_incidence([texts[i] for i in needed.tolist()], stop_words or ()).matrix  # a row per needed sentence
+    q_rows = row_of[q_ids]
     q_size = np.diff(M.indptr)[q_rows]  # distinct content tokens of each query
     rows = []
     for e, v in lists.items():
@@ -398,7 +403,7 @@ def token_overlap_by_embedder(
         n_nb = valid.sum(axis=1)
         used = (q_size > 0) & (n_nb > 0)
         pair_q = np.repeat(np.arange(len(q_ids)), n_nb)  # (query, neighbor) pairs, row-major like v[valid]
-        shared = np.asarray(M[q_rows[pair_q]].multiply(M[np.searchsorted(needed, v[valid])]).sum(axis=1)).ravel()
+        shared = np.asarray(M[q_rows[pair_q]].multiply(M[row_of[v[valid]]]).sum(axis=1)).ravel()
         frac = shared / np.maximum(q_size[pair_q], 1)
         per_query = np.bincount(pair_q, frac, minlength=len(q_ids))[used] / n_nb[used]
         m, lo, hi = mean_ci(per_query)

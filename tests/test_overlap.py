@@ -256,3 +256,31 @@ def test_sample_size_full_size_is_exact_even_with_near_tied_pairs():
     nb = {f"e{i}": np.stack([rng.choice(2000, 50, replace=False) for _ in pool]) for i in range(10)}
     full = robustness_to_sample_size(nb, pool, samples, 50, sizes=[100], repeats=2).iloc[0]
     assert full["rho_min"] == pytest.approx(1.0, abs=1e-12) and full["abs_diff_max"] == 0.0
+
+
+@pytest.mark.parametrize("ascii_only", [True, False])
+def test_token_overlap_by_embedder_equals_token_overlap_pair_by_pair(ascii_only):
+    """The table (one tokenization of the needed sentences, sparse products) equals `token_overlap` averaged per
+    query, on random texts with stop words, repeated and missing (-1) neighbors, queries without content words."""
+    from n2o_core.text import SBERT_STOP_WORDS
+
+    rng = np.random.default_rng(4)
+    words = ["the", "cat", "Sat", "on", "mat", "don't", "dog's", "a", "x-ray", "42", "and"]
+    if not ascii_only:
+        words += ["café", "naïve", "Ünïcode"]
+    texts = [" ".join(rng.choice(words, rng.integers(1, 7))) for _ in range(200)]
+    texts[5] = "the and a"  # stop words only
+    q = rng.choice(200, 30, replace=False)
+    q[0] = 5
+    nb = {e: rng.integers(-1, 200, size=(30, 8)) for e in ("e1", "e2")}
+    for stop in (None, SBERT_STOP_WORDS):
+        df = token_overlap_by_embedder(texts, q, nb, 6, stop_words=stop).set_index("embedder")
+        for e, ids in nb.items():
+            per_query = []
+            for qi, row in zip(q, ids[:, :6]):
+                got = [token_overlap(texts[qi], texts[j], stop) for j in row if j >= 0]
+                has_words = token_overlap(texts[qi], texts[qi], stop) == 1.0  # the query has content words
+                if got and has_words:
+                    per_query.append(np.mean(got))
+            assert df.loc[e, "n"] == len(per_query)
+            assert df.loc[e, "mean"] == pytest.approx(np.mean(per_query), abs=1e-12)
