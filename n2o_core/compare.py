@@ -56,10 +56,8 @@ class ComparisonResult:
 
     def neighbor_lists(self) -> dict[str, dict[str, list[int]]]:
         """{embedder: {query id (str): [k neighbor ids, nearest first]}} for every pooled query."""
-        return {
-            e: {str(int(q)): [int(i) for i in ids[r, : self.k]] for r, q in enumerate(self.pool)}
-            for e, ids in self.neighbors.items()
-        }
+        pool = [str(q) for q in np.asarray(self.pool).tolist()]
+        return {e: dict(zip(pool, np.asarray(ids)[:, : self.k].tolist())) for e, ids in self.neighbors.items()}
 
     def to_json(self) -> dict:
         """The CLI's JSON document."""
