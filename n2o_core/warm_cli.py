@@ -28,7 +28,6 @@ import sys
 import time
 from collections.abc import Sequence
 from typing import Any
-from unittest import mock
 
 from .errors import N2OError
 
@@ -227,6 +226,8 @@ def first_page(job: dict[str, Any]) -> dict[str, Any]:
     """The first heatmap's work from the cache, in this process, with embedding and neighbor search forbidden
     (for the duration of the call): what would still have been computed is listed in "computed" (empty when the
     cache held everything)."""
+    from unittest import mock  # noqa: PLC0415 - here, not at every command's start (it imports asyncio)
+
     t0 = time.perf_counter()
     from . import compare as _compare  # noqa: F401 - imported as the app imports it
     from . import workspace as wsmod
