@@ -6,13 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
-import pandas as pd
 
 from .limits import effective_k, k_max_for, require_embedders, validate_k
 from .neighbors import Neighbors
-from .overlap import SampledN2O, chance_level, n2o_matrix, n2o_over_samples, token_overlap_by_embedder
+from .overlap import SampledN2O, chance_level, n2o_matrix, n2o_over_samples, token_overlap_rows
 from .pipeline import Prepared, StageProgress, plan_queries, prepare_all
 from .workspace import Workspace
 
@@ -35,12 +35,12 @@ class ComparisonResult:
     #: embedders left out, with the sentence that says why
     errors: dict[str, str] = field(default_factory=dict)
     #: token overlap (Fig. 5) of each embedder's neighbors at k over the pooled queries, counted over content words
-    #: (`overlap.token_overlap_by_embedder` rows; None until `add_token_overlap`)
-    token_overlap: pd.DataFrame | None = None
+    #: (`overlap.token_overlap_rows`: one dict per embedder; None until `add_token_overlap`)
+    token_overlap: list[dict[str, Any]] | None = None
 
     def add_token_overlap(self, texts: Sequence[str], stop_words: frozenset[str] | None) -> None:
         """Compute the token overlap of every embedder's neighbors at k (stop words not counted when given)."""
-        self.token_overlap = token_overlap_by_embedder(texts, self.pool, self.neighbors, self.k, stop_words=stop_words)
+        self.token_overlap = token_overlap_rows(texts, self.pool, self.neighbors, self.k, stop_words=stop_words)
 
     @property
     def chance(self) -> float:
@@ -80,8 +80,8 @@ class ComparisonResult:
             out["n2o_error"] = np.round(self.n2o_error, 6).tolist()
         if self.token_overlap is not None:
             out["token_overlap"] = {
-                r.embedder: {"mean": r.mean, "ci_low": r.ci_low, "ci_high": r.ci_high, "n": int(r.n)}
-                for r in self.token_overlap.itertuples(index=False)
+                r["embedder"]: {"mean": r["mean"], "ci_low": r["ci_low"], "ci_high": r["ci_high"], "n": int(r["n"])}
+                for r in self.token_overlap
             }
         return out
 
