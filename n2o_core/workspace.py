@@ -100,11 +100,15 @@ class Workspace:
             self._embedders[eid] = emb
             return emb
 
-    def _row_inv(self, eid: str, znorm: bool) -> np.ndarray | None:
-        """The inverse row norms precomputed vectors got when their file was checked (float32, raw cosine only)."""
-        if znorm or eid not in self._vectors:
+    def _row_inv(self, eid: str, X: Any, znorm: bool) -> np.ndarray | None:
+        """The inverse row norms precomputed vectors got when their file was checked (float32, raw cosine only),
+        when `X` is those very vectors: the loaded embedder, with no second look at the file (which could have
+        been replaced since `X` was taken)."""
+        if znorm:
             return None
-        return self._precomputed(eid).row_inv
+        with self._lock:
+            emb = self._embedders.get(eid)
+        return emb.row_inv if isinstance(emb, PrecomputedEmbedder) and emb.vectors is X else None
 
     def _forget(self, eid: str) -> None:
         """Drop the loaded embedder of `eid` and everything derived from its vectors in memory."""
@@ -344,7 +348,7 @@ class Workspace:
                 res = dask_exact_knn(self.client(), X, k, query_ids=query_ids, standardizer=std, progress=progress)
             else:
                 res = exact_knn(
-                    X, k, query_ids=query_ids, standardizer=std, progress=progress, row_inv=self._row_inv(eid, znorm)
+                    X, k, query_ids=query_ids, standardizer=std, progress=progress, row_inv=self._row_inv(eid, X, znorm)
                 )
             recall = np.array([res.recall], np.float64) if res.recall is not None else np.zeros(0)
             extra: dict[str, Any] = {}

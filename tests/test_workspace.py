@@ -13,7 +13,7 @@ from n2o_core.compare import approximation_error, compare
 from n2o_core.corpora import from_texts
 from n2o_core.embedders.base import EmbedderInfo
 from n2o_core.embedders.registry import register_embedder
-from n2o_core.neighbors import Neighbors, exact_knn, recall_of
+from n2o_core.neighbors import Neighbors, exact_knn, recall_of, row_inverse_norms
 from n2o_core.workspace import Workspace
 
 
@@ -212,3 +212,29 @@ def test_one_embedder_training_does_not_block_the_others(tmp_path, monkeypatch):
     first.join(60)
     second.join(60)
     assert ws.is_loaded("word2vec") and calls == ["word2vec"]
+
+
+def test_precomputed_search_takes_the_norms_of_the_vectors_it_searches(tmp_path, monkeypatch):
+    """A float32 vectors file's search gets the inverse norms its check computed, and only while the searched
+    array is that file's: vectors replaced between the two (a reload) get none (the search computes its own)."""
+    import n2o_core.workspace as wsmod
+
+    corpus = from_texts([f"sentence number {i} about topic {i % 5}" for i in range(40)], "c")
+    np.save(tmp_path / "v.npy", np.random.default_rng(1).standard_normal((40, 6)).astype(np.float32))
+    ws = Workspace(corpus, cache=Cache(tmp_path / "cache"))
+    ws.add_vectors("v", tmp_path / "v.npy")
+    seen = []
+
+    def spy(X, k, **kw):
+        seen.append(kw.get("row_inv"))
+        return exact_knn(X, k, **kw)
+
+    monkeypatch.setattr(wsmod, "exact_knn", spy)
+    got = ws.neighbors("v", np.arange(5), 3)
+    X = ws.embeddings("v")
+    assert seen[-1] is not None
+    np.testing.assert_array_equal(seen[-1], row_inverse_norms(X)[0])
+    assert (got.ids == exact_knn(X, 3, query_ids=np.arange(5)).ids).all()
+    monkeypatch.setattr(ws, "embeddings", lambda eid, progress=None: np.array(X))  # another array
+    ws.neighbors("v", np.arange(6), 3)
+    assert seen[-1] is None
