@@ -41,8 +41,8 @@ def _tfidf_variants(rec: Recorder, ws, cold_s: float, k_check: int = 10, seed: i
     import umap
     from sklearn.decomposition import TruncatedSVD
 
-    from n2o_core.agreement import all_pairs_neighbors
-    from n2o_core.projection import neighbor_preservation, normalized, projection
+    from n2o_core.analyses.agreement import all_pairs_neighbors
+    from n2o_core.analyses.projection import neighbor_preservation, normalized, projection
 
     X = ws.embeddings("tfidf")
     exact = all_pairs_neighbors(ws, "tfidf", max(k_check, 14), approx=False).ids
@@ -70,7 +70,7 @@ def _tfidf_variants(rec: Recorder, ws, cold_s: float, k_check: int = 10, seed: i
 
 
 def _figure_size(rec: Recorder, corpus, n: int) -> None:
-    from n2o_core.figures_maps import MAX_POINTS, agreement_maps, hover_labels
+    from n2o_core.figures.maps import MAX_POINTS, agreement_maps, hover_labels
 
     n = min(n, len(corpus))
     texts = corpus.texts[:n]
@@ -103,7 +103,7 @@ def _threshold(rec: Recorder, sizes: list[int], d: int, k: int) -> None:
     """Exact vs approximate all-pairs search on synthetic clustered d-dim vectors, same process, alternating."""
     from _common import clustered_vectors
 
-    from n2o_core.neighbors import approx_knn, exact_knn
+    from n2o_core.search.neighbors import approx_knn, exact_knn
 
     approx_knn(clustered_vectors(3000, d, seed=1), 5, np.arange(10))  # pynndescent compiles outside the timing
     for n in sizes:
@@ -146,11 +146,11 @@ def main() -> None:
     embedders = a.embedder or ["tfidf", "glove-6b-50d"]
     methods = [m for m in a.maps.split(",") if m]
 
-    from n2o_core.agreement import agreement, all_pairs_neighbors
-    from n2o_core.cache import Cache
+    from n2o_core.analyses.agreement import agreement, all_pairs_neighbors
+    from n2o_core.analyses.projection import projection
     from n2o_core.corpora import load_corpus
-    from n2o_core.neighbors import exact_knn
-    from n2o_core.projection import projection
+    from n2o_core.search.neighbors import exact_knn
+    from n2o_core.storage.cache import Cache
     from n2o_core.workspace import Workspace
 
     rec = Recorder(a.name)
@@ -161,7 +161,7 @@ def main() -> None:
         return
     exact_knn(np.random.default_rng(0).standard_normal((3000, 8)).astype(np.float32), 5, query_ids=np.arange(3))
     if "umap" in methods:
-        from n2o_core.projection import warm_up_umap
+        from n2o_core.analyses.projection import warm_up_umap
 
         rec.add(step="umap import + numba compile (projection.warm_up_umap)", umap_jit_s=warm_up_umap())
     with tempfile.TemporaryDirectory() as tmp:

@@ -25,7 +25,7 @@ from _common import Recorder, cached_vectors, recall_at_k  # noqa: E402
 
 def worker(data: str, n: int, qfile: str, k: int, out: str) -> None:
     """Child process: build the index over the first n rows and query it."""
-    from n2o_core.neighbors import _approx_query, build_index, prepare_rows
+    from n2o_core.search.neighbors import _approx_query, build_index, prepare_rows
 
     X = np.load(data, mmap_mode="r")[:n]
     qids = np.load(qfile)
@@ -67,7 +67,7 @@ def run_approx(data: Path, n: int, qids: np.ndarray, k: int, timeout: float) -> 
 
 
 def compare_sizes(rec: Recorder, sizes: list[int], dim: int, n_queries: int, k: int, timeout: float) -> None:
-    from n2o_core.neighbors import exact_knn
+    from n2o_core.search.neighbors import exact_knn
 
     data = cached_vectors(max(sizes), dim)
     path = Path(data.filename)

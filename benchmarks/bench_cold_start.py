@@ -53,12 +53,12 @@ def onnx_export_present() -> bool:
 def run(cache_dir: str, t_start: float, ahead: bool = True) -> dict:
     """One pass of the dashboard's first page on `cache_dir`: seconds since `t_start` for each step."""
     c0 = time.process_time()
-    from n2o_core.cache import Cache
     from n2o_core.corpora import load_corpus
-    from n2o_core.figures import n2o_heatmap
+    from n2o_core.figures.n2o import n2o_heatmap
     from n2o_core.limits import k_max_for
     from n2o_core.pipeline import plan_queries, prepare_all
     from n2o_core.settings import Settings
+    from n2o_core.storage.cache import Cache
     from n2o_core.workspace import Workspace
 
     s = Settings()

@@ -127,13 +127,13 @@ def run_compare(corpus: Path, a: Path, b: Path, queries: int, k: int) -> tuple[f
 def stages(corpus: Path, a: Path, b: Path, queries: int, k: int) -> dict[str, float]:
     """Seconds of the parts of one compare, timed in this process (imports in a fresh one)."""
     t0 = time.perf_counter()
-    subprocess.run([sys.executable, "-c", "import n2o_core.cli"], cwd=ROOT, check=True)
+    subprocess.run([sys.executable, "-c", "import n2o_core.cli.main"], cwd=ROOT, check=True)
     out = {"python_and_imports_s": time.perf_counter() - t0}
-    from n2o_core.cache import Cache
     from n2o_core.corpora import load_corpus
     from n2o_core.limits import k_max_for
-    from n2o_core.neighbors import exact_knn
     from n2o_core.pipeline import plan_queries
+    from n2o_core.search.neighbors import exact_knn
+    from n2o_core.storage.cache import Cache
     from n2o_core.workspace import Workspace
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -163,7 +163,7 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--name", default="compare_precomputed")
     args = ap.parse_args()
-    from n2o_core.neighbors import default_block, normalize_rows
+    from n2o_core.search.neighbors import default_block, normalize_rows
 
     rec = Recorder(args.name)
     corpus, fa, fb = corpus_file(args.rows), vectors_file(args.rows, args.dim, 0), vectors_file(args.rows, args.dim, 1)

@@ -31,8 +31,8 @@ def main() -> None:
     a = ap.parse_args()
     from distributed import Client, LocalCluster
 
-    from n2o_core import distributed as dd
-    from n2o_core.neighbors import exact_knn
+    from n2o_core.search import distributed as dd
+    from n2o_core.search.neighbors import exact_knn
 
     rec = Recorder(a.name)
     X = cached_vectors(1_000_000, a.dim)

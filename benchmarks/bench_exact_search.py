@@ -80,8 +80,8 @@ def main() -> None:
     ap.add_argument("--tile-mb", type=int, default=None, help="override neighbors.TILE_BYTES (an A/B of tile sizes)")
     ap.add_argument("--name", default="exact_search")
     a = ap.parse_args()
-    from n2o_core import neighbors
-    from n2o_core.neighbors import default_block, exact_knn, normalize_rows, search_threads
+    from n2o_core.search import neighbors
+    from n2o_core.search.neighbors import default_block, exact_knn, normalize_rows, search_threads
 
     if a.tile_mb:
         neighbors.TILE_BYTES = a.tile_mb << 20

@@ -28,10 +28,10 @@ def main() -> None:
     ap.add_argument("--k", type=int, default=50)
     ap.add_argument("--name", default="n2o_allpairs")
     a = ap.parse_args()
-    from n2o_core.cache import Cache
-    from n2o_core.compare import compare
+    from n2o_core.analyses.compare import compare
     from n2o_core.corpora import from_texts
-    from n2o_core.neighbors import default_block, exact_knn, normalize_rows
+    from n2o_core.search.neighbors import default_block, exact_knn, normalize_rows
+    from n2o_core.storage.cache import Cache
     from n2o_core.workspace import Workspace
 
     rec = Recorder(a.name)

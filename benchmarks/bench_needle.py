@@ -1,4 +1,4 @@
-"""Paraphrase needle ranking: blocked counting (n2o_core.needle.paraphrase_ranks) against a full sort and the
+"""Paraphrase needle ranking: blocked counting (n2o_core.evaluation.needle.paraphrase_ranks) against a full sort and the
 plain matrix product of the same shapes.
 
     python benchmarks/bench_needle.py [--n 200000] [--d 384] [--pairs 100 1000] [--repeats 3]
@@ -36,7 +36,7 @@ import scipy.sparse as sp
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import ROOT, Recorder, cached_vectors, save_flat  # noqa: E402
 
-from n2o_core.needle import _unit, paraphrase_ranks  # noqa: E402
+from n2o_core.evaluation.needle import _unit, paraphrase_ranks  # noqa: E402
 
 
 def full_sort_ranks(X, Q, P) -> np.ndarray:

@@ -29,7 +29,7 @@ from _common import Recorder  # noqa: E402
 def _sentences(n: int) -> list[str]:
     """The first n BBC News sentences of 5-28 tokenizer words (what `parse_texts` hands to the parser)."""
     from n2o_core.corpora import load_corpus
-    from n2o_core.probe.parse import MAX_WORDS, MIN_WORDS, _nlp
+    from n2o_core.evaluation.probe.parse import MAX_WORDS, MIN_WORDS, _nlp
 
     tok = _nlp().tokenizer
     out = []
@@ -52,8 +52,8 @@ def _time_pipe(nlp, texts: list[str], batch_size: int, n_process: int) -> float:
 def bench_parse(rec: Recorder, sizes: list[int], quick: bool) -> None:
     import spacy
 
-    from n2o_core.heros.nlp import SPACY_MODEL
-    from n2o_core.probe.parse import PARSE_EXCLUDE
+    from n2o_core.evaluation.heros.nlp import SPACY_MODEL
+    from n2o_core.evaluation.probe.parse import PARSE_EXCLUDE
 
     full = spacy.load(SPACY_MODEL)
     lean = spacy.load(SPACY_MODEL, exclude=list(PARSE_EXCLUDE))
@@ -78,10 +78,10 @@ def bench_parse(rec: Recorder, sizes: list[int], quick: bool) -> None:
 
 
 def bench_tasks(rec: Recorder, per_class: int, max_sentences: int | None) -> tuple:
-    from n2o_core.cache import Cache
     from n2o_core.corpora import load_corpus
-    from n2o_core.probe import TASKS
-    from n2o_core.probe.build import build_tasks
+    from n2o_core.evaluation.probe import TASKS
+    from n2o_core.evaluation.probe.build import build_tasks
+    from n2o_core.storage.cache import Cache
 
     corpus = load_corpus("builtin:bbc-news", max_sentences=max_sentences)
     cache = Cache(tempfile.mkdtemp(prefix="n2o-probe-bench-"))
@@ -106,8 +106,8 @@ def bench_tasks(rec: Recorder, per_class: int, max_sentences: int | None) -> tup
 
 
 def bench_readouts(rec: Recorder, cache, corpus, per_class: int) -> None:
-    from n2o_core.probe.build import build_tasks
-    from n2o_core.probe.readout import read_out
+    from n2o_core.evaluation.probe.build import build_tasks
+    from n2o_core.evaluation.probe.readout import read_out
     from n2o_core.workspace import Workspace
 
     ws = Workspace(corpus, cache=cache)

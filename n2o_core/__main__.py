@@ -3,7 +3,7 @@
 import gc
 import sys
 
-from .cli import main
+from n2o_core.cli.main import main
 
 if __name__ == "__main__":
     rc = main()

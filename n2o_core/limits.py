@@ -6,7 +6,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from .errors import N2OError
+from n2o_core.errors import N2OError
 
 #: Neighbors are searched once at this k; any k <= K_MAX only slices cached arrays.
 K_MAX = 50

@@ -21,15 +21,15 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from .errors import N2OError
-from .fileio import hash_key
-from .limits import validate_k
-from .neighbors import Neighbors, exact_knn
-from .overlap import draw_query_samples, query_pool
+from n2o_core.analyses.overlap import draw_query_samples, query_pool
+from n2o_core.errors import N2OError
+from n2o_core.limits import validate_k
+from n2o_core.search.neighbors import Neighbors, exact_knn
+from n2o_core.storage.fileio import hash_key
 
 if TYPE_CHECKING:
-    from .compare import ComparisonResult
-    from .workspace import Workspace
+    from n2o_core.analyses.compare import ComparisonResult
+    from n2o_core.workspace import Workspace
 
 #: Called as on_stage(embedder_id, stage, done, total), stage in {"train", "embed", "neighbors"}.
 StageProgress = Callable[[str, str, int, int], None]
@@ -176,7 +176,7 @@ class Prepared:
 
     def comparison(self, k: int, names: Sequence[str] | None = None) -> ComparisonResult:
         """N2O of every pair of (the given) embedders at k <= k_max, for every query sample."""
-        from .compare import comparison
+        from n2o_core.analyses.compare import comparison
 
         return comparison(self, k, names)
 
@@ -307,7 +307,7 @@ class Preparation:
             yield pick
 
     def _run(self) -> None:
-        from .preload import load_model
+        from n2o_core.preload import load_model
 
         while True:
             with self._cv:

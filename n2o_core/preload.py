@@ -27,7 +27,7 @@ from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from .workspace import Workspace
+    from n2o_core.workspace import Workspace
 
 #: Called as on_step(step name, seconds it took, error sentence or None).
 StepReport = Callable[[str, float, "str | None"], None]
@@ -64,7 +64,7 @@ def _steps(
 ) -> list[tuple[str, Callable]]:
     steps: list[tuple[str, Callable]] = []
     if every_sentence is not None:  # first: a new query sample is a sidebar click away (models are not needed)
-        from .pipeline import search_every_sentence
+        from n2o_core.pipeline import search_every_sentence
 
         k_max, znorm = every_sentence
         steps += [
@@ -75,8 +75,8 @@ def _steps(
     if heros:
 
         def lexicon() -> None:
-            from .heros.lexicon import wordnet
-            from .heros.nlp import load_nlp
+            from n2o_core.evaluation.heros.lexicon import wordnet
+            from n2o_core.evaluation.heros.nlp import load_nlp
 
             wordnet()
             load_nlp()
@@ -85,7 +85,7 @@ def _steps(
     if maps:
 
         def umap() -> None:
-            from .projection import warm_up_umap
+            from n2o_core.analyses.projection import warm_up_umap
 
             warm_up_umap()
 
@@ -93,7 +93,7 @@ def _steps(
     if approx:
 
         def pynndescent() -> None:
-            from .neighbors import warm_approx
+            from n2o_core.search.neighbors import warm_approx
 
             warm_approx(block=False).join()  # compiled at the lowest priority; later searches find it done
 

@@ -11,8 +11,8 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 
-from .corpora.specs import DEFAULT_CORPUS, linkable_spec
-from .limits import K_MAX
+from n2o_core.corpora.specs import DEFAULT_CORPUS, linkable_spec
+from n2o_core.limits import K_MAX
 
 #: Cold start on 2 cores stays tolerable at this many sentences (the sidebar exposes it).
 DEFAULT_MAX_SENTENCES = 5000
@@ -104,7 +104,7 @@ def from_query(
 
     `link_refusal(eid)`: for an embedder the link names that is not in `known_embedders` (a user's model spec or
     uploaded vectors), None when the link may name it (it is then kept) or why not (it is dropped with a note);
-    see `n2o_core.user_embedders` for the rule."""
+    see `n2o_core.embedders.user` for the rule."""
     d = defaults or env_defaults()
     notes: list[str] = []
     extra = set(extra_corpora) | {d.corpus}

@@ -16,15 +16,23 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from . import CACHE_CODE_VERSION
-from .cache import Cache
-from .corpora import Corpus
-from .embedders.base import Embedder, EmbedderInfo
-from .embedders.precomputed import PrecomputedEmbedder
-from .errors import EmbedderError, N2OError
-from .fileio import file_identity, hash_key
-from .limits import validate_k
-from .neighbors import Neighbors, Standardizer, approx_knn, approx_n_neighbors, build_index, exact_knn, prepare_rows
+from n2o_core import CACHE_CODE_VERSION
+from n2o_core.corpora import Corpus
+from n2o_core.embedders.base import Embedder, EmbedderInfo
+from n2o_core.embedders.precomputed import PrecomputedEmbedder
+from n2o_core.errors import EmbedderError, N2OError
+from n2o_core.limits import validate_k
+from n2o_core.search.neighbors import (
+    Neighbors,
+    Standardizer,
+    approx_knn,
+    approx_n_neighbors,
+    build_index,
+    exact_knn,
+    prepare_rows,
+)
+from n2o_core.storage.cache import Cache
+from n2o_core.storage.fileio import file_identity, hash_key
 
 Progress = Callable[[int, int], None]
 STORAGE_DTYPES = ("float32", "float16")
@@ -64,7 +72,7 @@ class Workspace:
             return None
         with self._lock:
             if self._client is None:
-                from .distributed import connect
+                from n2o_core.search.distributed import connect
 
                 self._client = connect(self.scheduler)
             return self._client
@@ -139,7 +147,7 @@ class Workspace:
             with self._lock:
                 emb = self._embedders.get(eid)
             if emb is None:
-                from .embedders.registry import get_embedder
+                from n2o_core.embedders.registry import get_embedder
 
                 emb = get_embedder(eid, cache_dir=self.cache.path("models"))
                 with self._lock:
@@ -162,7 +170,7 @@ class Workspace:
     def info(self, eid: str) -> EmbedderInfo:
         """Registry row of an embedder (without loading it when it is a built-in)."""
         if eid not in self._vectors:
-            from .embedders.registry import list_embedders
+            from n2o_core.embedders.registry import list_embedders
 
             for inf in list_embedders():
                 if inf.id == eid:
@@ -173,7 +181,7 @@ class Workspace:
         """Cache key of an embedder's output on this corpus (no model is loaded for built-ins)."""
         if eid in self._vectors:  # the identity of the file as loaded (loaded again first if it has changed)
             return hash_key("vectors", self._precomputed(eid).identity)
-        from .embedders.registry import BUILTIN_EMBEDDER_IDS
+        from n2o_core.embedders.registry import BUILTIN_EMBEDDER_IDS
 
         parts: list[str] = [eid, CACHE_CODE_VERSION]
         if eid in BUILTIN_EMBEDDER_IDS:
@@ -277,7 +285,7 @@ class Workspace:
     def _encode(self, eid: str, progress: Progress | None):
         """Encode the corpus: on the Dask workers for pretrained embedders when a scheduler is set."""
         if self.scheduler is not None and not self.info(eid).corpus_trained:
-            from .distributed import embed
+            from n2o_core.search.distributed import embed
 
             return embed(
                 self.client(), eid, list(self.corpus.texts), cache_dir=self.cache.path("models"), progress=progress
@@ -343,7 +351,7 @@ class Workspace:
             if approx:
                 res = self._approx(eid, X, k, query_ids, std, znorm)
             elif self.scheduler is not None:
-                from .distributed import exact_knn as dask_exact_knn
+                from n2o_core.search.distributed import exact_knn as dask_exact_knn
 
                 res = dask_exact_knn(self.client(), X, k, query_ids=query_ids, standardizer=std, progress=progress)
             else:

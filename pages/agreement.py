@@ -10,9 +10,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from n2o_core import agreement as core
+from n2o_core.analyses import agreement as core
 from n2o_core.corpora import Corpus
-from n2o_core.figures_maps import MAX_POINTS, agreement_histogram, agreement_maps, selected_points_ids
+from n2o_core.figures.maps import MAX_POINTS, agreement_histogram, agreement_maps, selected_points_ids
 from n2o_core.settings import Settings, param_choice, to_query
 from ui import agreement_data, data
 from ui.agreement_data import AgreementData, MapJob

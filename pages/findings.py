@@ -10,7 +10,7 @@ import pandas as pd
 import streamlit as st
 
 from n2o_core.corpora import Corpus
-from n2o_core.findings import FINDINGS, NOT_TESTABLE, PAPERS, Finding, FindingParams, FindingResult
+from n2o_core.evaluation.findings import FINDINGS, NOT_TESTABLE, PAPERS, Finding, FindingParams, FindingResult
 from n2o_core.settings import HEROS_PAIR_CHOICES, Settings, param_int_choice
 from ui import findings_data
 from ui.shell import through_app

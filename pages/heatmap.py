@@ -4,8 +4,11 @@ from __future__ import annotations
 
 import streamlit as st
 
-from n2o_core import export, figures, overlap, report
+from n2o_core.analyses import overlap
 from n2o_core.corpora import Corpus
+from n2o_core.export import report
+from n2o_core.export import tables as export
+from n2o_core.figures import n2o as figures
 from n2o_core.settings import HEATMAP_VIEWS, Settings, param_choice, settings_dict
 from ui import data, downloads, page
 from ui.guard import shown

@@ -6,9 +6,10 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from n2o_core import figures, report
 from n2o_core.corpora import Corpus
 from n2o_core.embedders.catalog import with_stop_words_dropped
+from n2o_core.export import report
+from n2o_core.figures import n2o as figures
 from n2o_core.settings import (
     HEROS_AVERAGING,
     HEROS_AVERAGING_DEFAULT,

@@ -11,9 +11,9 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from n2o_core import figures_eval
 from n2o_core.corpora import Corpus
-from n2o_core.pairs import PAPER_MAX_OVERLAP, PAPER_MIN_SCORE, Pairs, paper_defaults
+from n2o_core.evaluation.pairs import PAPER_MAX_OVERLAP, PAPER_MIN_SCORE, Pairs, paper_defaults
+from n2o_core.figures import evaluation as figures_eval
 from n2o_core.settings import NEEDLE_DEFAULT_SOURCE, NEEDLE_SOURCES, Settings, param_threshold
 from n2o_core.text import highlight_shared, token_set
 from ui import data, page, pair_source

@@ -10,12 +10,12 @@ from pathlib import Path
 import pandas as pd
 import streamlit as st
 
-from n2o_core import figures_probe
 from n2o_core.corpora import Corpus
-from n2o_core.probe import TASK_NAMES, TASKS
-from n2o_core.probe.readout import CLASSIFIERS, MLP_SPARSE_DIMS
-from n2o_core.probe.report import judged_shares, noise_half_width, ranking_display
-from n2o_core.probe.run import ProbeResult
+from n2o_core.evaluation.probe import TASK_NAMES, TASKS
+from n2o_core.evaluation.probe.readout import CLASSIFIERS, MLP_SPARSE_DIMS
+from n2o_core.evaluation.probe.report import judged_shares, noise_half_width, ranking_display
+from n2o_core.evaluation.probe.run import ProbeResult
+from n2o_core.figures import probe as figures_probe
 from n2o_core.settings import (
     PROBE_DEFAULT_PER_CLASS,
     PROBE_PER_CLASS_CHOICES,

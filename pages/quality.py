@@ -7,9 +7,9 @@ from __future__ import annotations
 import pandas as pd
 import streamlit as st
 
-from n2o_core import figures_eval
+from n2o_core.analyses.quality import QUALITY_COLUMNS, column_correlation, quality_csv, quality_display, quality_table
 from n2o_core.corpora import Corpus
-from n2o_core.quality import QUALITY_COLUMNS, column_correlation, quality_csv, quality_display, quality_table
+from n2o_core.figures import evaluation as figures_eval
 from n2o_core.settings import (
     HEROS_DEFAULT_PAIRS,
     NEEDLE_DEFAULT_SOURCE,

@@ -9,10 +9,10 @@ import json
 import pandas as pd
 import streamlit as st
 
-from n2o_core import figures_eval
 from n2o_core.corpora import Corpus
+from n2o_core.evaluation.sts import SCORINGS
+from n2o_core.figures import evaluation as figures_eval
 from n2o_core.settings import SIMILARITY_DEFAULT_SOURCE, SIMILARITY_SOURCES, Settings
-from n2o_core.sts import SCORINGS
 from ui import data, page, pair_source
 from ui import evaluation_data as ev
 from ui.guard import message

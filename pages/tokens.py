@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import streamlit as st
 
-from n2o_core import figures, report
 from n2o_core.corpora import Corpus
+from n2o_core.export import report
+from n2o_core.figures import n2o as figures
 from n2o_core.settings import TOKEN_WORDS, TOKEN_WORDS_DEFAULT, Settings, param_choice
 from n2o_core.text import SBERT_STOP_WORDS_NAME
 from ui import data, downloads, page

@@ -7,7 +7,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from n2o_core.agreement import (
+from n2o_core.analyses.agreement import (
     RARE_MAX,
     agreement,
     corpus_features,
@@ -20,11 +20,11 @@ from n2o_core.agreement import (
     summarize,
     token_counts,
 )
-from n2o_core.cache import Cache
-from n2o_core.cli import main
-from n2o_core.compare import compare
+from n2o_core.analyses.compare import compare
+from n2o_core.cli.main import main
 from n2o_core.corpora import from_texts
 from n2o_core.errors import N2OError
+from n2o_core.storage.cache import Cache
 from n2o_core.workspace import Workspace
 
 N = 120
@@ -277,8 +277,8 @@ def test_cli_bad_input_exits_2_with_one_line(cli_files, capsys, extra, message):
 
 
 def test_cli_default_k_is_the_papers():
-    from n2o_core.agreement import DEFAULT_K
-    from n2o_core.cli import build_parser
+    from n2o_core.analyses.agreement import DEFAULT_K
+    from n2o_core.cli.main import build_parser
 
     args = build_parser().parse_args(["agreement", "--embedder", "tfidf", "--embedder", "glove-6b-50d"])
     assert args.k == DEFAULT_K == 50 and args.approx is None and args.map == "none"
@@ -325,7 +325,7 @@ def test_approximate_all_pairs_close_to_exact(setup):
 
 
 def test_prepare_all_pairs_and_from_neighbors_equal_agreement(setup):
-    from n2o_core.agreement import Agreement, prepare_all_pairs
+    from n2o_core.analyses.agreement import Agreement, prepare_all_pairs
 
     ws, _ = setup
     seen = []
@@ -348,7 +348,7 @@ def test_prepare_all_pairs_and_from_neighbors_equal_agreement(setup):
 
 
 def test_group_table_of_any_groups():
-    from n2o_core.agreement import group_table
+    from n2o_core.analyses.agreement import group_table
 
     values = np.array([0.0, 0.2, 0.4, 0.6, 0.8])
     feats = pd.DataFrame({"n_tokens": [1, 2, 3, 4, 5], "rare_share": [1.0, 0.5, 0.0, 0.0, 0.0], "label": list("xxyyy")})
@@ -361,7 +361,7 @@ def test_group_table_of_any_groups():
 
 
 def test_pair_param_never_raises_and_says_why():
-    from n2o_core.agreement import pair_param
+    from n2o_core.analyses.agreement import pair_param
 
     names = ["tfidf", "glove", "w2v"]
     assert pair_param({}, names) == ("tfidf", "glove", None)

@@ -5,8 +5,8 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from n2o_core.cache import Cache
 from n2o_core.errors import CacheError
+from n2o_core.storage.cache import Cache
 
 
 def test_dense_round_trip_is_memory_mapped(tmp_path):
@@ -51,7 +51,7 @@ def test_pickled_npy_is_rejected(tmp_path):
     p = tmp_path / "o.npy"
     np.save(p, np.array([{"evil": 1}], dtype=object), allow_pickle=True)
     meta = json.loads((tmp_path / "o.npy.json").read_text())
-    from n2o_core.fileio import head_tail_digest as _file_digest
+    from n2o_core.storage.fileio import head_tail_digest as _file_digest
 
     meta.update(bytes=p.stat().st_size, digest=_file_digest(p))  # a forged sidecar still can't make us unpickle
     (tmp_path / "o.npy.json").write_text(json.dumps(meta))

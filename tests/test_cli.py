@@ -7,7 +7,7 @@ import sys
 import numpy as np
 import pytest
 
-from n2o_core.cli import main
+from n2o_core.cli.main import main
 
 
 def write_corpus(path, n=60):
@@ -199,9 +199,9 @@ def test_embed_out_writes_float32_rows_in_corpus_order(corpus_and_vectors, capsy
 
 
 def test_embed_out_densifies_tfidf_or_refuses_when_too_large(corpus_and_vectors, capsys, monkeypatch):
-    from n2o_core import vectors_out
-    from n2o_core.cache import Cache
     from n2o_core.corpora import load_corpus
+    from n2o_core.export import vectors as vectors_out
+    from n2o_core.storage.cache import Cache
     from n2o_core.workspace import Workspace
 
     d, corpus = corpus_and_vectors
@@ -226,7 +226,7 @@ def test_embed_out_takes_one_embedder(corpus_and_vectors, capsys):
 
 def test_progress_bars_redraw_throttled_and_end_at_the_total(capsys):
     """A search reports every tile (~1,000 per 1M rows): the bar is redrawn at most every 0.1 s, not each time."""
-    from n2o_core.cli import _Bars
+    from n2o_core.cli.main import _Bars
 
     bars = _Bars()
     for done in range(1, 1001):
@@ -241,7 +241,7 @@ def test_compare_on_vectors_files_never_imports_pandas(corpus_and_vectors):
     """`compare --vectors` builds no table: pandas (0.12 s of its start) stays unimported, token overlap included."""
     d, corpus = corpus_and_vectors
     code = (
-        "import sys; from n2o_core.cli import main; "
+        "import sys; from n2o_core.cli.main import main; "
         f"rc = main(['compare', '--corpus', {str(corpus)!r}, '--vectors', 'A={d / 'a.npy'}', "
         f"'--vectors', 'B={d / 'b.npy'}', '--k', '5', '--queries', '20', '--samples', '2', "
         f"'--cache-dir', {str(d / 'cache')!r}, '--json', {str(d / 'o.json')!r}]); "

@@ -5,10 +5,10 @@ import json
 import numpy as np
 import pytest
 
-from n2o_core.cache import Cache
-from n2o_core.compare import compare
+from n2o_core.analyses.compare import compare
 from n2o_core.corpora import from_texts
 from n2o_core.errors import EmbedderError, N2OError
+from n2o_core.storage.cache import Cache
 from n2o_core.workspace import Workspace
 
 

@@ -12,13 +12,13 @@ import scipy.sparse as sp
 pytest.importorskip("distributed")
 from distributed import Client, LocalCluster  # noqa: E402
 
-from n2o_core import distributed as dd  # noqa: E402
-from n2o_core.cache import Cache  # noqa: E402
 from n2o_core.corpora import from_texts  # noqa: E402
 from n2o_core.embedders.base import EmbedderInfo  # noqa: E402
 from n2o_core.embedders.registry import register_embedder  # noqa: E402
 from n2o_core.errors import EmbedderError, N2OError  # noqa: E402
-from n2o_core.neighbors import Standardizer, exact_knn  # noqa: E402
+from n2o_core.search import distributed as dd  # noqa: E402
+from n2o_core.search.neighbors import Standardizer, exact_knn  # noqa: E402
+from n2o_core.storage.cache import Cache  # noqa: E402
 from n2o_core.workspace import Workspace  # noqa: E402
 
 

@@ -10,8 +10,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from n2o_core import export, figures
 from n2o_core.errors import N2OError
+from n2o_core.export import tables as export
+from n2o_core.figures import n2o as figures
 
 NAMES = ["tfidf", "glove-6b-50d", "word2vec"]
 M = np.array([[1.0, 0.12, 0.2], [0.12, 1.0, 0.31], [0.2, 0.31, 1.0]])

@@ -6,8 +6,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from n2o_core import figures, overlap
+from n2o_core.analyses import overlap
 from n2o_core.errors import N2OError
+from n2o_core.figures import n2o as figures
 
 
 @pytest.fixture
@@ -282,6 +283,6 @@ def test_figures_module_does_not_import_streamlit():
     import subprocess
     import sys
 
-    code = "import n2o_core.figures, n2o_core.settings, sys; print('streamlit' in sys.modules)"
+    code = "import n2o_core.figures.n2o, n2o_core.settings, sys; print('streamlit' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"

@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 import pytest
 
 from n2o_core.errors import N2OError
-from n2o_core.figures_maps import agreement_histogram, agreement_maps, color_range, downsample, hover_label
+from n2o_core.figures.maps import agreement_histogram, agreement_maps, color_range, downsample, hover_label
 
 
 def data(n=50, seed=0):
@@ -90,7 +90,7 @@ def test_figure_json_is_compact_typed_arrays():
 
 
 def test_precomputed_labels_are_used():
-    from n2o_core.figures_maps import hover_labels
+    from n2o_core.figures.maps import hover_labels
 
     a, b, values, texts = data(n=30)
     labels = hover_labels(texts)
@@ -117,7 +117,7 @@ def test_histogram_counts_every_step():
 
 
 def test_selected_points_ids_read_customdata():
-    from n2o_core.figures_maps import selected_points_ids
+    from n2o_core.figures.maps import selected_points_ids
 
     points = [
         {"curve_number": 0, "point_index": 3, "customdata": 17},

@@ -1,4 +1,4 @@
-"""The papers' findings (n2o_core.findings): every check on hand-made inputs with a known verdict (✓ and ✗), the
+"""The papers' findings (evaluation.findings): every check on hand-made inputs with a known verdict (✓ and ✗), the
 catalogue's consistency, an end-to-end run on a small synthetic corpus with cheap embedders, and the CLI."""
 
 from __future__ import annotations
@@ -10,11 +10,11 @@ import pandas as pd
 import pytest
 from synthetic_text import write_corpus
 
-from n2o_core import findings as fd
-from n2o_core.cli import main
+from n2o_core.cli.main import main
 from n2o_core.embedders.registry import BUILTIN_EMBEDDER_IDS
-from n2o_core.heros.score import RESULT_COLUMNS as HEROS_COLUMNS
-from n2o_core.sts import RESULT_COLUMNS as STS_COLUMNS
+from n2o_core.evaluation import findings as fd
+from n2o_core.evaluation.heros.score import RESULT_COLUMNS as HEROS_COLUMNS
+from n2o_core.evaluation.sts import RESULT_COLUMNS as STS_COLUMNS
 
 # ----------------------------------------------------------------------------------------------- hand-made inputs
 
@@ -227,8 +227,8 @@ def test_every_check_says_why_without_evidence():
 
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory):
-    from n2o_core.cache import Cache
     from n2o_core.corpora import load_corpus
+    from n2o_core.storage.cache import Cache
     from n2o_core.workspace import Workspace
 
     d = tmp_path_factory.mktemp("findings")
@@ -238,7 +238,7 @@ def ws(tmp_path_factory):
 
 def test_end_to_end_on_a_synthetic_corpus(ws):
     """Cheap findings, real cores: the numbers are the cores' own (N2O via compare, correlations via sts)."""
-    from n2o_core.compare import compare
+    from n2o_core.analyses.compare import compare
 
     params = fd.FindingParams(k=20, n_queries=30, n_samples=3, seed=1)
     res = fd.check_findings(ws, ["n2o-tfidf-apart", "sts-znorm-glove", "sts-znorm-glove-spearman"], params)

@@ -6,7 +6,7 @@ import gc
 
 import pytest
 
-from n2o_core.gcpause import paused_gc
+from n2o_core.runtime.gcpause import paused_gc
 
 
 def test_paused_gc_restores_the_previous_state():

@@ -9,7 +9,7 @@ import uuid
 
 import pytest
 
-from n2o_core.import_lock import heavy_imports
+from n2o_core.runtime.import_lock import heavy_imports
 
 
 def _modules(tmp_path):
@@ -69,7 +69,12 @@ def test_with_the_lock_the_reader_waits_for_the_whole_module(tmp_path):
 
 @pytest.mark.parametrize(
     "module",
-    ["n2o_core.embedders.trained_vectors", "n2o_core.embedders._onnx", "n2o_core.embedders.sbert", "n2o_core.overlap"],
+    [
+        "n2o_core.embedders.trained_vectors",
+        "n2o_core.embedders._onnx",
+        "n2o_core.embedders.sbert",
+        "n2o_core.analyses.overlap",
+    ],
 )
 def test_the_packages_heavy_imports_go_through_the_lock(module):
     """The modules whose imports ran side by side on a cold start import torch, gensim or scipy.stats under it."""

@@ -1,4 +1,4 @@
-"""The paraphrase needle in a haystack (n2o_core.needle) and the `needle` CLI."""
+"""The paraphrase needle in a haystack (n2o_core.evaluation.needle) and the `needle` CLI."""
 
 from __future__ import annotations
 
@@ -10,13 +10,13 @@ import scipy.sparse as sp
 from sts_fixture import write_stsb
 from synthetic_text import sentences
 
-from n2o_core.cache import Cache
-from n2o_core.cli import main
+from n2o_core.cli.main import main
 from n2o_core.corpora import from_texts, load_corpus
 from n2o_core.errors import N2OError
-from n2o_core.needle import TIE_TOL, exclusions, paraphrase_ranks, reciprocal_ranks, run_needle, summarize
-from n2o_core.neighbors import Standardizer
-from n2o_core.pairs import filter_pairs, load_pairs
+from n2o_core.evaluation.needle import TIE_TOL, exclusions, paraphrase_ranks, reciprocal_ranks, run_needle, summarize
+from n2o_core.evaluation.pairs import filter_pairs, load_pairs
+from n2o_core.search.neighbors import Standardizer
+from n2o_core.storage.cache import Cache
 from n2o_core.workspace import Workspace
 
 SENTS = sentences(150)

@@ -4,9 +4,7 @@ import numpy as np
 import pytest
 from scipy.stats import spearmanr
 
-from n2o_core.errors import N2OError
-from n2o_core.neighbors import exact_knn
-from n2o_core.overlap import (
+from n2o_core.analyses.overlap import (
     chance_level,
     draw_query_samples,
     k_grid,
@@ -28,6 +26,8 @@ from n2o_core.overlap import (
     token_overlap_by_embedder,
     token_overlap_report,
 )
+from n2o_core.errors import N2OError
+from n2o_core.search.neighbors import exact_knn
 
 
 def brute_n2o(A, B, k):

@@ -1,4 +1,4 @@
-"""Scored-pair loading and the paper's filters (n2o_core.pairs)."""
+"""Scored-pair loading and the paper's filters (n2o_core.evaluation.pairs)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from sts_fixture import write_stsb
 from synthetic_text import sentences
 
 from n2o_core.errors import N2OError
-from n2o_core.pairs import (
+from n2o_core.evaluation.pairs import (
     PairSource,
     filter_pairs,
     lee_pairs,
@@ -228,10 +228,10 @@ def test_lee_pairs_layout():
 
 def test_synthetic_label_travels(monkeypatch, tmp_path):
     """The generator is replaced by a fixed PairSet here (the real one runs in test_needle's slow test)."""
-    from n2o_core.cache import Cache
     from n2o_core.corpora import from_texts
-    from n2o_core.heros import pair_cache
-    from n2o_core.heros.generate import PAIR_COLUMNS, PairSet
+    from n2o_core.evaluation.heros import pair_cache
+    from n2o_core.evaluation.heros.generate import PAIR_COLUMNS, PairSet
+    from n2o_core.storage.cache import Cache
 
     rows = [dict.fromkeys(PAIR_COLUMNS, "") | {"subset": "synonym", "original": SENTS[0], "variant": "x " + SENTS[0]}]
     seen = {}
@@ -259,7 +259,7 @@ def test_synthetic_label_travels(monkeypatch, tmp_path):
 
 
 def test_pair_file_columns_and_guesses(tmp_path, stsb):
-    from n2o_core.pairs import guess_pair_columns, pair_file_columns
+    from n2o_core.evaluation.pairs import guess_pair_columns, pair_file_columns
 
     path, _ = stsb
     assert pair_file_columns(path) == []  # the STS-B layout has no header: read as is

@@ -11,7 +11,6 @@ import numpy as np
 from synthetic_text import sentences
 
 from n2o_core import pipeline, preload
-from n2o_core.cache import Cache
 from n2o_core.corpora import from_texts
 from n2o_core.limits import k_max_for
 from n2o_core.pipeline import (
@@ -25,6 +24,7 @@ from n2o_core.pipeline import (
     preparation_cost,
     prepare_all,
 )
+from n2o_core.storage.cache import Cache
 from n2o_core.workspace import Workspace
 
 TEXTS = sentences(120)

@@ -7,9 +7,9 @@ import functools
 
 from synthetic_text import sentences
 
-from n2o_core.cache import Cache
 from n2o_core.corpora import from_texts
 from n2o_core.preload import preload
+from n2o_core.storage.cache import Cache
 from n2o_core.workspace import Workspace
 
 
@@ -48,7 +48,7 @@ def test_wordnet_and_spacy_load_once_when_two_threads_ask(monkeypatch):
     import threading
     import time
 
-    from n2o_core.heros import lexicon, nlp
+    from n2o_core.evaluation.heros import lexicon, nlp
 
     loads = []
 

@@ -4,12 +4,12 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-import n2o_core.projection as proj
-from n2o_core.cache import Cache
+import n2o_core.analyses.projection as proj
+from n2o_core.analyses.projection import normalized, pca_coords, projection, umap_graph
 from n2o_core.corpora import from_texts
 from n2o_core.errors import N2OError
-from n2o_core.neighbors import exact_knn
-from n2o_core.projection import normalized, pca_coords, projection, umap_graph
+from n2o_core.search.neighbors import exact_knn
+from n2o_core.storage.cache import Cache
 from n2o_core.workspace import Workspace
 
 
@@ -134,7 +134,7 @@ def test_bad_input(tmp_path):
 @pytest.mark.slow
 def test_umap_on_the_exact_graph_separates_clusters(ws_clusters):
     """The real UMAP (slow: umap-learn compiles its numba functions in every fresh process, 1-2 min here)."""
-    from n2o_core.projection import warm_up_umap
+    from n2o_core.analyses.projection import warm_up_umap
 
     assert warm_up_umap() > 0
     ws, _, labels = ws_clusters
@@ -157,7 +157,7 @@ def test_umap_on_sparse_tfidf_like_rows(tmp_path):
 
 
 def test_neighbor_preservation():
-    from n2o_core.projection import neighbor_preservation
+    from n2o_core.analyses.projection import neighbor_preservation
 
     line = np.column_stack([np.arange(10.0), np.zeros(10)])
     ids = np.array([[j for j in sorted(range(10), key=lambda j: (abs(j - i), j)) if j != i][:2] for i in range(10)])

@@ -1,4 +1,4 @@
-"""Quality beside agreement (n2o_core.quality): the table's columns from the cores' frames, by hand-checked
+"""Quality beside agreement (n2o_core.analyses.quality): the table's columns from the cores' frames, by hand-checked
 numbers, and the dimension of real embedders on a small corpus."""
 
 from __future__ import annotations
@@ -10,10 +10,7 @@ import pandas as pd
 import pytest
 from synthetic_text import sentences
 
-from n2o_core.cache import Cache
-from n2o_core.corpora import from_texts
-from n2o_core.errors import N2OError
-from n2o_core.quality import (
+from n2o_core.analyses.quality import (
     QUALITY_COLUMNS,
     column_correlation,
     embedder_dims,
@@ -23,6 +20,9 @@ from n2o_core.quality import (
     quality_display,
     quality_table,
 )
+from n2o_core.corpora import from_texts
+from n2o_core.errors import N2OError
+from n2o_core.storage.cache import Cache
 from n2o_core.workspace import Workspace
 
 NAMES = ["a", "b", "c"]

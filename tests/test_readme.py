@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from n2o_core.cli import build_parser
+from n2o_core.cli.main import build_parser
 from n2o_core.embedders.registry import list_embedders
 
 README = (Path(__file__).resolve().parents[1] / "README.md").read_text(encoding="utf-8")

@@ -8,7 +8,8 @@ import re
 import numpy as np
 import pandas as pd
 
-from n2o_core import figures, report
+from n2o_core.export import report
+from n2o_core.figures import n2o as figures
 
 NAMES = ["tfidf", "glove-6b-50d", "word2vec"]
 M = np.array([[1.0, 0.12, 0.2], [0.12, 1.0, 0.31], [0.2, 0.31, 1.0]])

@@ -1,4 +1,4 @@
-"""Cosine vs human similarity (n2o_core.sts) and the `sts` CLI."""
+"""Cosine vs human similarity (n2o_core.evaluation.sts) and the `sts` CLI."""
 
 from __future__ import annotations
 
@@ -12,11 +12,11 @@ from scipy import stats
 from sts_fixture import write_stsb
 from synthetic_text import sentences
 
-from n2o_core.cache import Cache
-from n2o_core.cli import main
+from n2o_core.cli.main import main
 from n2o_core.corpora import load_corpus
-from n2o_core.pairs import lee_pairs
-from n2o_core.sts import SCORINGS, correlations, occurrence_stats, pair_cosines, rank_table, run_sts
+from n2o_core.evaluation.pairs import lee_pairs
+from n2o_core.evaluation.sts import SCORINGS, correlations, occurrence_stats, pair_cosines, rank_table, run_sts
+from n2o_core.storage.cache import Cache
 from n2o_core.workspace import Workspace
 
 SENTS = sentences(120)

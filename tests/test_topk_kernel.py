@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from n2o_core._topk_kernel import select_block
+from n2o_core.search._topk_kernel import select_block
 
 
 def _reference(S, inv, q_ids, first, top_s, top_i):

@@ -9,11 +9,11 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from n2o_core import figures
-from n2o_core import user_embedders as ue
-from n2o_core.cache import Cache
+from n2o_core.embedders import user as ue
 from n2o_core.errors import EmbedderError
+from n2o_core.figures import n2o as figures
 from n2o_core.settings import from_query, param_flag, to_query
+from n2o_core.storage.cache import Cache
 
 
 def test_parse_spec_checks_the_form_only():
@@ -141,7 +141,7 @@ def test_uploaded_vectors_work_in_a_workspace(tmp_path):
     sys.path.insert(0, str(Path(__file__).parent))
     from synthetic_text import sentences
 
-    from n2o_core.compare import compare
+    from n2o_core.analyses.compare import compare
     from n2o_core.corpora import from_texts
     from n2o_core.workspace import Workspace
 
@@ -153,7 +153,7 @@ def test_uploaded_vectors_work_in_a_workspace(tmp_path):
     ws.add_vectors(eid, ue.vectors_file(cache, eid))
     res = compare(ws, ["tfidf", eid], 5, n_queries=10, n_samples=2)
     assert res.embedders == ["tfidf", eid]
-    from n2o_core.neighbors import exact_knn
+    from n2o_core.search.neighbors import exact_knn
 
     want = exact_knn(vecs, 5, query_ids=res.pool).ids
     np.testing.assert_array_equal(res.neighbors[eid], want)

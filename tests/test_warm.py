@@ -12,8 +12,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).parent))
 from synthetic_text import write_corpus  # noqa: E402
 
-from n2o_core.cli import main  # noqa: E402
-from n2o_core.warm_cli import first_page  # noqa: E402
+from n2o_core.cli.main import main  # noqa: E402
+from n2o_core.cli.warm import first_page  # noqa: E402
 
 
 @pytest.fixture

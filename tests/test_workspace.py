@@ -8,12 +8,12 @@ import threading
 import numpy as np
 import pytest
 
-from n2o_core.cache import Cache
-from n2o_core.compare import approximation_error, compare
+from n2o_core.analyses.compare import approximation_error, compare
 from n2o_core.corpora import from_texts
 from n2o_core.embedders.base import EmbedderInfo
 from n2o_core.embedders.registry import register_embedder
-from n2o_core.neighbors import Neighbors, exact_knn, recall_of, row_inverse_norms
+from n2o_core.search.neighbors import Neighbors, exact_knn, recall_of, row_inverse_norms
+from n2o_core.storage.cache import Cache
 from n2o_core.workspace import Workspace
 
 

@@ -1,5 +1,5 @@
-"""Per-sentence agreement for the dashboard: the core's steps (`n2o_core.agreement.prepare_all_pairs`,
-`Agreement.from_neighbors`, `n2o_core.projection.projection`) kept per server process, with progress on a cold
+"""Per-sentence agreement for the dashboard: the core's steps (`n2o_core.analyses.agreement.prepare_all_pairs`,
+`Agreement.from_neighbors`, `n2o_core.analyses.projection.projection`) kept per server process, with progress on a cold
 cache and errors as sentences in place. Nothing here computes.
 
 - Every sentence's neighbors at k_max = min(50, N − 1) per embedder: a process-wide memo filled by
@@ -7,7 +7,7 @@ cache and errors as sentences in place. Nothing here computes.
 - PCA maps are computed in the script run (seconds), under st.status + st.progress.
 - UMAP maps are computed in a background thread, one at a time, so the page never blocks on them: the page
   draws the PCA maps meanwhile and polls the job. umap-learn's numba code compiles once per server process
-  (105 s in a fresh process at load ~10 as measured for `n2o_core.projection`; ~35 s for this page's first
+  (105 s in a fresh process at load ~10 as measured for `n2o_core.analyses.projection`; ~35 s for this page's first
   150-sentence map at load ~12); it happens during the first UMAP map someone asks for, inside that background
   job. It is not started at page load (`projection.warm_up_umap` in a thread): on a shared 2-core machine that
   would spend those CPU seconds whether or not anyone wants UMAP, slowing the PCA view everyone sees first. A
@@ -30,14 +30,15 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
-from n2o_core import agreement as core
-from n2o_core import figures_maps, projection
-from n2o_core.agreement import Agreement
+from n2o_core.analyses import agreement as core
+from n2o_core.analyses import projection
+from n2o_core.analyses.agreement import Agreement
+from n2o_core.analyses.projection import Projection
 from n2o_core.corpora import Corpus
 from n2o_core.errors import N2OError
+from n2o_core.figures import maps as figures_maps
 from n2o_core.limits import MIN_EMBEDDERS, check_corpus_size, k_max_for
-from n2o_core.neighbors import Neighbors
-from n2o_core.projection import Projection
+from n2o_core.search.neighbors import Neighbors
 from n2o_core.settings import Settings
 from n2o_core.workspace import Workspace
 

@@ -21,15 +21,17 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from n2o_core import notices, overlap, pipeline
-from n2o_core.cache import Cache
-from n2o_core.compare import ComparisonResult
+from n2o_core import pipeline
+from n2o_core.analyses import overlap
+from n2o_core.analyses.compare import ComparisonResult
 from n2o_core.corpora import Corpus, load_corpus
 from n2o_core.embedders.base import EmbedderInfo
 from n2o_core.errors import N2OError
 from n2o_core.limits import K_MAX, check_corpus_size, effective_k, k_max_for
-from n2o_core.neighbors import Neighbors
+from n2o_core.runtime import notices
+from n2o_core.search.neighbors import Neighbors
 from n2o_core.settings import Settings
+from n2o_core.storage.cache import Cache
 from n2o_core.workspace import Workspace
 
 from .guard import message
@@ -98,7 +100,7 @@ def embedder_rows(ws: Workspace, names: list[str]) -> pd.DataFrame:
     """Embedder, family, dimension, composition and engine of each chosen embedder, user embedders included
     (their family says "yours" and the group they are drawn in); the engine says how a built-in transformer
     computes on this machine ('OpenVINO bf16' on CPUs with AVX512-BF16, see the README's deviations)."""
-    from n2o_core.user_embedders import family_group_of
+    from n2o_core.embedders.user import family_group_of
 
     rows = []
     for e in names:

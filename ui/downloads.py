@@ -11,8 +11,9 @@ from urllib.parse import urlencode
 import pandas as pd
 import streamlit as st
 
-from n2o_core import export, report
 from n2o_core.errors import N2OError
+from n2o_core.export import report
+from n2o_core.export import tables as export
 
 from .data import Loaded
 

@@ -1,5 +1,5 @@
 """Streamlit-side caching and progress for the evaluation pages (paraphrase needle, human similarity, quality
-beside agreement) over the cores `n2o_core.pairs`, `needle`, `sts` and `heros.run`. Nothing here computes: it keeps
+beside agreement) over the core's `evaluation.pairs`, `needle`, `sts` and `heros.run`. Nothing here computes: it keeps
 results per server process, turns the cores' progress callbacks into st.status / st.progress, and turns errors
 into sentences shown in place.
 
@@ -33,14 +33,14 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from n2o_core.analyses.quality import embedder_dims
 from n2o_core.corpora import Corpus
 from n2o_core.errors import N2OError
-from n2o_core.fileio import atomic_write
-from n2o_core.heros.run import EmbedderScores, score_embedder
-from n2o_core.needle import NeedleResult, run_needle
-from n2o_core.pairs import FilteredPairs, Pairs, filter_pairs, load_pairs, pair_file_columns
-from n2o_core.quality import embedder_dims
-from n2o_core.sts import STSResult, rank_table, run_sts
+from n2o_core.evaluation.heros.run import EmbedderScores, score_embedder
+from n2o_core.evaluation.needle import NeedleResult, run_needle
+from n2o_core.evaluation.pairs import FilteredPairs, Pairs, filter_pairs, load_pairs, pair_file_columns
+from n2o_core.evaluation.sts import STSResult, rank_table, run_sts
+from n2o_core.storage.fileio import atomic_write
 from n2o_core.workspace import Workspace
 
 from . import data, heros_data

@@ -1,4 +1,4 @@
-"""The findings page's data: the core's evidence (`n2o_core.findings.evidence`) memoized per process, so each
+"""The findings page's data: the core's evidence (`n2o_core.evaluation.findings.evidence`) memoized per process, so each
 analysis runs once per (corpus, analysis, embedders, parameters) and every finding that rests on it is judged
 from the memo; progress on a cold computation is drawn in an st.status."""
 
@@ -12,7 +12,7 @@ import streamlit as st
 
 from n2o_core.corpora import Corpus
 from n2o_core.errors import N2OError
-from n2o_core.findings import Evidence, Finding, FindingParams, FindingResult, evidence, judge
+from n2o_core.evaluation.findings import Evidence, Finding, FindingParams, FindingResult, evidence, judge
 from n2o_core.settings import Settings
 
 from . import data

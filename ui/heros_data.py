@@ -1,4 +1,4 @@
-"""HEROS for the dashboard: the core's steps (`n2o_core.heros.run.make_pairs`, `score_embedder`) cached per
+"""HEROS for the dashboard: the core's steps (`n2o_core.evaluation.heros.run.make_pairs`, `score_embedder`) cached per
 process, one embedder at a time (so one failure leaves the others), with progress on a cold cache."""
 
 from __future__ import annotations
@@ -9,8 +9,8 @@ import pandas as pd
 import streamlit as st
 
 from n2o_core.errors import N2OError
-from n2o_core.heros.generate import PairSet
-from n2o_core.heros.run import PAIR_VIEW_COLUMNS, EmbedderScores, make_pairs, pairs_ready, score_embedder
+from n2o_core.evaluation.heros.generate import PairSet
+from n2o_core.evaluation.heros.run import PAIR_VIEW_COLUMNS, EmbedderScores, make_pairs, pairs_ready, score_embedder
 from n2o_core.workspace import Workspace
 
 from .data import Loaded

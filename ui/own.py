@@ -3,7 +3,7 @@
 embedder picker's grouping by family.
 
 Each is checked before any work and refused with one sentence in place; the other embedders keep working.
-What a link may name follows `n2o_core.user_embedders` (model names always; server paths only when they were
+What a link may name follows `n2o_core.embedders.user` (model names always; server paths only when they were
 typed on this server process or lie under $N2O_MODEL_DIRS; uploaded vectors by their cache id, with the corpus
 they were uploaded for). Uploaded vectors are kept in the cache and added to the corpus's shared Workspace under
 a content-addressed id (`vec:<label>-<digest>`), so sessions sharing that Workspace can never mix two files up.
@@ -17,11 +17,11 @@ import os
 
 import streamlit as st
 
-from n2o_core import user_embedders as ue
 from n2o_core.corpora import Corpus, load_corpus
+from n2o_core.embedders import user as ue
 from n2o_core.embedders.base import FAMILY_GROUPS, EmbedderInfo
 from n2o_core.errors import CorpusError, N2OError
-from n2o_core.figures import FAMILY_COLORS
+from n2o_core.figures.n2o import FAMILY_COLORS
 
 from . import data
 from .guard import message

@@ -8,9 +8,9 @@ from collections.abc import Callable
 import numpy as np
 import streamlit as st
 
+from n2o_core.analyses.overlap import chance_level
 from n2o_core.corpora import Corpus
 from n2o_core.limits import MIN_EMBEDDERS
-from n2o_core.overlap import chance_level
 from n2o_core.settings import Settings
 from n2o_core.text import escape_markdown
 

@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 
 import streamlit as st
 
-from n2o_core.pairs import SYNTHETIC_RULES, guess_pair_columns
+from n2o_core.evaluation.pairs import SYNTHETIC_RULES, guess_pair_columns
 from n2o_core.settings import NEEDLE_SYNTHETIC_SIZES, param_choice
 
 from . import evaluation_data as ev

@@ -1,4 +1,4 @@
-"""The probing page's data: `n2o_core.probe.run_probe` memoized per process (one result per corpus, embedders,
+"""The probing page's data: `evaluation.probe.run_probe` memoized per process (one result per corpus, embedders,
 tasks, classifiers, items per class and seed), its progress callback drawn in an st.status. Nothing here computes;
 the disk cache under run_probe (parse, tasks, sentence vectors, readouts) makes a run in a new process quick."""
 
@@ -14,7 +14,7 @@ import streamlit as st
 
 from n2o_core.corpora import Corpus
 from n2o_core.errors import N2OError
-from n2o_core.probe.run import ProbeResult, run_probe
+from n2o_core.evaluation.probe.run import ProbeResult, run_probe
 
 from . import data
 from .guard import message

@@ -21,11 +21,11 @@ from n2o_core.corpora import (
     upload_name,
 )
 from n2o_core.corpora.uploads import MAX_UPLOAD_MB, check_upload_size
+from n2o_core.embedders.user import dataset_link_refusal
 from n2o_core.errors import CorpusError
 from n2o_core.limits import K_MAX, MIN_EMBEDDERS, check_corpus_size, k_max_for
 from n2o_core.settings import MAX_SENTENCES_CHOICES, Settings, env_defaults, from_query, to_query
 from n2o_core.text import escape_markdown
-from n2o_core.user_embedders import dataset_link_refusal
 
 from . import data, own, talk
 from .guard import message

@@ -8,11 +8,18 @@
 - `segment`  sentence segmentation
 """
 
-from .builtin import builtin_names, list_builtin_corpora, load_builtin
-from .corpus import Corpus, dedup, fingerprint_texts, from_texts, sample_corpus
-from .files import SUPPORTED_EXTENSIONS, list_columns, load_bytes, load_file, load_hf_dataset, text_columns
-from .specs import DEFAULT_CORPUS, linkable_spec, load_corpus, parse_hf_spec
-from .uploads import is_upload_spec, load_upload, save_upload, upload_name
+from n2o_core.corpora.builtin import builtin_names, list_builtin_corpora, load_builtin
+from n2o_core.corpora.corpus import Corpus, dedup, fingerprint_texts, from_texts, sample_corpus
+from n2o_core.corpora.files import (
+    SUPPORTED_EXTENSIONS,
+    list_columns,
+    load_bytes,
+    load_file,
+    load_hf_dataset,
+    text_columns,
+)
+from n2o_core.corpora.specs import DEFAULT_CORPUS, linkable_spec, load_corpus, parse_hf_spec
+from n2o_core.corpora.uploads import is_upload_spec, load_upload, save_upload, upload_name
 
 __all__ = [
     "DEFAULT_CORPUS",

@@ -24,12 +24,12 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
-from ..cache import default_cache_dir
-from ..errors import CorpusError
-from ..fileio import atomic_write_text
-from ..import_lock import heavy_imports
-from . import segment
-from .corpus import Corpus, fingerprint_texts, from_texts
+import n2o_core.corpora.segment as segment
+from n2o_core.corpora.corpus import Corpus, fingerprint_texts, from_texts
+from n2o_core.errors import CorpusError
+from n2o_core.runtime.import_lock import heavy_imports
+from n2o_core.storage.cache import default_cache_dir
+from n2o_core.storage.fileio import atomic_write_text
 
 __all__ = ["BUILTIN_CORPORA", "builtin_names", "gensim_test_file", "list_builtin_corpora", "load_builtin"]
 

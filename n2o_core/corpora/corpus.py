@@ -7,7 +7,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property
 
-from ..errors import CorpusError
+from n2o_core.errors import CorpusError
 
 __all__ = ["Corpus", "dedup", "fingerprint_texts", "from_texts", "normalized_lines", "sample_corpus"]
 

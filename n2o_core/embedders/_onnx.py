@@ -40,11 +40,19 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import EmbedderError
-from ..import_lock import heavy_imports
-from ._state import read_manifest, state_dir, write_state
-from ._util import digest, length_batches, loading, package_version, path_identity, quiet_libraries, report
-from .base import Progress
+from n2o_core.embedders._state import read_manifest, state_dir, write_state
+from n2o_core.embedders._util import (
+    digest,
+    length_batches,
+    loading,
+    package_version,
+    path_identity,
+    quiet_libraries,
+    report,
+)
+from n2o_core.embedders.base import Progress
+from n2o_core.errors import EmbedderError
+from n2o_core.runtime.import_lock import heavy_imports
 
 #: Bumped when the export recipe changes (a new key: old exports are left unused).
 EXPORT_FORMAT = "1"

@@ -18,8 +18,8 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import CacheError
-from ..fileio import file_sha256
+from n2o_core.errors import CacheError
+from n2o_core.storage.fileio import file_sha256
 
 MANIFEST = "manifest.json"
 FORMAT = 1

@@ -8,11 +8,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from ..corpora import fingerprint_texts
-from ..errors import EmbedderError
-from ._state import read_manifest, state_dir, write_state
-from ._util import EMBEDDER_CODE_VERSION, check_texts, digest
-from .base import EmbedderInfo, Progress
+from n2o_core.corpora import fingerprint_texts
+from n2o_core.embedders._state import read_manifest, state_dir, write_state
+from n2o_core.embedders._util import EMBEDDER_CODE_VERSION, check_texts, digest
+from n2o_core.embedders.base import EmbedderInfo, Progress
+from n2o_core.errors import EmbedderError
 
 _STATE_LOCKS: dict[tuple, threading.Lock] = {}
 _STATE_LOCKS_GUARD = threading.Lock()

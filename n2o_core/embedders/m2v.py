@@ -19,9 +19,8 @@ from typing import Any
 
 import numpy as np
 
-from ..import_lock import heavy_imports
-from ._state import read_manifest, state_dir, write_state
-from ._util import (
+from n2o_core.embedders._state import read_manifest, state_dir, write_state
+from n2o_core.embedders._util import (
     EMBEDDER_CODE_VERSION,
     check_texts,
     digest,
@@ -32,8 +31,9 @@ from ._util import (
     quiet_libraries,
     report,
 )
-from .base import EmbedderInfo, Progress
-from .catalog import default_info
+from n2o_core.embedders.base import EmbedderInfo, Progress
+from n2o_core.embedders.catalog import default_info
+from n2o_core.runtime.import_lock import heavy_imports
 
 BATCH = 1024
 PCA_DIMS = 256
@@ -52,7 +52,7 @@ class Model2VecEmbedder:
         info: EmbedderInfo | None = None,
     ):
         if source is None:
-            from .sbert import minilm_path
+            from n2o_core.embedders.sbert import minilm_path
 
             source = minilm_path()
         self.source = Path(source)

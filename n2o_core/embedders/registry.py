@@ -14,7 +14,7 @@ Every failure to load raises EmbedderError with one sentence. Heavy libraries (t
 onnxruntime) are imported inside the backends, so importing this module is cheap.
 
 Zero vectors: a sentence with nothing to embed (tf-idf, averaged word vectors or model2vec with no known token;
-an all-zero row of precomputed vectors) is an all-zero row, never NaN. `n2o_core.neighbors` gives it no direction:
+an all-zero row of precomputed vectors) is an all-zero row, never NaN. `search.neighbors` gives it no direction:
 as a candidate it is ranked after every real candidate, even one with negative cosine (used only when fewer than k
 real ones remain, reported with cosine 0), so it never becomes everyone's neighbor; as a query it has no neighbors
 (its row is all NO_NEIGHBOR), so it overlaps with nothing.
@@ -26,11 +26,11 @@ import os
 import threading
 from pathlib import Path
 
-from ..errors import EmbedderError
-from ..fileio import file_identity
-from .base import Embedder, EmbedderInfo
-from .catalog import BUILTIN_EMBEDDER_IDS, BUILTIN_INFOS, DEFAULT_EMBEDDER_IDS, builtin, default_info
-from .precomputed import PrecomputedEmbedder
+from n2o_core.embedders.base import Embedder, EmbedderInfo
+from n2o_core.embedders.catalog import BUILTIN_EMBEDDER_IDS, BUILTIN_INFOS, DEFAULT_EMBEDDER_IDS, builtin, default_info
+from n2o_core.embedders.precomputed import PrecomputedEmbedder
+from n2o_core.errors import EmbedderError
+from n2o_core.storage.fileio import file_identity
 
 __all__ = [
     "BUILTIN_EMBEDDER_IDS",
@@ -79,18 +79,18 @@ def _user(spec: str) -> Embedder:
     if not rest:
         raise EmbedderError(f"Embedder spec '{spec}' names no model or file after '{prefix}:'.")
     if prefix == "st":
-        from .sbert import SentenceTransformerEmbedder
+        from n2o_core.embedders.sbert import SentenceTransformerEmbedder
 
         return SentenceTransformerEmbedder(spec, rest)
     if prefix == "hf":
         name, at, pooling = rest.rpartition("@")
         if not at or not name:
             raise EmbedderError(f"Embedder spec '{spec}' needs a pooling: hf:<model>@cls, @mean, @max or @last.")
-        from .hf import HFEmbedder
+        from n2o_core.embedders.hf import HFEmbedder
 
         return HFEmbedder(spec, name, pooling.strip().lower())
     if prefix == "wv":
-        from .static import word_vectors_embedder
+        from n2o_core.embedders.static import word_vectors_embedder
 
         path, stop_words = _wv_target(rest)
         return word_vectors_embedder(spec, path, stop_words)
@@ -145,7 +145,7 @@ def _wv_target(rest: str) -> tuple[str, frozenset[str]]:
     """The file of a wv: spec and the stop words its averaging drops ('@nostop' suffix: sentence-transformers')."""
     path, at, option = rest.rpartition("@")
     if at and path.strip() and option.strip().lower() == "nostop":
-        from ..text import SBERT_STOP_WORDS
+        from n2o_core.text import SBERT_STOP_WORDS
 
         return path.strip(), SBERT_STOP_WORDS
     return rest, frozenset()

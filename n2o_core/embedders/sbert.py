@@ -33,11 +33,9 @@ from typing import Any
 
 import numpy as np
 
-from ..corpora import fingerprint_texts
-from ..errors import EmbedderError
-from ..import_lock import heavy_imports
-from . import _onnx
-from ._util import (
+import n2o_core.embedders._onnx as _onnx
+from n2o_core.corpora import fingerprint_texts
+from n2o_core.embedders._util import (
     EMBEDDER_CODE_VERSION,
     check_texts,
     digest,
@@ -51,8 +49,10 @@ from ._util import (
     report,
     set_torch_threads,
 )
-from .base import EmbedderInfo, Progress
-from .catalog import default_info
+from n2o_core.embedders.base import EmbedderInfo, Progress
+from n2o_core.embedders.catalog import default_info
+from n2o_core.errors import EmbedderError
+from n2o_core.runtime.import_lock import heavy_imports
 
 BATCH = 32
 ONNX_BATCH = 8  # smaller batches keep activations in cache: faster per core than 32 with onnxruntime

@@ -15,7 +15,7 @@ calling `get_mean_vector`.
 
 Zero vectors: a sentence with no usable token (empty, punctuation only, or only unknown words for word-level
 vectors) is an all-zero row, never NaN; this module only guarantees the exact zeros. How the neighbor search
-ranks them (after every real candidate; no neighbors as a query) is in `registry` and `n2o_core.neighbors`.
+ranks them (after every real candidate; no neighbors as a query) is in `registry` and `n2o_core.search.neighbors`.
 """
 
 from __future__ import annotations
@@ -29,12 +29,21 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
-from ..errors import EmbedderError
-from ..import_lock import heavy_imports
-from ..text import SBERT_STOP_WORDS, content_tokens
-from ._util import EMBEDDER_CODE_VERSION, check_texts, digest, finish, loading, package_file, package_version, report
-from .base import AVERAGE_ALL_TOKENS, AVERAGE_NO_STOP_WORDS, EmbedderInfo, Progress
-from .catalog import default_info
+from n2o_core.embedders._util import (
+    EMBEDDER_CODE_VERSION,
+    check_texts,
+    digest,
+    finish,
+    loading,
+    package_file,
+    package_version,
+    report,
+)
+from n2o_core.embedders.base import AVERAGE_ALL_TOKENS, AVERAGE_NO_STOP_WORDS, EmbedderInfo, Progress
+from n2o_core.embedders.catalog import default_info
+from n2o_core.errors import EmbedderError
+from n2o_core.runtime.import_lock import heavy_imports
+from n2o_core.text import SBERT_STOP_WORDS, content_tokens
 
 if TYPE_CHECKING:  # pragma: no cover
     with heavy_imports():
@@ -307,7 +316,7 @@ def _composition(stop_words: Collection[str]) -> str:
 
 def word_vectors_embedder(spec: str, path: str, stop_words: Collection[str] = frozenset()) -> StaticEmbedder:
     """A user's word-vector file (`wv:<path>`), averaged; `stop_words` dropped first (`wv:<path>@nostop`)."""
-    from ._util import path_identity
+    from n2o_core.embedders._util import path_identity
 
     table, fmt = load_word_vectors(path)
     kind = "fastText .bin, subword vectors for unknown words" if table.subwords else fmt

@@ -13,7 +13,7 @@ import pytest
 os.environ.setdefault("HF_DATASETS_OFFLINE", "1")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 
-from n2o_core.corpora import (  # noqa: E402
+from n2o_core.corpora import (
     DEFAULT_CORPUS,
     Corpus,
     dedup,
@@ -283,8 +283,8 @@ def test_csv_keeps_literal_na_text(tmp_path):
 
 
 def test_kept_upload_reopens_with_its_duplicate_count(tmp_path):
-    from n2o_core.cache import Cache
     from n2o_core.corpora import load_upload, save_upload
+    from n2o_core.storage.cache import Cache
 
     cache = Cache(tmp_path / "cache")
     uploaded = load_bytes("dups.txt", b"one line here\ntwo lines here\none line here\n\none  line here\n")

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from browser_app import no_exception, settle
 
-from n2o_core.findings import FINDINGS
+from n2o_core.evaluation.findings import FINDINGS
 
 
 def test_findings_page_checks_a_finding(server, browser):

@@ -6,10 +6,10 @@ import pytest
 from heros_sentences import SENTENCES
 
 from n2o_core.errors import N2OError
-from n2o_core.heros.generate import ALL_SUBSETS, PAIR_COLUMNS, generate_pairs, sentence_filter
-from n2o_core.heros.lexicon import related_lemmas
-from n2o_core.heros.random_word import MaskedLMFiller
-from n2o_core.heros.typos import damerau_levenshtein
+from n2o_core.evaluation.heros.generate import ALL_SUBSETS, PAIR_COLUMNS, generate_pairs, sentence_filter
+from n2o_core.evaluation.heros.lexicon import related_lemmas
+from n2o_core.evaluation.heros.random_word import MaskedLMFiller
+from n2o_core.evaluation.heros.typos import damerau_levenshtein
 
 CORPUS = [
     *SENTENCES,  # the last one: boost has no antonym in WordNet
@@ -100,8 +100,8 @@ def test_missing_masked_lm_gives_clear_error(monkeypatch):
 
 
 def test_compounds_prepositional_verbs_and_nouns_are_not_targets():
-    from n2o_core.heros.generate import _is_candidate
-    from n2o_core.heros.nlp import load_nlp
+    from n2o_core.evaluation.heros.generate import _is_candidate
+    from n2o_core.evaluation.heros.nlp import load_nlp
 
     nlp = load_nlp()
     doc = nlp("The engineer continued to repair the hard disk of the old computer.")

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import pytest
 
-from n2o_core.heros.edit import render
-from n2o_core.heros.inflect import article_for, inflect, match_case
-from n2o_core.heros.lexicon import related_lemmas, relations
-from n2o_core.heros.nlp import load_nlp
+from n2o_core.evaluation.heros.edit import render
+from n2o_core.evaluation.heros.inflect import article_for, inflect, match_case
+from n2o_core.evaluation.heros.lexicon import related_lemmas, relations
+from n2o_core.evaluation.heros.nlp import load_nlp
 
 
 def test_relations_have_synonyms_and_antonyms_of_one_sense():

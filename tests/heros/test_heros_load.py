@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from n2o_core.errors import N2OError
-from n2o_core.heros.load import load_heros, pairs_from_table
+from n2o_core.evaluation.heros.load import load_heros, pairs_from_table
 
 ROWS = [
     # Original, Synonym, Antonym, Negation, Random, Typo, Negation   (README order; which Negation is which?)

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from n2o_core.heros.negation import main_verb, negate_at, negate_main
-from n2o_core.heros.nlp import load_nlp
+from n2o_core.evaluation.heros.negation import main_verb, negate_at, negate_main
+from n2o_core.evaluation.heros.nlp import load_nlp
 
 
 @pytest.fixture(scope="module")

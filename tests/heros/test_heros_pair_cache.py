@@ -8,10 +8,10 @@ import pandas as pd
 import pytest
 from heros_sentences import SENTENCES
 
-from n2o_core.cache import Cache
-from n2o_core.heros import pair_cache
-from n2o_core.heros.generate import PairSet
-from n2o_core.heros.pair_cache import cached_generate_pairs, pairs_key
+from n2o_core.evaluation.heros import pair_cache
+from n2o_core.evaluation.heros.generate import PairSet
+from n2o_core.evaluation.heros.pair_cache import cached_generate_pairs, pairs_key
+from n2o_core.storage.cache import Cache
 
 
 def test_real_pairs_come_back_identical(tmp_path, monkeypatch):
@@ -85,7 +85,7 @@ def test_a_damaged_entry_is_made_again(tmp_path, fake, damage):
 
 
 def test_pairs_cached_says_whether_a_request_is_on_disk(tmp_path, fake):
-    from n2o_core.heros.pair_cache import pairs_cached
+    from n2o_core.evaluation.heros.pair_cache import pairs_cached
 
     cache = Cache(tmp_path)
     assert not pairs_cached(cache, "a", 5, 0)

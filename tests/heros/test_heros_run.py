@@ -8,11 +8,11 @@ import numpy as np
 import pytest
 from heros_sentences import SENTENCES
 
-from n2o_core.cli import main
-from n2o_core.heros.report import sample_markdown
-from n2o_core.heros.run import HerosResult, run_heros
-from n2o_core.heros.score import RESULT_COLUMNS
-from n2o_core.heros.subsets import ALL_SUBSETS
+from n2o_core.cli.main import main
+from n2o_core.evaluation.heros.report import sample_markdown
+from n2o_core.evaluation.heros.run import HerosResult, run_heros
+from n2o_core.evaluation.heros.score import RESULT_COLUMNS
+from n2o_core.evaluation.heros.subsets import ALL_SUBSETS
 
 CORPUS = SENTENCES
 

@@ -8,8 +8,8 @@ import pytest
 import scipy.sparse as sp
 
 from n2o_core.errors import N2OError
-from n2o_core.heros.score import baseline_similarity, bootstrap_ci, normalize, rowwise_cosine, score_pairs
-from n2o_core.neighbors import Standardizer
+from n2o_core.evaluation.heros.score import baseline_similarity, bootstrap_ci, normalize, rowwise_cosine, score_pairs
+from n2o_core.search.neighbors import Standardizer
 
 
 def _cos(a, b):

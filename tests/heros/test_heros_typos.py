@@ -6,8 +6,8 @@ import random
 
 import pytest
 
-from n2o_core.heros.lexicon import is_english_word
-from n2o_core.heros.typos import common_misspellings, damerau_levenshtein, make_typo, one_edit_typo
+from n2o_core.evaluation.heros.lexicon import is_english_word
+from n2o_core.evaluation.heros.typos import common_misspellings, damerau_levenshtein, make_typo, one_edit_typo
 
 
 def test_damerau_reference_values():

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from app_checks import EMBEDDERS, no_exception, plotly_specs
 
-from n2o_core.cache import Cache
-from n2o_core.compare import compare
+from n2o_core.analyses.compare import compare
 from n2o_core.corpora import load_corpus
+from n2o_core.storage.cache import Cache
 from n2o_core.workspace import Workspace
 
 NAMES = EMBEDDERS.split(",")
@@ -192,7 +192,7 @@ def test_a_corpus_too_small_for_umap_gets_pca_with_the_reason(app_env):
 @pytest.fixture
 def fake_umap(monkeypatch):
     """umap-learn replaced by a gated stand-in (no numba): the test decides when the background job ends."""
-    from n2o_core import projection
+    from n2o_core.analyses import projection
     from ui import agreement_data
 
     gate = threading.Event()

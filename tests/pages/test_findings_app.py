@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 from app_checks import no_exception
 
-from n2o_core.findings import FINDINGS, NOT_TESTABLE, FindingParams, check_finding
+from n2o_core.evaluation.findings import FINDINGS, NOT_TESTABLE, FindingParams, check_finding
 
 
 def _open(app):
@@ -44,9 +44,9 @@ def test_lists_every_finding_unchecked(app):
 
 def _core(app_env, fid):
     """The core's result for the page's corpus and settings (the app's test defaults: 3 samples of 30 queries)."""
-    from n2o_core.cache import Cache
     from n2o_core.corpora import load_corpus
     from n2o_core.settings import DEFAULT_MAX_SENTENCES
+    from n2o_core.storage.cache import Cache
     from n2o_core.workspace import Workspace
 
     cache = Cache(app_env["N2O_CACHE_DIR"])

@@ -7,7 +7,7 @@ from app_checks import no_exception
 
 
 def test_unexpected_error_in_a_view_is_one_sentence(app, monkeypatch):
-    import n2o_core.overlap as overlap
+    import n2o_core.analyses.overlap as overlap
 
     def broken(*a, **kw):
         raise RuntimeError("simulated bug")
@@ -23,7 +23,7 @@ def test_unexpected_error_in_a_view_is_one_sentence(app, monkeypatch):
 
 
 def test_unexpected_error_in_a_page_section_leaves_the_rest(app, monkeypatch):
-    import n2o_core.overlap as overlap
+    import n2o_core.analyses.overlap as overlap
 
     def broken(*a, **kw):
         raise ValueError("simulated bug")

@@ -169,9 +169,9 @@ def test_changing_the_number_of_samples_recomputes_n2o(app):
     one query pool: the N2O shown must still be the 6-sample mean and std (it once kept the 5-sample values)."""
     import os
 
-    from n2o_core.cache import Cache
-    from n2o_core.compare import compare
+    from n2o_core.analyses.compare import compare
     from n2o_core.corpora import load_corpus
+    from n2o_core.storage.cache import Cache
     from n2o_core.workspace import Workspace
 
     app.query_params.update({"queries": "100", "samples": "5", "order": "chosen"})

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from app_checks import EMBEDDERS, no_exception, plotly_specs
 
-from n2o_core.cli import main
+from n2o_core.cli.main import main
 
 NAMES = EMBEDDERS.split(",")
 

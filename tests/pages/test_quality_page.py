@@ -9,11 +9,11 @@ import pandas as pd
 from app_checks import no_exception, plotly_specs
 from test_needle_page import workspace
 
-from n2o_core.compare import compare
-from n2o_core.heros.run import make_pairs, score_embedder
-from n2o_core.pairs import lee_pairs
-from n2o_core.quality import negation_sensitivity
-from n2o_core.sts import run_sts
+from n2o_core.analyses.compare import compare
+from n2o_core.analyses.quality import negation_sensitivity
+from n2o_core.evaluation.heros.run import make_pairs, score_embedder
+from n2o_core.evaluation.pairs import lee_pairs
+from n2o_core.evaluation.sts import run_sts
 
 NAMES = ["tfidf", "glove-6b-50d", "word2vec"]
 COLS = {

@@ -70,9 +70,9 @@ def test_no_match_filter_warns(app):
 def _check_popular_and_outliers(app, qid: int) -> None:
     """The popular / outlier tables hold exactly what the neighbor lists say (recomputed here from the core's
     search, with plain set arithmetic)."""
-    from n2o_core.cache import Cache
     from n2o_core.corpora import load_corpus
     from n2o_core.pipeline import search_corpus_sentence
+    from n2o_core.storage.cache import Cache
     from n2o_core.workspace import Workspace
 
     k = app.sidebar.slider(key="w_k").value

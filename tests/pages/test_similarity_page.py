@@ -8,9 +8,9 @@ from app_checks import no_exception, plotly_specs
 from sts_fixture import write_stsb
 from test_needle_page import workspace
 
-from n2o_core.figures_eval import SCORING_LABELS
-from n2o_core.pairs import lee_pairs, load_pairs
-from n2o_core.sts import SCORINGS, run_sts
+from n2o_core.evaluation.pairs import lee_pairs, load_pairs
+from n2o_core.evaluation.sts import SCORINGS, run_sts
+from n2o_core.figures.evaluation import SCORING_LABELS
 
 NAMES = ["tfidf", "glove-6b-50d", "word2vec"]
 LABELS = SCORING_LABELS

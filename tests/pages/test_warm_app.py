@@ -7,7 +7,7 @@ import re
 
 from app_checks import EMBEDDERS, no_exception, plotly_specs
 
-from n2o_core.cli import main
+from n2o_core.cli.main import main
 
 
 def test_warmed_cache_serves_the_first_heatmap(app, app_env, monkeypatch, capsys):

@@ -8,11 +8,11 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-from n2o_core.cache import Cache
 from n2o_core.corpora import load_corpus
-from n2o_core.probe import TASKS
-from n2o_core.probe.build import build_tasks
-from n2o_core.probe.readout import length_features, read_out
+from n2o_core.evaluation.probe import TASKS
+from n2o_core.evaluation.probe.build import build_tasks
+from n2o_core.evaluation.probe.readout import length_features, read_out
+from n2o_core.storage.cache import Cache
 
 pytestmark = pytest.mark.slow
 
@@ -50,7 +50,7 @@ def test_targets_never_cross_splits(data):
         td = data[t]
         key = td.items["note"].str.lower()
         if t != "tense":  # nouns are grouped by lemma: compare the notes' lemmas
-            from n2o_core.probe.tasks import noun_lemma
+            from n2o_core.evaluation.probe.tasks import noun_lemma
 
             key = key.map(noun_lemma)
         splits = defaultdict(set)

@@ -1,5 +1,5 @@
-"""The probing page's pure pieces: the accuracy heatmap and the ranking chart (n2o_core.figures_probe), the ranking
-as shown with its arrows and the hand-read shares (n2o_core.probe.report), and the page's URL list parameter
+"""The probing page's pure pieces: the accuracy heatmap and the ranking chart (n2o_core.figures.probe), the ranking
+as shown with its arrows and the hand-read shares (n2o_core.evaluation.probe.report), and the page's URL list parameter
 (n2o_core.settings.param_multi_choice)."""
 
 from __future__ import annotations
@@ -10,10 +10,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from n2o_core import figures_probe
 from n2o_core.errors import N2OError
-from n2o_core.probe import TASKS
-from n2o_core.probe.report import judged_shares, noise_half_width, ranking_display
+from n2o_core.evaluation.probe import TASKS
+from n2o_core.evaluation.probe.report import judged_shares, noise_half_width, ranking_display
+from n2o_core.figures import probe as figures_probe
 from n2o_core.settings import param_multi_choice
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 import scipy.sparse as sp
 
-from n2o_core.probe.readout import grid, length_features, majority, read_out
+from n2o_core.evaluation.probe.readout import grid, length_features, majority, read_out
 
 
 def _data(n: int, seed: int = 0, kind: str = "linear"):

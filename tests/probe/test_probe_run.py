@@ -9,12 +9,12 @@ import numpy as np
 import pytest
 from probe_corpus import sentences
 
-from n2o_core.cache import Cache
-from n2o_core.cli import main
+from n2o_core.cli.main import main
 from n2o_core.corpora import from_texts
 from n2o_core.errors import N2OError
-from n2o_core.probe import TASKS
-from n2o_core.probe.run import LENGTH, run_probe
+from n2o_core.evaluation.probe import TASKS
+from n2o_core.evaluation.probe.run import LENGTH, run_probe
+from n2o_core.storage.cache import Cache
 from n2o_core.workspace import Workspace
 
 EMBEDDERS = ["tfidf", "fasttext"]
@@ -25,7 +25,7 @@ PER_CLASS = 20
 def one_mlp_setting():
     """One MLP setting instead of four: the pipeline is what is tested here (test_probe_readout tests the grid)."""
     with pytest.MonkeyPatch.context() as mp:
-        mp.setattr("n2o_core.probe.readout.MLP_GRID", ({"hidden": 50, "alpha": 1e-3},))
+        mp.setattr("n2o_core.evaluation.probe.readout.MLP_GRID", ({"hidden": 50, "alpha": 1e-3},))
         yield
 
 
@@ -109,9 +109,9 @@ def test_a_second_run_parses_and_embeds_nothing_and_gives_the_same_numbers(first
     def fail(*a, **k):
         raise AssertionError("should have come from the cache")
 
-    monkeypatch.setattr("n2o_core.probe.parse.parse_texts", fail)
+    monkeypatch.setattr("n2o_core.evaluation.probe.parse.parse_texts", fail)
     monkeypatch.setattr(Workspace, "embedder", fail)
-    monkeypatch.setattr("n2o_core.probe.run.read_out", fail)
+    monkeypatch.setattr("n2o_core.evaluation.probe.run.read_out", fail)
     ws = Workspace(load_corpus(str(corpus_file)), cache=Cache(cache_root))
     again = run_probe(ws, EMBEDDERS, per_class=PER_CLASS, seed=0)
     res, _ = first

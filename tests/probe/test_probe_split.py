@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import Counter, defaultdict
 
-from n2o_core.probe.split import balance_and_split, split_sizes, wc_classes
-from n2o_core.probe.tasks import Candidates, Item
+from n2o_core.evaluation.probe.split import balance_and_split, split_sizes, wc_classes
+from n2o_core.evaluation.probe.tasks import Candidates, Item
 
 
 def _item(text: str, label: str, group: str | None = None, unit: int | None = None) -> Item:

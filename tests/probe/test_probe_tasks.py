@@ -11,8 +11,8 @@ import pytest
 from probe_corpus import sentences
 
 from n2o_core.corpora import from_texts
-from n2o_core.probe import tasks as T
-from n2o_core.probe.parse import from_arrays, parse_texts
+from n2o_core.evaluation.probe import tasks as T
+from n2o_core.evaluation.probe.parse import from_arrays, parse_texts
 from n2o_core.text import tokenize
 
 PAPER = [

@@ -83,8 +83,8 @@ def run_app(corpus: str, cache_dir: str, out: str) -> int:
     os.chdir(ROOT)
     from streamlit.testing.v1 import AppTest
 
-    from n2o_core.cache import Cache
     from n2o_core.corpora import load_file, save_upload
+    from n2o_core.storage.cache import Cache
 
     spec = save_upload(Cache(cache_dir), load_file(corpus))
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
@@ -100,7 +100,7 @@ def run_app(corpus: str, cache_dir: str, out: str) -> int:
         "failed": sorted(str(v) for v in memo["failed"].values()),
         "neighbors": {str(key[1]): _digest(nb.ids, nb.sims) for key, nb in sorted(memo["neighbors"].items())},
     }
-    from n2o_core.fileio import atomic_write_text
+    from n2o_core.storage.fileio import atomic_write_text
 
     atomic_write_text(out, json.dumps(doc, indent=1, sort_keys=True))
     return 0 if not doc["exceptions"] else 1
@@ -110,7 +110,7 @@ def main(argv: list[str]) -> int:
     _instrument()
     mode, rest = argv[0], argv[1:]
     if mode == "cli":
-        from n2o_core.cli import main as cli_main
+        from n2o_core.cli.main import main as cli_main
 
         return cli_main(rest)
     if mode == "app":

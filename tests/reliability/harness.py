@@ -33,9 +33,9 @@ __all__ = ["ROOT", "VICTIM", "Scan", "Workload", "fork_server", "lost_entries", 
 #: the test process is refused by GNU OpenMP once gensim has used it: "fork() called from a process already
 #: using GNU OpenMP, this is unsafe".)
 _PRELOAD = [
-    "n2o_core.cache",
-    "n2o_core.cli",
-    "n2o_core.compare",
+    "n2o_core.storage.cache",
+    "n2o_core.cli.main",
+    "n2o_core.analyses.compare",
     "n2o_core.workspace",
     "n2o_core.embedders.registry",
     "n2o_core.embedders.tfidf",
@@ -101,8 +101,8 @@ def _value_digest(p: Path) -> str:
 
 def scan(cache_dir: str | os.PathLike) -> Scan:
     """Classify every file of a cache folder (read-only: nothing is repaired or removed)."""
-    from n2o_core.cache import Cache
     from n2o_core.embedders._state import read_manifest
+    from n2o_core.storage.cache import Cache
 
     root = Path(cache_dir)
     out = Scan()

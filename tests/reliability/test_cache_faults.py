@@ -19,10 +19,10 @@ import numpy as np
 import pytest
 from harness import ROOT, fork_server, lost_entries, scan, start, write_corpus
 
-from n2o_core import cache as cache_mod
-from n2o_core import notices
-from n2o_core.cache import Cache
 from n2o_core.errors import CacheError, N2OError
+from n2o_core.runtime import notices
+from n2o_core.storage import cache as cache_mod
+from n2o_core.storage.cache import Cache
 
 FORK = fork_server()
 
@@ -116,7 +116,7 @@ def test_waiting_thread_of_the_same_process_is_told_too(tmp_path, monkeypatch):
 
 def test_cli_prints_the_waiting_notice(tmp_path, monkeypatch, capsys):
     """The CLI's listener: `note: Waiting for ...` on stderr while another process holds the entry."""
-    from n2o_core.cli import main
+    from n2o_core.cli.main import main
     from n2o_core.corpora import load_file
     from n2o_core.workspace import Workspace
 
@@ -156,7 +156,7 @@ def test_disk_full_during_a_write_fails_clearly_and_keeps_the_cache(tmp_path, mo
     is written: one CacheError sentence, no temporary file left, the new entry absent, every other entry intact."""
     import scipy.sparse as sp
 
-    from n2o_core import fileio
+    from n2o_core.storage import fileio
 
     c = Cache(tmp_path)
     _fill_cache(c)
@@ -227,7 +227,7 @@ def test_disk_full_during_a_write_fails_clearly_and_keeps_the_cache(tmp_path, mo
 def test_disk_full_through_the_cli_is_one_error_line(tmp_path, monkeypatch, capsys):
     """`embed` on a full disk: exit 2, one `error:` line, and the run after the disk is freed gives the same
     embeddings as a run that never failed."""
-    from n2o_core.cli import main
+    from n2o_core.cli.main import main
 
     corpus = write_corpus(tmp_path / "c.txt", 40)
     args = ["embed", "--corpus", str(corpus), "--embedder", "tfidf", "--cache-dir"]
@@ -245,7 +245,7 @@ def test_disk_full_through_the_cli_is_one_error_line(tmp_path, monkeypatch, caps
 
 def test_cli_json_output_on_a_full_disk_is_one_error_line(tmp_path, monkeypatch, capsys):
     """An OSError outside the cache (the --json file) is one line too, not a traceback."""
-    from n2o_core import cli
+    from n2o_core.cli import main as cli
 
     corpus = write_corpus(tmp_path / "c.txt", 40)
     monkeypatch.setattr(cli, "atomic_write_text", lambda *a, **k: _enospc())

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from harness import lost_entries, scan, write_corpus
 
-from n2o_core.cli import main
+from n2o_core.cli.main import main
 
 
 class _Bomb:
@@ -198,7 +198,7 @@ def test_html_in_sentences_round_trips_through_downloads():
 
     import pandas as pd
 
-    from n2o_core import export
+    from n2o_core.export import tables as export
 
     name = '<script>alert("x")</script> & <b>bold</b>, "quoted"'
     doc = json.loads(

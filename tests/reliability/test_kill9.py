@@ -58,7 +58,7 @@ def _child(argv: list[str], kill_at: int, when: str) -> None:
     err = Path(argv[argv.index("--json") + 1] + ".stderr")
     sys.stdout = sys.stderr = open(err, "w")  # noqa: SIM115 - the child ends with os._exit
     try:
-        from n2o_core.cli import main
+        from n2o_core.cli.main import main
 
         rc = main(argv)
     except BaseException:  # noqa: BLE001 - reported through the exit code and the .stderr file
@@ -81,7 +81,7 @@ def _fork_run(argv: list[str], kill_at: int = 0, when: str = "before", kill_afte
 
 
 def test_compare_killed_at_commit_points_and_at_random_reruns_to_the_clean_result(tmp_path, monkeypatch):
-    from n2o_core.cli import main
+    from n2o_core.cli.main import main
 
     corpus = write_corpus(tmp_path / "c.txt", 120)
     clean_cache, work = tmp_path / "clean", tmp_path / "work"

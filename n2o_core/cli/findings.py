@@ -1,0 +1,135 @@
+"""`python -m n2o_core findings`: check the papers' findings on a corpus and print each with ✓ / ✗ and its numbers.
+
+Every finding is printed, passed or not; one that could not be checked says why. `--list` prints the catalogue
+(and the findings this tool cannot test offline, with the reason) without computing anything.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import textwrap
+from typing import Any
+
+from n2o_core.corpora.specs import DEFAULT_CORPUS
+from n2o_core.errors import N2OError
+from n2o_core.storage.fileio import atomic_write_text
+
+
+def add_parser(subparsers: Any) -> None:
+    """Add the `findings` subcommand."""
+    p = subparsers.add_parser(
+        "findings", help="check the papers' qualitative findings on a corpus (✓ / ✗ with numbers)"
+    )
+    p.add_argument("--corpus", default=DEFAULT_CORPUS, help="PATH, builtin:NAME or hf:NAME (default %(default)s)")
+    p.add_argument("--max-sentences", type=int, default=None, help="cap: a fixed, topic-stratified sample")
+    p.add_argument("--text-column", default=None, help="text column of a .csv/.tsv/.jsonl/.parquet corpus")
+    p.add_argument("--cache-dir", default=None, help="cache folder (default: $N2O_CACHE_DIR or ./cache)")
+    p.add_argument(
+        "--finding", action="append", default=[], metavar="ID", help="check only this finding (repeatable; see --list)"
+    )
+    p.add_argument("--k", type=int, default=50, help="neighbors per query (default %(default)s, as the paper)")
+    p.add_argument("--queries", type=int, default=100, help="queries per sample (default %(default)s)")
+    p.add_argument("--samples", type=int, default=5, help="query samples (default %(default)s)")
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--pairs", type=int, default=200, metavar="N", help="HEROS pairs per subset (default %(default)s)")
+    p.add_argument("--list", action="store_true", help="print the findings and the untestable ones; compute nothing")
+    p.add_argument("--json", default=None, metavar="OUT", help="write every result as JSON")
+    p.set_defaults(func=run)
+
+
+def _wrap(text: str, indent: str = "    ") -> str:
+    return textwrap.fill(text, 116, initial_indent=indent, subsequent_indent=indent, break_on_hyphens=False)
+
+
+def _print_catalogue() -> None:
+    from n2o_core.evaluation.findings import FINDINGS, NOT_TESTABLE
+
+    for f in FINDINGS:
+        print(f"{f.id}  [{f.paper} {f.where}]  {f.title}")
+        print(_wrap(f"embedders: {', '.join(f.embedders)}"))
+        print(_wrap(f"rule: {f.rule}"))
+    print("\nnot testable here:")
+    for u in NOT_TESTABLE:
+        print(f"  [{u.paper} {u.where}] {u.statement}")
+        print(_wrap(f"why: {u.reason}", "      "))
+
+
+def run(args: argparse.Namespace) -> int:
+    from n2o_core.corpora import load_corpus
+    from n2o_core.evaluation.findings import FindingParams, check_findings, finding
+    from n2o_core.storage.cache import Cache
+    from n2o_core.workspace import Workspace
+
+    if args.list:
+        _print_catalogue()
+        return 0
+    for name, v in (("--k", args.k), ("--queries", args.queries), ("--samples", args.samples), ("--pairs", args.pairs)):
+        if v < 1:
+            raise N2OError(f"{name} must be at least 1 (got {v}).")
+    if args.max_sentences is not None and args.max_sentences < 1:
+        raise N2OError(f"--max-sentences must be positive (got {args.max_sentences}).")
+    for fid in args.finding:
+        finding(fid)  # an unknown id fails before any work
+    cache = Cache(args.cache_dir)
+    corpus = load_corpus(
+        args.corpus, max_sentences=args.max_sentences, text_column=args.text_column, cache_dir=cache.root
+    )
+    ws = Workspace(corpus, cache=cache)
+    params = FindingParams(args.k, args.queries, args.samples, args.seed, args.pairs)
+
+    from tqdm.auto import tqdm
+
+    bars: dict[str, Any] = {}
+
+    def progress(stage: str, done: int, total: int) -> None:
+        # one bar per embedder for sentence counts ("embed X"); one bar per loop over embedders ("scoring X")
+        key = stage.split()[0] if stage.split()[0] in ("scoring", "correlating") else stage
+        bar = bars.get(key)
+        if bar is None:
+            if total > 0 and done >= total:
+                return
+            bar = bars[key] = tqdm(total=total, desc=stage[:40], file=sys.stderr, leave=False)
+        bar.set_description(stage[:40], refresh=False)
+        bar.total = total
+        bar.n = done
+        bar.refresh()
+        if done >= total:
+            bar.close()
+
+    try:
+        results = check_findings(ws, args.finding or None, params, progress)
+    finally:
+        for bar in bars.values():
+            bar.close()
+    print(f"corpus {corpus.name}: {len(corpus):,} sentences")
+    for r in results:
+        f = r.finding
+        print(f"\n{r.mark} {f.id}  [{f.paper} {f.where}]  {f.title}")
+        print(_wrap(f"rule: {f.rule}"))
+        print(_wrap(f"scoring: {f.scoring}"))
+        print(_wrap(r.verdict.summary))
+        if r.alternative is not None and f.alternative is not None:
+            print(_wrap(f"{r.alternative.mark} with {f.alternative[0]}: {r.alternative.summary}"))
+        if f.paper_numbers:
+            print(_wrap(f"paper: {f.paper_numbers}"))
+    passed = sum(r.verdict.passed is True for r in results)
+    failed = sum(r.verdict.passed is False for r in results)
+    print(f"\n{passed} ✓, {failed} ✗, {len(results) - passed - failed} not checked, of {len(results)} findings")
+    if args.json:
+        doc = {
+            "corpus": corpus.name,
+            "sentences": len(corpus),
+            "params": vars(params),
+            "findings": [r.to_json() for r in results],
+        }
+        atomic_write_text(args.json, json.dumps(doc, indent=1, ensure_ascii=False, default=_jsonable))
+    return 0
+
+
+def _jsonable(obj: Any) -> Any:
+    """numpy scalars and the like in setup dicts."""
+    if hasattr(obj, "item"):
+        return obj.item()
+    return str(obj)

@@ -1,0 +1,236 @@
+"""`python -m n2o_core needle`: the paraphrase needle-in-a-haystack experiment (N2O section 8, Table 3).
+
+Also the pair-source options shared with `sts` (`add_pair_options`, `pair_columns`, `write_json`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from typing import Any
+
+from n2o_core.corpora.specs import DEFAULT_CORPUS
+from n2o_core.errors import N2OError
+from n2o_core.storage.fileio import atomic_write_text
+
+PAIRS_HELP = (
+    "FILE (.tsv/.csv/.jsonl/.parquet with sentence1, sentence2, score; or the STS Benchmark's headerless sts-*.csv), "
+    "heros:FILE, hf:NAME[:CONFIG][@SPLIT], builtin:lee, or synthetic:heros-synonym[:N] / synthetic:heros-typo[:N] "
+    "(made from the corpus: NOT human paraphrases)"
+)
+
+
+def add_pair_options(p: argparse.ArgumentParser) -> None:
+    """--sentence1-column, --sentence2-column, --score-column, --genre-column, --scale, --genre."""
+    p.add_argument("--sentence1-column", default=None, metavar="NAME", help="query column (default: sentence1)")
+    p.add_argument("--sentence2-column", default=None, metavar="NAME", help="paraphrase column (default: sentence2)")
+    p.add_argument("--score-column", default=None, metavar="NAME", help="human score column (default: score)")
+    p.add_argument("--genre-column", default=None, metavar="NAME", help="genre column (default: genre, if any)")
+    p.add_argument(
+        "--scale",
+        type=float,
+        default=None,
+        metavar="MAX",
+        help="the source's maximum score (5 for STS-B, 1 for a 0-1 copy); default: 1 if no score exceeds 1, else 5",
+    )
+    p.add_argument(
+        "--genre",
+        action="append",
+        default=[],
+        metavar="G",
+        help="keep only genre G (repeatable; 'news' = main-news; default: all, synonym for a Heros file)",
+    )
+
+
+def pair_columns(args: argparse.Namespace) -> dict[str, str | None]:
+    return {
+        "sentence1": args.sentence1_column,
+        "sentence2": args.sentence2_column,
+        "score": args.score_column,
+        "genre": args.genre_column,
+    }
+
+
+class _Paper:
+    """Sentinel default: the paper's threshold for this kind of pairs (`pairs.paper_defaults`)."""
+
+    def __repr__(self) -> str:
+        return "paper default"
+
+
+PAPER = _Paper()
+
+
+def _optional_float(text: str) -> float | None:
+    if text.strip().lower() in ("none", "off", "no"):
+        return None
+    try:
+        return float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a number or 'none' (got {text!r})") from None
+
+
+def write_json(path: str, obj: dict[str, Any]) -> None:
+    """Atomic JSON write; NaN never written (callers convert to null)."""
+    atomic_write_text(path, json.dumps(obj, indent=1, ensure_ascii=False, allow_nan=False))
+
+
+def add_parser(subparsers: Any) -> None:
+    """Add the `needle` subcommand."""
+    p = subparsers.add_parser(
+        "needle", help="paraphrase needle in a haystack: rank of each query's paraphrase in the corpus (Table 3)"
+    )
+    p.add_argument("--corpus", default=DEFAULT_CORPUS, help="the haystack: PATH, builtin:NAME or hf:NAME")
+    p.add_argument("--max-sentences", type=int, default=None, help="cap: a fixed, topic-stratified sample")
+    p.add_argument("--text-column", default=None, help="text column of a .csv/.tsv/.jsonl/.parquet corpus")
+    p.add_argument("--pairs", required=True, metavar="SPEC", help=PAIRS_HELP)
+    p.add_argument(
+        "--min-score",
+        type=_optional_float,
+        default=PAPER,
+        metavar="S",
+        help="keep pairs scored >= S on 0-5 (default 4 for scored pairs, as in the paper; 'none' = off)",
+    )
+    p.add_argument(
+        "--max-overlap",
+        type=_optional_float,
+        default=PAPER,
+        metavar="R",
+        help="keep pairs with word-overlap ratio < R (default 0.6 for human-scored pairs; off for Heros and "
+        "synthetic one-word edits; 'none' = off)",
+    )
+    p.add_argument(
+        "--overlap-measure",
+        default="query",
+        choices=["query", "jaccard"],
+        help="query: share of the query's words found in the paraphrase (default); jaccard: |A&B|/|A|B|",
+    )
+    add_pair_options(p)
+    p.add_argument(
+        "--embedder", action="append", default=[], metavar="ID", help="embedder id (repeatable; default: all defaults)"
+    )
+    p.add_argument("--vectors", action="append", default=[], metavar="NAME=FILE.npy", help="precomputed corpus vectors")
+    p.add_argument(
+        "--pair-vectors",
+        action="append",
+        default=[],
+        metavar="NAME=FILE.npy",
+        help="their query/paraphrase vectors: sentence1 of every loaded pair in order, then every sentence2",
+    )
+    p.add_argument("--znorm", action="store_true", help="z-normalize each dimension (corpus mean/std) before cosine")
+    p.add_argument("--top", type=int, default=3, help="outranking corpus sentences kept per pair (default 3)")
+    p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for the MRR 95%% CI")
+    p.add_argument("--seed", type=int, default=0, help="corpus sample, synthetic pairs and bootstrap seed")
+    p.add_argument("--cache-dir", default=None, help="cache folder (default: $N2O_CACHE_DIR or ./cache)")
+    p.add_argument("--json", default=None, metavar="OUT", help="write the result JSON here")
+    p.set_defaults(func=run)
+
+
+def _bars() -> Any:
+    from tqdm.auto import tqdm
+
+    bars: dict[tuple[str, str], Any] = {}
+
+    def progress(stage: str, eid: str, done: int, total: int) -> None:
+        key = (stage, eid)
+        bar = bars.get(key)
+        if bar is None:
+            if done >= total:
+                return
+            bar = bars[key] = tqdm(total=total, desc=f"{stage:5s} {eid}", unit="sent", file=sys.stderr)
+        bar.n = done
+        bar.refresh()
+        if done >= total:
+            bar.close()
+
+    progress.bars = bars  # type: ignore[attr-defined]
+    return progress
+
+
+def _named_files(specs: list[str], flag: str) -> dict[str, str]:
+    out = {}
+    for spec in specs:
+        if "=" not in spec:
+            raise N2OError(f"{flag} expects NAME=FILE.npy (got {spec!r}).")
+        name, path = spec.split("=", 1)
+        out[name] = path
+    return out
+
+
+def run(args: argparse.Namespace) -> int:
+    from n2o_core.corpora import load_corpus
+    from n2o_core.embedders.precomputed import load_vectors
+    from n2o_core.embedders.registry import DEFAULT_EMBEDDER_IDS
+    from n2o_core.evaluation.needle import run_needle
+    from n2o_core.evaluation.pairs import filter_pairs, load_pairs, paper_defaults
+    from n2o_core.storage.cache import Cache
+    from n2o_core.workspace import Workspace
+
+    if args.max_sentences is not None and args.max_sentences < 1:
+        raise N2OError(f"--max-sentences must be positive (got {args.max_sentences}).")
+    if args.top < 0:
+        raise N2OError(f"--top must be 0 or more (got {args.top}).")
+    if args.n_boot < 1:
+        raise N2OError(f"--n-boot must be at least 1 (got {args.n_boot}).")
+    cache = Cache(args.cache_dir)
+    corpus = load_corpus(
+        args.corpus,
+        max_sentences=args.max_sentences,
+        text_column=args.text_column,
+        seed=args.seed,
+        cache_dir=cache.root,
+    )
+    ws = Workspace(corpus, cache=cache)
+    vectors = _named_files(args.vectors, "--vectors")
+    for name, path in vectors.items():
+        ws.add_vectors(name, path)
+    ids = list(args.embedder) + [v for v in vectors if v not in args.embedder]
+    ids = ids or list(DEFAULT_EMBEDDER_IDS)
+    for eid in ids:
+        if not ws.is_precomputed(eid):
+            ws.info(eid)  # an unknown id fails before the pairs are made
+    pair_vecs = {name: load_vectors(path) for name, path in _named_files(args.pair_vectors, "--pair-vectors").items()}
+    pairs = load_pairs(
+        args.pairs, columns=pair_columns(args), scale=args.scale, corpus=corpus, cache=cache, seed=args.seed
+    )
+    paper = paper_defaults(pairs.source)
+    min_score = paper["min_score"] if args.min_score is PAPER else args.min_score
+    max_overlap = paper["max_overlap"] if args.max_overlap is PAPER else args.max_overlap
+    fp = filter_pairs(
+        pairs,
+        min_score=min_score,
+        max_overlap=max_overlap,
+        genres=args.genre or paper["genres"],
+        measure=args.overlap_measure,
+    )
+    progress = _bars()
+    res = run_needle(
+        ws,
+        fp,
+        ids,
+        znorm=args.znorm,
+        top=args.top,
+        n_boot=args.n_boot,
+        seed=args.seed,
+        pair_vectors=pair_vecs,
+        progress=progress,
+    )
+    for bar in progress.bars.values():
+        bar.close()
+    src = pairs.source
+    print(f"pairs: {src.label}")
+    if src.synthetic:
+        print("NOTE: synthetic pairs made from the corpus, not human paraphrases; not comparable with Table 3")
+    print(
+        f"corpus {corpus.name}: {len(corpus):,} sentences; {fp.n_loaded} pairs loaded, {len(fp.pairs)} kept "
+        f"(dropped: {fp.dropped or 'none'}; filters: {fp.filters})"
+    )
+    print(f"excluded corpus rows equal to the query / paraphrase: {res.excluded}; z-norm: {args.znorm}")
+    table = res.results.copy()
+    table["mrr_ci"] = [f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(table["mrr_ci_low"], table["mrr_ci_high"])]
+    cols = ["embedder", "mrr", "mrr_ci", "top1", "top5", "n", "unrankable", "tied_pairs"]
+    print(table[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    if args.json:
+        write_json(args.json, res.to_json(top=args.top))
+    return 0

@@ -1,0 +1,104 @@
+"""`python -m n2o_core sts`: cosine vs human similarity, Pearson and Spearman, raw and z-normalized (Pitfalls).
+
+Corpus-trained embedders (tf-idf, word2vec, fastText) are fit on: `--corpus SPEC` when given; else, for
+`builtin:lee`, gensim's Lee background corpus (`builtin:lee-news`, 300 other news documents, segmented into
+sentences); else the pair sentences themselves (each distinct sentence once).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from typing import Any
+
+from n2o_core.cli.needle import add_pair_options, pair_columns, write_json
+from n2o_core.errors import N2OError
+
+
+def add_parser(subparsers: Any) -> None:
+    """Add the `sts` subcommand."""
+    p = subparsers.add_parser(
+        "sts", help="correlation of embedder cosine with human similarity scores (Pearson/Spearman, raw/z-norm)"
+    )
+    p.add_argument(
+        "--pairs",
+        required=True,
+        metavar="SPEC",
+        help="builtin:lee (gensim's 50 rated Lee documents), FILE (.tsv/.csv/.jsonl/.parquet or STS-B sts-*.csv), "
+        "heros:FILE is unscored and refused, hf:NAME[:CONFIG][@SPLIT]",
+    )
+    add_pair_options(p)
+    p.add_argument(
+        "--embedder", action="append", default=[], metavar="ID", help="embedder id (repeatable; default: all defaults)"
+    )
+    p.add_argument(
+        "--corpus",
+        default=None,
+        metavar="SPEC",
+        help="what corpus-trained embedders are fit on (default: builtin:lee-news for builtin:lee, else the pair "
+        "sentences)",
+    )
+    p.add_argument("--max-sentences", type=int, default=None, help="cap the --corpus to a fixed sample")
+    p.add_argument("--text-column", default=None, help="text column of a table --corpus")
+    p.add_argument("--cache-dir", default=None, help="cache folder (default: $N2O_CACHE_DIR or ./cache)")
+    p.add_argument("--json", default=None, metavar="OUT", help="write the result JSON here")
+    p.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from tqdm.auto import tqdm
+
+    from n2o_core.corpora import from_texts, load_corpus
+    from n2o_core.embedders.registry import DEFAULT_EMBEDDER_IDS
+    from n2o_core.evaluation.pairs import filter_pairs, load_pairs
+    from n2o_core.evaluation.sts import SCORINGS, run_sts
+    from n2o_core.storage.cache import Cache
+    from n2o_core.workspace import Workspace
+
+    if args.pairs.strip().startswith("synthetic"):
+        raise N2OError("Synthetic pairs carry no human scores; sts needs a scored pair file or builtin:lee.")
+    if args.max_sentences is not None and args.max_sentences < 1:
+        raise N2OError(f"--max-sentences must be positive (got {args.max_sentences}).")
+    cache = Cache(args.cache_dir)
+    pairs = load_pairs(args.pairs, columns=pair_columns(args), scale=args.scale, cache=cache)
+    if not pairs.source.scored:
+        raise N2OError(f"The pairs from '{pairs.source.spec}' have no human scores to correlate with.")
+    if args.genre:
+        pairs = filter_pairs(pairs, min_score=None, max_overlap=None, genres=args.genre).pairs
+    if args.corpus:
+        fit = load_corpus(
+            args.corpus, max_sentences=args.max_sentences, text_column=args.text_column, cache_dir=cache.root
+        )
+    elif pairs.source.kind == "lee":
+        fit = load_corpus("builtin:lee-news", cache_dir=cache.root)
+    else:
+        fit = from_texts(pairs.queries + pairs.paraphrases, name=f"pair sentences of {pairs.source.spec}")
+    ws = Workspace(fit, cache=cache)
+    ids = list(args.embedder) or list(DEFAULT_EMBEDDER_IDS)
+    for eid in ids:
+        ws.info(eid)  # an unknown id fails before any work
+    bar = tqdm(total=len(ids), desc="embedders", file=sys.stderr)
+
+    def progress(eid: str, done: int, total: int) -> None:
+        bar.set_description(eid or "embedders", refresh=False)
+        bar.n = done
+        bar.refresh()
+
+    try:
+        res = run_sts(ws, pairs, ids, progress=progress)
+    finally:
+        bar.close()
+    print(f"pairs: {pairs.source.label}; n = {len(pairs)}; corpus-trained embedders fit on {fit.name}")
+    for note in res.notes:
+        print(f"note: {note}")
+    table = res.results.merge(res.ranks, on="embedder")
+    for s in SCORINGS:
+        table[s] = [
+            "  nan" if v != v else f"{v:.3f} ({r}{'' if s == 'pearson' else f', {c:+d}'})"
+            for v, r, c in zip(table[s], table[f"rank_{s}"], table.get(f"change_{s}", [0] * len(table)))
+        ]
+    print("correlation (rank; rank change vs raw Pearson):")
+    print(table[["embedder", "dim", "n", *SCORINGS]].to_string(index=False))
+    if args.json:
+        write_json(args.json, res.to_json())
+    return 0

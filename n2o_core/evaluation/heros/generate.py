@@ -1,0 +1,399 @@
+"""Generate HEROS-style minimal pairs from any corpus.
+
+For each original sentence (8-25 words, not a question) one target word is chosen: a verb or
+adjective with a WordNet sense that has both synonyms and antonyms. Six variants are made:
+
+- synonym / antonym: the target replaced by a WordNet synonym / antonym of that sense, re-inflected
+  to the target's Penn tag (LemmInflect); pairs whose replacement cannot take that tag are dropped.
+- typo: a listed common misspelling, else one deletion / substitution / transposition.
+- random: a corpus word of the same tag unrelated to the target (or a masked-LM fill).
+- negation_main: the main verb negated (do-support / auxiliary + "not"), or its "not" removed.
+- negation_antonym: the target itself negated ("not strong", "did not boost"), or its "not" removed.
+
+With `aligned=True` (default, as in Heros) an original is kept only if every requested rule
+succeeded, so all subsets share the same originals. Up to `max_targets` candidate words are tried
+per sentence; every failed rule application (e.g. a synonym that cannot take the target's tense) is
+counted in `PairSet.dropped[rule][reason]`, rules being tried in subset order until one fails.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections import Counter
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+import pandas as pd
+
+from n2o_core.errors import N2OError
+from n2o_core.evaluation.heros.edit import render
+from n2o_core.evaluation.heros.inflect import inflect, match_case
+from n2o_core.evaluation.heros.lexicon import WN_POS, Relations, is_english_word, relations, wordnet
+from n2o_core.evaluation.heros.negation import Outcome, negate_at, negate_main
+from n2o_core.evaluation.heros.nlp import load_nlp
+from n2o_core.evaluation.heros.random_word import MaskedLMFiller, TagVocab, pick_corpus_word
+from n2o_core.evaluation.heros.subsets import ALL_SUBSETS
+from n2o_core.evaluation.heros.typos import make_typo
+from n2o_core.text import tokenize
+
+PAIR_COLUMNS = ["subset", "original", "variant", "target", "replacement", "pos", "tag", "method", "sense"]
+
+VERB_TAGS = frozenset({"VB", "VBD", "VBG", "VBN", "VBP", "VBZ"})
+ADJ_TAGS = frozenset({"JJ", "JJR", "JJS"})
+#: Light / reporting verbs: their WordNet "antonyms" rarely fit the sentence.
+LIGHT_VERBS = frozenset(
+    "be have do get make take go come give say tell let put set see know think want seem become keep use "
+    "find show add need like".split()
+)
+_END = re.compile(r"""[.!]["'”’)]*$""")
+_START = re.compile(r"""^["'“‘(]*[A-Z0-9]""")
+
+Progress = Callable[[int, int], None]
+
+
+@dataclass
+class PairSet:
+    """Generated pairs plus what was dropped and why.
+
+    `pairs`: DataFrame with PAIR_COLUMNS (one row per original x subset).
+    `dropped[subset][reason]`: originals with a valid target whose variant for that subset failed.
+    `skipped[reason]`: candidate sentences rejected before any rule (length, question, no target...).
+    """
+
+    pairs: pd.DataFrame
+    dropped: dict[str, dict[str, int]] = field(default_factory=dict)
+    skipped: dict[str, int] = field(default_factory=dict)
+    n_originals: int = 0
+    n_parsed: int = 0
+
+    def counts(self) -> dict[str, int]:
+        """Pairs per subset."""
+        return {str(k): int(v) for k, v in self.pairs["subset"].value_counts().items()}
+
+
+def sentence_filter(text: str, min_words: int = 8, max_words: int = 25) -> str | None:
+    """Why `text` cannot be an original (None when it can): length, question, not a full sentence."""
+    if "?" in text:
+        return "question"
+    n = len(tokenize(text))
+    if n < min_words or n > max_words:
+        return "length"
+    if not _START.match(text) or not _END.search(text):
+        return "not_a_sentence"
+    return None
+
+
+def _context(doc: Any) -> set[str]:
+    return {t.lemma_.lower() for t in doc if t.is_alpha and not t.is_stop} | {t.lower_ for t in doc if t.is_alpha}
+
+
+def _is_candidate(t: Any, doc: Any) -> bool:
+    if t.tag_ not in VERB_TAGS and t.tag_ not in ADJ_TAGS:
+        return False
+    if (t.pos_ != "VERB" or t.tag_ not in VERB_TAGS) and (t.pos_ != "ADJ" or t.tag_ not in ADJ_TAGS):
+        return False
+    if not t.is_alpha or not t.text[1:].islower() or (t.text[:1].isupper() and t.i != _first_alpha(doc)):
+        return False
+    if t.lemma_.lower() in LIGHT_VERBS or t.is_stop or len(t.text) < 3:  # stop: other, own, same, first
+        return False
+    if any(c.dep_ == "prt" for c in t.children):  # phrasal verb: "set up"
+        return False
+    if not _clause_role(t) or _fixed_compound(t) or _selects_complement(t, doc):
+        return False
+    if t.i > 0 and doc[t.i - 1].tag_ == "HYPH" and not doc[t.i - 1].whitespace_:  # "well-known"
+        return False
+    if t.i + 1 < len(doc) and doc[t.i + 1].tag_ == "HYPH" and not t.whitespace_:
+        return False
+    return True
+
+
+#: Dependency roles of a verb heading a clause, and of an adjective used as an adjective.
+VERB_DEPS = frozenset({"ROOT", "ccomp", "xcomp", "advcl", "relcl", "conj", "pcomp", "csubj", "parataxis", "acl"})
+ADJ_DEPS = frozenset({"amod", "acomp", "conj", "xcomp", "ccomp", "advcl", "oprd", "attr"})
+
+
+def _clause_role(t: Any) -> bool:
+    """False for words tagged verb/adjective but used as nouns ("a $337m hit", "a personal best",
+    "my first final") and for participles used as adjectives ("the damaged goods")."""
+    kids = list(t.children)
+    if any(c.dep_ in ("det", "poss") for c in kids):
+        return False
+    if t.pos_ == "ADJ":
+        return t.dep_ in ADJ_DEPS
+    if t.dep_ not in VERB_DEPS:
+        return False
+    return t.dep_ != "acl" or bool(kids)  # a bare "acl" participle is a mis-tagged noun
+
+
+def _fixed_compound(t: Any) -> bool:
+    """An adjective that is part of a WordNet compound noun ("hard disk", "free kick", "general election")."""
+    if t.dep_ != "amod" or t.head.i <= t.i:
+        return False
+    return bool(wordnet().synsets(f"{t.lower_}_{t.head.lemma_.lower()}", "n"))
+
+
+def _selects_complement(t: Any, doc: Any) -> bool:
+    """A verb right before its own preposition or "to"-infinitive ("continue to", "appeal to", "stick to"):
+    a replacement verb often takes another preposition, so the pair would be ungrammatical."""
+    if t.pos_ != "VERB" or t.i + 1 >= len(doc):
+        return False
+    nxt = doc[t.i + 1]
+    if nxt.dep_ in ("prep", "dative") and nxt.head.i == t.i and nxt.lower_ != "by":
+        return True
+    return nxt.tag_ == "TO" and nxt.head.head.i == t.i
+
+
+def _first_alpha(doc: Any) -> int:
+    return next((t.i for t in doc if t.is_alpha), -1)
+
+
+def _lemmas_of(word: str) -> set[str]:
+    from lemminflect import getAllLemmas
+
+    return {lem.lower() for forms in getAllLemmas(word.lower()).values() for lem in forms}
+
+
+@dataclass
+class _Target:
+    token: Any
+    rel: Relations
+
+
+class _Generator:
+    def __init__(self, subsets: Sequence[str], use_typo_list: bool, mlm: MaskedLMFiller | None, min_count: int):
+        self.subsets = list(subsets)
+        self.use_typo_list = use_typo_list
+        self.mlm = mlm
+        self.min_count = min_count
+        self.vocab = TagVocab()
+        self.words: set[str] = set()
+
+    def observe(self, doc: Any) -> None:
+        self.vocab.add(doc)
+        for t in doc:
+            if t.is_alpha:
+                self.words.add(t.lower_)
+
+    def is_word(self, w: str) -> bool:
+        return w.lower() in self.words or is_english_word(w)
+
+    def targets(self, doc: Any, rng: random.Random, limit: int) -> list[_Target]:
+        """Up to `limit` candidate targets in random order, each with a WordNet sense having both relations."""
+        cands = [t for t in doc if _is_candidate(t, doc)]
+        rng.shuffle(cands)
+        ctx = _context(doc)
+        out: list[_Target] = []
+        for t in cands:
+            rel = relations(t.lemma_.lower(), WN_POS[t.tag_[0]], ctx)
+            if rel is not None:
+                out.append(_Target(t, rel))
+                if len(out) >= limit:
+                    break
+        return out
+
+    def _replace(self, doc: Any, tgt: _Target, lemmas: Sequence[str]) -> tuple[str | None, str, str]:
+        tok = tgt.token
+        present = {t.lower_ for t in doc}
+        for lemma in lemmas:  # most central for the chosen sense first
+            form = inflect(lemma, tok.tag_)
+            if form is None or form.lower() == tok.lower_:
+                continue
+            if form.lower() in present:  # "male and female" -> "female and female"
+                continue
+            if tgt.rel.lemma in _lemmas_of(form):  # "high" -> "higher" is an inflection, not a synonym
+                continue
+            new = match_case(form, tok.text)
+            return render(doc, replace={tok.i: new}), new, "wordnet"
+        return None, "", "no_inflection"
+
+    def variant(self, subset: str, doc: Any, tgt: _Target, rng: random.Random) -> tuple[str | None, str, str]:
+        """(variant, replacement, method-or-drop-reason) for one subset."""
+        tok = tgt.token
+        if subset == "synonym":
+            return self._replace(doc, tgt, tgt.rel.synonyms)
+        if subset == "antonym":
+            return self._replace(doc, tgt, tgt.rel.antonyms)
+        if subset == "typo":
+            typo, how = make_typo(tok.text, rng, self.is_word, use_list=self.use_typo_list)
+            if typo is None:
+                return None, "", how
+            return render(doc, replace={tok.i: typo}), typo, how
+        if subset == "random":
+            if self.mlm is not None:
+                word, how = self.mlm.fill(doc, tok.i, tgt.rel.lemma, tok.tag_), "masked_lm"
+            else:
+                word, how = pick_corpus_word(self.vocab, tok, tgt.rel.lemma, rng, self.min_count), "corpus_word"
+            if word is None:
+                return None, "", "no_random_word"
+            word = match_case(word, tok.text)
+            return render(doc, replace={tok.i: word}), word, how
+        if subset in ("negation_main", "negation_antonym"):
+            out: Outcome = negate_main(doc) if subset == "negation_main" else negate_at(doc, tok)
+            changed = doc[out.token_i].text if out.ok and out.token_i >= 0 else ""
+            return out.text, changed, out.info
+        raise N2OError(f"Unknown Heros subset '{subset}'; use one of {', '.join(ALL_SUBSETS)}.")
+
+
+def _candidates(texts: Sequence[str], seed: int, min_words: int, max_words: int, skipped: Counter[str]) -> list[str]:
+    seen: set[str] = set()
+    out: list[str] = []
+    for raw in texts:
+        t = " ".join(str(raw).split())
+        if not t or t in seen:
+            continue
+        seen.add(t)
+        why = sentence_filter(t, min_words, max_words)
+        if why:
+            skipped[why] += 1
+        else:
+            out.append(t)
+    random.Random(seed).shuffle(out)
+    return out
+
+
+def _chunks(items: Sequence[str], size: int) -> Iterator[Sequence[str]]:
+    for i in range(0, len(items), size):
+        yield items[i : i + size]
+
+
+def generate_pairs(
+    texts: Sequence[str],
+    n_per_subset: int,
+    seed: int = 0,
+    subsets: Sequence[str] = ALL_SUBSETS,
+    *,
+    min_words: int = 8,
+    max_words: int = 25,
+    aligned: bool = True,
+    use_typo_list: bool = True,
+    mlm_model: str | None = None,
+    min_count: int = 3,
+    chunk_size: int = 1024,
+    max_targets: int = 3,
+    progress: Progress | None = None,
+) -> PairSet:
+    """Up to `n_per_subset` HEROS-style pairs per subset from `texts` (deterministic given `seed`).
+
+    `mlm_model`: a fill-mask model name/path for the random subset (default: a random corpus word).
+    `max_targets`: candidate target words tried per sentence before it is given up ("incomplete").
+    """
+    unknown = [s for s in subsets if s not in ALL_SUBSETS]
+    if unknown:
+        raise N2OError(f"Unknown Heros subset '{unknown[0]}'; use one of {', '.join(ALL_SUBSETS)}.")
+    if n_per_subset < 1:
+        raise N2OError("The number of pairs per subset must be at least 1.")
+    skipped: Counter[str] = Counter()
+    cands = _candidates(texts, seed, min_words, max_words, skipped)
+    mlm = MaskedLMFiller(mlm_model) if mlm_model and "random" in subsets else None
+    gen = _Generator(subsets, use_typo_list, mlm, min_count)
+    nlp = load_nlp()
+    dropped: dict[str, Counter[str]] = {s: Counter() for s in subsets}
+    rows: list[dict[str, str]] = []
+    counts: Counter[str] = Counter()
+    n_orig = n_parsed = 0
+    done = False
+    for chunk in _chunks(cands, chunk_size):
+        docs = list(nlp.pipe(chunk, batch_size=128))
+        n_parsed += len(docs)
+        for doc in docs:
+            gen.observe(doc)
+        for text, doc in zip(chunk, docs):
+            if all(counts[s] >= n_per_subset for s in subsets):
+                done = True
+                break
+            made = _pairs_for(gen, text, doc, seed, subsets, aligned, max_targets, dropped, skipped)
+            made = [m for m in made if counts[m["subset"]] < n_per_subset]
+            if not made:
+                continue
+            n_orig += 1
+            for m in made:
+                counts[m["subset"]] += 1
+            rows.extend(made)
+            if progress is not None:
+                progress(min(counts[s] for s in subsets), n_per_subset)
+        if done:
+            break
+    pairs = pd.DataFrame(rows, columns=PAIR_COLUMNS)
+    order = {s: k for k, s in enumerate(ALL_SUBSETS)}
+    pairs = pairs.sort_values("subset", key=lambda c: c.map(order), kind="stable").reset_index(drop=True)
+    return PairSet(
+        pairs=pairs,
+        dropped={s: dict(c) for s, c in dropped.items()},
+        skipped=dict(skipped),
+        n_originals=n_orig,
+        n_parsed=n_parsed,
+    )
+
+
+def _pairs_for(
+    gen: _Generator,
+    text: str,
+    doc: Any,
+    seed: int,
+    subsets: Sequence[str],
+    aligned: bool,
+    max_targets: int,
+    dropped: dict[str, Counter[str]],
+    skipped: Counter[str],
+) -> list[dict[str, str]]:
+    """The rows for one original: the first target (in seeded random order) for which every rule
+    works; each failed rule on each tried target is counted in `dropped[rule][reason]`."""
+    if sum(1 for t in doc if t.dep_ == "ROOT") != 1:
+        skipped["multiple_sentences"] += 1
+        return []
+    rng = random.Random(f"{seed}\x00{text}")
+    tgts = gen.targets(doc, rng, max_targets)
+    if not tgts:
+        skipped["no_target"] += 1
+        return []
+    main: Outcome | None = None
+    if "negation_main" in subsets:  # does not depend on the target: computed (and counted) once
+        main = negate_main(doc)
+        if not main.ok:
+            dropped["negation_main"][main.info] += 1
+            if aligned:
+                skipped["incomplete"] += 1
+                return []
+    best: list[dict[str, str]] = []
+    for tgt in tgts:
+        made: list[dict[str, str]] = []
+        for s in subsets:
+            if s == "negation_main":
+                assert main is not None
+                var, info = main.text, main.info
+                repl = doc[main.token_i].text if main.ok and main.token_i >= 0 else ""
+            else:
+                var, repl, info = gen.variant(s, doc, tgt, rng)
+            if var is not None and var == text:
+                var, info = None, "unchanged"
+            if var is None:
+                if s != "negation_main":
+                    dropped[s][info] += 1
+                if aligned:
+                    break
+                continue
+            made.append(_row(s, text, var, tgt, repl, info))
+        if len(made) == len(subsets):
+            return made
+        if len(made) > len(best):
+            best = made
+    if aligned or not best:
+        skipped["incomplete"] += 1
+        return []
+    return best
+
+
+def _row(subset: str, text: str, var: str, tgt: _Target, repl: str, info: str) -> dict[str, str]:
+    return {
+        "subset": subset,
+        "original": text,
+        "variant": var,
+        "target": tgt.token.text,
+        "replacement": repl,
+        "pos": tgt.token.pos_,
+        "tag": tgt.token.tag_,
+        "method": info,
+        "sense": tgt.rel.synset,
+    }

@@ -1,0 +1,298 @@
+"""One call for the CLI (and later the dashboard): build the tasks, embed their sentences, read them out.
+
+res = run_probe(ws, ["fasttext", "minilm-l6-mean"], tasks="all", classifiers=("lr", "mlp"), per_class=5000)
+res.tasks      # task, name, n_classes, classes, n_train, n_dev, n_test, majority, skipped
+res.results    # embedder, task, classifier, accuracy, n_test, dev_accuracy, params
+res.table("lr")            # task x (majority, length, embedders...) accuracy
+res.ranking()              # embedder, mean accuracy and rank per classifier, rank change
+res.examples(3)            # task, label, text, note: a few test items per class
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from functools import partial
+from typing import TYPE_CHECKING, Any
+
+import numpy as np
+import pandas as pd
+
+from n2o_core.errors import N2OError
+from n2o_core.evaluation.probe.build import TaskData, build_tasks, parse_tasks, task_key
+from n2o_core.evaluation.probe.readout import CLASSIFIERS, Readout, length_features, majority, read_out, spec
+from n2o_core.evaluation.probe.tasks import TASK_NAMES
+
+if TYPE_CHECKING:
+    from n2o_core.workspace import Workspace
+
+#: Bump when the readouts change what they compute.
+READOUT_VERSION = "1"
+#: Name of the length-only baseline in the results: as in the paper, logistic regression on the length in words
+#: (shown beside every classifier's table).
+LENGTH = "length"
+RESULT_COLUMNS = ["embedder", "task", "classifier", "accuracy", "n_test", "dev_accuracy", "params"]
+
+Progress = Callable[[str, int, int], None]
+
+
+@dataclass
+class ProbeResult:
+    """Accuracies of every embedder (and the length baseline) on every task under every classifier."""
+
+    tasks: pd.DataFrame
+    results: pd.DataFrame
+    data: dict[str, TaskData] = field(default_factory=dict, repr=False)
+    errors: dict[str, str] = field(default_factory=dict)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def embedders(self) -> list[str]:
+        """Embedders in the order they were given (the length baseline excluded)."""
+        return [e for e in dict.fromkeys(self.results["embedder"]) if e != LENGTH] if len(self.results) else []
+
+    def table(self, classifier: str) -> pd.DataFrame:
+        """Task x column accuracy for one classifier: majority, length (logistic regression), then the embedders."""
+        done = self.tasks[self.tasks["skipped"].isna()]
+        out = pd.DataFrame(index=[TASK_NAMES[t] for t in done["task"]])
+        out["majority"] = done["majority"].to_numpy()
+        r = self.results[self.results["classifier"] == classifier]
+        base = self.results[(self.results["embedder"] == LENGTH) & (self.results["classifier"] == "lr")]
+        for e in [LENGTH, *self.embedders]:
+            acc = (base if e == LENGTH else r[r["embedder"] == e]).set_index("task")["accuracy"]
+            out[e] = [acc.get(t, np.nan) for t in done["task"]]
+        return out
+
+    def ranking(self) -> pd.DataFrame:
+        """Embedders ranked by mean accuracy over the tasks every embedder has, per classifier (1 = best; ties
+        share the better rank), with each embedder's rank change from the first classifier to the others."""
+        r = self.results[self.results["embedder"] != LENGTH]
+        if r.empty:
+            return pd.DataFrame(columns=["embedder"])
+        counts = r.groupby("task")["embedder"].nunique()
+        common = set(counts[counts == r["embedder"].nunique()].index)
+        r = r[r["task"].isin(common)]
+        clfs = list(dict.fromkeys(r["classifier"]))
+        out = pd.DataFrame({"embedder": self.embedders})
+        for c in clfs:
+            mean = r[r["classifier"] == c].groupby("embedder")["accuracy"].mean()
+            out[f"mean_{c}"] = out["embedder"].map(mean)
+            out[f"rank_{c}"] = out[f"mean_{c}"].rank(ascending=False, method="min").astype("Int64")
+        for c in clfs[1:]:
+            out[f"change_{clfs[0]}_to_{c}"] = out[f"rank_{clfs[0]}"] - out[f"rank_{c}"]
+        return out.sort_values(f"rank_{clfs[0]}", kind="stable").reset_index(drop=True) if clfs else out
+
+    def task_ranks(self) -> pd.DataFrame:
+        """Per task, each embedder's rank under each classifier (1 = best; ties share the better rank)."""
+        r = self.results[self.results["embedder"] != LENGTH].copy()
+        if r.empty:
+            return r
+        r["rank"] = r.groupby(["task", "classifier"])["accuracy"].rank(ascending=False, method="min").astype(int)
+        return r.pivot_table(index=["task", "embedder"], columns="classifier", values="rank").reset_index()
+
+    def examples(self, n: int = 3, seed: int | None = None, max_classes: int = 20) -> pd.DataFrame:
+        """`n` random test items of each class of every task (text, label, note), for the first `max_classes`
+        classes of a task (WC has hundreds); seeded by the run's seed."""
+        rows = []
+        seed = self.meta.get("seed", 0) if seed is None else seed
+        for t, td in self.data.items():
+            test = td.split("test")
+            for c in td.classes[:max_classes]:
+                of_class = test[test["label"] == c]
+                for _, it in of_class.sample(min(n, len(of_class)), random_state=seed).iterrows():
+                    rows.append({"task": t, "label": c, "text": it["text"], "note": it["note"]})
+        return pd.DataFrame(rows, columns=["task", "label", "text", "note"])
+
+    def to_json(self, n_examples: int = 3) -> dict[str, Any]:
+        """{"tasks": [...], "results": [...], "ranking": [...], "examples": [...], "errors", "meta"}."""
+        tasks = []
+        for rec in self.tasks.to_dict(orient="records"):
+            tasks.append({k: _plain(v) for k, v in rec.items()})
+        results = [{k: _plain(v) for k, v in rec.items()} for rec in self.results.to_dict(orient="records")]
+        ranking = [{k: _plain(v) for k, v in rec.items()} for rec in self.ranking().to_dict(orient="records")]
+        return {
+            "tasks": tasks,
+            "results": results,
+            "ranking": ranking,
+            "examples": self.examples(n_examples).to_dict(orient="records"),
+            "errors": self.errors,
+            "meta": self.meta,
+        }
+
+
+def _plain(v: Any) -> Any:
+    if isinstance(v, (np.integer,)):
+        return int(v)
+    if isinstance(v, (np.floating, float)):
+        return None if not np.isfinite(v) else float(v)
+    if v is pd.NA:
+        return None
+    return v
+
+
+def _task_row(td: TaskData) -> dict[str, Any]:
+    sizes = td.sizes()
+    maj = np.nan
+    if td.skipped is None:
+        maj = majority(td.split("train")["label"], td.split("test")["label"])
+    return {
+        "task": td.task,
+        "name": TASK_NAMES[td.task],
+        "n_classes": len(td.classes),
+        "classes": list(td.classes),
+        "n_train": sizes["train"],
+        "n_dev": sizes["dev"],
+        "n_test": sizes["test"],
+        "majority": maj,
+        "skipped": td.skipped,
+    }
+
+
+def _features(ws: Any, eid: str, td: TaskData):
+    """Vectors of a task's items: `encode_texts` (cached per embedder and text list); precomputed vectors are
+    rows of the corpus and serve only tasks made entirely of corpus sentences."""
+    if ws.is_precomputed(eid):
+        if td.items["generated"].any():
+            raise N2OError(
+                f"precomputed vectors '{eid}' cover only corpus sentences; {TASK_NAMES[td.task]} has generated ones"
+            )
+        X = ws.embeddings(eid)
+        return np.asarray(X[td.items["source"].to_numpy(np.int64)], np.float32)
+    return ws.encode_texts(eid, td.items["text"].tolist())
+
+
+def _rows(X, td: TaskData):
+    idx = {s: np.flatnonzero(td.items["split"].to_numpy() == s) for s in ("train", "dev", "test")}
+    y = td.items["label"].to_numpy()
+    return [(X[idx[s]], y[idx[s]]) for s in ("train", "dev", "test")]
+
+
+def _cached_readout(ws: Any, key_parts: list[Any], compute: Callable[[], Readout]) -> Readout:
+    from n2o_core.storage.cache import hash_key
+
+    rel = f"probe/readout-{hash_key('probe-readout', READOUT_VERSION, *key_parts)}.json"
+    doc = ws.cache.load_json(rel)
+    if doc is not None:
+        try:
+            return Readout(float(doc["accuracy"]), float(doc["dev_accuracy"]), dict(doc["params"]), int(doc["n_test"]))
+        except (KeyError, TypeError, ValueError):
+            pass
+    res = compute()
+    ws.cache.save_json(
+        rel,
+        {"accuracy": res.accuracy, "dev_accuracy": res.dev_accuracy, "params": res.params, "n_test": res.n_test},
+        description="probing readout",
+    )
+    return res
+
+
+def run_probe(
+    ws: Workspace,
+    embedder_ids: Sequence[str],
+    tasks: str | Sequence[str] = "all",
+    classifiers: str | Sequence[str] = CLASSIFIERS,
+    per_class: int = 5000,
+    seed: int = 0,
+    progress: Progress | None = None,
+    *,
+    batch_size: int = 256,
+    n_process: int = 1,
+    skip_failed: bool = False,
+) -> ProbeResult:
+    """Build the tasks from the workspace's corpus (cached), embed each task's sentences with every embedder
+    (cached), and read every task out with every classifier (cached per task, embedder, classifier and seed).
+
+    progress(stage, done, total): stages "tokenize" and "parse" (sentences), "tasks" and "embedder <id>" (tasks
+    embedded and read out).
+    With `skip_failed`, an embedder that raises is recorded in `.errors` and the others go on."""
+    t0 = time.perf_counter()
+    task_ids = parse_tasks(tasks)
+    if isinstance(classifiers, str):
+        classifiers = classifiers.split(",")
+    clfs = [c.strip().lower() for c in classifiers if c.strip()]
+    bad = [c for c in clfs if c not in CLASSIFIERS]
+    if bad or not clfs:
+        raise N2OError(f"Unknown classifier '{bad[0] if bad else ''}'; choose from {', '.join(CLASSIFIERS)}.")
+    if per_class <= 0:
+        raise N2OError(f"--per-class must be a positive number of items per class (got {per_class}).")
+    if not embedder_ids:
+        raise N2OError("Choose at least one embedder to probe.")
+    for eid in embedder_ids:
+        if not ws.is_precomputed(eid):
+            ws.info(eid)  # an unknown id fails before any parsing
+    data = build_tasks(
+        ws.corpus, task_ids, per_class, seed, ws.cache, progress, batch_size=batch_size, n_process=n_process
+    )
+    task_frame = pd.DataFrame([_task_row(td) for td in data.values()])
+    usable = [t for t, td in data.items() if td.skipped is None]
+    if not usable:
+        reasons = "; ".join(td.skipped or "" for td in data.values())
+        raise N2OError(f"The corpus '{ws.corpus.name}' is too small for any probing task ({reasons}).")
+    t_build = time.perf_counter() - t0
+    rows: list[dict[str, Any]] = []
+    errors: dict[str, str] = {}
+    keys = {t: task_key(ws.corpus, t, per_class, seed) for t in usable}
+    for t in usable:  # the length-only baseline
+        td = data[t]
+        (a, ya), (b, yb), (c, yc) = _rows(length_features(td.items["n_words"].to_numpy()), td)
+        ro = _cached_readout(
+            ws, [keys[t], LENGTH, seed, spec("lr")], partial(read_out, a, ya, b, yb, c, yc, "lr", seed)
+        )
+        rows.append(_result_row(LENGTH, t, "lr", ro))
+    seconds: dict[str, float] = {}
+    for eid in embedder_ids:
+        t1 = time.perf_counter()
+        try:
+            ekey = ws.embedder_key(eid)
+            for k, t in enumerate(usable):
+                if progress is not None:
+                    progress(f"embedder {eid}", k, len(usable))
+                td = data[t]
+                try:
+                    X = _features(ws, eid, td)
+                except N2OError as exc:
+                    if ws.is_precomputed(eid):
+                        errors[f"{eid}/{t}"] = str(exc)
+                        continue
+                    raise
+                (a, ya), (b, yb), (c, yc) = _rows(X, td)
+                for clf in clfs:
+                    ro = _cached_readout(
+                        ws, [keys[t], ekey, seed, spec(clf)], partial(read_out, a, ya, b, yb, c, yc, clf, seed)
+                    )
+                    rows.append(_result_row(eid, t, clf, ro))
+            if progress is not None:
+                progress(f"embedder {eid}", len(usable), len(usable))
+        except Exception as exc:  # noqa: BLE001 - with skip_failed, one embedder's failure leaves the others
+            if not skip_failed:
+                raise
+            errors[eid] = f"{type(exc).__name__}: {exc}"
+        seconds[eid] = round(time.perf_counter() - t1, 1)
+    results = pd.DataFrame(rows, columns=RESULT_COLUMNS)
+    meta = {
+        "corpus": ws.corpus.name,
+        "corpus_size": len(ws.corpus),
+        "per_class": per_class,
+        "seed": seed,
+        "classifiers": clfs,
+        "readout": {c: spec(c) for c in clfs},
+        "tasks_seconds": round(t_build, 1),
+        "embedder_seconds": seconds,
+        "seconds": round(time.perf_counter() - t0, 1),
+        "task_info": {t: {"available": td.available, "rejected": td.rejected, **td.info} for t, td in data.items()},
+    }
+    return ProbeResult(task_frame, results, data, errors, json.loads(json.dumps(meta, default=str)))
+
+
+def _result_row(eid: str, task: str, clf: str, ro: Readout) -> dict[str, Any]:
+    return {
+        "embedder": eid,
+        "task": task,
+        "classifier": clf,
+        "accuracy": ro.accuracy,
+        "n_test": ro.n_test,
+        "dev_accuracy": ro.dev_accuracy,
+        "params": ro.params,
+    }

@@ -1,0 +1,191 @@
+"""Pure plotly figure builders for the evaluation pages: paraphrase needle (N2O §8), human similarity (Pitfalls)
+and quality beside agreement. Data in (the cores' frames), `go.Figure` out; no Streamlit, no I/O."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+import numpy as np
+import pandas as pd
+import plotly.graph_objects as go
+
+from n2o_core.errors import N2OError
+from n2o_core.figures.n2o import PALETTE, _base_layout, embedder_colors
+
+#: Display names of the four scorings of `n2o_core.evaluation.sts` (in its SCORINGS order).
+SCORING_LABELS: dict[str, str] = {
+    "pearson": "Pearson",
+    "spearman": "Spearman",
+    "pearson_znorm": "Pearson, z-norm",
+    "spearman_znorm": "Spearman, z-norm",
+}
+SYNTHETIC_TAG = "SYNTHETIC pairs"
+
+
+def _need(df: pd.DataFrame, cols: Sequence[str], what: str) -> None:
+    missing = set(cols) - set(df.columns)
+    if missing:
+        raise N2OError(f"The {what} frame lacks column(s): {', '.join(sorted(missing))}.")
+
+
+def _colors(names: Sequence[str], color_order: Sequence[str] | None) -> dict[str, str]:
+    """One colour per embedder by its position in `color_order` (the chosen embedders; default: sorted names),
+    so an embedder keeps its colour across figures."""
+    order = list(color_order) if color_order is not None else sorted(names)
+    order += [n for n in names if n not in order]
+    return embedder_colors(order)
+
+
+def needle_mrr(
+    results: pd.DataFrame,
+    *,
+    synthetic: bool = False,
+    title: str | None = None,
+    color_order: Sequence[str] | None = None,
+) -> go.Figure:
+    """MRR per embedder as a dot with its bootstrap 95% CI, best on top (N2O Table 3 as a figure).
+
+    `results`: `NeedleResult.results` (embedder, mrr, mrr_ci_low, mrr_ci_high, top1, top5, n). With `synthetic`,
+    the title says the pairs are synthetic."""
+    _need(results, ("embedder", "mrr", "mrr_ci_low", "mrr_ci_high", "top1", "top5", "n"), "needle results")
+    df = results.sort_values("mrr", ascending=True, kind="stable")  # plotly draws the first category at the bottom
+    names = df["embedder"].tolist()
+    colors = _colors(names, color_order)
+    mrr = df["mrr"].to_numpy(float)
+    lo, hi = df["mrr_ci_low"].to_numpy(float), df["mrr_ci_high"].to_numpy(float)
+    fig = go.Figure(
+        go.Scatter(
+            x=mrr,
+            y=names,
+            mode="markers",
+            marker=dict(size=12, color=[colors[n] for n in names], line=dict(width=1, color="#333")),
+            error_x=dict(
+                type="data",
+                symmetric=False,
+                array=np.nan_to_num(hi - mrr),
+                arrayminus=np.nan_to_num(mrr - lo),
+                thickness=1.5,
+                width=6,
+                color="#333",
+            ),
+            customdata=np.column_stack([lo, hi, df["top1"], df["top5"], df["n"]]),
+            hovertemplate="%{y}<br>MRR %{x:.3f}<br>95% CI [%{customdata[0]:.3f}, %{customdata[1]:.3f}]"
+            "<br># top %{customdata[2]} · # top-5 %{customdata[3]} of %{customdata[4]} pairs<extra></extra>",
+            showlegend=False,
+        )
+    )
+    top = float(np.nanmax(hi)) if np.isfinite(hi).any() else 1.0
+    fig.update_xaxes(title="MRR (1 = every paraphrase ranked first)", range=[0, min(1.04, top * 1.08) or 1.04])
+    fig.update_yaxes(title=None)
+    if title is None:
+        title = "Paraphrase rank: MRR with bootstrap 95% CI"
+    if synthetic and SYNTHETIC_TAG not in title:
+        title = f"{SYNTHETIC_TAG} · {title}"
+    return _base_layout(fig, title, max(260, 60 + 38 * len(names)))
+
+
+def correlation_bars(results: pd.DataFrame, *, title: str | None = None) -> go.Figure:
+    """The four correlations with human scores per embedder, grouped bars (`STSResult.results`)."""
+    _need(results, ("embedder", "dim", *SCORING_LABELS), "human-similarity results")
+    names = results["embedder"].tolist()
+    fig = go.Figure()
+    shades = ("#4C78A8", "#9ECAE9", "#F58518", "#FFBF79")
+    for color, (key, label) in zip(shades, SCORING_LABELS.items()):
+        fig.add_trace(
+            go.Bar(
+                x=names,
+                y=results[key].to_numpy(float),
+                name=label,
+                marker_color=color,
+                customdata=results["dim"].to_numpy(),
+                hovertemplate="%{x} (%{customdata}-d)<br>" + label + " %{y:.3f}<extra></extra>",
+            )
+        )
+    fig.update_layout(barmode="group", legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0))
+    fig.update_yaxes(title="correlation with human scores")
+    fig.update_xaxes(tickangle=-30)
+    return _base_layout(fig, title, 420)
+
+
+def rank_bump(ranks: pd.DataFrame, *, title: str | None = None, color_order: Sequence[str] | None = None) -> go.Figure:
+    """Each embedder's rank (1 = best) under the four scorings, as a bump chart: one line per embedder across
+    Pearson, Spearman, Pearson z-norm, Spearman z-norm. Lines of embedders whose rank changes are bold; the
+    others thin and dotted. `ranks`: `sts.rank_table` output (embedder, rank_<scoring>)."""
+    cols = [f"rank_{s}" for s in SCORING_LABELS]
+    _need(ranks, ("embedder", *cols), "rank")
+    labels = list(SCORING_LABELS.values())
+    names = ranks["embedder"].tolist()
+    colors = _colors(names, color_order)
+    fig = go.Figure()
+    for _, row in ranks.iterrows():
+        y = [int(row[c]) for c in cols]
+        moved = len(set(y)) > 1
+        e = row["embedder"]
+        fig.add_trace(
+            go.Scatter(
+                x=labels,
+                y=y,
+                mode="lines+markers+text",
+                name=e,
+                text=[""] * (len(y) - 1) + [f" {e}"],
+                textposition="middle right",
+                cliponaxis=False,
+                line=dict(color=colors[e], width=3.5 if moved else 1.5, dash="solid" if moved else "dot"),
+                marker=dict(size=11 if moved else 7, color=colors[e]),
+                opacity=1.0 if moved else 0.55,
+                hovertemplate=f"{e}<br>%{{x}}: rank %{{y}}<extra></extra>",
+            )
+        )
+    n = len(names)
+    fig.update_yaxes(
+        title="rank (1 = highest correlation)", autorange=False, range=[n + 0.5, 0.5], dtick=1, zeroline=False
+    )
+    fig.update_xaxes(title=None, range=[-0.3, len(labels) - 0.7])
+    fig.update_layout(showlegend=False)
+    fig = _base_layout(fig, title, max(300, 80 + 40 * n))
+    fig.update_layout(margin=dict(l=10, r=170, t=50 if title else 20, b=10))
+    return fig
+
+
+def quality_scatter(
+    table: pd.DataFrame,
+    x: str,
+    y: str,
+    *,
+    labels: Mapping[str, str] | None = None,
+    title: str | None = None,
+    color_order: Sequence[str] | None = None,
+) -> go.Figure:
+    """One point per embedder at (table[x], table[y]), labelled with its name; rows missing either value are
+    left out (and named in the subtitle). `labels`: column -> axis title."""
+    _need(table, ("embedder", x, y), "quality")
+    labels = dict(labels or {})
+    both = table[["embedder", x, y]].copy()
+    both[x] = both[x].astype(float)
+    both[y] = both[y].astype(float)
+    ok = both[x].notna() & both[y].notna()
+    shown = both[ok]
+    colors = _colors(table["embedder"].tolist(), color_order)
+    fig = go.Figure(
+        go.Scatter(
+            x=shown[x],
+            y=shown[y],
+            mode="markers+text",
+            text=shown["embedder"],
+            textposition="top center",
+            marker=dict(size=12, color=[colors.get(e, PALETTE[0]) for e in shown["embedder"]]),
+            hovertemplate="%{text}<br>" + labels.get(x, x) + " %{x:.4g}<br>" + labels.get(y, y) + " %{y:.4g}"
+            "<extra></extra>",
+            showlegend=False,
+        )
+    )
+    fig.update_xaxes(title=labels.get(x, x))
+    fig.update_yaxes(title=labels.get(y, y))
+    if x == "dim" and len(shown) and shown[x].max() / max(shown[x].min(), 1) > 50:
+        fig.update_xaxes(type="log")
+    if y == "dim" and len(shown) and shown[y].max() / max(shown[y].min(), 1) > 50:
+        fig.update_yaxes(type="log")
+    left_out = both.loc[~ok, "embedder"].tolist()
+    if left_out:
+        title = (title or "") + f"<br><sup>not shown (no value): {', '.join(left_out)}</sup>"
+    return _base_layout(fig, title, 460)
