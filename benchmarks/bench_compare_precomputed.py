@@ -37,10 +37,43 @@ from _common import ROOT, Recorder, clustered_vectors, sgemm_bound  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "out"
 TARGET = 0.7
-_WORDS = (
-    "market shares fell sharply after the company reported lower profits while analysts expected growth in the "
-    "quarter and the government minister said new plans would cut taxes for families next year as the team won"
-).split()
+_WORDS = [
+    "market",
+    "shares",
+    "fell",
+    "sharply",
+    "after",
+    "the",
+    "company",
+    "reported",
+    "lower",
+    "profits",
+    "while",
+    "analysts",
+    "expected",
+    "growth",
+    "in",
+    "the",
+    "quarter",
+    "and",
+    "the",
+    "government",
+    "minister",
+    "said",
+    "new",
+    "plans",
+    "would",
+    "cut",
+    "taxes",
+    "for",
+    "families",
+    "next",
+    "year",
+    "as",
+    "the",
+    "team",
+    "won",
+]
 
 
 def corpus_file(rows: int) -> Path:

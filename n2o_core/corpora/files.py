@@ -36,7 +36,7 @@ from n2o_core.corpora.corpus import Corpus, from_texts, normalized_lines
 from n2o_core.errors import CorpusError
 from n2o_core.runtime.gcpause import paused_gc
 
-__all__ = ["MAX_SENTENCE_CHARS", "SUPPORTED_EXTENSIONS", "load_file", "load_bytes", "list_columns", "load_hf_dataset"]
+__all__ = ["MAX_SENTENCE_CHARS", "SUPPORTED_EXTENSIONS", "list_columns", "load_bytes", "load_file", "load_hf_dataset"]
 
 #: The longest sentence accepted (characters, after segmentation): ~3,000 words, far beyond what any embedder
 #: reads (transformers stop at 256-512 tokens) and what a neighbor table can show.

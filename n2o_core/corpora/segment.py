@@ -22,7 +22,7 @@ from collections.abc import Callable, Iterable, Sequence
 
 from n2o_core.runtime.import_lock import heavy_imports
 
-__all__ = ["split_sentences", "split_many", "backend_name", "looks_like_paragraphs"]
+__all__ = ["backend_name", "looks_like_paragraphs", "split_many", "split_sentences"]
 
 _PARA_BREAK = re.compile(r"\n\s*\n")
 _WS = re.compile(r"\s+")

@@ -33,10 +33,10 @@ from n2o_core.storage.cache import Cache
 
 __all__ = [
     "MODEL_DIRS_ENV",
-    "dataset_link_refusal",
     "SPEC_PREFIXES",
     "VECTOR_EXTENSIONS",
     "VECTOR_PREFIX",
+    "dataset_link_refusal",
     "family_group_of",
     "family_slots",
     "is_local",

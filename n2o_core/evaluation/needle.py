@@ -142,9 +142,9 @@ def paraphrase_ranks(
         if inside.any():
             r, c = np.nonzero(inside)
             S[r, exclude[r, c] - start] = -np.inf
-        above = np.count_nonzero(S > hi, axis=1)
+        above = np.count_nonzero(hi < S, axis=1)
         count += above
-        ties += np.count_nonzero(S >= lo, axis=1) - above
+        ties += np.count_nonzero(lo <= S, axis=1) - above
         if top:
             k = min(top, stop - start)
             part = np.argpartition(-S, k - 1, axis=1)[:, :k] if k < stop - start else np.tile(np.arange(k), (n, 1))

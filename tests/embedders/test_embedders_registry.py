@@ -53,9 +53,8 @@ def test_quiet_libraries_hides_transformers_warnings_but_not_errors_and_restores
         assert logger.isEnabledFor(logging.ERROR)
         assert not tf_logging.is_progress_bar_enabled()
     assert tf_logging.get_verbosity() == before
-    with pytest.raises(RuntimeError):
-        with quiet_libraries():
-            raise RuntimeError("errors still propagate")
+    with pytest.raises(RuntimeError), quiet_libraries():
+        raise RuntimeError("errors still propagate")
     assert tf_logging.get_verbosity() == before
 
 

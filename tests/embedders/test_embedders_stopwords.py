@@ -43,7 +43,7 @@ def sbert_stop_words() -> list[str]:
 def test_the_stop_list_is_sentence_transformers_default():
     words = sbert_stop_words()
     assert len(words) == len(set(words)) == len(SBERT_STOP_WORDS) == 386
-    assert SBERT_STOP_WORDS == frozenset(words)
+    assert frozenset(words) == SBERT_STOP_WORDS
     assert {"not", "no", "nor", "never", "cannot", "does", "did", "was"} <= SBERT_STOP_WORDS
 
 

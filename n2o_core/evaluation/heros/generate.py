@@ -44,8 +44,35 @@ VERB_TAGS = frozenset({"VB", "VBD", "VBG", "VBN", "VBP", "VBZ"})
 ADJ_TAGS = frozenset({"JJ", "JJR", "JJS"})
 #: Light / reporting verbs: their WordNet "antonyms" rarely fit the sentence.
 LIGHT_VERBS = frozenset(
-    "be have do get make take go come give say tell let put set see know think want seem become keep use "
-    "find show add need like".split()
+    [
+        "be",
+        "have",
+        "do",
+        "get",
+        "make",
+        "take",
+        "go",
+        "come",
+        "give",
+        "say",
+        "tell",
+        "let",
+        "put",
+        "set",
+        "see",
+        "know",
+        "think",
+        "want",
+        "seem",
+        "become",
+        "keep",
+        "use",
+        "find",
+        "show",
+        "add",
+        "need",
+        "like",
+    ]
 )
 _END = re.compile(r"""[.!]["'”’)]*$""")
 _START = re.compile(r"""^["'“‘(]*[A-Z0-9]""")

@@ -20,7 +20,24 @@ _DO_SUPPORT = {"VBD": "did", "VBZ": "does", "VBP": "do"}
 _SUBJECTS = frozenset({"nsubj", "nsubjpass", "expl", "csubj"})
 #: Reporting verbs: in "X rose, he said." the main verb negated is the reported clause's.
 REPORTING = frozenset(
-    "say tell add claim insist argue warn explain report note state admit suggest predict reply write".split()
+    [
+        "say",
+        "tell",
+        "add",
+        "claim",
+        "insist",
+        "argue",
+        "warn",
+        "explain",
+        "report",
+        "note",
+        "state",
+        "admit",
+        "suggest",
+        "predict",
+        "reply",
+        "write",
+    ]
 )
 
 

@@ -122,6 +122,6 @@ def cached_generate_pairs(
             pairset_to_json(ps),
             description=f"HEROS pairs, {n_per_subset} per subset, seed {seed}",
             corpus=corpus_fingerprint,
-            n_pairs=int(len(ps.pairs)),
+            n_pairs=len(ps.pairs),
         )
         return ps

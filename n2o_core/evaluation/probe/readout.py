@@ -155,7 +155,7 @@ def read_out(X_train, y_train, X_dev, y_dev, X_test, y_test, classifier: str, se
         warnings.simplefilter("ignore", ConvergenceWarning)
         tried = scores[classifier](Xtr, ytr, Xdv, ydv, Xte, yte, seed)
     dev, test, params = max(tried, key=lambda r: r[0])  # max keeps the first of equal dev accuracies
-    return Readout(test, dev, params, int(len(yte)))
+    return Readout(test, dev, params, len(yte))
 
 
 def majority(y_train, y_test) -> float:

@@ -76,7 +76,30 @@ FINITE_TAGS = {"VBD": "past", "VBP": "present", "VBZ": "present"}
 NUMBER_TAGS = {"NN": "singular", "NNS": "plural"}
 SUBJ_DEPS = frozenset({"nsubj", "nsubjpass", "expl", "csubj", "csubjpass"})
 AUX_FORMS = frozenset(
-    "be is am are was were been being 's 're 'm have has had having 've 'd do does did done doing".split()
+    [
+        "be",
+        "is",
+        "am",
+        "are",
+        "was",
+        "were",
+        "been",
+        "being",
+        "'s",
+        "'re",
+        "'m",
+        "have",
+        "has",
+        "had",
+        "having",
+        "'ve",
+        "'d",
+        "do",
+        "does",
+        "did",
+        "done",
+        "doing",
+    ]
 )
 
 
@@ -385,7 +408,9 @@ def topconst(pc: ParsedCorpus, seed: int = 0, n_top: int = 19) -> Candidates:
 
 
 #: Penn tags of closed-class words: always lowercased when they leave the sentence start.
-CLOSED_TAGS = frozenset("PRP PRP$ DT PDT IN CC WDT WP WP$ WRB EX MD TO RB RP UH".split())
+CLOSED_TAGS = frozenset(
+    ["PRP", "PRP$", "DT", "PDT", "IN", "CC", "WDT", "WP", "WP$", "WRB", "EX", "MD", "TO", "RB", "RP", "UH"]
+)
 
 
 def _decapitalize(word: str, tag: str, common: frozenset[str]) -> str:
