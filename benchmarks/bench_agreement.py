@@ -14,7 +14,7 @@ exact cosine graph (what projection.py does), umap-learn's own search with metri
 10 exact cosine neighbors among its 10 nearest map points).
 
 --threshold 10000,20000 times exact vs approximate (pynndescent, index build + all queries) all-pairs search on
-synthetic clustered 384-d vectors of those sizes, in this process (where agreement.APPROX_ABOVE comes from).
+synthetic clustered 384-d vectors of those sizes, in this process (where pipeline.APPROX_ABOVE comes from).
 
 --figure-n builds the two-panel map figure for that many real corpus sentences (random coordinates; the JSON
 size depends on the texts, not the layout) with and without the default point cap, and reports the JSON size.
@@ -41,11 +41,11 @@ def _tfidf_variants(rec: Recorder, ws, cold_s: float, k_check: int = 10, seed: i
     import umap
     from sklearn.decomposition import TruncatedSVD
 
-    from n2o_core.analyses.agreement import all_pairs_neighbors
     from n2o_core.analyses.projection import neighbor_preservation, normalized, projection
+    from n2o_core.pipeline import every_sentence_neighbors
 
     X = ws.embeddings("tfidf")
-    exact = all_pairs_neighbors(ws, "tfidf", max(k_check, 14), approx=False).ids
+    exact = every_sentence_neighbors(ws, "tfidf", max(k_check, 14), approx=False).ids
     Xn, keep = normalized(X)
     pr = projection(ws, "tfidf", "umap")
     rec.add(
@@ -146,9 +146,10 @@ def main() -> None:
     embedders = a.embedder or ["tfidf", "glove-6b-50d"]
     methods = [m for m in a.maps.split(",") if m]
 
-    from n2o_core.analyses.agreement import agreement, all_pairs_neighbors
+    from n2o_core.analyses.agreement import agreement
     from n2o_core.analyses.projection import projection
     from n2o_core.corpora import load_corpus
+    from n2o_core.pipeline import every_sentence_neighbors
     from n2o_core.search.neighbors import exact_knn
     from n2o_core.storage.cache import Cache
     from n2o_core.workspace import Workspace
@@ -177,7 +178,7 @@ def main() -> None:
                 ws.embeddings(eid)
                 t_embed = time.perf_counter() - t0
                 t0 = time.perf_counter()
-                all_pairs_neighbors(ws, eid, a.k, approx=False)
+                every_sentence_neighbors(ws, eid, a.k, approx=False)
                 t_knn = time.perf_counter() - t0
                 row = dict(state=state, embedder=eid, n=n, k=a.k, embed_s=t_embed, allpairs_knn_s=t_knn)
                 for m in methods:

@@ -53,6 +53,7 @@ def onnx_export_present() -> bool:
 def run(cache_dir: str, t_start: float, ahead: bool = True) -> dict:
     """One pass of the dashboard's first page on `cache_dir`: seconds since `t_start` for each step."""
     c0 = time.process_time()
+    from n2o_core.analyses.compare import comparison
     from n2o_core.corpora import load_corpus
     from n2o_core.figures.n2o import n2o_heatmap
     from n2o_core.limits import k_max_for
@@ -76,11 +77,11 @@ def run(cache_dir: str, t_start: float, ahead: bool = True) -> dict:
     def on_done(prepared, eid: str) -> None:
         ready[eid] = since()
         if len(prepared.neighbors) >= 2 and not first_cells:
-            prepared.comparison(s.k)  # what the page draws as soon as two embedders are ready
+            comparison(prepared, s.k)  # what the page draws as soon as two embedders are ready
             first_cells.append(since())
 
     prepared = prepare_all(ws, list(s.embedders), plan, k_max, on_done=on_done, skip_failed=False, ahead=ahead)
-    res = prepared.comparison(s.k)
+    res = comparison(prepared, s.k)
     n2o_heatmap(res.mean, res.embedders, std=res.std, chance=res.chance, k=res.k)
     t_full = since()
     cpu = time.process_time() - c0
@@ -107,6 +108,7 @@ def n2o_after_first_result(ws, prepared, s) -> dict:
     other seeds), now a slice of those."""
     import statistics
 
+    from n2o_core.analyses.compare import comparison
     from n2o_core.pipeline import plan_queries, prepare_all, search_every_sentence
 
     def new_sample(seeds) -> float:
@@ -114,14 +116,14 @@ def n2o_after_first_result(ws, prepared, s) -> dict:
         for seed in seeds:
             plan = plan_queries(len(ws.corpus), s.n_queries, s.n_samples, seed)
             t = time.perf_counter()
-            prepare_all(ws, list(prepared.names), plan, prepared.k_max, ahead=False).comparison(s.k)
+            comparison(prepare_all(ws, list(prepared.names), plan, prepared.k_max, ahead=False), s.k)
             times.append((time.perf_counter() - t) * 1000)
         return round(statistics.median(times), 1)
 
     new_k = []
     for k in (5, 20, 30, 40, 50):
         t = time.perf_counter()
-        prepared.comparison(min(k, prepared.k_max))
+        comparison(prepared, min(k, prepared.k_max))
         new_k.append((time.perf_counter() - t) * 1000)
     searched = new_sample(range(101, 104))
     t = time.perf_counter()

@@ -5,7 +5,7 @@ same way.
 
     plan = plan_queries(len(ws.corpus), n_queries=100, n_samples=5, seed=0)
     prepared = prepare_all(ws, ["tfidf", "glove-6b-50d"], plan, k_max_for(len(ws.corpus)))
-    prepared.comparison(k=10)      # N2O at k for every sample (compare.ComparisonResult)
+    comparison(prepared, k=10)     # analyses.compare: N2O at k for every sample (ComparisonResult)
 
 Changing k (<= k_max) or the sample only slices the cached neighbor arrays; nothing is embedded or searched.
 """
@@ -16,19 +16,17 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from n2o_core.analyses.overlap import draw_query_samples, query_pool
 from n2o_core.errors import N2OError
 from n2o_core.limits import validate_k
 from n2o_core.search.neighbors import Neighbors, exact_knn
 from n2o_core.storage.fileio import hash_key
 
 if TYPE_CHECKING:
-    from n2o_core.analyses.compare import ComparisonResult
     from n2o_core.workspace import Workspace
 
 #: Called as on_stage(embedder_id, stage, done, total), stage in {"train", "embed", "neighbors"}.
@@ -59,6 +57,24 @@ class QueryPlan:
     def rows(self, sample: int) -> np.ndarray:
         """Rows of the pool arrays that hold sample `sample`."""
         return np.searchsorted(self.pool, self.samples[sample])
+
+
+def draw_query_samples(n_corpus: int, n_queries: int, n_samples: int, seed: int = 0) -> list[np.ndarray]:
+    """`n_samples` independent samples of `n_queries` corpus ids, each without replacement (sorted).
+
+    `n_queries` is capped at `n_corpus` (then every sample is the whole corpus)."""
+    if n_corpus < 2:
+        raise N2OError(f"A corpus of {n_corpus} sentence(s) is too small: N2O needs at least 2.")
+    if n_queries <= 0 or n_samples <= 0:
+        raise N2OError("The number of queries and of samples must be positive.")
+    n_queries = min(n_queries, n_corpus)
+    rng = np.random.default_rng(seed)
+    return [np.sort(rng.choice(n_corpus, size=n_queries, replace=False)) for _ in range(n_samples)]
+
+
+def query_pool(samples: Sequence[np.ndarray]) -> np.ndarray:
+    """Sorted union of all sampled query ids (neighbors are searched once for the pool)."""
+    return np.unique(np.concatenate([np.asarray(s, np.int64) for s in samples]))
 
 
 def plan_queries(n: int, n_queries: int = 100, n_samples: int = 5, seed: int = 0) -> QueryPlan:
@@ -102,6 +118,41 @@ def prepare_embedder(
     )
 
 
+#: Corpus size above which all-pairs search defaults to pynndescent (approximate). Exact all-pairs search costs
+#: N^2 d, pynndescent (index build + N queries) about N. Measured (benchmarks/bench_agreement.py, k = 50, 2 cores
+#: shared, load 7-11): synthetic 384-d vectors, same process: 20,000 exact 34 s vs approximate 46 s; 38,019
+#: exact 68 s vs 71 s (recall 1.0) -- the crossover for transformer-sized vectors is about 40k, and by N^2 vs N
+#: approximate is ~1.25x faster at 50k, ~2.5x at 100k. On the real 38,019 BBC sentences exact wins clearly for
+#: low-dimensional and sparse vectors (separate runs: glove-6b-50d 29 s vs 326 s, word2vec 67 s vs 132 s, tf-idf
+#: 314 s vs 1,046 s). Up to 50k, exact search costs at most ~1.25x, is computed once per corpus and embedder
+#: (cached), and gives exactly the neighbors `compare` uses.
+APPROX_ABOVE = 50_000
+
+
+def default_approx(n: int) -> bool:
+    """Whether the search with every sentence of an n-sentence corpus as a query is approximate by default."""
+    return n > APPROX_ABOVE
+
+
+def every_sentence_neighbors(
+    ws: Workspace,
+    eid: str,
+    k_max: int,
+    *,
+    znorm: bool = False,
+    approx: bool | None = None,
+    on_stage: StageProgress | None = None,
+) -> Neighbors:
+    """`prepare_embedder` with every corpus sentence as a query (embed, cached; search, cached); `seconds` holds the
+    wall time of both. `approx=None` picks exact search up to APPROX_ABOVE sentences and pynndescent beyond."""
+    n = len(ws.corpus)
+    if approx is None:
+        approx = default_approx(n)
+    t0 = time.perf_counter()
+    nb = prepare_embedder(ws, eid, np.arange(n, dtype=np.int64), k_max, znorm=znorm, approx=approx, on_stage=on_stage)
+    return replace(nb, seconds=time.perf_counter() - t0)
+
+
 #: Corpora up to this size get the neighbors of every sentence searched once, in the background after the first
 #: result (`search_every_sentence`, from `preload`): then any new query sample only slices them.
 EVERY_SENTENCE_MAX = 10_000
@@ -112,10 +163,9 @@ def search_every_sentence(ws: Workspace, eid: str, k_max: int, *, znorm: bool = 
     EVERY_SENTENCE_MAX sentences; returns whether it did. `prepare_embedder` then takes any query pool's rows from
     them: the same ids and similarities as searching the pool itself (the query excluded by index, ties broken by
     index, the k + 16 candidates re-scored in float64), found in milliseconds."""
-    n = len(ws.corpus)
-    if n > EVERY_SENTENCE_MAX:
+    if len(ws.corpus) > EVERY_SENTENCE_MAX:
         return False
-    nb = ws.neighbors(eid, np.arange(n, dtype=np.int64), k_max, znorm=znorm)
+    nb = every_sentence_neighbors(ws, eid, k_max, znorm=znorm, approx=False)
     with _EVERY_LOCK:
         _EVERY.setdefault(ws, {})[(eid, k_max, znorm)] = nb
     return True
@@ -174,12 +224,6 @@ class Prepared:
         """Neighbor ids at k (a slice of the k_max arrays) per embedder."""
         return {e: self.neighbors[e].ids[:, :k] for e in (names if names is not None else self.names)}
 
-    def comparison(self, k: int, names: Sequence[str] | None = None) -> ComparisonResult:
-        """N2O of every pair of (the given) embedders at k <= k_max, for every query sample."""
-        from n2o_core.analyses.compare import comparison
-
-        return comparison(self, k, names)
-
 
 def prepare_all(
     ws: Workspace,
@@ -219,6 +263,18 @@ def prepare_all(
 
 # --------------------------------------------------------------------------- order, and loading ahead
 
+#: The sentence `load_model` embeds once (never cached: one-sentence encodes stay out of every cache).
+WARM_UP_TEXT = "Markets rose after the bank said profits were up."
+
+
+def load_model(ws: Workspace, eid: str) -> None:
+    """Make `eid` ready to embed a new sentence at once: loaded and fitted in `ws`, and `WARM_UP_TEXT` encoded by
+    it (its vectors are thrown away). Raises what loading raises."""
+    emb = ws.embedder(eid)
+    if not ws.is_precomputed(eid):
+        emb.encode([WARM_UP_TEXT])
+
+
 #: Cost classes of preparing an embedder from an empty cache, cheapest first (`preparation_cost`).
 COST_CACHED, COST_CHEAP, COST_TRAINED, COST_DISTILLED, COST_MODEL = 0, 1, 2, 3, 4
 #: Embedders from this cost class on are loaded ahead (fitted, or their model made ready) in the background.
@@ -250,7 +306,7 @@ class Preparation:
     Iterating yields every embedder once, cheapest first (`preparation_cost`; stable among equals), so the first
     cells of a heatmap (tf-idf, GloVe) appear after seconds. When the first expensive embedder comes up, one
     background thread starts loading the expensive ones ahead, from the most expensive end of the list
-    (`preload.load_model`: fit word2vec / fastText, export or open a transformer's graph), while the caller
+    (`load_model`: fit word2vec / fastText, export or open a transformer's graph), while the caller
     prepares the others: gensim trains on one core with the GIL released, so on two cores word2vec trains
     beside fastText, or beside a transformer's encoding, instead of one after the other. The caller is never
     handed an embedder the thread is loading while another is left (it comes back to it); an embedder handed to
@@ -307,8 +363,6 @@ class Preparation:
             yield pick
 
     def _run(self) -> None:
-        from n2o_core.preload import load_model
-
         while True:
             with self._cv:
                 if self._closed or not self._pending:

@@ -5,7 +5,7 @@ seconds per process, which a request must not wait for. Each step is cached wher
 embedders, the lexicon's lru_cache, numba's cache), so a step done here is free later and a step done later makes
 this one free.
 
-A model counts as loaded when a sentence can be embedded without waiting (`load_model`): the embedder is loaded
+A model counts as loaded when a sentence can be embedded without waiting (`pipeline.load_model`): the embedder is loaded
 and fitted in the workspace, and one short sentence has gone through it, which opens what a model only opens on
 first use (the MiniLM ONNX export, built once per machine when missing, and its OpenVINO session; e5's graph;
 model2vec's distilled model, distilled once per machine when missing). model2vec is distilled only when it is
@@ -16,7 +16,7 @@ up to `pipeline.EVERY_SENTENCE_MAX` sentences the chosen embedders' neighbors of
 `preload(ws, embedder_ids)` runs the steps in order (every sentence's neighbors, models, WordNet and spaCy, umap,
 pynndescent) and reports each one's seconds; the dashboard runs it in a low-priority background thread once per
 server process after the first page is drawn (`ui/preload.py`).
-`pipeline.Preparation` uses `load_model` to load expensive embedders ahead while others are prepared."""
+`pipeline.Preparation` uses `pipeline.load_model` to load expensive embedders ahead while others are prepared."""
 
 from __future__ import annotations
 
@@ -25,6 +25,8 @@ import os
 import time
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
+
+from n2o_core.pipeline import load_model
 
 if TYPE_CHECKING:
     from n2o_core.workspace import Workspace
@@ -40,18 +42,6 @@ def lower_this_threads_priority(niceness: int = 10) -> None:
         import threading
 
         os.setpriority(os.PRIO_PROCESS, threading.get_native_id(), niceness)
-
-
-#: The sentence `load_model` embeds once (never cached: one-sentence encodes stay out of every cache).
-WARM_UP_TEXT = "Markets rose after the bank said profits were up."
-
-
-def load_model(ws: Workspace, eid: str) -> None:
-    """Make `eid` ready to embed a new sentence at once: loaded and fitted in `ws`, and `WARM_UP_TEXT` encoded by
-    it (its vectors are thrown away). Raises what loading raises."""
-    emb = ws.embedder(eid)
-    if not ws.is_precomputed(eid):
-        emb.encode([WARM_UP_TEXT])
 
 
 def _steps(

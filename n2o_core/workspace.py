@@ -213,6 +213,11 @@ class Workspace:
                 return True
         return False
 
+    def cached_dimension(self, eid: str) -> int | None:
+        """Columns of the embeddings when they are already cached (tf-idf: its vocabulary), else None; never
+        embeds."""
+        return int(self.embeddings(eid).shape[1]) if self.is_cached(eid) else None
+
     def embeddings(self, eid: str, progress: Progress | None = None) -> np.ndarray | sp.csr_matrix:
         """(N, d) raw embeddings (float32/float16 memmap, or CSR for tf-idf), computed at most once."""
         if eid in self._vectors:  # the memory map itself (checked when it was loaded)

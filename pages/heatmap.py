@@ -29,7 +29,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     def draw_partial(lo: data.Loaded) -> None:
         """While embedders are still being prepared, show the matrix of those already done."""
         names = lo.names
-        res = lo.prepared.comparison(lo.k, names)
+        res = data.partial_comparison(lo)
         fig = figures.n2o_heatmap(
             res.mean, names, std=res.std, chance=res.chance, k=res.k, title=f"{len(names)} embedders ready so far"
         )

@@ -7,7 +7,7 @@ import pandas as pd
 import streamlit as st
 
 from n2o_core.corpora import Corpus
-from n2o_core.embedders.catalog import with_stop_words_dropped
+from n2o_core.embedders.infos import with_stop_words_dropped
 from n2o_core.export import report
 from n2o_core.figures import n2o as figures
 from n2o_core.settings import (

@@ -12,7 +12,6 @@ from n2o_core.analyses.agreement import (
     agreement,
     corpus_features,
     decile_table,
-    default_approx,
     extremes,
     per_sentence_n2o,
     ranking_frame,
@@ -24,6 +23,7 @@ from n2o_core.analyses.compare import compare
 from n2o_core.cli.main import main
 from n2o_core.corpora import from_texts
 from n2o_core.errors import N2OError
+from n2o_core.pipeline import default_approx, every_sentence_neighbors
 from n2o_core.storage.cache import Cache
 from n2o_core.workspace import Workspace
 
@@ -324,13 +324,13 @@ def test_approximate_all_pairs_close_to_exact(setup):
 # --------------------------------------------------------------------------- the dashboard's steps
 
 
-def test_prepare_all_pairs_and_from_neighbors_equal_agreement(setup):
-    from n2o_core.analyses.agreement import Agreement, prepare_all_pairs
+def test_every_sentence_neighbors_and_from_neighbors_equal_agreement(setup):
+    from n2o_core.analyses.agreement import Agreement
 
     ws, _ = setup
     seen = []
     nbs = {
-        e: prepare_all_pairs(ws, e, 12, on_stage=lambda eid, stage, d, t: seen.append((eid, stage)))
+        e: every_sentence_neighbors(ws, e, 12, on_stage=lambda eid, stage, d, t: seen.append((eid, stage)))
         for e in ["a", "b", "c"]
     }
     assert all(nb.ids.shape == (N, 12) and nb.seconds >= 0 for nb in nbs.values())

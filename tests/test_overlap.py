@@ -6,7 +6,6 @@ from scipy.stats import spearmanr
 
 from n2o_core.analyses.overlap import (
     chance_level,
-    draw_query_samples,
     k_grid,
     mean_ci,
     n2o,
@@ -15,7 +14,6 @@ from n2o_core.analyses.overlap import (
     outlier_neighbors,
     pair_values,
     popular_neighbors,
-    query_pool,
     random_neighbor_ids,
     robustness_across_k,
     robustness_across_samples,
@@ -27,6 +25,7 @@ from n2o_core.analyses.overlap import (
     token_overlap_report,
 )
 from n2o_core.errors import N2OError
+from n2o_core.pipeline import draw_query_samples, query_pool
 from n2o_core.search.neighbors import exact_knn
 
 

@@ -62,7 +62,7 @@ def test_each_embedder_is_handed_over_once_and_the_last_ones_are_loaded_ahead(tm
     ws = workspace(tmp_path)
     loading_fasttext = threading.Event()
     release = threading.Event()
-    real = preload.load_model
+    real = pipeline.load_model
 
     def load_model(ws_, eid):
         if eid == "fasttext":
@@ -70,7 +70,7 @@ def test_each_embedder_is_handed_over_once_and_the_last_ones_are_loaded_ahead(tm
             assert release.wait(30)
         real(ws_, eid)
 
-    monkeypatch.setattr(preload, "load_model", load_model)
+    monkeypatch.setattr(pipeline, "load_model", load_model)
     ids = ["word2vec-nostop", "tfidf", "word2vec", "fasttext", "fasttext-sub"]
     got = []
     with Preparation(ws, ids) as order:
@@ -127,7 +127,7 @@ def test_a_failing_embedder_loaded_ahead_is_reported_by_the_caller(tmp_path, mon
     def broken(ws_, eid):
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(preload, "load_model", broken)
+    monkeypatch.setattr(pipeline, "load_model", broken)
     plan = plan_queries(len(ws.corpus), 10, 2, 0)
     prepared = prepare_all(ws, ["tfidf", "word2vec", "fasttext", "no-such-embedder"], plan, 10)
     assert set(prepared.neighbors) == {"tfidf", "word2vec", "fasttext"}
@@ -143,7 +143,7 @@ def test_leaving_the_block_starts_nothing_more(tmp_path, monkeypatch):
         seen.append(eid)
         gate.wait(30)
 
-    monkeypatch.setattr(preload, "load_model", load_model)
+    monkeypatch.setattr(pipeline, "load_model", load_model)
     with Preparation(ws, ["word2vec", "fasttext", "fasttext-sub", "word2vec-nostop"]) as order:
         next(iter(order))  # word2vec: the thread starts on word2vec-nostop
         while not seen:

@@ -29,7 +29,7 @@ def test_preload_loads_the_models_and_reports_each_step(tmp_path):
 def test_load_model_embeds_one_sentence_outside_every_cache(tmp_path, monkeypatch):
     """A model is loaded when a sentence embeds at once: one short sentence goes through it (what opens a graph or
     a session on first use), and nothing of it is cached."""
-    from n2o_core.preload import WARM_UP_TEXT, load_model
+    from n2o_core.pipeline import WARM_UP_TEXT, load_model
 
     ws = Workspace(from_texts(sentences(80), name="p"), cache=Cache(tmp_path))
     emb = ws.embedder("tfidf")

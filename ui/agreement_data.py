@@ -1,9 +1,9 @@
-"""Per-sentence agreement for the dashboard: the core's steps (`n2o_core.analyses.agreement.prepare_all_pairs`,
+"""Per-sentence agreement for the dashboard: the core's steps (`pipeline.every_sentence_neighbors`,
 `Agreement.from_neighbors`, `n2o_core.analyses.projection.projection`) kept per server process, with progress on a cold
 cache and errors as sentences in place. Nothing here computes.
 
 - Every sentence's neighbors at k_max = min(50, N − 1) per embedder: a process-wide memo filled by
-  `agreement.prepare_all_pairs` (also cached on disk by the Workspace); any k <= k_max is a slice.
+  `pipeline.every_sentence_neighbors` (also cached on disk by the Workspace); any k <= k_max is a slice.
 - PCA maps are computed in the script run (seconds), under st.status + st.progress.
 - UMAP maps are computed in a background thread, one at a time, so the page never blocks on them: the page
   draws the PCA maps meanwhile and polls the job. umap-learn's numba code compiles once per server process
@@ -30,6 +30,7 @@ import numpy as np
 import pandas as pd
 import streamlit as st
 
+from n2o_core import pipeline
 from n2o_core.analyses import agreement as core
 from n2o_core.analyses import projection
 from n2o_core.analyses.agreement import Agreement
@@ -107,7 +108,7 @@ def load(settings: Settings, corpus: Corpus) -> AgreementData:
     check_corpus_size(len(corpus))
     n = len(corpus)
     ws = data.workspace(corpus.fingerprint, corpus, settings.scheduler)
-    out = AgreementData(settings, corpus, ws, k_max_for(n), bool(settings.approx or core.default_approx(n)))
+    out = AgreementData(settings, corpus, ws, k_max_for(n), bool(settings.approx or pipeline.default_approx(n)))
     memo = _memo()
     todo = []
     for eid in settings.embedders:
@@ -130,7 +131,7 @@ def load(settings: Settings, corpus: Corpus) -> AgreementData:
             line.markdown(f"**{eid}**: {'loading cached embeddings' if ws.is_cached(eid) else 'embedding'}…")
             text = {"embed": f"{eid}: embedding", "neighbors": f"{eid}: {search} search, {out.k_max} neighbors"}
             try:
-                nb = core.prepare_all_pairs(
+                nb = pipeline.every_sentence_neighbors(
                     ws,
                     eid,
                     out.k_max,

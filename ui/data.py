@@ -24,6 +24,7 @@ import streamlit as st
 from n2o_core import pipeline
 from n2o_core.analyses import overlap
 from n2o_core.analyses.compare import ComparisonResult
+from n2o_core.analyses.compare import comparison as core_comparison
 from n2o_core.corpora import Corpus, load_corpus
 from n2o_core.embedders.base import EmbedderInfo
 from n2o_core.errors import N2OError
@@ -126,11 +127,13 @@ def dim_label(info: EmbedderInfo | None, ws: Workspace | None = None, eid: str |
         info = embedder_info(ws, eid)
     if info is not None and info.dim:
         return f"{info.dim}-d"
-    if ws is not None and eid is not None and ws.is_cached(eid):
+    if ws is not None and eid is not None:
         try:
-            return f"{ws.embeddings(eid).shape[1]:,}-d (vocabulary)"
+            dim = ws.cached_dimension(eid)
         except Exception:  # noqa: BLE001 - a label never fails the page
-            pass
+            dim = None
+        if dim is not None:
+            return f"{dim:,}-d (vocabulary)"
     return "|V|-d"
 
 
@@ -322,7 +325,12 @@ def _stage_progress(bar: Any, text: dict[str, str]) -> pipeline.StageProgress:
 @st.cache_data(show_spinner=False, max_entries=256)
 def comparison(key: str, names: tuple[str, ...], k: int, _lo: Loaded) -> ComparisonResult:
     """N2O of the named embedders at k for every query sample (slices cached ids)."""
-    return _lo.prepared.comparison(k, list(names))
+    return core_comparison(_lo.prepared, k, list(names))
+
+
+def partial_comparison(lo: Loaded) -> ComparisonResult:
+    """N2O of the embedders prepared so far (not cached: drawn while the others are still being prepared)."""
+    return core_comparison(lo.prepared, lo.k, lo.names)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -436,6 +444,7 @@ __all__ = [
     "figure",
     "free_text",
     "load",
+    "partial_comparison",
     "query_plan",
     "robustness_across_k",
     "single_query",

@@ -10,7 +10,7 @@ With more than two embedders, a sentence's *mean pairwise agreement* is the mean
 every unordered pair of the selected embedders.
 
 Neighbors of all N sentences come from `Workspace.neighbors(eid, arange(N), k)` (cached on disk). Exact search
-is used up to `APPROX_ABOVE` sentences and pynndescent beyond (see the constant for the measurement).
+is used up to `pipeline.APPROX_ABOVE` sentences and pynndescent beyond (see the constant for the measurement).
 
 Rankings and the decile table describe what distinguishes the least- from the most-agreed sentences: length in
 word tokens, share of rare tokens (corpus frequency <= `RARE_MAX` in the text the corpus-trained embedders are
@@ -19,10 +19,9 @@ fit on) and, where the corpus has labels, the topic mix.
 
 from __future__ import annotations
 
-import time
 from collections import Counter
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
 from itertools import combinations
 
 import numpy as np
@@ -30,29 +29,15 @@ import pandas as pd
 
 from n2o_core.analyses.overlap import chance_level, overlap_counts
 from n2o_core.errors import N2OError
-from n2o_core.pipeline import StageProgress, prepare_embedder
+from n2o_core.pipeline import StageProgress, default_approx, every_sentence_neighbors
 from n2o_core.search.neighbors import NO_NEIGHBOR, Neighbors
 from n2o_core.text import tokenize
 from n2o_core.workspace import Workspace
 
 #: The paper's k.
 DEFAULT_K = 50
-#: Corpus size above which all-pairs search defaults to pynndescent (approximate). Exact all-pairs search costs
-#: N^2 d, pynndescent (index build + N queries) about N. Measured (benchmarks/bench_agreement.py, k = 50, 2 cores
-#: shared, load 7-11): synthetic 384-d vectors, same process: 20,000 exact 34 s vs approximate 46 s; 38,019
-#: exact 68 s vs 71 s (recall 1.0) -- the crossover for transformer-sized vectors is about 40k, and by N^2 vs N
-#: approximate is ~1.25x faster at 50k, ~2.5x at 100k. On the real 38,019 BBC sentences exact wins clearly for
-#: low-dimensional and sparse vectors (separate runs: glove-6b-50d 29 s vs 326 s, word2vec 67 s vs 132 s, tf-idf
-#: 314 s vs 1,046 s). Up to 50k, exact search costs at most ~1.25x, is computed once per corpus and embedder
-#: (cached), and gives exactly the neighbors `compare` uses.
-APPROX_ABOVE = 50_000
 #: A token is rare when it occurs at most this many times in the corpus's fit texts.
 RARE_MAX = 5
-
-
-def default_approx(n: int) -> bool:
-    """Whether all-pairs search of an n-sentence corpus uses the approximate backend by default."""
-    return n > APPROX_ABOVE
 
 
 def per_sentence_n2o(ids_a: np.ndarray, ids_b: np.ndarray, k: int) -> np.ndarray:
@@ -77,7 +62,7 @@ class Agreement:
         cls, neighbors: Mapping[str, Neighbors], k: int, corpus_size: int, approx: bool = False
     ) -> Agreement:
         """The agreement at k of embedders whose all-pairs neighbors (at any k_max >= k, e.g. from
-        `prepare_all_pairs`) are given, in the order given; a smaller k is a slice, no search."""
+        `pipeline.every_sentence_neighbors`) are given, in the order given; a smaller k is a slice, no search."""
         validate(list(neighbors), k, corpus_size)
         ids: dict[str, np.ndarray] = {}
         recall: dict[str, float | None] = {}
@@ -190,45 +175,6 @@ def pair_param(params: Mapping[str, object], names: Sequence[str], name: str = "
     return a, b, f"'{name}' in the link must name two different embedders among those chosen; using {a},{b}."
 
 
-def all_pairs_neighbors(
-    ws: Workspace,
-    eid: str,
-    k: int,
-    *,
-    znorm: bool = False,
-    approx: bool | None = None,
-    progress: Callable[[int, int], None] | None = None,
-) -> Neighbors:
-    """k nearest neighbors of every corpus sentence under one embedder (cached on disk by the workspace).
-
-    `approx=None` picks exact search up to APPROX_ABOVE sentences and pynndescent beyond."""
-    n = len(ws.corpus)
-    if approx is None:
-        approx = default_approx(n)
-    on_stage: StageProgress | None = (lambda _e, _s, d, t: progress(d, t)) if progress else None
-    return prepare_embedder(ws, eid, np.arange(n, dtype=np.int64), k, znorm=znorm, approx=approx, on_stage=on_stage)
-
-
-def prepare_all_pairs(
-    ws: Workspace,
-    eid: str,
-    k_max: int,
-    *,
-    znorm: bool = False,
-    approx: bool | None = None,
-    on_stage: StageProgress | None = None,
-) -> Neighbors:
-    """The pipeline's per-embedder step (`pipeline.prepare_embedder`: embed the corpus, cached; search, cached) with
-    every corpus sentence as a query; `seconds` holds the wall time of both. Raises N2OError when the embedder
-    cannot be used. `approx=None` picks exact search up to APPROX_ABOVE sentences and pynndescent beyond."""
-    n = len(ws.corpus)
-    if approx is None:
-        approx = default_approx(n)
-    t0 = time.perf_counter()
-    nb = prepare_embedder(ws, eid, np.arange(n, dtype=np.int64), k_max, znorm=znorm, approx=approx, on_stage=on_stage)
-    return replace(nb, seconds=time.perf_counter() - t0)
-
-
 def agreement(
     ws: Workspace,
     embedder_ids: Sequence[str],
@@ -247,7 +193,8 @@ def agreement(
     if approx is None:
         approx = default_approx(n)
     prepared = {
-        eid: prepare_all_pairs(ws, eid, k_max, znorm=znorm, approx=approx, on_stage=on_stage) for eid in embedder_ids
+        eid: every_sentence_neighbors(ws, eid, k_max, znorm=znorm, approx=approx, on_stage=on_stage)
+        for eid in embedder_ids
     }
     return Agreement.from_neighbors(prepared, k, n, approx)
 

@@ -40,24 +40,6 @@ def _stats():
 # --------------------------------------------------------------------------- queries and chance
 
 
-def draw_query_samples(n_corpus: int, n_queries: int, n_samples: int, seed: int = 0) -> list[np.ndarray]:
-    """`n_samples` independent samples of `n_queries` corpus ids, each without replacement (sorted).
-
-    `n_queries` is capped at `n_corpus` (then every sample is the whole corpus)."""
-    if n_corpus < 2:
-        raise N2OError(f"A corpus of {n_corpus} sentence(s) is too small: N2O needs at least 2.")
-    if n_queries <= 0 or n_samples <= 0:
-        raise N2OError("The number of queries and of samples must be positive.")
-    n_queries = min(n_queries, n_corpus)
-    rng = np.random.default_rng(seed)
-    return [np.sort(rng.choice(n_corpus, size=n_queries, replace=False)) for _ in range(n_samples)]
-
-
-def query_pool(samples: Sequence[np.ndarray]) -> np.ndarray:
-    """Sorted union of all sampled query ids (neighbors are searched once for the pool)."""
-    return np.unique(np.concatenate([np.asarray(s, np.int64) for s in samples]))
-
-
 def chance_level(k: int, n_corpus: int) -> float:
     """Expected N2O of two embedders picking k neighbors uniformly at random among the N - 1 candidates."""
     if n_corpus < 2:
@@ -135,7 +117,7 @@ def n2o_over_samples(
 ) -> SampledN2O:
     """N2O matrix per query sample, from neighbor arrays computed once for `pool` (row i = pool[i]).
 
-    `pool` must be sorted ascending and hold every sampled id (as `query_pool` returns it)."""
+    `pool` must be sorted ascending and hold every sampled id (as `pipeline.query_pool` returns it)."""
     pool = np.asarray(pool)
     per = []
     for s in samples:
@@ -235,7 +217,7 @@ def robustness_to_sample_size(
     - abs_diff = mean over pairs of |M_n - reference|; abs_diff_mean / abs_diff_max over the repeats.
 
     Both are rounded to 12 decimals first, so float noise never breaks a tie between pairs (N2O values are
-    fractions with denominators k·n). At the full size (samples of equal length, as `draw_query_samples`
+    fractions with denominators k·n). At the full size (samples of equal length, as `pipeline.draw_query_samples`
     makes them) every sub-sample is its sample: rho = 1, abs_diff = 0.
     Columns: n, repeats, rho_mean, rho_min, abs_diff_mean, abs_diff_max, one row per size in `sizes` order.
     The paper reports the spread across samples (§6), not this curve; it is this app's check that the sample

@@ -6,7 +6,7 @@ Choices (measured with benchmarks/bench_agreement.py on 5,000 BBC News sentences
   (`Workspace.neighbors(eid, arange(N), k_search)`, the same cached arrays the per-sentence agreement uses),
   passed as `precomputed_knn`. This reuses work already done, makes the graph exact, and is the guard against
   pynndescent's hang hazard (its RP-tree build can loop forever on more than ~1,024 near-identical rows, e.g.
-  template sentences): below `agreement.APPROX_ABOVE` no RP tree is built at all. (Above it the graph is the
+  template sentences): below `pipeline.APPROX_ABOVE` no RP tree is built at all. (Above it the graph is the
   workspace's approximate search, which carries the core's pynndescent caveat.) No time limit is used: numba
   code cannot be interrupted inside the process, and a subprocess would pay the numba compilation (below) on
   every map.
@@ -249,7 +249,8 @@ def projection(
 
     UMAP's graph is the all-pairs search at `k_search` (default min(DEFAULT_K, N - 1), the size the
     per-sentence agreement searches, so both share one cached search), cut to n_neighbors - 1."""
-    from n2o_core.analyses.agreement import DEFAULT_K, all_pairs_neighbors, default_approx
+    from n2o_core.analyses.agreement import DEFAULT_K
+    from n2o_core.pipeline import default_approx, every_sentence_neighbors
 
     if method not in METHODS:
         raise N2OError(f"Unknown map method {method!r}; choose one of {', '.join(METHODS)}.")
@@ -291,14 +292,7 @@ def projection(
         t0 = time.perf_counter()
         out = np.full((n, 2), np.nan, np.float32)
         if method == "umap":
-            nb = all_pairs_neighbors(
-                ws,
-                eid,
-                k_search,
-                znorm=znorm,
-                approx=approx,
-                progress=(lambda d, t: on_stage(eid, "neighbors", d, t)) if on_stage else None,
-            )
+            nb = every_sentence_neighbors(ws, eid, k_search, znorm=znorm, approx=approx, on_stage=on_stage)
             t0 = time.perf_counter()
             if on_stage:
                 on_stage(eid, "umap", 0, 1)

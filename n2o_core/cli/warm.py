@@ -147,7 +147,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _heros(ws, ids: list[str], args: argparse.Namespace, failed: dict[str, str]) -> None:
-    from n2o_core.embedders.catalog import with_stop_words_dropped
+    from n2o_core.embedders.infos import with_stop_words_dropped
     from n2o_core.evaluation.heros.run import make_pairs, score_embedder
 
     t0 = time.perf_counter()
@@ -231,6 +231,7 @@ def first_page(job: dict[str, Any]) -> dict[str, Any]:
     t0 = time.perf_counter()
     import n2o_core.analyses.compare as _compare  # noqa: F401 - imported as the app imports it
     import n2o_core.workspace as wsmod
+    from n2o_core.analyses.compare import comparison
     from n2o_core.corpora import load_corpus
     from n2o_core.limits import k_max_for
     from n2o_core.pipeline import Prepared, plan_queries, prepare_embedder
@@ -276,7 +277,7 @@ def first_page(job: dict[str, Any]) -> dict[str, Any]:
             except N2OError:
                 pass
         if len(prepared.neighbors) >= 2:
-            prepared.comparison(min(10, prepared.k_max))
+            comparison(prepared, min(10, prepared.k_max))
     t3 = time.perf_counter()
     return {"import_s": t1 - t0, "corpus_s": t2 - t1, "arrays_s": t3 - t2, "computed": sorted(set(computed))}
 

@@ -36,7 +36,7 @@ from n2o_core.embedders._util import (
     package_version,
 )
 from n2o_core.embedders.base import Progress
-from n2o_core.embedders.catalog import default_info
+from n2o_core.embedders.infos import default_info
 
 BATCH = 64
 ONNX_BATCH = 8

@@ -32,7 +32,7 @@ from n2o_core.embedders._util import (
     report,
 )
 from n2o_core.embedders.base import EmbedderInfo, Progress
-from n2o_core.embedders.catalog import default_info
+from n2o_core.embedders.infos import default_info
 from n2o_core.runtime.import_lock import heavy_imports
 
 BATCH = 1024

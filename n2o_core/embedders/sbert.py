@@ -50,7 +50,7 @@ from n2o_core.embedders._util import (
     set_torch_threads,
 )
 from n2o_core.embedders.base import EmbedderInfo, Progress
-from n2o_core.embedders.catalog import default_info
+from n2o_core.embedders.infos import default_info
 from n2o_core.errors import EmbedderError
 from n2o_core.runtime.import_lock import heavy_imports
 

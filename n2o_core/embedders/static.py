@@ -40,7 +40,7 @@ from n2o_core.embedders._util import (
     report,
 )
 from n2o_core.embedders.base import AVERAGE_ALL_TOKENS, AVERAGE_NO_STOP_WORDS, EmbedderInfo, Progress
-from n2o_core.embedders.catalog import default_info
+from n2o_core.embedders.infos import default_info
 from n2o_core.errors import EmbedderError
 from n2o_core.runtime.import_lock import heavy_imports
 from n2o_core.text import SBERT_STOP_WORDS, content_tokens

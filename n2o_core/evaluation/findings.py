@@ -1126,6 +1126,7 @@ def neighbor_evidence(
     """N2O (mean/std over the query samples, robustness across k and samples), token overlap and popular-neighbor
     overlap (content words and every word) for `embedders` on the workspace's corpus, through the pipeline
     (embeddings and neighbors at k_max come from the cache when computed before, e.g. by the dashboard)."""
+    from n2o_core.analyses.compare import comparison
     from n2o_core.analyses.overlap import k_grid, robustness_across_k, robustness_across_samples, token_overlap_report
     from n2o_core.limits import check_corpus_size, effective_k, k_max_for
     from n2o_core.pipeline import plan_queries, prepare_all
@@ -1152,7 +1153,7 @@ def neighbor_evidence(
     names = prepared.names
     if len(names) < 1:
         return ev
-    res = prepared.comparison(k)
+    res = comparison(prepared, k)
     mean = pd.DataFrame(res.mean, index=names, columns=names)
     std = pd.DataFrame(res.std, index=names, columns=names)
     rho_k = rho_s = None

@@ -10,7 +10,8 @@ import pytest
 
 from n2o_core.embedders import DEFAULT_EMBEDDER_IDS, get_embedder, list_embedders
 from n2o_core.embedders.base import AVERAGE_ALL_TOKENS, AVERAGE_NO_STOP_WORDS, FAMILY_GROUPS
-from n2o_core.embedders.catalog import BUILTIN_EMBEDDER_IDS, BUILTINS, builtin, default_info
+from n2o_core.embedders.catalog import BUILTINS, builtin
+from n2o_core.embedders.infos import BUILTIN_EMBEDDER_IDS, default_info
 from n2o_core.embedders.registry import register_embedder
 from n2o_core.errors import EmbedderError
 
