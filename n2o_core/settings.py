@@ -78,7 +78,7 @@ def _split(v: str | Sequence[str] | None) -> list[str]:
     return list(dict.fromkeys(p.strip() for p in v.split(",") if p.strip()))
 
 
-def _int(v) -> int | None:
+def _int(v: object) -> int | None:
     if isinstance(v, (list, tuple)):
         v = v[0] if v else None
     try:
@@ -87,7 +87,7 @@ def _int(v) -> int | None:
         return None
 
 
-def _first(v):
+def _first(v: object) -> object:
     if isinstance(v, (list, tuple)):
         return v[0] if v else None
     return v

@@ -16,7 +16,6 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from n2o_core import CACHE_CODE_VERSION
 from n2o_core.corpora import Corpus
 from n2o_core.embedders.base import Embedder, EmbedderInfo
 from n2o_core.embedders.precomputed import PrecomputedEmbedder
@@ -31,7 +30,7 @@ from n2o_core.search.neighbors import (
     exact_knn,
     prepare_rows,
 )
-from n2o_core.storage.cache import Cache
+from n2o_core.storage.cache import CACHE_CODE_VERSION, Cache
 from n2o_core.storage.fileio import file_identity, hash_key
 
 Progress = Callable[[int, int], None]
@@ -233,7 +232,7 @@ class Workspace:
             self._arrays[eid] = arr
         return arr
 
-    def _cached_or_encode(self, eid: str, progress: Progress | None):
+    def _cached_or_encode(self, eid: str, progress: Progress | None) -> np.ndarray | sp.csr_matrix:
         n = len(self.corpus)
         return self._stored_or_encoded(
             eid,
@@ -260,7 +259,7 @@ class Workspace:
         what: str,
         mmap: bool,
         on_hit: Callable[[], None] | None = None,
-    ):
+    ) -> np.ndarray | sp.csr_matrix:
         """An embedding matrix from the cache (dense .npy or, for tf-idf, sparse .npz), else `encode()`d,
         checked (row count, finite values) and stored: one path for corpus and out-of-corpus sentences."""
         dense_rel = self._rel(kind, eid, f"{tag}-{dtype}.npy")
@@ -287,7 +286,7 @@ class Workspace:
             saved = self.cache.save_dense(dense_rel, np.asarray(out).astype(dtype), description=desc)
             return saved if mmap else np.asarray(saved)
 
-    def _encode(self, eid: str, progress: Progress | None):
+    def _encode(self, eid: str, progress: Progress | None) -> np.ndarray | sp.csr_matrix:
         """Encode the corpus: on the Dask workers for pretrained embedders when a scheduler is set."""
         if self.scheduler is not None and not self.info(eid).corpus_trained:
             from n2o_core.search.distributed import embed
@@ -377,7 +376,9 @@ class Workspace:
             )
             return res
 
-    def _approx(self, eid: str, X, k: int, query_ids: np.ndarray, std, znorm: bool) -> Neighbors:
+    def _approx(
+        self, eid: str, X: Any, k: int, query_ids: np.ndarray, std: Standardizer | None, znorm: bool
+    ) -> Neighbors:
         """pynndescent search. The index lives in memory for this workspace (reused for new query sets); what
         is cached on disk is the result for the query pool (ids, sims, recall@k and the held-out check
         arrays), not the index: pynndescent indexes persist only by pickling, which the cache never does."""
@@ -425,7 +426,7 @@ class Workspace:
         return exact_knn(X, min(k, len(self.corpus)), queries=q, standardizer=std)
 
 
-def _check_finite(arr, eid: str) -> None:
+def _check_finite(arr: Any, eid: str) -> None:
     data = arr.data if sp.issparse(arr) else arr
     for i in range(0, data.shape[0], 65536):
         block = np.asarray(data[i : i + 65536])

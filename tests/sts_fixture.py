@@ -55,7 +55,7 @@ def rewrite(sentence: str, drop_every: int = 2) -> str:
     words = [SYNONYMS.get(w.lower(), w) for w in sentence.rstrip(".").split()]
     words = [w for i, w in enumerate(words) if i % drop_every != drop_every - 1]
     if len(words) > 5:
-        words = words[-3:] + [","] + words[:-3]
+        words = [*words[-3:], ",", *words[:-3]]
     out = " ".join(words).replace(" ,", ",")
     return out[:1].upper() + out[1:] + "."
 

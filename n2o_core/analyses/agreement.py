@@ -28,6 +28,7 @@ import numpy as np
 import pandas as pd
 
 from n2o_core.analyses.overlap import chance_level, overlap_counts
+from n2o_core.corpora import Corpus
 from n2o_core.errors import N2OError
 from n2o_core.pipeline import StageProgress, default_approx, every_sentence_neighbors
 from n2o_core.search.neighbors import NO_NEIGHBOR, Neighbors
@@ -281,7 +282,7 @@ def sentence_features(
     return df
 
 
-def corpus_features(corpus, rare_max: int = RARE_MAX) -> pd.DataFrame:
+def corpus_features(corpus: Corpus, rare_max: int = RARE_MAX) -> pd.DataFrame:
     """sentence_features of a Corpus; rare words counted in `corpus.fit_texts` (the whole built-in corpus when
     a sample is compared: the text tf-idf, word2vec and fastText are fit on), labels from `corpus.labels`."""
     return sentence_features(

@@ -29,7 +29,7 @@ def _frame(data: Any, **kwargs: Any) -> pd.DataFrame:
     return pd.DataFrame(data, **kwargs)
 
 
-def _stats():
+def _stats() -> Any:
     """scipy.stats, imported on first use (it takes ~1.4 s, a third of the app's first-run imports)."""
     with heavy_imports():
         from scipy import stats  # noqa: PLC0415
@@ -275,7 +275,7 @@ def k_grid(k_max: int, step: int = 5) -> list[int]:
     if k_max < step:
         return list(range(1, k_max + 1))
     ks = list(range(step, k_max + 1, step))
-    return ks if ks[-1] == k_max else ks + [k_max]
+    return ks if ks[-1] == k_max else [*ks, k_max]
 
 
 def off_diagonal_summary(R: np.ndarray) -> dict[str, float]:

@@ -30,13 +30,15 @@ from __future__ import annotations
 
 import time
 import warnings
-from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
+from n2o_core.analyses.agreement import DEFAULT_K
 from n2o_core.errors import N2OError
+from n2o_core.pipeline import StageProgress, default_approx, every_sentence_neighbors
 from n2o_core.runtime.import_lock import heavy_imports
 from n2o_core.search.neighbors import NO_NEIGHBOR, Standardizer, normalize_rows
 from n2o_core.storage.cache import hash_key
@@ -48,9 +50,6 @@ METHODS = ("umap", "pca")
 MIN_POINTS = 3
 #: Components of the TruncatedSVD that stands in for sparse tf-idf where UMAP needs coordinates.
 SVD_COMPONENTS = 50
-
-#: Called as on_stage(embedder_id, stage, done, total), stage in {"embed", "neighbors", "umap", "pca"}.
-StageProgress = Callable[[str, str, int, int], None]
 
 
 @dataclass
@@ -74,7 +73,7 @@ class Projection:
 # --------------------------------------------------------------------------- pure computations
 
 
-def normalized(X, standardizer: Standardizer | None = None) -> tuple[np.ndarray | sp.csr_matrix, np.ndarray]:
+def normalized(X: Any, standardizer: Standardizer | None = None) -> tuple[np.ndarray | sp.csr_matrix, np.ndarray]:
     """L2-normalized rows (float32; CSR stays CSR) and the mask of rows that have a direction (non-zero)."""
     if sp.issparse(X):
         from sklearn.preprocessing import normalize
@@ -232,6 +231,18 @@ def _rel(ws: Workspace, eid: str, method: str, key: str, suffix: str) -> str:
     return f"projections/{ws.corpus.fingerprint}/{safe}-{ws.embedder_key(eid)}-{method}-{key}{suffix}"
 
 
+def _check_args(method: str, n_neighbors: int, min_dist: float, n: int) -> None:
+    """N2OError for a map that cannot be asked for: unknown method, bad UMAP parameters, too few sentences."""
+    if method not in METHODS:
+        raise N2OError(f"Unknown map method {method!r}; choose one of {', '.join(METHODS)}.")
+    if n_neighbors < 2:
+        raise N2OError(f"n_neighbors must be at least 2 (got {n_neighbors}).")
+    if not 0.0 <= min_dist <= 1.0:
+        raise N2OError(f"min_dist must be in [0, 1] (got {min_dist}).")
+    if n < MIN_POINTS:
+        raise N2OError(f"Too few sentences to draw a map: the corpus has {n}, at least {MIN_POINTS} are needed.")
+
+
 def projection(
     ws: Workspace,
     eid: str,
@@ -249,18 +260,8 @@ def projection(
 
     UMAP's graph is the all-pairs search at `k_search` (default min(DEFAULT_K, N - 1), the size the
     per-sentence agreement searches, so both share one cached search), cut to n_neighbors - 1."""
-    from n2o_core.analyses.agreement import DEFAULT_K
-    from n2o_core.pipeline import default_approx, every_sentence_neighbors
-
-    if method not in METHODS:
-        raise N2OError(f"Unknown map method {method!r}; choose one of {', '.join(METHODS)}.")
-    if n_neighbors < 2:
-        raise N2OError(f"n_neighbors must be at least 2 (got {n_neighbors}).")
-    if not 0.0 <= min_dist <= 1.0:
-        raise N2OError(f"min_dist must be in [0, 1] (got {min_dist}).")
     n = len(ws.corpus)
-    if n < MIN_POINTS:
-        raise N2OError(f"Too few sentences to draw a map: the corpus has {n}, at least {MIN_POINTS} are needed.")
+    _check_args(method, n_neighbors, min_dist, n)
     approx = default_approx(n) if approx is None else approx
     k_search = min(DEFAULT_K, n - 1) if k_search is None else k_search
     params: dict = {"seed": seed, "znorm": znorm}

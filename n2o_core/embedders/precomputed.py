@@ -80,9 +80,8 @@ def nonfinite_rows(arr: np.ndarray) -> np.ndarray:
             with np.errstate(over="ignore", invalid="ignore"):
                 if np.isfinite(block @ ones).all():
                     continue
-        elif arr.dtype == np.float16:
-            if not ((block.view(np.uint16) & 0x7C00) == 0x7C00).any():
-                continue
+        elif arr.dtype == np.float16 and not ((block.view(np.uint16) & 0x7C00) == 0x7C00).any():
+            continue
         rows = np.flatnonzero(~np.isfinite(block).all(axis=1))
         bad.append(rows + start)
     return np.concatenate(bad) if bad else np.zeros(0, np.int64)

@@ -33,12 +33,11 @@ import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import IO, Any
 
 import numpy as np
 import scipy.sparse as sp
 
-from n2o_core import CACHE_CODE_VERSION
 from n2o_core.errors import CacheError
 from n2o_core.runtime.notices import notify
 from n2o_core.storage.fileio import atomic_write, atomic_write_json, hash_key, head_tail_digest
@@ -49,6 +48,9 @@ ENV_VAR = "N2O_CACHE_DIR"
 #: A process waiting this long (seconds) for another one's lock says so, then every LOCK_NOTICE_EVERY_S.
 LOCK_NOTICE_S = 3.0
 LOCK_NOTICE_EVERY_S = 10.0
+
+#: Bumped whenever a change alters cached arrays; part of every cache key.
+CACHE_CODE_VERSION = "1"
 
 
 def _nearly_full(path: Path) -> bool:
@@ -72,7 +74,7 @@ def _pid_alive(pid: int) -> bool:
     return True
 
 
-def _holder(f) -> dict:
+def _holder(f: IO[str]) -> dict:
     """What the lock's holder wrote into the lock file ({} when unreadable or empty)."""
     try:
         f.seek(0)
@@ -132,7 +134,7 @@ class Cache:
         lock_path = self.path("locks", hash_key(rel) + ".lock")
         try:
             lock_path.parent.mkdir(parents=True, exist_ok=True)
-            f = open(lock_path, "a+", encoding="utf-8")
+            f = open(lock_path, "a+", encoding="utf-8")  # noqa: SIM115 - entered just below, once it opened
         except OSError as e:
             raise CacheError(f"Cannot create the lock file {lock_path} ({e.strerror or e}).") from e
         with f:
@@ -150,7 +152,7 @@ class Cache:
                 fcntl.flock(f, fcntl.LOCK_UN)
 
     @staticmethod
-    def _wait_for(f, what: str) -> None:
+    def _wait_for(f: IO[str], what: str) -> None:
         """Block until `f`'s lock is ours, telling the listener after LOCK_NOTICE_S (and then periodically)."""
         t0 = time.monotonic()
         next_notice = LOCK_NOTICE_S

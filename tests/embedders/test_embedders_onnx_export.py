@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import threading
 import time
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -126,7 +127,7 @@ def test_run_batches_keeps_input_order(workers):
 class _FakeRequest:
     """An infer request that records how many first inferences overlap (`live` at most `peak`)."""
 
-    state = {"live": 0, "peak": 0, "calls": 0}
+    state: ClassVar[dict[str, int]] = {"live": 0, "peak": 0, "calls": 0}
     lock = threading.Lock()
 
     def __init__(self):

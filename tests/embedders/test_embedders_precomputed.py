@@ -75,7 +75,7 @@ def test_missing_file(tmp_path):
 
 
 def test_a_replaced_file_is_loaded_again(vectors_file):
-    path, X = vectors_file
+    path, _X = vectors_file
     first = get_embedder(f"npy:{path}")
     assert get_embedder(f"npy:{path}") is first  # loaded once while the file is unchanged
     np.save(path, np.ones((4, 5)))

@@ -126,11 +126,11 @@ def test_truncated_binary_file_is_an_error(vector_files, tmp_path):
     data = (vector_files / "w2v.bin").read_bytes()
     f = tmp_path / "cut.bin"
     f.write_bytes(data[: len(data) // 2])
-    with pytest.raises(EmbedderError, match="Could not load word vectors from cut.bin"):
+    with pytest.raises(EmbedderError, match=r"Could not load word vectors from cut\.bin"):
         get_embedder(f"wv:{f}")
     g = tmp_path / "cut_ft.bin"
     g.write_bytes((vector_files / "ft.bin").read_bytes()[:5000])
-    with pytest.raises(EmbedderError, match="Could not load word vectors from cut_ft.bin"):
+    with pytest.raises(EmbedderError, match=r"Could not load word vectors from cut_ft\.bin"):
         get_embedder(f"wv:{g}")
 
 

@@ -29,7 +29,7 @@ def gensim_dense(fit_texts: list[str], texts: list[str]) -> np.ndarray:
 def test_weights_match_gensim_tfidfmodel(corpus):
     e = TfidfEmbedder()
     e.fit(corpus)
-    queries = corpus[:30] + ["The bank sold the shares, the bank sold the river.", "unknownword the team"]
+    queries = [*corpus[:30], "The bank sold the shares, the bank sold the river.", "unknownword the team"]
     X = e.encode(queries)
     assert sp.isspmatrix_csr(X) and X.shape == (len(queries), e.dim) and e.dim == len(e.vocab)
     assert e.info.dim is None  # |V| depends on the corpus

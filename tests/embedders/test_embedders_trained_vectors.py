@@ -65,7 +65,7 @@ def test_saved_state_is_reused(embedder_id, corpus, tmp_path):
     b = TrainedVectorsEmbedder(embedder_id, tmp_path)
     b.fit(corpus)
     assert b.loaded_from_disk and b.fingerprint() == a.fingerprint()
-    texts = corpus[:20] + ["unseenword teamwork"]
+    texts = [*corpus[:20], "unseenword teamwork"]
     np.testing.assert_array_equal(a.encode(texts), b.encode(texts))
 
 

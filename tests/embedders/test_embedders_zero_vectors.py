@@ -31,7 +31,7 @@ def _embed(embedder_id, corpus):
 
 @pytest.mark.parametrize("embedder_id", ZERO_ROWS_FOR)
 def test_all_oov_sentence_is_zero_and_never_a_neighbor_ahead_of_real_rows(embedder_id, corpus):
-    e, texts, X = _embed(embedder_id, corpus)
+    _e, texts, X = _embed(embedder_id, corpus)
     zero = [40, 41]
     dense = X.toarray() if sp.issparse(X) else X
     assert np.isfinite(dense).all()
