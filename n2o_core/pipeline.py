@@ -163,9 +163,10 @@ def search_every_sentence(ws: Workspace, eid: str, k_max: int, *, znorm: bool = 
     EVERY_SENTENCE_MAX sentences; returns whether it did. `prepare_embedder` then takes any query pool's rows from
     them: the same ids and similarities as searching the pool itself (the query excluded by index, ties broken by
     index, the k + 16 candidates re-scored in float64), found in milliseconds."""
-    if len(ws.corpus) > EVERY_SENTENCE_MAX:
+    n = len(ws.corpus)
+    if n > EVERY_SENTENCE_MAX:
         return False
-    nb = every_sentence_neighbors(ws, eid, k_max, znorm=znorm, approx=False)
+    nb = ws.neighbors(eid, np.arange(n, dtype=np.int64), k_max, znorm=znorm)  # not prepare_embedder: it reads back here
     with _EVERY_LOCK:
         _EVERY.setdefault(ws, {})[(eid, k_max, znorm)] = nb
     return True

@@ -118,6 +118,15 @@ class Agreement:
             raise N2OError("Name both embedders of a pair, or neither for the mean over all pairs.")
         return self.pair(a, b)
 
+    def to_frame(self) -> pd.DataFrame:
+        """One row per corpus sentence: its id, the per-sentence N2O of every pair (columns "A|B") and the mean
+        pairwise agreement ("mean")."""
+        df = pd.DataFrame({"sentence": np.arange(self.corpus_size)})
+        for a, b in self.pairs():
+            df[f"{a}|{b}"] = self.pair(a, b)
+        df["mean"] = self.mean_pairwise()
+        return df
+
     def to_json(self, a: str | None = None, b: str | None = None, decimals: int = 6) -> dict:
         """The CLI's document: {"embedders", "k", "corpus_size", "chance", "search", "mean", "per_sentence":
         [{"id", "n2o"}], "pairs": [{"a", "b", "n2o"}]}; per_sentence holds the pair (a, b), by default the first

@@ -6,15 +6,25 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from n2o_core.analyses.overlap import SampledN2O, chance_level, n2o_matrix, n2o_over_samples, token_overlap_rows
+from n2o_core.analyses.overlap import (
+    SampledN2O,
+    chance_level,
+    n2o_matrix,
+    n2o_over_samples,
+    pairs_frame,
+    token_overlap_rows,
+)
 from n2o_core.limits import effective_k, k_max_for, require_embedders, validate_k
 from n2o_core.pipeline import Prepared, StageProgress, plan_queries, prepare_all
 from n2o_core.search.neighbors import Neighbors
 from n2o_core.workspace import Workspace
+
+if TYPE_CHECKING:  # pandas is imported on first use (compare --vectors never needs it)
+    import pandas as pd
 
 
 @dataclass
@@ -58,6 +68,14 @@ class ComparisonResult:
         """{embedder: {query id (str): [k neighbor ids, nearest first]}} for every pooled query."""
         pool = [str(q) for q in np.asarray(self.pool).tolist()]
         return {e: dict(zip(pool, np.asarray(ids)[:, : self.k].tolist())) for e, ids in self.neighbors.items()}
+
+    def to_frame(self) -> pd.DataFrame:
+        """One row per unordered pair of embedders: a, b, n2o (mean over the samples), std, chance."""
+        df = pairs_frame(self.mean, self.embedders)
+        pos = {e: i for i, e in enumerate(self.embedders)}
+        df["std"] = [float(self.std[pos[a], pos[b]]) for a, b in zip(df["a"], df["b"])]
+        df["chance"] = self.chance
+        return df
 
     def to_json(self) -> dict:
         """The CLI's JSON document."""

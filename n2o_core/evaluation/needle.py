@@ -239,6 +239,10 @@ class NeedleResult:
             out.append(rec)
         return out
 
+    def to_frame(self) -> pd.DataFrame:
+        """Table 3: one row per embedder (MRR with its CI, top-1, top-5, pairs, unrankable, ties), best first."""
+        return self.results.reset_index(drop=True).copy()
+
     def to_json(self, top: int | None = None) -> dict[str, Any]:
         """The CLI's JSON: embedders, corpus_size, n_pairs, dropped, results (sorted by MRR), pairs, ..."""
         res = []

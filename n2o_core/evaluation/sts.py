@@ -142,6 +142,10 @@ class STSResult:
         """Embedder order (best first) under each scoring."""
         return {s: self.ranks.sort_values([f"rank_{s}", "embedder"])["embedder"].tolist() for s in SCORINGS}
 
+    def to_frame(self) -> pd.DataFrame:
+        """One row per embedder: dimension, pairs, each scoring's correlation and its rank."""
+        return self.results.merge(self.ranks, on="embedder")
+
     def to_json(self) -> dict[str, Any]:
         res = []
         merged = self.results.merge(self.ranks, on="embedder")

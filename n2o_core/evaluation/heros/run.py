@@ -55,6 +55,10 @@ class HerosResult:
         subs = list(dict.fromkeys(self.results["subset"]))
         return self.results.pivot(index="subset", columns="embedder", values=value).reindex(index=subs, columns=order)
 
+    def to_frame(self) -> pd.DataFrame:
+        """One row per (embedder, subset): normalized and raw cosine, CI, pairs (long format)."""
+        return self.results.reset_index(drop=True).copy()
+
     def to_json(self, max_pairs: int | None = None) -> dict[str, Any]:
         """JSON-ready dict: baseline, results, pairs (all, or the first `max_pairs` per subset), dropped..."""
         pairs = self.pairs

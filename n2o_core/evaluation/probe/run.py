@@ -53,6 +53,10 @@ class ProbeResult:
         """Embedders in the order they were given (the length baseline excluded)."""
         return [e for e in dict.fromkeys(self.results["embedder"]) if e != LENGTH] if len(self.results) else []
 
+    def to_frame(self) -> pd.DataFrame:
+        """One row per (embedder, task, classifier): accuracy and test size (long format)."""
+        return self.results.reset_index(drop=True).copy()
+
     def table(self, classifier: str) -> pd.DataFrame:
         """Task x column accuracy for one classifier: majority, length (logistic regression), then the embedders."""
         done = self.tasks[self.tasks["skipped"].isna()]

@@ -1,0 +1,322 @@
+"""The Python API: the engine behind the dashboard and the CLI, one call per analysis.
+
+    import n2o_core as n2o
+
+    res = n2o.compare("builtin:bbc-news", ["tfidf", "glove-6b-50d"], k=10, max_sentences=2000)
+    res.to_frame()        # one row per pair: a, b, n2o, std, chance
+    res.to_json()         # the document `python -m n2o_core compare --json` writes
+
+A corpus is a spec (`builtin:NAME`, a file path, `hf:NAME`), a plain list of strings, or a loaded `Corpus`. An
+embedder is an id (`n2o.list_embedders()`, or a user spec such as `st:MODEL` or `wv:FILE`), or a pair
+`(name, vectors)` of a name and a numpy array with one row per corpus sentence, in corpus order (a mapping
+`{name: vectors}` works too). Every function embeds and searches through the same cached pipeline the dashboard
+uses (the cache folder: `cache_dir`, else `$N2O_CACHE_DIR`, else `./cache`), and returns a typed result with
+`.to_frame()` (pandas) and `.to_json()` (the CLI's document). Bad input raises `N2OError` with one sentence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any, TypeAlias
+
+import numpy as np
+
+from n2o_core.errors import N2OError
+
+if TYPE_CHECKING:
+    from n2o_core.analyses.agreement import Agreement
+    from n2o_core.analyses.compare import ComparisonResult
+    from n2o_core.corpora import Corpus
+    from n2o_core.embedders.base import EmbedderInfo
+    from n2o_core.evaluation.heros.run import HerosResult
+    from n2o_core.evaluation.needle import NeedleResult
+    from n2o_core.evaluation.probe.run import ProbeResult
+    from n2o_core.evaluation.sts import STSResult
+    from n2o_core.pipeline import StageProgress
+    from n2o_core.storage.cache import Cache
+    from n2o_core.workspace import Workspace
+
+    #: A corpus: a spec string, a list of sentences, or a loaded Corpus.
+    CorpusLike: TypeAlias = str | Sequence[str] | Corpus
+    #: Embedders: ids and (name, vectors) pairs, or a mapping of names to vectors (None: the name is an id).
+    EmbeddersLike: TypeAlias = Sequence[str | tuple[str, Any]] | Mapping[str, Any]
+
+__all__ = ["agreement", "compare", "heros", "list_embedders", "load_corpus", "needle", "probe", "sts", "workspace"]
+
+
+def list_embedders() -> list[EmbedderInfo]:
+    """Every built-in embedder's registry entry (id, family, composition, dimension, default), in display order."""
+    from n2o_core.embedders.registry import list_embedders as registry_list
+
+    return list(registry_list())
+
+
+def load_corpus(
+    corpus: CorpusLike,
+    *,
+    max_sentences: int | None = None,
+    text_column: str | None = None,
+    seed: int = 0,
+    cache_dir: str | None = None,
+) -> Corpus:
+    """A deduplicated, fingerprinted corpus from a spec, a list of sentences, or a Corpus (returned as it is).
+
+    `max_sentences` caps a spec at a fixed, seeded (topic-stratified where labelled) sample."""
+    from n2o_core.corpora import Corpus, from_texts
+    from n2o_core.corpora import load_corpus as load_spec
+    from n2o_core.storage.cache import Cache
+
+    if max_sentences is not None and max_sentences < 1:
+        raise N2OError(f"max_sentences must be positive (got {max_sentences}).")
+    if isinstance(corpus, Corpus):
+        return corpus
+    if isinstance(corpus, str):
+        root = Cache(cache_dir).root
+        return load_spec(corpus, max_sentences=max_sentences, text_column=text_column, seed=seed, cache_dir=root)
+    texts = list(corpus)
+    if not all(isinstance(t, str) for t in texts):
+        raise N2OError("A corpus given as a list must hold strings (one sentence each).")
+    return from_texts(texts, name="sentences given to the API")
+
+
+def workspace(
+    corpus: CorpusLike,
+    embedders: EmbeddersLike = (),
+    *,
+    max_sentences: int | None = None,
+    text_column: str | None = None,
+    seed: int = 0,
+    cache_dir: str | None = None,
+) -> tuple[Workspace, list[str]]:
+    """The corpus's workspace (cached embeddings and neighbors) with the given vectors registered, and the
+    embedder ids in the order given; unknown ids raise before any work. Every other function starts here."""
+    from n2o_core.storage.cache import Cache
+    from n2o_core.workspace import Workspace
+
+    cache = Cache(cache_dir)
+    corp = load_corpus(
+        corpus, max_sentences=max_sentences, text_column=text_column, seed=seed, cache_dir=str(cache.root)
+    )
+    ws = Workspace(corp, cache=cache)
+    ids: list[str] = []
+    for name, vectors in _embedder_items(embedders):
+        if vectors is not None:
+            ws.add_vectors(name, _vectors_file(cache, name, vectors, len(corp)))
+        elif not ws.is_precomputed(name):
+            ws.info(name)  # raises EmbedderError for an unknown id
+        ids.append(name)
+    return ws, ids
+
+
+def _embedder_items(embedders: EmbeddersLike) -> list[tuple[str, Any]]:
+    if isinstance(embedders, str):
+        raise N2OError("Give the embedders as a list of ids, e.g. ['tfidf', 'glove-6b-50d'], not one string.")
+    if isinstance(embedders, Mapping):
+        return [(str(k), v) for k, v in embedders.items()]
+    out: list[tuple[str, Any]] = []
+    for item in embedders:
+        if isinstance(item, str):
+            out.append((item, None))
+        elif isinstance(item, tuple) and len(item) == 2 and isinstance(item[0], str):
+            out.append((item[0], item[1]))
+        else:
+            raise N2OError(f"An embedder is an id or a (name, vectors) pair, not {type(item).__name__}.")
+    return out
+
+
+def _vectors_file(cache: Cache, name: str, vectors: Any, n: int) -> str:
+    """Write an in-memory array once into the cache (content-addressed) and return its path."""
+    from n2o_core.storage.fileio import atomic_write, hash_key
+
+    arr = np.ascontiguousarray(np.asarray(vectors))
+    if arr.ndim != 2 or arr.shape[0] != n:
+        raise N2OError(f"The vectors of '{name}' must be a 2-D array with one row per corpus sentence ({n}).")
+    path = cache.path("vectors", "api", f"{hash_key(arr.dtype.str, arr.shape, arr.tobytes().hex())}.npy")
+    if not path.exists():
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, lambda f: np.save(f, arr, allow_pickle=False))
+    return str(path)
+
+
+def _default_ids(ids: list[str]) -> list[str]:
+    from n2o_core.embedders.registry import DEFAULT_EMBEDDER_IDS
+
+    return ids or list(DEFAULT_EMBEDDER_IDS)
+
+
+def compare(
+    corpus: CorpusLike,
+    embedders: EmbeddersLike,
+    *,
+    k: int = 50,
+    queries: int = 100,
+    samples: int = 5,
+    seed: int = 0,
+    k_max: int | None = None,
+    znorm: bool = False,
+    approx: bool = False,
+    token_overlap: bool = True,
+    max_sentences: int | None = None,
+    cache_dir: str | None = None,
+    on_stage: StageProgress | None = None,
+) -> ComparisonResult:
+    """N2O between every pair of embedders (Lin & Smith 2019): `samples` random samples of `queries` corpus
+    sentences (the paper: 5 x 100), k nearest neighbors by cosine, the query excluded by index; with the token
+    overlap of each embedder's neighbors (stop words not counted) unless `token_overlap` is False."""
+    from n2o_core.analyses.compare import compare as run_compare
+    from n2o_core.limits import require_embedders, validate_k
+    from n2o_core.text import SBERT_STOP_WORDS
+
+    ws, ids = workspace(corpus, embedders, max_sentences=max_sentences, cache_dir=cache_dir)
+    require_embedders(ids, what="to compare")
+    validate_k(k, len(ws.corpus))
+    res = run_compare(
+        ws,
+        ids,
+        k,
+        n_queries=queries,
+        n_samples=samples,
+        seed=seed,
+        k_max=k_max,
+        znorm=znorm,
+        approx=approx,
+        on_stage=on_stage,
+    )
+    if token_overlap:
+        res.add_token_overlap(ws.corpus.texts, SBERT_STOP_WORDS)
+    return res
+
+
+def agreement(
+    corpus: CorpusLike,
+    embedders: EmbeddersLike,
+    *,
+    k: int = 10,
+    znorm: bool = False,
+    approx: bool | None = None,
+    max_sentences: int | None = None,
+    cache_dir: str | None = None,
+    on_stage: StageProgress | None = None,
+) -> Agreement:
+    """Per-sentence N2O of every pair of embedders, every corpus sentence a query (its mean over the corpus is
+    N2O with the whole corpus as the query set); `approx=None` picks exact search up to 50,000 sentences."""
+    from n2o_core.analyses.agreement import agreement as run_agreement
+
+    ws, ids = workspace(corpus, embedders, max_sentences=max_sentences, cache_dir=cache_dir)
+    return run_agreement(ws, ids, k, znorm=znorm, approx=approx, on_stage=on_stage)
+
+
+def needle(
+    corpus: CorpusLike,
+    embedders: EmbeddersLike = (),
+    pairs: str = "builtin:lee",
+    *,
+    min_score: float | str | None = "paper",
+    max_overlap: float | str | None = "paper",
+    genres: Sequence[str] = (),
+    znorm: bool = False,
+    top: int = 3,
+    n_boot: int = 1000,
+    seed: int = 0,
+    max_sentences: int | None = None,
+    cache_dir: str | None = None,
+) -> NeedleResult:
+    """The paraphrase needle (N2O §8): each pair's paraphrase hidden in the corpus, ranked among the corpus by
+    cosine to its query; MRR with a bootstrap CI, top-1, top-5. `min_score`/`max_overlap` default to the paper's
+    filters for the pair source ("paper"; None switches a filter off). Embedders default to the defaults."""
+    from n2o_core.evaluation.needle import run_needle
+    from n2o_core.evaluation.pairs import filter_pairs, load_pairs, paper_defaults
+
+    ws, ids = workspace(corpus, embedders, max_sentences=max_sentences, seed=seed, cache_dir=cache_dir)
+    loaded = load_pairs(pairs, corpus=ws.corpus, cache=ws.cache, seed=seed)
+    paper = paper_defaults(loaded.source)
+    fp = filter_pairs(
+        loaded,
+        min_score=paper["min_score"] if isinstance(min_score, str) else min_score,
+        max_overlap=paper["max_overlap"] if isinstance(max_overlap, str) else max_overlap,
+        genres=list(genres) or paper["genres"],
+    )
+    return run_needle(ws, fp, _default_ids(ids), znorm=znorm, top=top, n_boot=n_boot, seed=seed)
+
+
+def sts(
+    pairs: str = "builtin:lee",
+    embedders: Sequence[str] = (),
+    *,
+    corpus: CorpusLike | None = None,
+    genres: Sequence[str] = (),
+    cache_dir: str | None = None,
+) -> STSResult:
+    """Cosine against human similarity scores, Pearson and Spearman, raw and z-normalized (Eger et al.,
+    Pitfalls), with each embedder's dimension and rank under every scoring. Corpus-trained embedders are fit on
+    `corpus` when given; else, for `builtin:lee`, gensim's Lee background corpus; else the pair sentences."""
+    from n2o_core.corpora import from_texts
+    from n2o_core.evaluation.pairs import filter_pairs, load_pairs
+    from n2o_core.evaluation.sts import run_sts
+    from n2o_core.storage.cache import Cache
+    from n2o_core.workspace import Workspace
+
+    if pairs.strip().startswith("synthetic"):
+        raise N2OError("Synthetic pairs carry no human scores; sts needs a scored pair file or builtin:lee.")
+    cache = Cache(cache_dir)
+    loaded = load_pairs(pairs, cache=cache)
+    if not loaded.source.scored:
+        raise N2OError(f"The pairs from '{loaded.source.spec}' have no human scores to correlate with.")
+    if genres:
+        loaded = filter_pairs(loaded, min_score=None, max_overlap=None, genres=list(genres)).pairs
+    if corpus is not None:
+        fit = load_corpus(corpus, cache_dir=str(cache.root))
+    elif loaded.source.kind == "lee":
+        fit = load_corpus("builtin:lee-news", cache_dir=str(cache.root))
+    else:
+        fit = from_texts(loaded.queries + loaded.paraphrases, name=f"pair sentences of {loaded.source.spec}")
+    ws = Workspace(fit, cache=cache)
+    ids = _default_ids(list(embedders))
+    for eid in ids:
+        ws.info(eid)  # an unknown id fails before any work
+    return run_sts(ws, loaded, ids)
+
+
+def heros(
+    corpus: CorpusLike,
+    embedders: EmbeddersLike = (),
+    *,
+    n_pairs: int = 500,
+    seed: int = 0,
+    znorm: bool = False,
+    n_boot: int = 1000,
+    max_sentences: int | None = None,
+    cache_dir: str | None = None,
+) -> HerosResult:
+    """HEROS-style minimal pairs (Chiang et al.) made from the corpus: cosine of each sentence with its synonym,
+    antonym, typo, random-word and negation variants, raw and normalized by the random-pair baseline,
+    s' = (s - b) / (1 - b)."""
+    from n2o_core.evaluation.heros.run import run_heros
+
+    if n_pairs < 1:
+        raise N2OError(f"n_pairs must be at least 1 (got {n_pairs}).")
+    ws, ids = workspace(corpus, embedders, max_sentences=max_sentences, seed=seed, cache_dir=cache_dir)
+    return run_heros(ws, _default_ids(ids), n_pairs=n_pairs, seed=seed, n_boot=n_boot, znorm=znorm)
+
+
+def probe(
+    corpus: CorpusLike,
+    embedders: EmbeddersLike = (),
+    *,
+    tasks: str | Sequence[str] = "all",
+    classifiers: Sequence[str] = ("lr", "mlp"),
+    per_class: int = 5000,
+    seed: int = 0,
+    max_sentences: int | None = None,
+    cache_dir: str | None = None,
+) -> ProbeResult:
+    """SentEval's ten probing tasks (Conneau et al. 2018) built from the corpus, read out by logistic
+    regression and an MLP; `per_class` caps the items per class."""
+    from n2o_core.evaluation.probe.build import parse_tasks
+    from n2o_core.evaluation.probe.run import run_probe
+
+    chosen = parse_tasks(tasks if isinstance(tasks, str) else ",".join(tasks))
+    if per_class <= 0:
+        raise N2OError(f"per_class must be a positive number of items per class (got {per_class}).")
+    ws, ids = workspace(corpus, embedders, max_sentences=max_sentences, cache_dir=cache_dir)
+    return run_probe(ws, _default_ids(ids), tasks=chosen, classifiers=list(classifiers), per_class=per_class, seed=seed)
