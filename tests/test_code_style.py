@@ -21,12 +21,12 @@ GATES = {"lint": ("ruff", "check", "."), "format": ("ruff", "format", "--check",
 
 @pytest.mark.parametrize("command", GATES.values(), ids=GATES.keys())
 def test_ruff(command):
-    pytest.importorskip("ruff", reason="ruff is not installed (pip install -r requirements.txt)")
+    pytest.importorskip("ruff", reason="ruff is not installed (pip install -r requirements-dev.txt)")
     r = _run(*command)
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]
 
 
 def test_mypy_on_the_core(tmp_path):
-    pytest.importorskip("mypy", reason="mypy is not installed (pip install -r requirements.txt)")
+    pytest.importorskip("mypy", reason="mypy is not installed (pip install -r requirements-dev.txt)")
     r = _run("mypy", "n2o_core", "--cache-dir", str(tmp_path / "mypy-cache"))
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]

@@ -22,7 +22,7 @@ def test_quick_start_is_the_two_commands():
     blocks = re.findall(r"```bash\n(.*?)```", section("Quick start"), re.S)
     assert [b.strip() for b in blocks] == [
         "pip install -r requirements.txt && streamlit run app.py",
-        "pip install -r requirements.txt && python -m pytest",
+        "pip install -r requirements-dev.txt && python -m pytest",
     ]
 
 
@@ -41,7 +41,7 @@ def test_quick_start_names_the_app_defaults():
 
 def test_ci_runs_exactly_the_test_command():
     ci = (Path(__file__).resolve().parents[1] / ".ci" / "run").read_text()
-    assert ci.strip().splitlines()[-1] == "pip install -r requirements.txt && python -m pytest"
+    assert ci.strip().splitlines()[-1] == "pip install -r requirements-dev.txt && python -m pytest"
 
 
 def test_embedders_table_matches_registry():

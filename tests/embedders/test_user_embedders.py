@@ -135,11 +135,7 @@ def test_saved_vectors_are_content_addressed_per_corpus(tmp_path):
 
 def test_uploaded_vectors_work_in_a_workspace(tmp_path):
     """The path the app takes: saved in the cache, added to the corpus's Workspace under the id, compared."""
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).parent))
-    from synthetic_text import sentences
+    from synthetic_text import sentences  # tests/ is on sys.path (its conftest)
 
     from n2o_core.analyses.compare import compare
     from n2o_core.corpora import from_texts
