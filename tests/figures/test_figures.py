@@ -289,3 +289,15 @@ def test_figures_module_does_not_import_streamlit():
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
 
+
+def test_the_package_face_names_every_builder_and_imports_plotly_only_on_use():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, n2o_core.figures as f; light = 'plotly' not in sys.modules; "
+        "f.n2o_heatmap; one = sorted(m for m in sys.modules if m.startswith('n2o_core.figures.')); "
+        "print(light, one, all(getattr(f, n) is not None for n in f.__all__))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True ['n2o_core.figures.n2o', 'n2o_core.figures.style'] True"
