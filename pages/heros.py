@@ -9,7 +9,7 @@ import streamlit as st
 from n2o_core.corpora import Corpus
 from n2o_core.embedders.infos import with_stop_words_dropped
 from n2o_core.export import report
-from n2o_core.figures import n2o as figures
+from n2o_core.figures import heros as figures_heros
 from n2o_core.settings import (
     HEROS_AVERAGING,
     HEROS_AVERAGING_DEFAULT,
@@ -101,10 +101,10 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
 
     def build():
         if show == "bars":
-            return figures.heros_bars(results)
+            return figures_heros.heros_bars(results)
         if show == "relative":
-            return figures.heros_heatmap(results, relative_to="synonym")
-        return figures.heros_heatmap(results, value=show)
+            return figures_heros.heros_heatmap(results, relative_to="synonym")
+        return figures_heros.heros_heatmap(results, value=show)
 
     fig = data.figure("heros", fkey, build)
     st.plotly_chart(fig, key="heros")

@@ -21,7 +21,7 @@ from n2o_core.corpora import Corpus, load_corpus
 from n2o_core.embedders import user as ue
 from n2o_core.embedders.base import FAMILY_GROUPS, EmbedderInfo
 from n2o_core.errors import CorpusError, N2OError
-from n2o_core.figures.n2o import FAMILY_COLORS
+from n2o_core.figures.style import FAMILY_COLORS
 
 from . import data
 from .guard import message

@@ -10,7 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from n2o_core.errors import N2OError
-from n2o_core.figures.n2o import PALETTE, _base_layout, embedder_colors
+from n2o_core.figures.style import PALETTE, base_layout, bump_chart, colors_for
 
 #: Display names of the four scorings of `n2o_core.evaluation.sts` (in its SCORINGS order).
 SCORING_LABELS: dict[str, str] = {
@@ -28,14 +28,6 @@ def _need(df: pd.DataFrame, cols: Sequence[str], what: str) -> None:
         raise N2OError(f"The {what} frame lacks column(s): {', '.join(sorted(missing))}.")
 
 
-def _colors(names: Sequence[str], color_order: Sequence[str] | None) -> dict[str, str]:
-    """One colour per embedder by its position in `color_order` (the chosen embedders; default: sorted names),
-    so an embedder keeps its colour across figures."""
-    order = list(color_order) if color_order is not None else sorted(names)
-    order += [n for n in names if n not in order]
-    return embedder_colors(order)
-
-
 def needle_mrr(
     results: pd.DataFrame,
     *,
@@ -50,7 +42,7 @@ def needle_mrr(
     _need(results, ("embedder", "mrr", "mrr_ci_low", "mrr_ci_high", "top1", "top5", "n"), "needle results")
     df = results.sort_values("mrr", ascending=True, kind="stable")  # plotly draws the first category at the bottom
     names = df["embedder"].tolist()
-    colors = _colors(names, color_order)
+    colors = colors_for(names, color_order)
     mrr = df["mrr"].to_numpy(float)
     lo, hi = df["mrr_ci_low"].to_numpy(float), df["mrr_ci_high"].to_numpy(float)
     fig = go.Figure(
@@ -81,7 +73,7 @@ def needle_mrr(
         title = "Paraphrase rank: MRR with bootstrap 95% CI"
     if synthetic and SYNTHETIC_TAG not in title:
         title = f"{SYNTHETIC_TAG} · {title}"
-    return _base_layout(fig, title, max(260, 60 + 38 * len(names)))
+    return base_layout(fig, title, max(260, 60 + 38 * len(names)))
 
 
 def correlation_bars(results: pd.DataFrame, *, title: str | None = None) -> go.Figure:
@@ -104,7 +96,7 @@ def correlation_bars(results: pd.DataFrame, *, title: str | None = None) -> go.F
     fig.update_layout(barmode="group", legend=dict(orientation="h", y=1.02, yanchor="bottom", x=0))
     fig.update_yaxes(title="correlation with human scores")
     fig.update_xaxes(tickangle=-30)
-    return _base_layout(fig, title, 420)
+    return base_layout(fig, title, 420)
 
 
 def rank_bump(ranks: pd.DataFrame, *, title: str | None = None, color_order: Sequence[str] | None = None) -> go.Figure:
@@ -113,38 +105,19 @@ def rank_bump(ranks: pd.DataFrame, *, title: str | None = None, color_order: Seq
     others thin and dotted. `ranks`: `sts.rank_table` output (embedder, rank_<scoring>)."""
     cols = [f"rank_{s}" for s in SCORING_LABELS]
     _need(ranks, ("embedder", *cols), "rank")
-    labels = list(SCORING_LABELS.values())
+    rows = [[int(row[c]) for c in cols] for _, row in ranks.iterrows()]
     names = ranks["embedder"].tolist()
-    colors = _colors(names, color_order)
-    fig = go.Figure()
-    for _, row in ranks.iterrows():
-        y = [int(row[c]) for c in cols]
-        moved = len(set(y)) > 1
-        e = row["embedder"]
-        fig.add_trace(
-            go.Scatter(
-                x=labels,
-                y=y,
-                mode="lines+markers+text",
-                name=e,
-                text=[""] * (len(y) - 1) + [f" {e}"],
-                textposition="middle right",
-                cliponaxis=False,
-                line=dict(color=colors[e], width=3.5 if moved else 1.5, dash="solid" if moved else "dot"),
-                marker=dict(size=11 if moved else 7, color=colors[e]),
-                opacity=1.0 if moved else 0.55,
-                hovertemplate=f"{e}<br>%{{x}}: rank %{{y}}<extra></extra>",
-            )
-        )
-    n = len(names)
-    fig.update_yaxes(
-        title="rank (1 = highest correlation)", autorange=False, range=[n + 0.5, 0.5], dtick=1, zeroline=False
+    return bump_chart(
+        names,
+        rows,
+        list(SCORING_LABELS.values()),
+        colors_for(names, color_order),
+        rank_title="rank (1 = highest correlation)",
+        min_height=300,
+        right_margin=170,
+        zeroline=False,
+        title=title,
     )
-    fig.update_xaxes(title=None, range=[-0.3, len(labels) - 0.7])
-    fig.update_layout(showlegend=False)
-    fig = _base_layout(fig, title, max(300, 80 + 40 * n))
-    fig.update_layout(margin=dict(l=10, r=170, t=50 if title else 20, b=10))
-    return fig
 
 
 def quality_scatter(
@@ -165,7 +138,7 @@ def quality_scatter(
     both[y] = both[y].astype(float)
     ok = both[x].notna() & both[y].notna()
     shown = both[ok]
-    colors = _colors(table["embedder"].tolist(), color_order)
+    colors = colors_for(table["embedder"].tolist(), color_order)
     fig = go.Figure(
         go.Scatter(
             x=shown[x],
@@ -188,4 +161,4 @@ def quality_scatter(
     left_out = both.loc[~ok, "embedder"].tolist()
     if left_out:
         title = (title or "") + f"<br><sup>not shown (no value): {', '.join(left_out)}</sup>"
-    return _base_layout(fig, title, 460)
+    return base_layout(fig, title, 460)

@@ -25,6 +25,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from n2o_core.errors import N2OError
+from n2o_core.figures.style import FONT
 
 #: Characters of a sentence shown in its hover label (the rest becomes "…").
 HOVER_CHARS = 120
@@ -35,7 +36,6 @@ MAX_POINTS = 20_000
 #: Sequential, colour-blind-safe scale: dark = the embedders share few neighbors, yellow = many.
 COLORSCALE = "Viridis"
 _DIM = "rgba(170,170,170,0.25)"
-_FONT = dict(family="Inter, Helvetica, Arial, sans-serif", size=13)
 
 
 def _wrap(text: str, width: int) -> list[str]:
@@ -201,7 +201,7 @@ def agreement_maps(
         title=dict(text=title, x=0, xanchor="left") if title else None,
         height=height,
         margin=dict(l=10, r=10, t=70 if title else 40, b=10),
-        font=_FONT,
+        font=FONT,
         template="plotly_white",
         dragmode=dragmode,
         hovermode="closest",
@@ -272,7 +272,7 @@ def agreement_histogram(
         title=dict(text=title, x=0, xanchor="left") if title else None,
         height=height,
         margin=dict(l=10, r=10, t=50 if title else 20, b=10),
-        font=_FONT,
+        font=FONT,
         template="plotly_white",
         xaxis=dict(title=label, range=[-0.5 / k, min(1.0, v.max() + 2.0 / k) + 0.5 / k]),
         yaxis=dict(title="sentences"),

@@ -1,12 +1,14 @@
 """Pure plotly figure builders for the dashboard: data in, `go.Figure` out (no Streamlit, no I/O).
 
-Every builder takes plain arrays / frames as produced by `n2o_core.analyses.overlap` (and the HEROS scorer) and
-returns a figure; nothing here computes N2O itself except the embedder ordering for the heatmap.
+Every builder takes plain arrays / frames as produced by `n2o_core.analyses.overlap` and returns a figure;
+nothing here computes N2O itself except the embedder ordering for the heatmap. The look (palette, layout, embedder
+colours) comes from `n2o_core.figures.style`; the HEROS figures are in `n2o_core.figures.heros`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -15,61 +17,7 @@ from scipy.cluster.hierarchy import leaves_list, linkage
 from scipy.spatial.distance import squareform
 
 from n2o_core.errors import N2OError
-
-#: A qualitative palette for things that are not embedders (embedders take their family's colour).
-PALETTE = (
-    "#4C78A8",
-    "#F58518",
-    "#54A24B",
-    "#E45756",
-    "#72B7B2",
-    "#B279A2",
-    "#EECA3B",
-    "#9D755D",
-    "#FF9DA6",
-    "#BAB0AC",
-    "#1F77B4",
-    "#17BECF",
-)
-_FONT = dict(family="Inter, Helvetica, Arial, sans-serif", size=13)
-_NEUTRAL = "#e6e6e6"  # cells kept off a colour scale (the N2O diagonal)
-
-
-def _base_layout(fig: go.Figure, title: str | None, height: int) -> go.Figure:
-    fig.update_layout(
-        title=dict(text=title, x=0, xanchor="left") if title else None,
-        height=height,
-        margin=dict(l=10, r=10, t=50 if title else 20, b=10),
-        font=_FONT,
-        template="plotly_white",
-    )
-    return fig
-
-
-#: One hue per family group (`EmbedderInfo.family_group`), a few shades of it for the members of a group; the
-#: first shade is the group's colour in legends and in the sidebar's markers.
-FAMILY_COLORS: dict[str, tuple[str, ...]] = {
-    "tf-idf": ("#8C564B", "#5E3A32", "#B07A6E"),  # brown
-    "static averages": ("#1F77B4", "#0B3C6B", "#7DB8E0", "#3E5F8A", "#4FA3D9", "#08306B", "#A6CEE3"),  # blue
-    "subword": ("#2CA02C", "#006D2C", "#74C476", "#41AB5D"),  # green
-    "distilled": ("#9467BD", "#54278F", "#BCA0DC"),  # purple
-    "transformers": ("#FF7F0E", "#A63603", "#FDAE6B", "#D94801", "#E6550D", "#7F2704"),  # orange
-    "precomputed": ("#D62728", "#8E0F12", "#F28E8E", "#B8474A"),  # red
-    "other": ("#7F7F7F", "#4D4D4D", "#B0B0B0"),  # grey
-}
-
-
-def embedder_colors(names: Sequence[str]) -> dict[str, str]:
-    """A colour per embedder: the hue of its family group (`FAMILY_COLORS`) and a shade of it that depends on the
-    embedder, not on its position, so an embedder has the same colour in every figure."""
-    from n2o_core.embedders.user import family_slots
-
-    out = {}
-    for name, (group, slot) in family_slots(list(names)).items():
-        shades = FAMILY_COLORS.get(group, FAMILY_COLORS["other"])
-        out[name] = shades[slot % len(shades)]
-    return out
-
+from n2o_core.figures.style import NEUTRAL, PALETTE, base_layout, embedder_colors, heatmap_range
 
 # --------------------------------------------------------------------------- ordering
 
@@ -113,25 +61,6 @@ def nice_ticks(lo: float, hi: float, target: int = 5) -> list[float]:
     return [float(round(t, 12)) for t in ticks]
 
 
-def heatmap_range(
-    values: np.ndarray, pad: float = 0.05, bounds: tuple[float, float] = (0.0, 1.0)
-) -> tuple[float, float]:
-    """(zmin, zmax) spanning the finite `values`; for no values `bounds`; for one distinct value v,
-    [v − pad, v + pad] with each end clipped to `bounds` when v lies within them (so a single pair, e.g. two
-    embedders, still gets a colour: mid-scale, or at the scale's end for a value on a bound)."""
-    v = np.asarray(values, float)
-    v = v[np.isfinite(v)]
-    if not v.size:
-        return bounds
-    lo, hi = float(v.min()), float(v.max())
-    if hi > lo:
-        return lo, hi
-    inside = bounds[0] <= lo <= bounds[1] and bounds[1] > bounds[0]
-    a = max(bounds[0], lo - pad) if inside else lo - pad
-    b = min(bounds[1], hi + pad) if inside else hi + pad
-    return a, b
-
-
 #: Extend the N2O colour scale down to the chance level when that costs at most this share of the data's range.
 CHANCE_EXTEND_MAX = 0.5
 
@@ -167,83 +96,103 @@ def n2o_heatmap(
         raise N2OError(f"The N2O matrix is {mean.shape} but {n} embedder names were given.")
     std = np.zeros_like(mean) if std is None else np.asarray(std, float)
     off = ~np.eye(n, dtype=bool)
-    zmin, zmax = heatmap_range(mean[off])
-    has_chance = chance is not None and bool(np.isfinite(chance))
-    c = float(chance) if chance is not None and has_chance else float("nan")
-    chance_off = ""  # "below" / "above" when chance is kept off the colour scale
-    if has_chance and c > zmax:
-        chance_off = "above"
-    if has_chance and c < zmin:
-        gap, span = zmin - c, zmax - zmin
-        extend = extend_to_chance if extend_to_chance is not None else gap <= CHANCE_EXTEND_MAX * span
-        if extend:
-            zmin = c
-        else:
-            chance_off = "below"
-    chance_arr = np.full_like(mean, c)
-    ok = np.isfinite(chance_arr) & (chance_arr > 0)
-    ratio = np.divide(mean, chance_arr, out=np.full_like(mean, np.nan), where=ok)
-    custom = np.dstack([std, chance_arr, ratio])
-    hover = "%{y} vs %{x}<br>N2O %{z:.3f} ± %{customdata[0]:.3f} (std over query samples)"
-    if has_chance:
-        hover += "<br>chance k/(N−1) = %{customdata[1]:.4g} (%{customdata[2]:.1f}× chance)"
-    z = np.where(off, mean, np.nan)
-    text = np.where(off, np.char.mod("%.2f", np.nan_to_num(mean)), "")
-    text = np.where(off & ~np.isfinite(mean), "", text)
-
-    ticks = nice_ticks(zmin, zmax)
-    ticktext = [f"{t:g}" for t in ticks]
-    cb_title = f"N2O@{k}" if k else "N2O"
-    if has_chance and not chance_off:
-        near = 0.08 * (zmax - zmin)
-        keep = [i for i, t in enumerate(ticks) if abs(t - c) > near]
-        ticks = [ticks[i] for i in keep] + [c]
-        ticktext = [ticktext[i] for i in keep] + [f"chance {c:.2g}"]
-    elif chance_off:
-        cb_title += f"<br><sub>chance {c:.2g}<br>is {chance_off}<br>the scale</sub>"
+    c = float(chance) if chance is not None and np.isfinite(chance) else float("nan")
+    zmin, zmax, chance_off = _chance_range(mean[off], c, extend_to_chance)
+    custom, hover = _pair_hover(mean, std, c)
     fig = go.Figure(
         go.Heatmap(
-            z=z,
+            z=np.where(off, mean, np.nan),
             x=list(names),
             y=list(names),
             customdata=custom,
             zmin=zmin,
             zmax=zmax,
             colorscale="Viridis",
-            text=text,
+            text=_pair_text(mean, off),
             texttemplate="%{text}",
             textfont=dict(size=12 if n <= 10 else 9),
             hovertemplate=hover + "<extra></extra>",
             hoverongaps=False,
-            colorbar=dict(title=dict(text=cb_title), thickness=14, tickmode="array", tickvals=ticks, ticktext=ticktext),
+            colorbar=_n2o_colorbar(zmin, zmax, c, chance_off, k),
             name="N2O",
         )
     )
-    diag = np.where(off, np.nan, 0.0)
-    self_text = np.where(off, "", "—")
-    fig.add_trace(
-        go.Heatmap(
-            z=diag,
-            x=list(names),
-            y=list(names),
-            customdata=np.where(off, np.nan, mean),
-            colorscale=[[0, _NEUTRAL], [1, _NEUTRAL]],
-            showscale=False,
-            text=self_text,
-            texttemplate="%{text}",
-            textfont=dict(color="#888"),
-            hovertemplate="%{y} with itself<br>self-overlap %{customdata:.3f} (share of neighbor slots filled;"
-            " not on the colour scale)<extra></extra>",
-            hoverongaps=False,
-            name="self",
-        )
-    )
+    fig.add_trace(_self_trace(mean, names, off))
     fig.update_yaxes(autorange="reversed", tickfont=dict(size=12))
     fig.update_xaxes(tickangle=-35, tickfont=dict(size=12), side="bottom")
     size = max(360, 60 * n + 140)
-    _base_layout(fig, title, size)
+    base_layout(fig, title, size)
     fig.update_layout(xaxis=dict(constrain="domain"), yaxis=dict(scaleanchor="x", constrain="domain"))
     return fig
+
+
+def _chance_range(values: np.ndarray, c: float, extend_to_chance: bool | None) -> tuple[float, float, str]:
+    """(zmin, zmax, where chance is kept off the scale: "", "below" or "above") for the off-diagonal `values`
+    and the chance level `c` (NaN: none); see `n2o_heatmap`."""
+    zmin, zmax = heatmap_range(values)
+    chance_off = ""
+    if np.isfinite(c) and c > zmax:
+        chance_off = "above"
+    if np.isfinite(c) and c < zmin:
+        gap, span = zmin - c, zmax - zmin
+        extend = extend_to_chance if extend_to_chance is not None else gap <= CHANCE_EXTEND_MAX * span
+        if extend:
+            zmin = c
+        else:
+            chance_off = "below"
+    return zmin, zmax, chance_off
+
+
+def _pair_hover(mean: np.ndarray, std: np.ndarray, c: float) -> tuple[np.ndarray, str]:
+    """Custom data (std, chance, multiple of chance) per cell and the hover template that reads it."""
+    chance_arr = np.full_like(mean, c)
+    ok = np.isfinite(chance_arr) & (chance_arr > 0)
+    ratio = np.divide(mean, chance_arr, out=np.full_like(mean, np.nan), where=ok)
+    hover = "%{y} vs %{x}<br>N2O %{z:.3f} ± %{customdata[0]:.3f} (std over query samples)"
+    if np.isfinite(c):
+        hover += "<br>chance k/(N−1) = %{customdata[1]:.4g} (%{customdata[2]:.1f}× chance)"
+    return np.dstack([std, chance_arr, ratio]), hover
+
+
+def _pair_text(mean: np.ndarray, off: np.ndarray) -> np.ndarray:
+    """Each off-diagonal value with two decimals; blank on the diagonal and where the value is missing."""
+    text = np.where(off, np.char.mod("%.2f", np.nan_to_num(mean)), "")
+    return np.where(off & ~np.isfinite(mean), "", text)
+
+
+def _n2o_colorbar(zmin: float, zmax: float, c: float, chance_off: str, k: int | None) -> dict[str, Any]:
+    """The colour bar: round ticks, plus a "chance" tick when chance is on the scale (ticks too near it dropped),
+    else a title that says where chance lies."""
+    ticks = nice_ticks(zmin, zmax)
+    ticktext = [f"{t:g}" for t in ticks]
+    cb_title = f"N2O@{k}" if k else "N2O"
+    if np.isfinite(c) and not chance_off:
+        near = 0.08 * (zmax - zmin)
+        keep = [i for i, t in enumerate(ticks) if abs(t - c) > near]
+        ticks = [ticks[i] for i in keep] + [c]
+        ticktext = [ticktext[i] for i in keep] + [f"chance {c:.2g}"]
+    elif chance_off:
+        cb_title += f"<br><sub>chance {c:.2g}<br>is {chance_off}<br>the scale</sub>"
+    return dict(title=dict(text=cb_title), thickness=14, tickmode="array", tickvals=ticks, ticktext=ticktext)
+
+
+def _self_trace(mean: np.ndarray, names: Sequence[str], off: np.ndarray) -> go.Heatmap:
+    """The diagonal in a neutral grey off the colour scale, its hover giving the self-overlap."""
+    return go.Heatmap(
+        z=np.where(off, np.nan, 0.0),
+        x=list(names),
+        y=list(names),
+        customdata=np.where(off, np.nan, mean),
+        colorscale=[[0, NEUTRAL], [1, NEUTRAL]],
+        showscale=False,
+        text=np.where(off, "", "—"),
+        texttemplate="%{text}",
+        textfont=dict(color="#888"),
+        hovertemplate="%{y} with itself<br>self-overlap %{customdata:.3f} (share of neighbor slots filled;"
+        " not on the colour scale)<extra></extra>",
+        hoverongaps=False,
+        name="self",
+    )
 
 
 # --------------------------------------------------------------------------- per-embedder box plot (Fig. 6)
@@ -284,7 +233,7 @@ def n2o_boxplot(
             annotation_position="top left",
         )
     fig.update_yaxes(title="N2O with the other embedders", rangemode="tozero")
-    return _base_layout(fig, title, 420)
+    return base_layout(fig, title, 420)
 
 
 # --------------------------------------------------------------------------- robustness across k (§6)
@@ -314,7 +263,7 @@ def spearman_heatmap(R: pd.DataFrame, *, title: str | None = None, axis_title: s
     )
     fig.update_xaxes(title=axis_title, type="category")
     fig.update_yaxes(title=axis_title, type="category", autorange="reversed")
-    return _base_layout(fig, title, 420)
+    return base_layout(fig, title, 420)
 
 
 def samples_heatmap(R: pd.DataFrame, *, title: str | None = None) -> go.Figure:
@@ -364,7 +313,7 @@ def sample_size_curve(df: pd.DataFrame, *, title: str | None = None) -> go.Figur
     fig.update_yaxes(title="ρ vs full size", row=1, col=1)
     fig.update_yaxes(title="mean |ΔN2O|", rangemode="tozero", row=2, col=1)
     fig.update_layout(legend=dict(orientation="h", y=-0.2))
-    return _base_layout(fig, title, 480)
+    return base_layout(fig, title, 480)
 
 
 def n2o_vs_k(curves: pd.DataFrame, *, chance: Sequence[float] | None = None, title: str | None = None) -> go.Figure:
@@ -393,7 +342,7 @@ def n2o_vs_k(curves: pd.DataFrame, *, chance: Sequence[float] | None = None, tit
         )
     fig.update_xaxes(title="k")
     fig.update_yaxes(title="N2O", rangemode="tozero")
-    return _base_layout(fig, title, 420)
+    return base_layout(fig, title, 420)
 
 
 # --------------------------------------------------------------------------- bars with confidence intervals
@@ -432,7 +381,7 @@ def _ci_bars(
     )
     fig.update_yaxes(title=ytitle, rangemode="tozero")
     fig.update_xaxes(tickangle=-30)
-    return _base_layout(fig, title, 420)
+    return base_layout(fig, title, 420)
 
 
 def token_overlap_bars(df: pd.DataFrame, *, random_level: float | None = None, title: str | None = None) -> go.Figure:
@@ -462,171 +411,6 @@ def token_overlap_bars(df: pd.DataFrame, *, random_level: float | None = None, t
     return fig
 
 
-_HEROS_COLUMNS = ("embedder", "subset", "n", "raw", "normalized", "ci_low", "ci_high")
-#: Display names of the Heros subsets (as in the paper's Figure 1).
-HEROS_LABELS = {
-    "synonym": "Synonym",
-    "antonym": "Antonym",
-    "typo": "Typo",
-    "random": "Random MLM",
-    "negation_main": "Negation (Main)",
-    "negation_antonym": "Negation (Antonym)",
-}
-
-
-def _check_heros(results: pd.DataFrame) -> None:
-    missing = set(_HEROS_COLUMNS) - set(results.columns)
-    if missing:
-        raise N2OError(f"The HEROS results frame lacks column(s): {', '.join(sorted(missing))}.")
-    if results.duplicated(["embedder", "subset"]).any():
-        raise N2OError("The HEROS results frame has more than one row for an embedder and subset.")
-
-
-def _heros_subsets(subsets: Sequence[str]) -> list[str]:
-    """Heros' own subsets in the paper's order, then any others in order of appearance."""
-    present = list(dict.fromkeys(subsets))
-    return [s for s in HEROS_LABELS if s in present] + [s for s in present if s not in HEROS_LABELS]
-
-
-def heros_heatmap(
-    results: pd.DataFrame,
-    *,
-    value: str = "normalized",
-    relative_to: str | None = None,
-    decimals: int = 2,
-    title: str | None = None,
-) -> go.Figure:
-    """Embedder (rows, order of appearance) × subset (columns, Heros' order) heatmap with each value written
-    in its cell, as in Heros' Figure 1.
-
-    `value`: "normalized" (baseline-normalized (s − b)/(1 − b), the paper's "similarity") or "raw" (mean
-    cosine). Colours span the data (`heatmap_range`, sequential Viridis). `relative_to` (a subset, e.g.
-    "synonym") shows instead each subset's value minus that subset's value for the same embedder, on a
-    diverging scale centred at 0 and symmetric (±max |difference|); the reference column (all 0) is left out.
-    Hover: raw cosine, normalized value with its 95% bootstrap CI, n pairs (and the difference and reference
-    value when relative). Missing (embedder, subset) cells are blank. `results`: HEROS scorer frame
-    (columns embedder, subset, n, raw, normalized, ci_low, ci_high).
-    """
-    _check_heros(results)
-    if value not in ("normalized", "raw"):
-        raise N2OError(f'The HEROS heatmap shows "normalized" or "raw" values, not "{value}".')
-    names = list(dict.fromkeys(results["embedder"]))
-    subsets = _heros_subsets(list(results["subset"]))
-    table = results.set_index(["embedder", "subset"])
-
-    def grid(col: str, cols: Sequence[str]) -> np.ndarray:
-        wide = table[col].unstack("subset").reindex(index=names, columns=list(cols))
-        return wide.to_numpy(float)
-
-    ref_vals = None
-    if relative_to is not None:
-        if relative_to not in subsets:
-            raise N2OError(f'The reference subset "{relative_to}" is not in the HEROS results.')
-        ref_vals = grid(value, [relative_to])  # (E, 1)
-        subsets = [c for c in subsets if c != relative_to]
-        if not subsets:
-            raise N2OError(f'There is no subset besides "{relative_to}" to compare with it.')
-    vals = grid(value, subsets)
-    cols = ("raw", "normalized", "ci_low", "ci_high", "n")
-    custom = np.dstack([grid(c, subsets) for c in cols])
-    hover = (
-        "%{y} · %{x}<br>normalized %{customdata[1]:.3f} (95% CI %{customdata[2]:.3f}–%{customdata[3]:.3f})"
-        "<br>raw cosine %{customdata[0]:.3f}<br>n = %{customdata[4]:.0f} pairs"
-    )
-    label = "normalized similarity" if value == "normalized" else "raw cosine"
-    if ref_vals is None:
-        z = vals
-        zmin, zmax = heatmap_range(z, bounds=(-1.0, 1.0))
-        scale = dict(colorscale="Viridis", zmin=zmin, zmax=zmax)
-        fmt = f"{{:.{decimals}f}}"
-        cb = label
-    else:
-        z = vals - ref_vals
-        ref_name = HEROS_LABELS.get(str(relative_to), str(relative_to))
-        custom = np.dstack([custom, np.broadcast_to(ref_vals, z.shape)])
-        hover += f"<br>{label} minus {ref_name}: %{{z:+.3f}} ({ref_name}: %{{customdata[5]:.3f}})"
-        m = float(np.nanmax(np.abs(z))) if np.isfinite(z).any() else 0.0
-        m = m if m > 0 else 0.05
-        scale = dict(colorscale="RdBu", zmid=0.0, zmin=-m, zmax=m)
-        fmt = f"{{:+.{decimals}f}}"
-        cb = f"minus {ref_name}"
-    text = np.array([[fmt.format(v) if np.isfinite(v) else "" for v in row] for row in z], dtype=object)
-    fig = go.Figure(
-        go.Heatmap(
-            z=z,
-            x=[HEROS_LABELS.get(c, c) for c in subsets],
-            y=names,
-            customdata=custom,
-            text=text,
-            texttemplate="%{text}",
-            textfont=dict(size=12 if len(names) <= 12 else 9),
-            hovertemplate=hover + "<extra></extra>",
-            hoverongaps=False,
-            colorbar=dict(title=dict(text=cb), thickness=14),
-            **scale,
-        )
-    )
-    fig.update_yaxes(autorange="reversed", type="category")
-    fig.update_xaxes(type="category", tickangle=-30)
-    return _base_layout(fig, title, max(320, 34 * len(names) + 180))
-
-
-def _fit_range(lo: np.ndarray, hi: np.ndarray, pad: float = 0.08) -> list[float] | None:
-    """[low, high] around the finite values with `pad` × span (at least 0.01) of room on each side."""
-    v = np.concatenate([np.asarray(lo, float).ravel(), np.asarray(hi, float).ravel()])
-    v = v[np.isfinite(v)]
-    if not v.size:
-        return None
-    a, b = float(v.min()), float(v.max())
-    room = max(pad * (b - a), 0.01)
-    return [a - room, b + room]
-
-
-def heros_bars(results: pd.DataFrame, *, title: str | None = None) -> go.Figure:
-    """Baseline-normalized similarity per subset (x) and embedder (color), 95% bootstrap CI bars; raw cosine
-    on hover. The y-axis spans the values and CIs (with a little room), not 0-1, so the bars' lengths are
-    not proportional to the values: read the axis, or use `heros_heatmap`.
-
-    `results`: columns embedder, subset, n, raw, normalized, ci_low, ci_high (HEROS scorer)."""
-    _check_heros(results)
-    names = list(dict.fromkeys(results["embedder"]))
-    colors = embedder_colors(names)
-    fig = go.Figure()
-    for name in names:
-        sub = results[results["embedder"] == name]
-        v = sub["normalized"].to_numpy(float)
-        fig.add_trace(
-            go.Bar(
-                x=list(sub["subset"]),
-                y=v,
-                name=name,
-                marker_color=colors[name],
-                error_y=dict(
-                    type="data",
-                    symmetric=False,
-                    array=sub["ci_high"].to_numpy(float) - v,
-                    arrayminus=v - sub["ci_low"].to_numpy(float),
-                    thickness=1.2,
-                    width=3,
-                    color="#333",
-                ),
-                customdata=sub[["raw", "n", "ci_low", "ci_high"]].to_numpy(),
-                hovertemplate=(
-                    f"{name}<br>%{{x}}<br>normalized %{{y:.3f}} "
-                    "[%{customdata[2]:.3f}, %{customdata[3]:.3f}]<br>raw cosine %{customdata[0]:.3f}"
-                    "<br>n = %{customdata[1]} pairs<extra></extra>"
-                ),
-            )
-        )
-    v = results["normalized"].to_numpy(float)
-    yr = _fit_range(np.concatenate([v, results["ci_low"].to_numpy(float)]), results["ci_high"].to_numpy(float))
-    if yr is not None and yr[0] < 0 < yr[1]:
-        fig.add_hline(y=0, line_color="#888", line_width=1)
-    fig.update_layout(barmode="group", legend=dict(orientation="h", y=-0.25))
-    fig.update_yaxes(title="normalized similarity (s − b) / (1 − b)", range=yr)
-    return _base_layout(fig, title, 460)
-
-
 def recall_bars(recall: dict[str, float | None], *, k: int, title: str | None = None) -> go.Figure:
     """Recall@k of approximate search against exact search, per embedder (None = exact)."""
     names = [n for n, r in recall.items() if r is not None]
@@ -642,4 +426,4 @@ def recall_bars(recall: dict[str, float | None], *, k: int, title: str | None = 
         )
     )
     fig.update_yaxes(title=f"recall@{k}", range=[0, 1.05])
-    return _base_layout(fig, title, 320)
+    return base_layout(fig, title, 320)

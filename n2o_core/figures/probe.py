@@ -12,8 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from n2o_core.errors import N2OError
-from n2o_core.figures.evaluation import _colors
-from n2o_core.figures.n2o import _base_layout, heatmap_range
+from n2o_core.figures.style import base_layout, bump_chart, colors_for, heatmap_range
 
 #: Display names of the readouts (`n2o_core.evaluation.probe.readout.CLASSIFIERS`).
 CLASSIFIER_LABELS: dict[str, str] = {"lr": "logistic regression", "mlp": "MLP"}
@@ -63,7 +62,7 @@ def accuracy_heatmap(table: pd.DataFrame, *, classifier: str = "lr", title: str 
     fig.update_xaxes(type="category")
     if title is None:
         title = f"Test accuracy (%), {CLASSIFIER_LABELS.get(classifier, classifier)}"
-    return _base_layout(fig, title, max(280, 34 * len(rows) + 150))
+    return base_layout(fig, title, max(280, 34 * len(rows) + 150))
 
 
 def ranking_bump(
@@ -80,37 +79,27 @@ def ranking_bump(
     missing = [c for c in ["embedder", *cols] if c not in ranking.columns]
     if missing:
         raise N2OError(f"The probing ranking lacks column(s): {', '.join(missing)}.")
-    labels = [CLASSIFIER_LABELS.get(c, c) for c in classifiers]
     names = ranking["embedder"].tolist()
-    colors = _colors(names, color_order)
-    fig = go.Figure()
+    rows: list[list[int]] = []
+    tags: list[str] = []
+    means: list[list[float]] = []
     for _, row in ranking.iterrows():
         y = [int(row[c]) for c in cols]
-        moved = len(set(y)) > 1
-        e = row["embedder"]
-        means = [float(row.get(f"mean_{c}", np.nan)) * 100 for c in classifiers]
         change = y[0] - y[-1]
-        tag = "" if not moved else f" ({'▲' if change > 0 else '▼'}{abs(change)})" if change else " (moves)"
-        fig.add_trace(
-            go.Scatter(
-                x=labels,
-                y=y,
-                mode="lines+markers+text",
-                name=e,
-                text=[""] * (len(y) - 1) + [f" {e}{tag}"],
-                textposition="middle right",
-                cliponaxis=False,
-                customdata=means,
-                line=dict(color=colors[e], width=3.5 if moved else 1.5, dash="solid" if moved else "dot"),
-                marker=dict(size=11 if moved else 7, color=colors[e]),
-                opacity=1.0 if moved else 0.55,
-                hovertemplate=f"{e}<br>%{{x}}: rank %{{y}}, mean accuracy %{{customdata:.1f}}%<extra></extra>",
-            )
-        )
-    n = len(names)
-    fig.update_yaxes(title="rank (1 = best mean accuracy)", autorange=False, range=[n + 0.5, 0.5], dtick=1)
-    fig.update_xaxes(title=None, range=[-0.3, len(labels) - 0.7])
-    fig.update_layout(showlegend=False)
-    fig = _base_layout(fig, title, max(260, 80 + 40 * n))
-    fig.update_layout(margin=dict(l=10, r=220, t=50 if title else 20, b=10))
-    return fig
+        moved = len(set(y)) > 1
+        rows.append(y)
+        tags.append("" if not moved else f" ({'▲' if change > 0 else '▼'}{abs(change)})" if change else " (moves)")
+        means.append([float(row.get(f"mean_{c}", np.nan)) * 100 for c in classifiers])
+    return bump_chart(
+        names,
+        rows,
+        [CLASSIFIER_LABELS.get(c, c) for c in classifiers],
+        colors_for(names, color_order),
+        rank_title="rank (1 = best mean accuracy)",
+        tags=tags,
+        customdata=means,
+        hover_detail=", mean accuracy %{customdata:.1f}%",
+        min_height=260,
+        right_margin=220,
+        title=title,
+    )

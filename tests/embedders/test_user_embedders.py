@@ -12,6 +12,7 @@ import pytest
 from n2o_core.embedders import user as ue
 from n2o_core.errors import EmbedderError
 from n2o_core.figures import n2o as figures
+from n2o_core.figures import style as figures_style
 from n2o_core.settings import from_query, param_flag, to_query
 from n2o_core.storage.cache import Cache
 
@@ -164,15 +165,15 @@ def test_family_groups_and_colours():
     assert ue.family_group_of("vec:mine-0123456789") == "precomputed" and ue.family_group_of("mine") == "precomputed"
 
     names = ["tfidf", "glove-6b-50d", "word2vec", "fasttext-sub", "minilm-l6-mean", "e5-small", "st:org/m", "mine"]
-    col = figures.embedder_colors(names)
-    assert col["tfidf"] == figures.FAMILY_COLORS["tf-idf"][0]
-    assert col["glove-6b-50d"] in figures.FAMILY_COLORS["static averages"]
-    assert col["word2vec"] in figures.FAMILY_COLORS["static averages"] and col["word2vec"] != col["glove-6b-50d"]
-    assert col["st:org/m"] in figures.FAMILY_COLORS["transformers"]
+    col = figures_style.embedder_colors(names)
+    assert col["tfidf"] == figures_style.FAMILY_COLORS["tf-idf"][0]
+    assert col["glove-6b-50d"] in figures_style.FAMILY_COLORS["static averages"]
+    assert col["word2vec"] in figures_style.FAMILY_COLORS["static averages"] and col["word2vec"] != col["glove-6b-50d"]
+    assert col["st:org/m"] in figures_style.FAMILY_COLORS["transformers"]
     assert len({col["minilm-l6-mean"], col["e5-small"], col["st:org/m"]}) == 3
-    assert col["mine"] == figures.FAMILY_COLORS["precomputed"][0]
+    assert col["mine"] == figures_style.FAMILY_COLORS["precomputed"][0]
     # an embedder keeps its colour whichever others are shown, in whatever order
-    assert figures.embedder_colors(["e5-small", "word2vec"]) == {k: col[k] for k in ("e5-small", "word2vec")}
+    assert figures_style.embedder_colors(["e5-small", "word2vec"]) == {k: col[k] for k in ("e5-small", "word2vec")}
     # and the figures use them
     df = pd.DataFrame({"embedder": ["tfidf", "st:org/m"], "mean": [0.3, 0.2], "ci_low": [0.2, 0.1]})
     bars = figures.token_overlap_bars(df.assign(ci_high=[0.4, 0.3], n=[10, 10]))

@@ -8,7 +8,9 @@ import pytest
 
 from n2o_core.analyses import overlap
 from n2o_core.errors import N2OError
+from n2o_core.figures import heros as figures_heros
 from n2o_core.figures import n2o as figures
+from n2o_core.figures import style as figures_style
 
 
 @pytest.fixture
@@ -106,8 +108,8 @@ def test_heatmap_fallbacks_for_two_and_one_embedders():
     assert "chance" not in two.hovertemplate and not any("chance" in t for t in two.colorbar.ticktext)
     one = figures.n2o_heatmap(np.array([[1.0]]), ["x"]).data[0]
     assert (one.zmin, one.zmax) == (0.0, 1.0)
-    assert figures.heatmap_range(np.array([0.0, 0.0])) == (0.0, 0.05)
-    assert figures.heatmap_range(np.array([1.5]), bounds=(-1.0, 1.0)) == (1.45, 1.55)
+    assert figures_style.heatmap_range(np.array([0.0, 0.0])) == (0.0, 0.05)
+    assert figures_style.heatmap_range(np.array([1.5]), bounds=(-1.0, 1.0)) == (1.45, 1.55)
     assert figures.nice_ticks(0.05, 0.9) == [0.25, 0.5, 0.75]
     assert figures.nice_ticks(0.0, 0.4) == [0.0, 0.1, 0.2, 0.3, 0.4]
     assert figures.nice_ticks(0.3, 0.4) == [0.3, 0.325, 0.35, 0.375, 0.4]
@@ -221,7 +223,7 @@ def heros_results():
 
 
 def test_heros_bars_grouped_by_subset_with_a_fitted_axis(heros_results):
-    fig = figures.heros_bars(heros_results)
+    fig = figures_heros.heros_bars(heros_results)
     assert [t.name for t in fig.data] == ["e1", "e2"]
     assert fig.layout.barmode == "group"
     assert list(fig.data[1].x) == ["typo", "synonym", "negation_main"]
@@ -232,11 +234,11 @@ def test_heros_bars_grouped_by_subset_with_a_fitted_axis(heros_results):
     assert (lo, hi) == pytest.approx((0.86, 0.99))
     assert not fig.layout.shapes  # no zero line outside the range
     with pytest.raises(N2OError):
-        figures.heros_bars(heros_results.drop(columns=["raw"]))
+        figures_heros.heros_bars(heros_results.drop(columns=["raw"]))
 
 
 def test_heros_heatmap_writes_values_in_cells(heros_results):
-    hm = figures.heros_heatmap(heros_results).data[0]
+    hm = figures_heros.heros_heatmap(heros_results).data[0]
     assert list(hm.y) == ["e1", "e2"]
     assert list(hm.x) == ["Synonym", "Typo", "Negation (Main)"]  # Heros' order, the paper's labels
     np.testing.assert_allclose(np.asarray(hm.z, float), [[0.95, 0.90, 0.97], [0.92, 0.88, 0.89]])
@@ -246,13 +248,13 @@ def test_heros_heatmap_writes_values_in_cells(heros_results):
     np.testing.assert_allclose(custom[1, 2], [0.91, 0.89, 0.88, 0.90, 18])  # raw, normalized, CI, n
     for word in ("raw cosine", "normalized", "CI", "n ="):
         assert word in hm.hovertemplate
-    raw = figures.heros_heatmap(heros_results, value="raw", decimals=3).data[0]
+    raw = figures_heros.heros_heatmap(heros_results, value="raw", decimals=3).data[0]
     np.testing.assert_allclose(np.asarray(raw.z, float)[0], [0.97, 0.95, 0.96])
     assert raw.text[0][0] == "0.970" and raw.colorbar.title.text == "raw cosine"
 
 
 def test_heros_heatmap_relative_to_synonym(heros_results):
-    hm = figures.heros_heatmap(heros_results, relative_to="synonym").data[0]
+    hm = figures_heros.heros_heatmap(heros_results, relative_to="synonym").data[0]
     assert list(hm.x) == ["Typo", "Negation (Main)"]
     np.testing.assert_allclose(np.asarray(hm.z, float), [[-0.05, 0.02], [-0.04, -0.03]], atol=1e-12)
     assert np.asarray(hm.text).tolist() == [["-0.05", "+0.02"], ["-0.04", "-0.03"]]
@@ -262,15 +264,15 @@ def test_heros_heatmap_relative_to_synonym(heros_results):
 
 
 def test_heros_heatmap_blank_missing_cells_and_bad_input(heros_results):
-    hm = figures.heros_heatmap(heros_results.drop(index=5)).data[0]  # e2 has no negation_main
+    hm = figures_heros.heros_heatmap(heros_results.drop(index=5)).data[0]  # e2 has no negation_main
     z = np.asarray(hm.z, float)
     assert np.isnan(z[1, 2]) and hm.text[1][2] == "" and hm.hoverongaps is False
     with pytest.raises(N2OError):
-        figures.heros_heatmap(heros_results, relative_to="antonym")
+        figures_heros.heros_heatmap(heros_results, relative_to="antonym")
     with pytest.raises(N2OError):
-        figures.heros_heatmap(heros_results, value="ci_low")
+        figures_heros.heros_heatmap(heros_results, value="ci_low")
     with pytest.raises(N2OError):
-        figures.heros_heatmap(pd.concat([heros_results, heros_results.iloc[:1]]))
+        figures_heros.heros_heatmap(pd.concat([heros_results, heros_results.iloc[:1]]))
 
 
 def test_recall_bars_skip_exact():
@@ -286,3 +288,16 @@ def test_figures_module_does_not_import_streamlit():
     code = "import n2o_core.figures.n2o, n2o_core.settings, sys; print('streamlit' in sys.modules)"
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "False"
+
+
+def test_the_package_face_names_every_builder_and_imports_plotly_only_on_use():
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, n2o_core.figures as f; light = 'plotly' not in sys.modules; "
+        "f.n2o_heatmap; one = sorted(m for m in sys.modules if m.startswith('n2o_core.figures.')); "
+        "print(light, one, all(getattr(f, n) is not None for n in f.__all__))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "True ['n2o_core.figures.n2o', 'n2o_core.figures.style'] True"

@@ -11,7 +11,7 @@ from n2o_core.analyses.quality import quality_table
 from n2o_core.errors import N2OError
 from n2o_core.evaluation.sts import SCORINGS, rank_table
 from n2o_core.figures import evaluation as figures_eval
-from n2o_core.figures.n2o import embedder_colors
+from n2o_core.figures.style import embedder_colors
 
 
 def needle_results() -> pd.DataFrame:

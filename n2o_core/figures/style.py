@@ -1,0 +1,173 @@
+"""The one look of every figure: palette, font, base layout, embedder colours, the colour range of a heatmap, and
+the rank-bump chart the evaluation and probing figures share. Pure plotly (no Streamlit, no I/O).
+
+    fig = base_layout(go.Figure(...), "title", 420)        # title top left, small margins, white template
+    colors = embedder_colors(["tfidf", "glove-6b-50d"])     # name -> colour (its family's hue, a fixed shade)
+    colors = colors_for(names, color_order)                 # the same, with a page's own order of embedders
+    zmin, zmax = heatmap_range(values)                      # a colour range for values, even for one value
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import numpy as np
+import plotly.graph_objects as go
+
+__all__ = [
+    "FAMILY_COLORS",
+    "FONT",
+    "NEUTRAL",
+    "PALETTE",
+    "base_layout",
+    "bump_chart",
+    "colors_for",
+    "embedder_colors",
+    "heatmap_range",
+]
+
+#: A qualitative palette for things that are not embedders (embedders take their family's colour).
+PALETTE = (
+    "#4C78A8",
+    "#F58518",
+    "#54A24B",
+    "#E45756",
+    "#72B7B2",
+    "#B279A2",
+    "#EECA3B",
+    "#9D755D",
+    "#FF9DA6",
+    "#BAB0AC",
+    "#1F77B4",
+    "#17BECF",
+)
+#: The font of every figure.
+FONT = dict(family="Inter, Helvetica, Arial, sans-serif", size=13)
+#: Cells kept off a colour scale (the N2O diagonal).
+NEUTRAL = "#e6e6e6"
+
+
+def base_layout(fig: go.Figure, title: str | None, height: int) -> go.Figure:
+    """The house layout on `fig` (changed in place and returned): title top left, `height` px, small margins
+    (more room on top for a title), `FONT`, white template."""
+    fig.update_layout(
+        title=dict(text=title, x=0, xanchor="left") if title else None,
+        height=height,
+        margin=dict(l=10, r=10, t=50 if title else 20, b=10),
+        font=FONT,
+        template="plotly_white",
+    )
+    return fig
+
+
+# --------------------------------------------------------------------------- embedder colours
+
+#: One hue per family group (`EmbedderInfo.family_group`), a few shades of it for the members of a group; the
+#: first shade is the group's colour in legends and in the sidebar's markers.
+FAMILY_COLORS: dict[str, tuple[str, ...]] = {
+    "tf-idf": ("#8C564B", "#5E3A32", "#B07A6E"),  # brown
+    "static averages": ("#1F77B4", "#0B3C6B", "#7DB8E0", "#3E5F8A", "#4FA3D9", "#08306B", "#A6CEE3"),  # blue
+    "subword": ("#2CA02C", "#006D2C", "#74C476", "#41AB5D"),  # green
+    "distilled": ("#9467BD", "#54278F", "#BCA0DC"),  # purple
+    "transformers": ("#FF7F0E", "#A63603", "#FDAE6B", "#D94801", "#E6550D", "#7F2704"),  # orange
+    "precomputed": ("#D62728", "#8E0F12", "#F28E8E", "#B8474A"),  # red
+    "other": ("#7F7F7F", "#4D4D4D", "#B0B0B0"),  # grey
+}
+
+
+def embedder_colors(names: Sequence[str]) -> dict[str, str]:
+    """A colour per embedder: the hue of its family group (`FAMILY_COLORS`) and a shade of it that depends on the
+    embedder, not on its position, so an embedder has the same colour in every figure."""
+    from n2o_core.embedders.user import family_slots
+
+    out = {}
+    for name, (group, slot) in family_slots(list(names)).items():
+        shades = FAMILY_COLORS.get(group, FAMILY_COLORS["other"])
+        out[name] = shades[slot % len(shades)]
+    return out
+
+
+def colors_for(names: Sequence[str], color_order: Sequence[str] | None) -> dict[str, str]:
+    """One colour per embedder by its position in `color_order` (the chosen embedders; default: sorted names),
+    so an embedder keeps its colour across figures."""
+    order = list(color_order) if color_order is not None else sorted(names)
+    order += [n for n in names if n not in order]
+    return embedder_colors(order)
+
+
+# --------------------------------------------------------------------------- colour range
+
+
+def heatmap_range(
+    values: np.ndarray, pad: float = 0.05, bounds: tuple[float, float] = (0.0, 1.0)
+) -> tuple[float, float]:
+    """(zmin, zmax) spanning the finite `values`; for no values `bounds`; for one distinct value v,
+    [v − pad, v + pad] with each end clipped to `bounds` when v lies within them (so a single pair, e.g. two
+    embedders, still gets a colour: mid-scale, or at the scale's end for a value on a bound)."""
+    v = np.asarray(values, float)
+    v = v[np.isfinite(v)]
+    if not v.size:
+        return bounds
+    lo, hi = float(v.min()), float(v.max())
+    if hi > lo:
+        return lo, hi
+    inside = bounds[0] <= lo <= bounds[1] and bounds[1] > bounds[0]
+    a = max(bounds[0], lo - pad) if inside else lo - pad
+    b = min(bounds[1], hi + pad) if inside else hi + pad
+    return a, b
+
+
+# --------------------------------------------------------------------------- rank-bump chart
+
+
+def bump_chart(
+    names: Sequence[str],
+    ranks: Sequence[Sequence[int]],
+    stages: Sequence[str],
+    colors: Mapping[str, str],
+    *,
+    rank_title: str,
+    tags: Sequence[str] | None = None,
+    customdata: Sequence[Sequence[float]] | None = None,
+    hover_detail: str = "",
+    min_height: int = 300,
+    right_margin: int = 170,
+    zeroline: bool | None = None,
+    title: str | None = None,
+) -> go.Figure:
+    """Each embedder's rank (1 = best) at each stage (x, e.g. a scoring or a classifier), one line per embedder,
+    labelled with its name (and `tags[i]`) at its right end. Lines of embedders whose rank changes are bold; the
+    others thin and dotted. `customdata[i]` (one value per stage) can be read by `hover_detail`, which follows
+    "rank %{y}" in the hover. The right margin leaves room for the labels."""
+    fig = go.Figure()
+    for i, (e, row) in enumerate(zip(names, ranks)):
+        y = list(row)
+        moved = len(set(y)) > 1
+        tag = tags[i] if tags is not None else ""
+        fig.add_trace(
+            go.Scatter(
+                x=list(stages),
+                y=y,
+                mode="lines+markers+text",
+                name=e,
+                text=[""] * (len(y) - 1) + [f" {e}{tag}"],
+                textposition="middle right",
+                cliponaxis=False,
+                customdata=customdata[i] if customdata is not None else None,
+                line=dict(color=colors[e], width=3.5 if moved else 1.5, dash="solid" if moved else "dot"),
+                marker=dict(size=11 if moved else 7, color=colors[e]),
+                opacity=1.0 if moved else 0.55,
+                hovertemplate=f"{e}<br>%{{x}}: rank %{{y}}{hover_detail}<extra></extra>",
+            )
+        )
+    n = len(names)
+    yaxis: dict[str, Any] = dict(title=rank_title, autorange=False, range=[n + 0.5, 0.5], dtick=1)
+    if zeroline is not None:
+        yaxis["zeroline"] = zeroline
+    fig.update_yaxes(**yaxis)
+    fig.update_xaxes(title=None, range=[-0.3, len(stages) - 0.7])
+    fig.update_layout(showlegend=False)
+    fig = base_layout(fig, title, max(min_height, 80 + 40 * n))
+    fig.update_layout(margin=dict(l=10, r=right_margin, t=50 if title else 20, b=10))
+    return fig
