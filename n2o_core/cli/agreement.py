@@ -12,21 +12,28 @@ import json
 import math
 import sys
 import time
+from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from n2o_core.cli.common import (
+    ProgressBars,
+    add_corpus_args,
+    add_embedder_args,
+    add_json_arg,
+    check_embedders,
+    workspace_from_args,
+)
 from n2o_core.errors import N2OError
 
 
 def add_parser(subparsers: Any) -> None:
     """Add the `agreement` subcommand to an argparse subparsers object."""
-    from n2o_core.cli.main import _add_corpus_args, _add_embedder_args  # cli is loaded by the time its parser is built
-
     p = subparsers.add_parser(
         "agreement", help="per-sentence N2O between embedders (every sentence a query): where they disagree"
     )
-    _add_corpus_args(p)
-    _add_embedder_args(p)
+    add_corpus_args(p)
+    add_embedder_args(p)
     p.add_argument("--k", type=int, default=50, help="neighbors per sentence (default %(default)s, the paper's)")
     p.add_argument(
         "--pair",
@@ -41,11 +48,11 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--znorm", action="store_true", help="z-normalize each dimension before cosine")
     p.add_argument("--top", type=int, default=5, metavar="N", help="least/most agreed sentences to print")
     p.add_argument("--map", choices=["none", "umap", "pca"], default="none", help="also compute 2-D maps")
-    p.add_argument("--json", default=None, metavar="OUT")
+    add_json_arg(p, None)
     p.set_defaults(func=run)
 
 
-def _finite_pairs(coords) -> list:
+def _finite_pairs(coords: Iterable[Sequence[float]]) -> list[list[float] | None]:
     """[[x, y], ...] rounded, None for a sentence without coordinates (JSON has no NaN)."""
     return [
         [round(float(x), 5), round(float(y), 5)] if math.isfinite(x) and math.isfinite(y) else None for x, y in coords
@@ -55,16 +62,15 @@ def _finite_pairs(coords) -> list:
 def run(args: argparse.Namespace) -> int:
     """Run the `agreement` subcommand."""
     from n2o_core.analyses.agreement import agreement, corpus_features, decile_table, extremes, ranking_frame, summarize
-    from n2o_core.cli.main import _Bars, _check_embedders, _workspace
 
-    ws, ids = _workspace(args)
+    ws, ids = workspace_from_args(args)
     if len(ids) < 2:
         raise N2OError("Give at least two embedders (--embedder ID or --vectors NAME=FILE.npy).")
     if args.top < 0:
         raise N2OError(f"--top must be 0 or more (got {args.top}).")
-    _check_embedders(ids, ws)
+    check_embedders(ids, ws)
     a, b = args.pair if args.pair else (ids if len(ids) == 2 else (None, None))
-    bars = _Bars()
+    bars = ProgressBars()
     t0 = time.perf_counter()
     try:
         res = agreement(ws, ids, args.k, znorm=args.znorm, approx=args.approx, on_stage=bars)
@@ -93,7 +99,8 @@ def run(args: argparse.Namespace) -> int:
     )
     for r in res.pair_means().itertuples():
         print(f"  N2O {r.a} vs {r.b}: {r.n2o:.4f}")
-    valid = res.has_neighbors(*([a, b] if a is not None else []))
+    named = [a, b] if a is not None and b is not None else []  # a pair, or every embedder
+    valid = res.has_neighbors(*named)
     if (~valid).any():
         m = int((~valid).sum())
         print(f"{m} sentence{'s' if m != 1 else ''} without neighbors (zero vector; N2O 0 by convention): not ranked")

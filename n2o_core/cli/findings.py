@@ -7,14 +7,12 @@ Every finding is printed, passed or not; one that could not be checked says why.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 import textwrap
 from typing import Any
 
-from n2o_core.corpora.specs import DEFAULT_CORPUS
+from n2o_core.cli.common import add_corpus_args, add_json_arg, check_max_sentences, open_workspace, write_json
 from n2o_core.errors import N2OError
-from n2o_core.storage.fileio import atomic_write_text
 
 
 def add_parser(subparsers: Any) -> None:
@@ -22,10 +20,7 @@ def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "findings", help="check the papers' qualitative findings on a corpus (✓ / ✗ with numbers)"
     )
-    p.add_argument("--corpus", default=DEFAULT_CORPUS, help="PATH, builtin:NAME or hf:NAME (default %(default)s)")
-    p.add_argument("--max-sentences", type=int, default=None, help="cap: a fixed, topic-stratified sample")
-    p.add_argument("--text-column", default=None, help="text column of a .csv/.tsv/.jsonl/.parquet corpus")
-    p.add_argument("--cache-dir", default=None, help="cache folder (default: $N2O_CACHE_DIR or ./cache)")
+    add_corpus_args(p, storage=False)
     p.add_argument(
         "--finding", action="append", default=[], metavar="ID", help="check only this finding (repeatable; see --list)"
     )
@@ -35,7 +30,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--pairs", type=int, default=200, metavar="N", help="HEROS pairs per subset (default %(default)s)")
     p.add_argument("--list", action="store_true", help="print the findings and the untestable ones; compute nothing")
-    p.add_argument("--json", default=None, metavar="OUT", help="write every result as JSON")
+    add_json_arg(p, "write every result as JSON")
     p.set_defaults(func=run)
 
 
@@ -57,10 +52,8 @@ def _print_catalogue() -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from n2o_core.corpora import load_corpus
+    """Run the `findings` subcommand."""
     from n2o_core.evaluation.findings import FindingParams, check_findings, finding
-    from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     if args.list:
         _print_catalogue()
@@ -68,15 +61,11 @@ def run(args: argparse.Namespace) -> int:
     for name, v in (("--k", args.k), ("--queries", args.queries), ("--samples", args.samples), ("--pairs", args.pairs)):
         if v < 1:
             raise N2OError(f"{name} must be at least 1 (got {v}).")
-    if args.max_sentences is not None and args.max_sentences < 1:
-        raise N2OError(f"--max-sentences must be positive (got {args.max_sentences}).")
+    check_max_sentences(args)
     for fid in args.finding:
         finding(fid)  # an unknown id fails before any work
-    cache = Cache(args.cache_dir)
-    corpus = load_corpus(
-        args.corpus, max_sentences=args.max_sentences, text_column=args.text_column, cache_dir=cache.root
-    )
-    ws = Workspace(corpus, cache=cache)
+    ws = open_workspace(args)
+    corpus = ws.corpus
     params = FindingParams(args.k, args.queries, args.samples, args.seed, args.pairs)
 
     from tqdm.auto import tqdm
@@ -124,7 +113,7 @@ def run(args: argparse.Namespace) -> int:
             "params": vars(params),
             "findings": [r.to_json() for r in results],
         }
-        atomic_write_text(args.json, json.dumps(doc, indent=1, ensure_ascii=False, default=_jsonable))
+        write_json(args.json, doc, allow_nan=True, default=_jsonable)
     return 0
 
 

@@ -7,27 +7,40 @@ on stderr and exit code 2.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from n2o_core.corpora.specs import DEFAULT_CORPUS
+from n2o_core.cli.common import (
+    add_cache_dir_arg,
+    add_corpus_args,
+    add_embedder_args,
+    add_json_arg,
+    add_sample_md_args,
+    check_max_sentences,
+    open_workspace,
+    write_json,
+)
 from n2o_core.errors import N2OError
 from n2o_core.storage.fileio import atomic_write_text
+
+if TYPE_CHECKING:
+    import pandas as pd
+
+    from n2o_core.evaluation.heros.run import HerosResult
 
 
 def add_parser(subparsers: Any) -> None:
     """Add the `heros` subcommand to an argparse subparsers object."""
     p = subparsers.add_parser("heros", help="HEROS-style minimal pairs: generate or load, then score embedders")
-    p.add_argument("--corpus", default=DEFAULT_CORPUS, help="PATH or builtin:NAME (default %(default)s)")
-    p.add_argument("--max-sentences", type=int, default=None, help="read at most this many corpus sentences")
-    p.add_argument(
-        "--embedder",
-        action="append",
-        default=[],
-        metavar="ID",
-        help="embedder id (repeatable; default: every default embedder)",
+    add_corpus_args(
+        p,
+        corpus_help="PATH or builtin:NAME (default %(default)s)",
+        max_sentences_help="read at most this many corpus sentences",
+        text_column=False,
+        cache_dir=False,
+        storage=False,
     )
+    add_embedder_args(p, embedder_help="embedder id (repeatable; default: every default embedder)", vectors_help=None)
     p.add_argument("--pairs", type=int, default=500, metavar="N", help="pairs per subset (default %(default)s)")
     p.add_argument("--seed", type=int, default=0)
     p.add_argument(
@@ -41,7 +54,7 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument(
         "--znorm", action="store_true", help="z-normalize each dimension with the corpus statistics before cosine"
     )
-    p.add_argument("--json", default=None, metavar="OUT", help="write the result JSON here")
+    add_json_arg(p)
     p.add_argument(
         "--json-max-pairs",
         type=int,
@@ -49,58 +62,27 @@ def add_parser(subparsers: Any) -> None:
         metavar="N",
         help="keep only the first N pairs per subset in the JSON (default: all)",
     )
-    p.add_argument(
-        "--sample-md", default=None, metavar="OUT.md", help="write a Markdown sample of the pairs for reading by hand"
-    )
-    p.add_argument("--sample-n", type=int, default=30, help="pairs per subset in --sample-md (default %(default)s)")
-    p.add_argument("--cache-dir", default=None, help="cache folder (default: $N2O_CACHE_DIR or ./cache)")
+    add_sample_md_args(p, of="the pairs", per="pairs per subset")
+    add_cache_dir_arg(p)
     p.set_defaults(func=run)
 
 
-def _bar(desc: str, total: int) -> Any:
-    from tqdm.auto import tqdm
+class _Bars:
+    """Two tqdm bars on stderr: making the pairs ("pairs"), then scoring the embedders (any other stage; an
+    "embedder ID" stage names the embedder being scored)."""
 
-    return tqdm(total=total, desc=desc, file=sys.stderr, leave=True)
+    def __init__(self) -> None:
+        self.bars: dict[str, Any] = {}
 
-
-def _write_json(path: str, obj: dict[str, Any]) -> None:
-    atomic_write_text(path, json.dumps(obj, indent=1, ensure_ascii=False, allow_nan=True))
-
-
-def _default_embedders() -> list[str]:
-    from n2o_core.embedders.registry import DEFAULT_EMBEDDER_IDS
-
-    return list(DEFAULT_EMBEDDER_IDS)
-
-
-def _run(args: argparse.Namespace) -> int:
-    from n2o_core.corpora import load_corpus
-    from n2o_core.evaluation.heros.load import load_heros
-    from n2o_core.evaluation.heros.report import sample_markdown
-    from n2o_core.evaluation.heros.run import run_heros
-    from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
-
-    if args.pairs < 1:
-        raise N2OError(f"--pairs must be at least 1 (got {args.pairs}).")
-    if args.max_sentences is not None and args.max_sentences < 1:
-        raise N2OError(f"--max-sentences must be positive (got {args.max_sentences}).")
-    cache = Cache(args.cache_dir)
-    corpus = load_corpus(args.corpus, max_sentences=args.max_sentences, seed=args.seed, cache_dir=cache.root)
-    ws = Workspace(corpus, cache=cache)
-    ids = list(args.embedder) or _default_embedders()
-    for eid in ids:
-        ws.info(eid)  # unknown ids fail before any pair is made
-    pairs = load_heros(args.pairs_file) if args.pairs_file else None
-    bars: dict[str, Any] = {}
-
-    def progress(stage: str, done: int, total: int) -> None:
+    def __call__(self, stage: str, done: int, total: int) -> None:
         key = "pairs" if stage == "pairs" else "embedders"
-        if key == "embedders" and "pairs" in bars:
-            bars.pop("pairs").close()
-        if key not in bars:
-            bars[key] = _bar(key, total)
-        bar = bars[key]
+        if key == "embedders" and "pairs" in self.bars:
+            self.bars.pop("pairs").close()
+        if key not in self.bars:
+            from tqdm.auto import tqdm
+
+            self.bars[key] = tqdm(total=total, desc=key, file=sys.stderr, leave=True)
+        bar = self.bars[key]
         if stage.startswith("embedder "):
             bar.set_description(stage[len("embedder ") :], refresh=False)
         elif key == "embedders":
@@ -109,28 +91,62 @@ def _run(args: argparse.Namespace) -> int:
         if done > bar.n:
             bar.update(done - bar.n)  # tqdm throttles the redraws
 
+    def close(self) -> None:
+        for bar in self.bars.values():
+            bar.close()
+
+
+def run(args: argparse.Namespace) -> int:
+    """Run the `heros` subcommand."""
+    from n2o_core.embedders.registry import DEFAULT_EMBEDDER_IDS
+    from n2o_core.evaluation.heros.load import load_heros
+    from n2o_core.evaluation.heros.report import sample_markdown
+    from n2o_core.evaluation.heros.run import run_heros
+
+    if args.pairs < 1:
+        raise N2OError(f"--pairs must be at least 1 (got {args.pairs}).")
+    check_max_sentences(args)
+    ws = open_workspace(args, seed=args.seed)
+    ids = list(args.embedder) or list(DEFAULT_EMBEDDER_IDS)
+    for eid in ids:
+        ws.info(eid)  # unknown ids fail before any pair is made
+    pairs = load_heros(args.pairs_file) if args.pairs_file else None
+    bars = _Bars()
     try:
         res = run_heros(
             ws,
             ids,
             n_pairs=args.pairs,
             seed=args.seed,
-            progress=progress,
+            progress=bars,
             pairs=pairs,
             mlm_model=args.mlm_model,
             n_boot=args.n_boot,
             znorm=args.znorm,
         )
     finally:
-        for bar in bars.values():
-            bar.close()
+        bars.close()
+    _report(res, pairs, args.pairs)
+    if args.json:
+        write_json(args.json, res.to_json(max_pairs=args.json_max_pairs), allow_nan=True)
+    if args.sample_md:
+        atomic_write_text(
+            args.sample_md,
+            sample_markdown(res.pairs, args.sample_n, args.seed, title=f"HEROS-style pairs from {ws.corpus.name}"),
+        )
+    return 0
+
+
+def _report(res: HerosResult, pairs: pd.DataFrame | None, n_pairs: int) -> None:
+    """Print the pair counts, the dropped rule applications, the baselines and the normalized scores (a loaded
+    pairs file's layout goes into `res.meta`)."""
     if pairs is not None:
         res.meta.update(layout=pairs.attrs.get("layout"))
         if "negation_columns" in pairs.attrs:
             res.meta["negation_columns"] = pairs.attrs["negation_columns"]
     counts = res.meta.get("pair_counts", {})
-    if pairs is None and (len(counts) < 6 or min(counts.values()) < args.pairs):
-        print(f"warning: fewer than {args.pairs} pairs for some subsets: {counts}", file=sys.stderr)
+    if pairs is None and (len(counts) < 6 or min(counts.values()) < n_pairs):
+        print(f"warning: fewer than {n_pairs} pairs for some subsets: {counts}", file=sys.stderr)
     print(f"pairs per subset: {counts}  ({res.meta['pairs_seconds']} s)")
     if res.dropped:
         print(
@@ -141,20 +157,3 @@ def _run(args: argparse.Namespace) -> int:
     print("normalized (s - b) / (1 - b):")
     print(res.table("normalized").round(3).to_string())
     print(f"total {res.meta['seconds']} s")
-    if args.json:
-        _write_json(args.json, res.to_json(max_pairs=args.json_max_pairs))
-    if args.sample_md:
-        atomic_write_text(
-            args.sample_md,
-            sample_markdown(res.pairs, args.sample_n, args.seed, title=f"HEROS-style pairs from {corpus.name}"),
-        )
-    return 0
-
-
-def run(args: argparse.Namespace) -> int:
-    """Run the `heros` subcommand; user errors print one line to stderr and return 2."""
-    try:
-        return _run(args)
-    except N2OError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2

@@ -1,55 +1,31 @@
-"""`python -m n2o_core needle`: the paraphrase needle-in-a-haystack experiment (N2O section 8, Table 3).
-
-Also the pair-source options shared with `sts` (`add_pair_options`, `pair_columns`, `write_json`).
-"""
+"""`python -m n2o_core needle`: the paraphrase needle-in-a-haystack experiment (N2O section 8, Table 3)."""
 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
-from n2o_core.corpora.specs import DEFAULT_CORPUS
+from n2o_core.cli.common import (
+    add_cache_dir_arg,
+    add_corpus_args,
+    add_embedder_args,
+    add_json_arg,
+    add_pair_options,
+    check_embedders,
+    check_max_sentences,
+    named_files,
+    open_workspace,
+    pair_columns,
+    write_json,
+)
 from n2o_core.errors import N2OError
-from n2o_core.storage.fileio import atomic_write_text
 
 PAIRS_HELP = (
     "FILE (.tsv/.csv/.jsonl/.parquet with sentence1, sentence2, score; or the STS Benchmark's headerless sts-*.csv), "
     "heros:FILE, hf:NAME[:CONFIG][@SPLIT], builtin:lee, or synthetic:heros-synonym[:N] / synthetic:heros-typo[:N] "
     "(made from the corpus: NOT human paraphrases)"
 )
-
-
-def add_pair_options(p: argparse.ArgumentParser) -> None:
-    """--sentence1-column, --sentence2-column, --score-column, --genre-column, --scale, --genre."""
-    p.add_argument("--sentence1-column", default=None, metavar="NAME", help="query column (default: sentence1)")
-    p.add_argument("--sentence2-column", default=None, metavar="NAME", help="paraphrase column (default: sentence2)")
-    p.add_argument("--score-column", default=None, metavar="NAME", help="human score column (default: score)")
-    p.add_argument("--genre-column", default=None, metavar="NAME", help="genre column (default: genre, if any)")
-    p.add_argument(
-        "--scale",
-        type=float,
-        default=None,
-        metavar="MAX",
-        help="the source's maximum score (5 for STS-B, 1 for a 0-1 copy); default: 1 if no score exceeds 1, else 5",
-    )
-    p.add_argument(
-        "--genre",
-        action="append",
-        default=[],
-        metavar="G",
-        help="keep only genre G (repeatable; 'news' = main-news; default: all, synonym for a Heros file)",
-    )
-
-
-def pair_columns(args: argparse.Namespace) -> dict[str, str | None]:
-    return {
-        "sentence1": args.sentence1_column,
-        "sentence2": args.sentence2_column,
-        "score": args.score_column,
-        "genre": args.genre_column,
-    }
 
 
 class _Paper:
@@ -71,19 +47,12 @@ def _optional_float(text: str) -> float | None:
         raise argparse.ArgumentTypeError(f"expected a number or 'none' (got {text!r})") from None
 
 
-def write_json(path: str, obj: dict[str, Any]) -> None:
-    """Atomic JSON write; NaN never written (callers convert to null)."""
-    atomic_write_text(path, json.dumps(obj, indent=1, ensure_ascii=False, allow_nan=False))
-
-
 def add_parser(subparsers: Any) -> None:
     """Add the `needle` subcommand."""
     p = subparsers.add_parser(
         "needle", help="paraphrase needle in a haystack: rank of each query's paraphrase in the corpus (Table 3)"
     )
-    p.add_argument("--corpus", default=DEFAULT_CORPUS, help="the haystack: PATH, builtin:NAME or hf:NAME")
-    p.add_argument("--max-sentences", type=int, default=None, help="cap: a fixed, topic-stratified sample")
-    p.add_argument("--text-column", default=None, help="text column of a .csv/.tsv/.jsonl/.parquet corpus")
+    add_corpus_args(p, corpus_help="the haystack: PATH, builtin:NAME or hf:NAME", cache_dir=False, storage=False)
     p.add_argument("--pairs", required=True, metavar="SPEC", help=PAIRS_HELP)
     p.add_argument(
         "--min-score",
@@ -107,10 +76,9 @@ def add_parser(subparsers: Any) -> None:
         help="query: share of the query's words found in the paraphrase (default); jaccard: |A&B|/|A|B|",
     )
     add_pair_options(p)
-    p.add_argument(
-        "--embedder", action="append", default=[], metavar="ID", help="embedder id (repeatable; default: all defaults)"
+    add_embedder_args(
+        p, embedder_help="embedder id (repeatable; default: all defaults)", vectors_help="precomputed corpus vectors"
     )
-    p.add_argument("--vectors", action="append", default=[], metavar="NAME=FILE.npy", help="precomputed corpus vectors")
     p.add_argument(
         "--pair-vectors",
         action="append",
@@ -122,8 +90,8 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--top", type=int, default=3, help="outranking corpus sentences kept per pair (default 3)")
     p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for the MRR 95%% CI")
     p.add_argument("--seed", type=int, default=0, help="corpus sample, synthetic pairs and bootstrap seed")
-    p.add_argument("--cache-dir", default=None, help="cache folder (default: $N2O_CACHE_DIR or ./cache)")
-    p.add_argument("--json", default=None, metavar="OUT", help="write the result JSON here")
+    add_cache_dir_arg(p)
+    add_json_arg(p)
     p.set_defaults(func=run)
 
 
@@ -148,49 +116,28 @@ def _bars() -> Any:
     return progress
 
 
-def _named_files(specs: list[str], flag: str) -> dict[str, str]:
-    out = {}
-    for spec in specs:
-        if "=" not in spec:
-            raise N2OError(f"{flag} expects NAME=FILE.npy (got {spec!r}).")
-        name, path = spec.split("=", 1)
-        out[name] = path
-    return out
-
-
 def run(args: argparse.Namespace) -> int:
-    from n2o_core.corpora import load_corpus
+    """Run the `needle` subcommand."""
     from n2o_core.embedders.precomputed import load_vectors
     from n2o_core.embedders.registry import DEFAULT_EMBEDDER_IDS
     from n2o_core.evaluation.needle import run_needle
     from n2o_core.evaluation.pairs import filter_pairs, load_pairs, paper_defaults
-    from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
-    if args.max_sentences is not None and args.max_sentences < 1:
-        raise N2OError(f"--max-sentences must be positive (got {args.max_sentences}).")
+    check_max_sentences(args)
     if args.top < 0:
         raise N2OError(f"--top must be 0 or more (got {args.top}).")
     if args.n_boot < 1:
         raise N2OError(f"--n-boot must be at least 1 (got {args.n_boot}).")
-    cache = Cache(args.cache_dir)
-    corpus = load_corpus(
-        args.corpus,
-        max_sentences=args.max_sentences,
-        text_column=args.text_column,
-        seed=args.seed,
-        cache_dir=cache.root,
-    )
-    ws = Workspace(corpus, cache=cache)
-    vectors = _named_files(args.vectors, "--vectors")
+    ws = open_workspace(args, seed=args.seed)
+    corpus, cache = ws.corpus, ws.cache
+    vectors = dict(named_files(args.vectors, "--vectors"))
     for name, path in vectors.items():
         ws.add_vectors(name, path)
     ids = list(args.embedder) + [v for v in vectors if v not in args.embedder]
     ids = ids or list(DEFAULT_EMBEDDER_IDS)
-    for eid in ids:
-        if not ws.is_precomputed(eid):
-            ws.info(eid)  # an unknown id fails before the pairs are made
-    pair_vecs = {name: load_vectors(path) for name, path in _named_files(args.pair_vectors, "--pair-vectors").items()}
+    check_embedders(ids, ws)  # an unknown id fails before the pairs are made
+    pair_files = dict(named_files(args.pair_vectors, "--pair-vectors"))
+    pair_vecs = {name: load_vectors(path) for name, path in pair_files.items()}
     pairs = load_pairs(
         args.pairs, columns=pair_columns(args), scale=args.scale, corpus=corpus, cache=cache, seed=args.seed
     )

@@ -8,15 +8,23 @@ Bad input: one line on stderr and exit code 2.
 from __future__ import annotations
 
 import argparse
-import json
-import os
 import sys
-import tempfile
-from pathlib import Path
 from typing import Any
 
+from n2o_core.cli.common import (
+    add_cache_dir_arg,
+    add_corpus_args,
+    add_embedder_args,
+    add_json_arg,
+    add_sample_md_args,
+    check_max_sentences,
+    named_files,
+    open_workspace,
+    write_json,
+)
 from n2o_core.errors import N2OError
 from n2o_core.evaluation.probe.tasks import TASKS
+from n2o_core.storage.fileio import atomic_write_text
 
 UNITS = {"tokenize": "sent", "parse": "sent", "tasks": "task"}
 BAR_DELAY = 0.5  # seconds: a stage that ends sooner (read from the cache, a tiny corpus) shows no bar
@@ -27,18 +35,11 @@ def add_parser(subparsers: Any) -> None:
     p = subparsers.add_parser(
         "probe", help="probing tasks (Conneau et al. 2018) built from the corpus, read out by LR and an MLP"
     )
-    p.add_argument("--corpus", default="builtin:bbc-news", help="PATH, builtin:NAME or hf:NAME (default %(default)s)")
-    p.add_argument("--max-sentences", type=int, default=None, help="cap: a fixed, topic-stratified sample")
-    p.add_argument("--text-column", default=None, help="text column of a .csv/.tsv/.jsonl/.parquet corpus")
-    p.add_argument(
-        "--embedder", action="append", default=[], metavar="ID", help="embedder id (repeatable; default: every default)"
-    )
-    p.add_argument(
-        "--vectors",
-        action="append",
-        default=[],
-        metavar="NAME=FILE.npy",
-        help="precomputed vectors, one row per corpus sentence (only tasks without generated sentences)",
+    add_corpus_args(p, cache_dir=False, storage=False)
+    add_embedder_args(
+        p,
+        embedder_help="embedder id (repeatable; default: every default)",
+        vectors_help="precomputed vectors, one row per corpus sentence (only tasks without generated sentences)",
     )
     p.add_argument("--tasks", default="all", help=f"all, or a comma-separated subset of {','.join(TASKS)}")
     p.add_argument("--classifier", default="lr,mlp", help="lr, mlp or lr,mlp (default %(default)s)")
@@ -49,12 +50,9 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--batch-size", type=int, default=256, help="spaCy nlp.pipe batch size (default %(default)s)")
     p.add_argument("--n-process", type=int, default=1, help="spaCy parsing processes (default %(default)s)")
     p.add_argument("--examples", type=int, default=3, metavar="N", help="test items per class shown and written")
-    p.add_argument("--json", default=None, metavar="OUT", help="write the result JSON here")
-    p.add_argument(
-        "--sample-md", default=None, metavar="OUT.md", help="write a Markdown sample of every task for reading by hand"
-    )
-    p.add_argument("--sample-n", type=int, default=30, help="items per task in --sample-md (default %(default)s)")
-    p.add_argument("--cache-dir", default=None, help="cache folder (default: $N2O_CACHE_DIR or ./cache)")
+    add_json_arg(p)
+    add_sample_md_args(p, of="every task", per="items per task")
+    add_cache_dir_arg(p)
     p.set_defaults(func=run)
 
 
@@ -86,48 +84,24 @@ class _Bars:
             bar.close()
 
 
-def _write(path: str, text: str) -> None:
-    out = Path(path)
-    out.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(dir=out.parent, prefix=out.name, suffix=".tmp")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.chmod(tmp, 0o644)
-        os.replace(tmp, out)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
-
-
-def _run(args: argparse.Namespace) -> int:
-    from n2o_core.corpora import load_corpus
+def run(args: argparse.Namespace) -> int:
+    """Run the `probe` subcommand."""
     from n2o_core.embedders.registry import DEFAULT_EMBEDDER_IDS
     from n2o_core.evaluation.probe.build import parse_tasks
     from n2o_core.evaluation.probe.report import format_table, sample_markdown
     from n2o_core.evaluation.probe.run import run_probe
-    from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     tasks = parse_tasks(args.tasks)  # bad input fails before anything loads
     if args.per_class <= 0:
         raise N2OError(f"--per-class must be a positive number of items per class (got {args.per_class}).")
-    if args.max_sentences is not None and args.max_sentences <= 0:
-        raise N2OError(f"--max-sentences must be positive (got {args.max_sentences}).")
+    check_max_sentences(args)
     if args.n_process <= 0 or args.batch_size <= 0:
         raise N2OError("--n-process and --batch-size must be positive.")
     classifiers = [c for c in args.classifier.split(",") if c.strip()]
-    cache = Cache(args.cache_dir)
-    corpus = load_corpus(
-        args.corpus, max_sentences=args.max_sentences, text_column=args.text_column, cache_dir=cache.root
-    )
-    ws = Workspace(corpus, cache=cache)
+    ws = open_workspace(args)
+    corpus = ws.corpus
     ids = list(args.embedder)
-    for spec in args.vectors:
-        if "=" not in spec:
-            raise N2OError(f"--vectors expects NAME=FILE.npy (got {spec!r}).")
-        name, path = spec.split("=", 1)
+    for name, path in named_files(args.vectors, "--vectors"):
         ws.add_vectors(name, path)
         ids.append(name)
     if not ids:
@@ -165,17 +139,8 @@ def _run(args: argparse.Namespace) -> int:
         print(f"not run: {k}: {v}", file=sys.stderr)
     print(f"\ntotal {res.meta['seconds']} s (tasks {res.meta['tasks_seconds']} s)")
     if args.json:
-        _write(args.json, json.dumps(res.to_json(args.examples), indent=1, ensure_ascii=False))
+        write_json(args.json, res.to_json(args.examples), allow_nan=True)
     if args.sample_md:
         title = f"Probing tasks from {corpus.name}"
-        _write(args.sample_md, sample_markdown(res.data, args.sample_n, args.seed, title=title))
+        atomic_write_text(args.sample_md, sample_markdown(res.data, args.sample_n, args.seed, title=title))
     return 0
-
-
-def run(args: argparse.Namespace) -> int:
-    """Run the `probe` subcommand; user errors print one line to stderr and return 2."""
-    try:
-        return _run(args)
-    except N2OError as exc:
-        print(f"error: {exc}", file=sys.stderr)
-        return 2

@@ -11,7 +11,15 @@ import argparse
 import sys
 from typing import Any
 
-from n2o_core.cli.needle import add_pair_options, pair_columns, write_json
+from n2o_core.cli.common import (
+    add_cache_dir_arg,
+    add_embedder_args,
+    add_json_arg,
+    add_pair_options,
+    check_max_sentences,
+    pair_columns,
+    write_json,
+)
 from n2o_core.errors import N2OError
 
 
@@ -28,9 +36,7 @@ def add_parser(subparsers: Any) -> None:
         "heros:FILE is unscored and refused, hf:NAME[:CONFIG][@SPLIT]",
     )
     add_pair_options(p)
-    p.add_argument(
-        "--embedder", action="append", default=[], metavar="ID", help="embedder id (repeatable; default: all defaults)"
-    )
+    add_embedder_args(p, embedder_help="embedder id (repeatable; default: all defaults)", vectors_help=None)
     p.add_argument(
         "--corpus",
         default=None,
@@ -40,12 +46,13 @@ def add_parser(subparsers: Any) -> None:
     )
     p.add_argument("--max-sentences", type=int, default=None, help="cap the --corpus to a fixed sample")
     p.add_argument("--text-column", default=None, help="text column of a table --corpus")
-    p.add_argument("--cache-dir", default=None, help="cache folder (default: $N2O_CACHE_DIR or ./cache)")
-    p.add_argument("--json", default=None, metavar="OUT", help="write the result JSON here")
+    add_cache_dir_arg(p)
+    add_json_arg(p)
     p.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    """Run the `sts` subcommand."""
     from tqdm.auto import tqdm
 
     from n2o_core.corpora import from_texts, load_corpus
@@ -57,8 +64,7 @@ def run(args: argparse.Namespace) -> int:
 
     if args.pairs.strip().startswith("synthetic"):
         raise N2OError("Synthetic pairs carry no human scores; sts needs a scored pair file or builtin:lee.")
-    if args.max_sentences is not None and args.max_sentences < 1:
-        raise N2OError(f"--max-sentences must be positive (got {args.max_sentences}).")
+    check_max_sentences(args)
     cache = Cache(args.cache_dir)
     pairs = load_pairs(args.pairs, columns=pair_columns(args), scale=args.scale, cache=cache)
     if not pairs.source.scored:

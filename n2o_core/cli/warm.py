@@ -27,9 +27,14 @@ import subprocess
 import sys
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from n2o_core.cli.common import CACHE_DIR_HELP, CORPUS_HELP, ProgressBars, check_max_sentences
 from n2o_core.errors import N2OError
+
+if TYPE_CHECKING:
+    from n2o_core.storage.cache import Cache
+    from n2o_core.workspace import Workspace
 
 __all__ = ["add_parser", "first_page", "run"]
 
@@ -46,7 +51,7 @@ def add_parser(subparsers: Any) -> None:
         "does for these settings, so a fresh server shows it without embedding anything; then print what was "
         "filled and how long the first page will take.",
     )
-    p.add_argument("--corpus", default=d.corpus, help="PATH, builtin:NAME or hf:NAME (default %(default)s)")
+    p.add_argument("--corpus", default=d.corpus, help=CORPUS_HELP)
     p.add_argument(
         "--max-sentences", type=int, default=d.max_sentences, help="the app's sample cap (default %(default)s)"
     )
@@ -72,12 +77,12 @@ def add_parser(subparsers: Any) -> None:
         default=HEROS_AVERAGING_DEFAULT,
         help="averaged word vectors on the HEROS page (default %(default)s, as the page)",
     )
-    p.add_argument("--cache-dir", default=None, help="cache folder (default: $N2O_CACHE_DIR or ./cache)")
+    p.add_argument("--cache-dir", default=None, help=CACHE_DIR_HELP)
     p.add_argument("--no-check", action="store_true", help="skip the first-page timing in a new process")
     p.set_defaults(func=run)
 
 
-def _entries(cache) -> dict[str, int]:
+def _entries(cache: Cache) -> dict[str, int]:
     """Cache entries (relative path -> bytes) from the manifest."""
     return {rel: int(e.get("bytes") or 0) for rel, e in (cache.manifest().get("entries") or {}).items()}
 
@@ -87,7 +92,7 @@ def _mb(n: int) -> str:
 
 
 def run(args: argparse.Namespace) -> int:
-    from n2o_core.cli.main import _Bars
+    """Run the `warm` subcommand."""
     from n2o_core.corpora import load_corpus
     from n2o_core.limits import check_corpus_size, k_max_for
     from n2o_core.pipeline import plan_queries, prepare_embedder, search_every_sentence
@@ -96,8 +101,7 @@ def run(args: argparse.Namespace) -> int:
     from n2o_core.workspace import Workspace
 
     ids = list(dict.fromkeys(args.embedder)) or list(env_defaults().embedders or DEFAULT_EMBEDDERS)
-    if args.max_sentences is not None and args.max_sentences < 1:
-        raise N2OError(f"--max-sentences must be positive (got {args.max_sentences}).")
+    check_max_sentences(args)
     if args.queries < 1 or args.samples < 1:
         raise N2OError("--queries and --samples must be at least 1.")
     cache = Cache(args.cache_dir)
@@ -117,7 +121,7 @@ def run(args: argparse.Namespace) -> int:
         f"(pool {len(plan.pool):,}), k_max {k_max}; {'approximate' if args.approx else 'exact'} search"
         f"{', z-normalized' if args.znorm else ''}; cache {cache.root}"
     )
-    bars = _Bars()
+    bars = ProgressBars()
     failed: dict[str, str] = {}
     for eid in ids:
         t0 = time.perf_counter()
@@ -146,7 +150,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _heros(ws, ids: list[str], args: argparse.Namespace, failed: dict[str, str]) -> None:
+def _heros(ws: Workspace, ids: list[str], args: argparse.Namespace, failed: dict[str, str]) -> None:
     from n2o_core.embedders.infos import with_stop_words_dropped
     from n2o_core.evaluation.heros.run import make_pairs, score_embedder
 
@@ -187,7 +191,9 @@ def _check_line(r: dict[str, Any]) -> str:
     )
 
 
-def first_page_in_new_process(args: argparse.Namespace, ids: Sequence[str], cache_root) -> dict[str, Any]:
+def first_page_in_new_process(
+    args: argparse.Namespace, ids: Sequence[str], cache_root: str | os.PathLike[str]
+) -> dict[str, Any]:
     """Run `first_page` in a fresh interpreter (as a fresh server would) and return its report plus the wall time
     of the whole process."""
     job = {
@@ -229,9 +235,8 @@ def first_page(job: dict[str, Any]) -> dict[str, Any]:
     from unittest import mock  # noqa: PLC0415 - here, not at every command's start (it imports asyncio)
 
     t0 = time.perf_counter()
-    import n2o_core.analyses.compare as _compare  # noqa: F401 - imported as the app imports it
+    import n2o_core.analyses.compare as compare_mod  # imported as the app imports it
     import n2o_core.workspace as wsmod
-    from n2o_core.analyses.compare import comparison
     from n2o_core.corpora import load_corpus
     from n2o_core.limits import k_max_for
     from n2o_core.pipeline import Prepared, plan_queries, prepare_embedder
@@ -240,15 +245,15 @@ def first_page(job: dict[str, Any]) -> dict[str, Any]:
     t1 = time.perf_counter()
     computed: list[str] = []
 
-    def no_encode(self, eid, progress):  # type: ignore[no-untyped-def]
+    def no_encode(self: object, eid: str, progress: object) -> None:
         computed.append(f"embeddings of {eid}")
         raise N2OError(f"{eid} is not in the cache")
 
-    def no_search(*a, **kw):  # type: ignore[no-untyped-def]
+    def no_search(*a: object, **kw: object) -> None:
         computed.append("a neighbor search")
         raise N2OError("neighbors are not in the cache")
 
-    patches = [
+    patches: list[Any] = [
         mock.patch.object(wsmod.Workspace, "_encode", no_encode),
         mock.patch.object(wsmod, "exact_knn", no_search),
         mock.patch.object(wsmod, "approx_knn", no_search),
@@ -277,7 +282,7 @@ def first_page(job: dict[str, Any]) -> dict[str, Any]:
             except N2OError:
                 pass
         if len(prepared.neighbors) >= 2:
-            comparison(prepared, min(10, prepared.k_max))
+            compare_mod.comparison(prepared, min(10, prepared.k_max))
     t3 = time.perf_counter()
     return {"import_s": t1 - t0, "corpus_s": t2 - t1, "arrays_s": t3 - t2, "computed": sorted(set(computed))}
 

@@ -245,14 +245,13 @@ def test_disk_full_through_the_cli_is_one_error_line(tmp_path, monkeypatch, caps
 
 def test_cli_json_output_on_a_full_disk_is_one_error_line(tmp_path, monkeypatch, capsys):
     """An OSError outside the cache (the --json file) is one line too, not a traceback."""
-    from n2o_core.cli import main as cli
+    import n2o_core.cli.common as cli_common
+    from n2o_core.cli.main import main
 
     corpus = write_corpus(tmp_path / "c.txt", 40)
-    monkeypatch.setattr(cli, "atomic_write_text", lambda *a, **k: _enospc())
-    rc = cli.main(
-        ["neighbors", "--corpus", str(corpus), "--embedder", "tfidf", "--query", "0", "--k", "3"]
-        + ["--cache-dir", str(tmp_path / "cache"), "--json", str(tmp_path / "out.json")]
-    )
+    monkeypatch.setattr(cli_common, "atomic_write_text", lambda *a, **k: _enospc())
+    argv = ["neighbors", "--corpus", str(corpus), "--embedder", "tfidf", "--query", "0", "--k", "3"]
+    rc = main([*argv, "--cache-dir", str(tmp_path / "cache"), "--json", str(tmp_path / "out.json")])
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and err == ["error: No space left on device."]
 

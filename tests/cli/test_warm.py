@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-sys.path.insert(0, str(Path(__file__).parent))
+sys.path.insert(0, str(Path(__file__).parents[1]))
 from synthetic_text import write_corpus  # noqa: E402
 
 from n2o_core.cli.main import main  # noqa: E402
