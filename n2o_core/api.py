@@ -16,7 +16,7 @@ uses (the cache folder: `cache_dir`, else `$N2O_CACHE_DIR`, else `./cache`), and
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from n2o_core.embedders.base import EmbedderInfo
     from n2o_core.evaluation.heros.run import HerosResult
     from n2o_core.evaluation.needle import NeedleResult
+    from n2o_core.evaluation.needle import StageProgress as NeedleProgress
     from n2o_core.evaluation.probe.run import ProbeResult
     from n2o_core.evaluation.sts import STSResult
     from n2o_core.pipeline import StageProgress
@@ -80,7 +81,7 @@ def load_corpus(
 
 
 def workspace(
-    corpus: CorpusLike,
+    corpus: CorpusLike | Workspace,
     embedders: EmbeddersLike = (),
     *,
     max_sentences: int | None = None,
@@ -89,15 +90,19 @@ def workspace(
     cache_dir: str | None = None,
 ) -> tuple[Workspace, list[str]]:
     """The corpus's workspace (cached embeddings and neighbors) with the given vectors registered, and the
-    embedder ids in the order given; unknown ids raise before any work. Every other function starts here."""
+    embedder ids in the order given; unknown ids raise before any work. Every other function starts here, and
+    each takes a Workspace in place of a corpus too (then `max_sentences` and `cache_dir` are its own)."""
     from n2o_core.storage.cache import Cache
     from n2o_core.workspace import Workspace
 
-    cache = Cache(cache_dir)
-    corp = load_corpus(
-        corpus, max_sentences=max_sentences, text_column=text_column, seed=seed, cache_dir=str(cache.root)
-    )
-    ws = Workspace(corp, cache=cache)
+    if isinstance(corpus, Workspace):  # a front end's own workspace (the CLI's: its cache, dtype, scheduler)
+        ws, cache = corpus, corpus.cache
+    else:
+        cache = Cache(cache_dir)
+        corp = load_corpus(
+            corpus, max_sentences=max_sentences, text_column=text_column, seed=seed, cache_dir=str(cache.root)
+        )
+        ws = Workspace(corp, cache=cache)
     ids: list[str] = []
     for name, vectors in _embedder_items(embedders):
         if vectors is not None:
@@ -145,7 +150,7 @@ def _default_ids(ids: list[str]) -> list[str]:
 
 
 def compare(
-    corpus: CorpusLike,
+    corpus: CorpusLike | Workspace,
     embedders: EmbeddersLike,
     *,
     k: int = 50,
@@ -188,7 +193,7 @@ def compare(
 
 
 def agreement(
-    corpus: CorpusLike,
+    corpus: CorpusLike | Workspace,
     embedders: EmbeddersLike,
     *,
     k: int = 10,
@@ -207,36 +212,53 @@ def agreement(
 
 
 def needle(
-    corpus: CorpusLike,
+    corpus: CorpusLike | Workspace,
     embedders: EmbeddersLike = (),
     pairs: str = "builtin:lee",
     *,
+    columns: dict[str, str | None] | None = None,
+    scale: float | None = None,
     min_score: float | str | None = "paper",
     max_overlap: float | str | None = "paper",
     genres: Sequence[str] = (),
+    overlap_measure: str = "query",
+    pair_vectors: Mapping[str, np.ndarray] | None = None,
     znorm: bool = False,
     top: int = 3,
     n_boot: int = 1000,
     seed: int = 0,
     max_sentences: int | None = None,
     cache_dir: str | None = None,
+    progress: NeedleProgress | None = None,
 ) -> NeedleResult:
     """The paraphrase needle (N2O §8): each pair's paraphrase hidden in the corpus, ranked among the corpus by
     cosine to its query; MRR with a bootstrap CI, top-1, top-5. `min_score`/`max_overlap` default to the paper's
-    filters for the pair source ("paper"; None switches a filter off). Embedders default to the defaults."""
+    filters for the pair source ("paper"; None switches a filter off). Embedders default to the defaults; a
+    precomputed-vector embedder needs its pairs' rows in `pair_vectors[name]` (sentence1 block first)."""
     from n2o_core.evaluation.needle import run_needle
     from n2o_core.evaluation.pairs import filter_pairs, load_pairs, paper_defaults
 
+    if top < 0:
+        raise N2OError(f"top must be 0 or more (got {top}).")
+    if n_boot < 1:
+        raise N2OError(f"n_boot must be at least 1 (got {n_boot}).")
     ws, ids = workspace(corpus, embedders, max_sentences=max_sentences, seed=seed, cache_dir=cache_dir)
-    loaded = load_pairs(pairs, corpus=ws.corpus, cache=ws.cache, seed=seed)
+    ids = _default_ids(ids)
+    for eid in ids:
+        if not ws.is_precomputed(eid):
+            ws.info(eid)  # an unknown id fails before the pairs are made
+    loaded = load_pairs(pairs, columns=columns, scale=scale, corpus=ws.corpus, cache=ws.cache, seed=seed)
     paper = paper_defaults(loaded.source)
     fp = filter_pairs(
         loaded,
         min_score=paper["min_score"] if isinstance(min_score, str) else min_score,
         max_overlap=paper["max_overlap"] if isinstance(max_overlap, str) else max_overlap,
         genres=list(genres) or paper["genres"],
+        measure=overlap_measure,
     )
-    return run_needle(ws, fp, _default_ids(ids), znorm=znorm, top=top, n_boot=n_boot, seed=seed)
+    return run_needle(
+        ws, fp, ids, znorm=znorm, top=top, n_boot=n_boot, seed=seed, pair_vectors=pair_vectors, progress=progress
+    )
 
 
 def sts(
@@ -244,8 +266,13 @@ def sts(
     embedders: Sequence[str] = (),
     *,
     corpus: CorpusLike | None = None,
+    columns: dict[str, str | None] | None = None,
+    scale: float | None = None,
     genres: Sequence[str] = (),
+    max_sentences: int | None = None,
+    text_column: str | None = None,
     cache_dir: str | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
 ) -> STSResult:
     """Cosine against human similarity scores, Pearson and Spearman, raw and z-normalized (Eger et al.,
     Pitfalls), with each embedder's dimension and rank under every scoring. Corpus-trained embedders are fit on
@@ -258,27 +285,30 @@ def sts(
 
     if pairs.strip().startswith("synthetic"):
         raise N2OError("Synthetic pairs carry no human scores; sts needs a scored pair file or builtin:lee.")
+    if max_sentences is not None and max_sentences < 1:
+        raise N2OError(f"max_sentences must be positive (got {max_sentences}).")
     cache = Cache(cache_dir)
-    loaded = load_pairs(pairs, cache=cache)
+    loaded = load_pairs(pairs, columns=columns, scale=scale, cache=cache)
     if not loaded.source.scored:
         raise N2OError(f"The pairs from '{loaded.source.spec}' have no human scores to correlate with.")
     if genres:
         loaded = filter_pairs(loaded, min_score=None, max_overlap=None, genres=list(genres)).pairs
+    root = str(cache.root)
     if corpus is not None:
-        fit = load_corpus(corpus, cache_dir=str(cache.root))
+        fit = load_corpus(corpus, max_sentences=max_sentences, text_column=text_column, cache_dir=root)
     elif loaded.source.kind == "lee":
-        fit = load_corpus("builtin:lee-news", cache_dir=str(cache.root))
+        fit = load_corpus("builtin:lee-news", cache_dir=root)
     else:
         fit = from_texts(loaded.queries + loaded.paraphrases, name=f"pair sentences of {loaded.source.spec}")
     ws = Workspace(fit, cache=cache)
     ids = _default_ids(list(embedders))
     for eid in ids:
         ws.info(eid)  # an unknown id fails before any work
-    return run_sts(ws, loaded, ids)
+    return run_sts(ws, loaded, ids, progress=progress)
 
 
 def heros(
-    corpus: CorpusLike,
+    corpus: CorpusLike | Workspace,
     embedders: EmbeddersLike = (),
     *,
     n_pairs: int = 500,
@@ -300,7 +330,7 @@ def heros(
 
 
 def probe(
-    corpus: CorpusLike,
+    corpus: CorpusLike | Workspace,
     embedders: EmbeddersLike = (),
     *,
     tasks: str | Sequence[str] = "all",

@@ -12,7 +12,6 @@ from n2o_core.cli.common import (
     add_embedder_args,
     add_json_arg,
     add_pair_options,
-    check_embedders,
     check_max_sentences,
     named_files,
     open_workspace,
@@ -118,10 +117,8 @@ def _bars() -> Any:
 
 def run(args: argparse.Namespace) -> int:
     """Run the `needle` subcommand."""
+    from n2o_core.api import needle
     from n2o_core.embedders.precomputed import load_vectors
-    from n2o_core.embedders.registry import DEFAULT_EMBEDDER_IDS
-    from n2o_core.evaluation.needle import run_needle
-    from n2o_core.evaluation.pairs import filter_pairs, load_pairs, paper_defaults
 
     check_max_sentences(args)
     if args.top < 0:
@@ -129,40 +126,32 @@ def run(args: argparse.Namespace) -> int:
     if args.n_boot < 1:
         raise N2OError(f"--n-boot must be at least 1 (got {args.n_boot}).")
     ws = open_workspace(args, seed=args.seed)
-    corpus, cache = ws.corpus, ws.cache
+    corpus = ws.corpus
     vectors = dict(named_files(args.vectors, "--vectors"))
     for name, path in vectors.items():
         ws.add_vectors(name, path)
     ids = list(args.embedder) + [v for v in vectors if v not in args.embedder]
-    ids = ids or list(DEFAULT_EMBEDDER_IDS)
-    check_embedders(ids, ws)  # an unknown id fails before the pairs are made
     pair_files = dict(named_files(args.pair_vectors, "--pair-vectors"))
-    pair_vecs = {name: load_vectors(path) for name, path in pair_files.items()}
-    pairs = load_pairs(
-        args.pairs, columns=pair_columns(args), scale=args.scale, corpus=corpus, cache=cache, seed=args.seed
-    )
-    paper = paper_defaults(pairs.source)
-    min_score = paper["min_score"] if args.min_score is PAPER else args.min_score
-    max_overlap = paper["max_overlap"] if args.max_overlap is PAPER else args.max_overlap
-    fp = filter_pairs(
-        pairs,
-        min_score=min_score,
-        max_overlap=max_overlap,
-        genres=args.genre or paper["genres"],
-        measure=args.overlap_measure,
-    )
     progress = _bars()
-    res = run_needle(
+    res = needle(
         ws,
-        fp,
         ids,
+        args.pairs,
+        columns=pair_columns(args),
+        scale=args.scale,
+        min_score="paper" if args.min_score is PAPER else args.min_score,
+        max_overlap="paper" if args.max_overlap is PAPER else args.max_overlap,
+        genres=args.genre or (),
+        overlap_measure=args.overlap_measure,
+        pair_vectors={name: load_vectors(path) for name, path in pair_files.items()},
         znorm=args.znorm,
         top=args.top,
         n_boot=args.n_boot,
         seed=args.seed,
-        pair_vectors=pair_vecs,
         progress=progress,
     )
+    fp = res.pairs
+    pairs = fp.pairs
     for bar in progress.bars.values():
         bar.close()
     src = pairs.source

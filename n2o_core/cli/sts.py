@@ -20,7 +20,6 @@ from n2o_core.cli.common import (
     pair_columns,
     write_json,
 )
-from n2o_core.errors import N2OError
 
 
 def add_parser(subparsers: Any) -> None:
@@ -55,35 +54,13 @@ def run(args: argparse.Namespace) -> int:
     """Run the `sts` subcommand."""
     from tqdm.auto import tqdm
 
-    from n2o_core.corpora import from_texts, load_corpus
-    from n2o_core.embedders.registry import DEFAULT_EMBEDDER_IDS
-    from n2o_core.evaluation.pairs import filter_pairs, load_pairs
-    from n2o_core.evaluation.sts import SCORINGS, run_sts
-    from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
+    from n2o_core.api import sts
+    from n2o_core.embedders.infos import DEFAULT_EMBEDDER_IDS
+    from n2o_core.evaluation.sts import SCORINGS
 
-    if args.pairs.strip().startswith("synthetic"):
-        raise N2OError("Synthetic pairs carry no human scores; sts needs a scored pair file or builtin:lee.")
     check_max_sentences(args)
-    cache = Cache(args.cache_dir)
-    pairs = load_pairs(args.pairs, columns=pair_columns(args), scale=args.scale, cache=cache)
-    if not pairs.source.scored:
-        raise N2OError(f"The pairs from '{pairs.source.spec}' have no human scores to correlate with.")
-    if args.genre:
-        pairs = filter_pairs(pairs, min_score=None, max_overlap=None, genres=args.genre).pairs
-    if args.corpus:
-        fit = load_corpus(
-            args.corpus, max_sentences=args.max_sentences, text_column=args.text_column, cache_dir=cache.root
-        )
-    elif pairs.source.kind == "lee":
-        fit = load_corpus("builtin:lee-news", cache_dir=cache.root)
-    else:
-        fit = from_texts(pairs.queries + pairs.paraphrases, name=f"pair sentences of {pairs.source.spec}")
-    ws = Workspace(fit, cache=cache)
-    ids = list(args.embedder) or list(DEFAULT_EMBEDDER_IDS)
-    for eid in ids:
-        ws.info(eid)  # an unknown id fails before any work
-    bar = tqdm(total=len(ids), desc="embedders", file=sys.stderr)
+    ids = list(args.embedder)
+    bar = tqdm(total=len(ids or DEFAULT_EMBEDDER_IDS), desc="embedders", file=sys.stderr)
 
     def progress(eid: str, done: int, total: int) -> None:
         bar.set_description(eid or "embedders", refresh=False)
@@ -91,10 +68,22 @@ def run(args: argparse.Namespace) -> int:
         bar.refresh()
 
     try:
-        res = run_sts(ws, pairs, ids, progress=progress)
+        res = sts(
+            args.pairs,
+            ids,
+            corpus=args.corpus or None,
+            columns=pair_columns(args),
+            scale=args.scale,
+            genres=args.genre or (),
+            max_sentences=args.max_sentences,
+            text_column=args.text_column,
+            cache_dir=args.cache_dir,
+            progress=progress,
+        )
     finally:
         bar.close()
-    print(f"pairs: {pairs.source.label}; n = {len(pairs)}; corpus-trained embedders fit on {fit.name}")
+    pairs = res.pairs
+    print(f"pairs: {pairs.source.label}; n = {len(pairs)}; corpus-trained embedders fit on {res.fit_corpus}")
     for note in res.notes:
         print(f"note: {note}")
     table = res.results.merge(res.ranks, on="embedder")
