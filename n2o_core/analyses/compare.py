@@ -13,7 +13,7 @@ import numpy as np
 from n2o_core.analyses.overlap import SampledN2O, chance_level, n2o_matrix, n2o_over_samples, token_overlap_rows
 from n2o_core.limits import effective_k, k_max_for, require_embedders, validate_k
 from n2o_core.pipeline import Prepared, StageProgress, plan_queries, prepare_all
-from n2o_core.search.neighbors import Neighbors
+from n2o_core.search.result import Neighbors
 from n2o_core.workspace import Workspace
 
 
