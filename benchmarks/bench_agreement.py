@@ -103,7 +103,8 @@ def _threshold(rec: Recorder, sizes: list[int], d: int, k: int) -> None:
     """Exact vs approximate all-pairs search on synthetic clustered d-dim vectors, same process, alternating."""
     from _common import clustered_vectors
 
-    from n2o_core.search.neighbors import approx_knn, exact_knn
+    from n2o_core.search.approx import approx_knn
+    from n2o_core.search.exact import exact_knn
 
     approx_knn(clustered_vectors(3000, d, seed=1), 5, np.arange(10))  # pynndescent compiles outside the timing
     for n in sizes:
@@ -150,7 +151,7 @@ def main() -> None:
     from n2o_core.analyses.projection import projection
     from n2o_core.corpora import load_corpus
     from n2o_core.pipeline import every_sentence_neighbors
-    from n2o_core.search.neighbors import exact_knn
+    from n2o_core.search.exact import exact_knn
     from n2o_core.storage.cache import Cache
     from n2o_core.workspace import Workspace
 

@@ -25,13 +25,14 @@ from _common import Recorder, cached_vectors, recall_at_k  # noqa: E402
 
 def worker(data: str, n: int, qfile: str, k: int, out: str) -> None:
     """Child process: build the index over the first n rows and query it."""
-    from n2o_core.search.neighbors import _approx_query, build_index, prepare_rows
+    from n2o_core.search.approx import approx_query, build_index
+    from n2o_core.search.rows import prepare_rows
 
     X = np.load(data, mmap_mode="r")[:n]
     qids = np.load(qfile)
     t0 = time.perf_counter()  # numba compiles pynndescent's kernels once per process: keep that out of build_s
     warm, wz = prepare_rows(X[:3000], None)
-    _approx_query(build_index(warm, k), warm[:10], np.arange(10), k, wz)
+    approx_query(build_index(warm, k), warm[:10], np.arange(10), k, wz)
     t_warm = time.perf_counter() - t0
     t0 = time.perf_counter()
     Xn, zero = prepare_rows(X, None)
@@ -40,7 +41,7 @@ def worker(data: str, n: int, qfile: str, k: int, out: str) -> None:
     index = build_index(Xn, k)
     t_build = time.perf_counter() - t0
     t0 = time.perf_counter()
-    ids, _ = _approx_query(index, Xn[qids], qids, k, zero)
+    ids, _ = approx_query(index, Xn[qids], qids, k, zero)
     t_query = time.perf_counter() - t0
     np.savez(out, ids=ids)
     print(json.dumps({"jit_warmup_s": t_warm, "normalize_s": t_norm, "build_s": t_build, "query_s": t_query}))
@@ -67,7 +68,7 @@ def run_approx(data: Path, n: int, qids: np.ndarray, k: int, timeout: float) -> 
 
 
 def compare_sizes(rec: Recorder, sizes: list[int], dim: int, n_queries: int, k: int, timeout: float) -> None:
-    from n2o_core.search.neighbors import exact_knn
+    from n2o_core.search.exact import exact_knn
 
     data = cached_vectors(max(sizes), dim)
     path = Path(data.filename)

@@ -165,7 +165,7 @@ def stages(corpus: Path, a: Path, b: Path, queries: int, k: int) -> dict[str, fl
     from n2o_core.corpora import load_corpus
     from n2o_core.limits import k_max_for
     from n2o_core.pipeline import plan_queries
-    from n2o_core.search.neighbors import exact_knn
+    from n2o_core.search.exact import exact_knn
     from n2o_core.storage.cache import Cache
     from n2o_core.workspace import Workspace
 
@@ -196,7 +196,8 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=2)
     ap.add_argument("--name", default="compare_precomputed")
     args = ap.parse_args()
-    from n2o_core.search.neighbors import default_block, normalize_rows
+    from n2o_core.search.rows import normalize_rows
+    from n2o_core.search.scan import default_block
 
     rec = Recorder(args.name)
     corpus, fa, fb = corpus_file(args.rows), vectors_file(args.rows, args.dim, 0), vectors_file(args.rows, args.dim, 1)

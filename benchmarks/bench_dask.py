@@ -32,7 +32,7 @@ def main() -> None:
     from distributed import Client, LocalCluster
 
     from n2o_core.search import distributed as dd
-    from n2o_core.search.neighbors import exact_knn
+    from n2o_core.search.exact import exact_knn
 
     rec = Recorder(a.name)
     X = cached_vectors(1_000_000, a.dim)

@@ -77,14 +77,16 @@ def main() -> None:
     ap.add_argument("--no-faiss", action="store_true")
     ap.add_argument("--no-approx", action="store_true")
     ap.add_argument("--approx-timeout", type=float, default=1800)
-    ap.add_argument("--tile-mb", type=int, default=None, help="override neighbors.TILE_BYTES (an A/B of tile sizes)")
+    ap.add_argument("--tile-mb", type=int, default=None, help="override scan.TILE_BYTES (an A/B of tile sizes)")
     ap.add_argument("--name", default="exact_search")
     a = ap.parse_args()
-    from n2o_core.search import neighbors
-    from n2o_core.search.neighbors import default_block, exact_knn, normalize_rows, search_threads
+    from n2o_core.search import scan
+    from n2o_core.search.exact import exact_knn
+    from n2o_core.search.rows import normalize_rows
+    from n2o_core.search.scan import default_block, search_threads
 
     if a.tile_mb:
-        neighbors.TILE_BYTES = a.tile_mb << 20
+        scan.TILE_BYTES = a.tile_mb << 20
 
     rec = Recorder(a.name)
     X = cached_vectors(a.n, a.dim)
@@ -97,11 +99,11 @@ def main() -> None:
 
         index, add_s = faiss_index(X)
         rec.data["faiss"] = {"version": faiss.__version__, "threads": faiss.omp_get_max_threads(), "add_s": add_s}
-    rec.data["tile_bytes"] = neighbors.TILE_BYTES
+    rec.data["tile_bytes"] = scan.TILE_BYTES
     rec.data["search_threads"] = search_threads()
     rec.log(
         f"corpus {a.n} x {a.dim} float32 (memory-mapped .npy), k={a.k}, {search_threads()} search threads, "
-        f"tile {neighbors.TILE_BYTES >> 20} MB; faiss {'off' if index is None else rec.data['faiss']}"
+        f"tile {scan.TILE_BYTES >> 20} MB; faiss {'off' if index is None else rec.data['faiss']}"
     )
     summary = {}
     ids_1000 = qids_1000 = None

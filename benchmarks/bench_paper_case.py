@@ -68,7 +68,9 @@ def main() -> None:
     ap.add_argument("--name", default="paper_case")
     ap.add_argument("--drop-caches", action="store_true", help="empty the page cache before each first search")
     a = ap.parse_args()
-    from n2o_core.search.neighbors import default_block, exact_knn, normalize_rows, search_threads
+    from n2o_core.search.exact import exact_knn
+    from n2o_core.search.rows import normalize_rows
+    from n2o_core.search.scan import default_block, search_threads
 
     rec = Recorder(a.name)
     rec.log("paper: 30-60 s per 100 queries over 8M sentences, 24 Xeon cores (Lin & Smith 2019, footnote 8)")

@@ -23,7 +23,8 @@ import numpy as np
 
 from n2o_core.errors import N2OError
 from n2o_core.limits import validate_k
-from n2o_core.search.neighbors import Neighbors, exact_knn
+from n2o_core.search.exact import exact_knn
+from n2o_core.search.result import Neighbors
 from n2o_core.storage.fileio import hash_key
 
 if TYPE_CHECKING:

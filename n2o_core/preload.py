@@ -83,7 +83,7 @@ def _steps(
     if approx:
 
         def pynndescent() -> None:
-            from n2o_core.search.neighbors import warm_approx
+            from n2o_core.search.approx import warm_approx
 
             warm_approx(block=False).join()  # compiled at the lowest priority; later searches find it done
 

@@ -21,15 +21,10 @@ from n2o_core.embedders.base import Embedder, EmbedderInfo
 from n2o_core.embedders.precomputed import PrecomputedEmbedder
 from n2o_core.errors import EmbedderError, N2OError
 from n2o_core.limits import validate_k
-from n2o_core.search.neighbors import (
-    Neighbors,
-    Standardizer,
-    approx_knn,
-    approx_n_neighbors,
-    build_index,
-    exact_knn,
-    prepare_rows,
-)
+from n2o_core.search.approx import approx_knn, approx_n_neighbors, build_index
+from n2o_core.search.exact import exact_knn
+from n2o_core.search.result import Neighbors
+from n2o_core.search.rows import Standardizer, prepare_rows
 from n2o_core.storage.cache import CACHE_CODE_VERSION, Cache
 from n2o_core.storage.fileio import file_identity, hash_key
 

@@ -15,7 +15,7 @@ from n2o_core.corpora import from_texts, load_corpus
 from n2o_core.errors import N2OError
 from n2o_core.evaluation.needle import TIE_TOL, exclusions, paraphrase_ranks, reciprocal_ranks, run_needle, summarize
 from n2o_core.evaluation.pairs import filter_pairs, load_pairs
-from n2o_core.search.neighbors import Standardizer
+from n2o_core.search.rows import Standardizer
 from n2o_core.storage.cache import Cache
 from n2o_core.workspace import Workspace
 

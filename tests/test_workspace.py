@@ -12,7 +12,8 @@ from n2o_core.analyses.compare import approximation_error, compare
 from n2o_core.corpora import from_texts
 from n2o_core.embedders.base import EmbedderInfo
 from n2o_core.embedders.registry import register_embedder
-from n2o_core.search.neighbors import Neighbors, exact_knn, recall_of, row_inverse_norms
+from n2o_core.search.exact import exact_knn, row_inverse_norms
+from n2o_core.search.result import Neighbors, recall_of
 from n2o_core.storage.cache import Cache
 from n2o_core.workspace import Workspace
 

@@ -39,7 +39,7 @@ from n2o_core.corpora import Corpus
 from n2o_core.errors import N2OError
 from n2o_core.figures import maps as figures_maps
 from n2o_core.limits import MIN_EMBEDDERS, check_corpus_size, k_max_for
-from n2o_core.search.neighbors import Neighbors
+from n2o_core.search.result import Neighbors
 from n2o_core.settings import Settings
 from n2o_core.workspace import Workspace
 

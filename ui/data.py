@@ -30,7 +30,7 @@ from n2o_core.embedders.base import EmbedderInfo
 from n2o_core.errors import N2OError
 from n2o_core.limits import K_MAX, check_corpus_size, effective_k, k_max_for
 from n2o_core.runtime import notices
-from n2o_core.search.neighbors import Neighbors
+from n2o_core.search.result import Neighbors
 from n2o_core.settings import Settings
 from n2o_core.storage.cache import Cache
 from n2o_core.workspace import Workspace

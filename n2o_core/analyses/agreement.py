@@ -1,7 +1,7 @@
 """Where two embedders disagree: N2O per sentence, every corpus sentence a query.
 
 Per-sentence N2O of sentence q between embedders A and B = |NN_A(q) ∩ NN_B(q)| / k, with the neighbor
-conventions of `n2o_core.search.neighbors` (cosine, the query excluded by index, ties by lower id, a zero-vector query
+conventions of `n2o_core.search.exact` (cosine, the query excluded by index, ties by lower id, a zero-vector query
 has no neighbors and overlaps with nothing). Its mean over all N sentences is exactly N2O(A, B) of Lin & Smith
 (2019) with the whole corpus as the query set: `compare(ws, [A, B], k, n_queries=N, n_samples=1)` gives the same
 number (tested), and the two share the cached neighbor arrays (same query set, same k).
@@ -31,7 +31,7 @@ from n2o_core.analyses.overlap import chance_level, overlap_counts
 from n2o_core.corpora import Corpus
 from n2o_core.errors import N2OError
 from n2o_core.pipeline import StageProgress, default_approx, every_sentence_neighbors
-from n2o_core.search.neighbors import NO_NEIGHBOR, Neighbors
+from n2o_core.search.result import NO_NEIGHBOR, Neighbors
 from n2o_core.text import tokenize
 from n2o_core.workspace import Workspace
 

@@ -40,7 +40,8 @@ from n2o_core.analyses.agreement import DEFAULT_K
 from n2o_core.errors import N2OError
 from n2o_core.pipeline import StageProgress, default_approx, every_sentence_neighbors
 from n2o_core.runtime.import_lock import heavy_imports
-from n2o_core.search.neighbors import NO_NEIGHBOR, Standardizer, normalize_rows
+from n2o_core.search.result import NO_NEIGHBOR
+from n2o_core.search.rows import Standardizer, normalize_rows
 from n2o_core.storage.cache import hash_key
 from n2o_core.workspace import Workspace
 

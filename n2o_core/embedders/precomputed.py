@@ -53,7 +53,7 @@ def load_vectors_with_norms(path: str | os.PathLike) -> tuple[np.ndarray, np.nda
         raise EmbedderError(f"{p.name} must hold numbers; its dtype is {arr.dtype}.")
     row_inv = None
     if arr.dtype == np.float32 and arr.flags.c_contiguous:
-        from n2o_core.search.neighbors import row_inverse_norms
+        from n2o_core.search.exact import row_inverse_norms
 
         row_inv, finite = row_inverse_norms(arr)
         bad = np.zeros(0, np.int64) if finite else nonfinite_rows(arr)

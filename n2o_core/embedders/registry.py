@@ -14,7 +14,7 @@ Every failure to load raises EmbedderError with one sentence. Heavy libraries (t
 onnxruntime) are imported inside the backends, so importing this module is cheap.
 
 Zero vectors: a sentence with nothing to embed (tf-idf, averaged word vectors or model2vec with no known token;
-an all-zero row of precomputed vectors) is an all-zero row, never NaN. `search.neighbors` gives it no direction:
+an all-zero row of precomputed vectors) is an all-zero row, never NaN. `search.exact` gives it no direction:
 as a candidate it is ranked after every real candidate, even one with negative cosine (used only when fewer than k
 real ones remain, reported with cosine 0), so it never becomes everyone's neighbor; as a query it has no neighbors
 (its row is all NO_NEIGHBOR), so it overlaps with nothing.

@@ -15,7 +15,7 @@ calling `get_mean_vector`.
 
 Zero vectors: a sentence with no usable token (empty, punctuation only, or only unknown words for word-level
 vectors) is an all-zero row, never NaN; this module only guarantees the exact zeros. How the neighbor search
-ranks them (after every real candidate; no neighbors as a query) is in `registry` and `n2o_core.search.neighbors`.
+ranks them (after every real candidate; no neighbors as a query) is in `registry` and `n2o_core.search.exact`.
 """
 
 from __future__ import annotations

@@ -41,7 +41,7 @@ import scipy.sparse as sp
 from n2o_core.errors import EmbedderError, N2OError
 from n2o_core.evaluation.heros.score import bootstrap_ci
 from n2o_core.evaluation.pairs import FilteredPairs
-from n2o_core.search.neighbors import Standardizer, ZNormRows, prepare_rows
+from n2o_core.search.rows import Standardizer, ZNormRows, prepare_rows
 
 TIE_TOL = 1e-6
 RESULT_COLUMNS = ["embedder", "mrr", "mrr_ci_low", "mrr_ci_high", "top1", "top5", "n", "unrankable", "tied_pairs"]

@@ -13,13 +13,16 @@ search's worker threads run them side by side (no numba thread pool is started).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import Any
+
 import numba
 import numpy as np
 from llvmlite import ir
 from numba import types
 from numba.extending import intrinsic, overload
 
-ZERO_SCORE = -3.0  # must equal neighbors._ZERO_SCORE: below any cosine, zero rows rank last
+ZERO_SCORE = -3.0  # must equal scan.ZERO_SCORE: below any cosine, zero rows rank last
 _LOW, _HIGH = 1e-30, 1e30  # float32 sums of squares inside this range are trusted
 # status of a prep kernel: bit flags, or NOT_FINITE
 OK, RESCALE, HAS_ZERO, NOT_FINITE = 0, 1, 2, -1
@@ -42,18 +45,18 @@ def half_native() -> bool:
 
 
 @intrinsic
-def _half_to_float(typingctx, bits):  # pragma: no cover - compiled
+def _half_to_float(typingctx: Any, bits: Any) -> tuple[Any, Callable[..., Any]]:  # pragma: no cover - compiled
     """float16 bits (uint16) -> float32: LLVM's fpext, one F16C instruction per 8 values where the CPU has it."""
     sig = types.float32(types.uint16)
 
-    def codegen(context, builder, signature, args):
+    def codegen(context: Any, builder: Any, signature: Any, args: Any) -> Any:
         return builder.fpext(builder.bitcast(args[0], ir.HalfType()), ir.FloatType())
 
     return sig, codegen
 
 
 @numba.njit(cache=True, nogil=True)
-def _scale_row(ss32, row, r, inv):  # pragma: no cover - compiled
+def _scale_row(ss32: np.float32, row: np.ndarray, r: int, inv: np.ndarray) -> int:  # pragma: no cover - compiled
     """Inverse norm of row r from its float32 sum of squares (re-summed in float64 when needed); the status."""
     if ss32 > _LOW and ss32 < _HIGH:
         inv[r] = np.float32(1.0 / np.sqrt(np.float64(ss32)))
@@ -71,7 +74,7 @@ def _scale_row(ss32, row, r, inv):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True, fastmath=_SUM)
-def _sumsq(row):  # pragma: no cover - compiled
+def _sumsq(row: np.ndarray) -> np.float32:  # pragma: no cover - compiled
     s = np.float32(0.0)
     for j in range(row.shape[0]):
         s += row[j] * row[j]
@@ -79,7 +82,7 @@ def _sumsq(row):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def prep_f32(X, inv):  # pragma: no cover - compiled
+def prep_f32(X: np.ndarray, inv: np.ndarray) -> int:  # pragma: no cover - compiled
     """Inverse norms of float32 rows X (0 for a zero row); returns NOT_FINITE or the flags RESCALE | HAS_ZERO."""
     status = OK
     for r in range(X.shape[0]):
@@ -91,7 +94,7 @@ def prep_f32(X, inv):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True, fastmath=_SUM)
-def _half_row(h, out):  # pragma: no cover - compiled
+def _half_row(h: np.ndarray, out: np.ndarray) -> np.float32:  # pragma: no cover - compiled
     s = np.float32(0.0)
     for j in range(h.shape[0]):
         v = _half_to_float(h[j])  # type: ignore[call-arg,var-annotated]  # numba intrinsic: typed at compile time
@@ -101,7 +104,7 @@ def _half_row(h, out):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def prep_f16(H, out, inv):  # pragma: no cover - compiled
+def prep_f16(H: np.ndarray, out: np.ndarray, inv: np.ndarray) -> int:  # pragma: no cover - compiled
     """float16 rows (given as their uint16 bits) to float32 `out` (exact), then as `prep_f32`."""
     status = OK
     for r in range(H.shape[0]):
@@ -113,7 +116,7 @@ def prep_f16(H, out, inv):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True, fastmath=_SUM)
-def _std_row(x, mean, scale):  # pragma: no cover - compiled
+def _std_row(x: np.ndarray, mean: np.ndarray, scale: np.ndarray) -> np.float32:  # pragma: no cover - compiled
     nz = False
     for j in range(x.shape[0]):
         nz |= x[j] != 0
@@ -128,7 +131,7 @@ def _std_row(x, mean, scale):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def prep_std(X, mean, scale, inv):  # pragma: no cover - compiled
+def prep_std(X: np.ndarray, mean: np.ndarray, scale: np.ndarray, inv: np.ndarray) -> int:  # pragma: no cover - compiled
     """z-normalize float32 rows X in place ((x - mean) * scale; raw zero rows stay zero), then as `prep_f32`."""
     status = OK
     for r in range(X.shape[0]):
@@ -140,7 +143,7 @@ def prep_std(X, mean, scale, inv):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True, inline="always")
-def _insert(top_s, top_i, s, idx):  # pragma: no cover - compiled
+def _insert(top_s: np.ndarray, top_i: np.ndarray, s: float, idx: int) -> None:  # pragma: no cover - compiled
     """Put (s, idx) into the sorted arrays, after existing equal scores; the last entry drops out."""
     j = top_s.shape[0] - 1
     while j > 0 and top_s[j - 1] < s:
@@ -155,7 +158,9 @@ _CHUNK = 64
 
 
 @numba.njit(cache=True, nogil=True)
-def select_block(S, inv, q_ids, first, top_s, top_i):  # pragma: no cover - compiled
+def select_block(
+    S: np.ndarray, inv: np.ndarray, q_ids: np.ndarray, first: int, top_s: np.ndarray, top_i: np.ndarray
+) -> None:  # pragma: no cover - compiled
     """Merge raw scores S (q, B) into sorted per-query top-kk arrays (q, kk) in place.
 
     Column c is corpus row `first + c`; its score is S[r, c] * inv[c] (the caller has put ZERO_SCORE with inv 1
@@ -195,20 +200,31 @@ def select_block(S, inv, q_ids, first, top_s, top_i):  # pragma: no cover - comp
                         thr = ts[kk - 1]
 
 
-def _as_f64(x):  # pragma: no cover - replaced by the overload below inside compiled code
+def _as_f64(x: Any) -> float:  # pragma: no cover - replaced by the overload below inside compiled code
     return float(x)
 
 
 @overload(_as_f64)
-def _as_f64_overload(x):  # pragma: no cover - compiled
-    """A stored value as float64; uint16 stands for float16 bits (widened exactly)."""
+def _as_f64_overload(x: Any) -> Callable[[Any], float]:  # pragma: no cover - compiled
+    """A stored value as float64; uint16 stands for float16 bits (widened exactly). (numba requires the
+    implementations' parameters to match this function's, annotations included.)"""
     if x == types.uint16:
-        return lambda x: np.float64(_half_to_float(x))  # type: ignore[call-arg]  # numba intrinsic
-    return lambda x: np.float64(x)
+
+        def widen_half(x: Any) -> float:
+            return np.float64(_half_to_float(x))  # type: ignore[call-arg]  # numba intrinsic
+
+        return widen_half
+
+    def widen(x: Any) -> float:
+        return np.float64(x)
+
+    return widen
 
 
 @numba.njit(cache=True, nogil=True, fastmath=_SUM)
-def _cosine(x, qr, mean, scale, standardize):  # pragma: no cover - compiled
+def _cosine(
+    x: np.ndarray, qr: np.ndarray, mean: np.ndarray, scale: np.ndarray, standardize: bool
+) -> float:  # pragma: no cover - compiled
     """float64 cosine of stored row x with unit query row qr (ZERO_SCORE when x has no direction)."""
     nz = False
     dot = 0.0
@@ -226,7 +242,9 @@ def _cosine(x, qr, mean, scale, standardize):  # pragma: no cover - compiled
 
 
 @numba.njit(cache=True, nogil=True)
-def rescore(X, ids, Q, mean, scale, standardize):  # pragma: no cover - compiled
+def rescore(
+    X: np.ndarray, ids: np.ndarray, Q: np.ndarray, mean: np.ndarray, scale: np.ndarray, standardize: bool
+) -> np.ndarray:  # pragma: no cover - compiled
     """float64 cosines (q, kk) of query rows Q (float64, standardized and L2-normalized) with corpus rows
     X[ids[r, t]] (float32/float64 rows, or float16 rows given as their uint16 bits; ids < 0 mark empty slots,
     scored -inf). The rows are read in place, standardized with `standardize` ((x - mean) * scale; a raw

@@ -20,21 +20,19 @@ import os
 import threading
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from n2o_core.errors import EmbedderError, N2OError
-from n2o_core.search.neighbors import (
-    Neighbors,
-    Standardizer,
-    _check_queries,
-    candidate_count,
-    finish_exact,
-    merge_candidates,
-    search_shard,
-)
+from n2o_core.search.exact import check_queries, finish_exact, search_shard
+from n2o_core.search.result import Neighbors
+from n2o_core.search.rows import Standardizer
+from n2o_core.search.scan import Candidates, candidate_count, merge_candidates
+
+if TYPE_CHECKING:
+    from n2o_core.embedders.base import EmbedderInfo
 
 Progress = Callable[[int, int], None]
 _ENV_HINT = " (workers need the same Python environment as this process, with n2o_core importable)"
@@ -71,7 +69,7 @@ def n_workers(client: Any) -> int:
 # ------------------------------------------------------------------------------------------------ embedding
 
 
-def is_distributable(info) -> bool:
+def is_distributable(info: EmbedderInfo) -> bool:
     """Whether an embedder can encode shards independently (pretrained, not fitted on the corpus)."""
     return not info.corpus_trained
 
@@ -159,14 +157,22 @@ def _open_memmap(path: str) -> np.ndarray:
     return arr
 
 
-def _shard_task(source, start: int, stop: int, Qraw, query_ids, kk: int, standardizer) -> tuple[np.ndarray, np.ndarray]:
+def _shard_task(
+    source: str | np.ndarray | sp.csr_matrix,
+    start: int,
+    stop: int,
+    Qraw: np.ndarray | sp.csr_matrix,
+    query_ids: np.ndarray | None,
+    kk: int,
+    standardizer: Standardizer | None,
+) -> Candidates:
     """Worker task: top-kk candidates of every query among corpus rows start..stop (global ids)."""
     X = _open_memmap(source) if isinstance(source, str) else source
     rows = X[start:stop] if isinstance(source, str) else X
     return search_shard(rows, start, Qraw, query_ids, kk, standardizer=standardizer, serial=True)
 
 
-def _memmap_path(X) -> str | None:
+def _memmap_path(X: np.ndarray | sp.csr_matrix) -> str | None:
     """The .npy file behind a memory-mapped array, when the array is that whole file."""
     fn = getattr(X, "filename", None)
     if not isinstance(X, np.memmap) or not fn or not os.path.exists(fn):
@@ -190,12 +196,13 @@ def exact_knn(
     data: str = "auto",
     progress: Progress | None = None,
 ) -> Neighbors:
-    """`neighbors.exact_knn` on Dask: per-shard top-k on the workers, merged and re-scored here (same result)."""
+    """`n2o_core.search.exact.exact_knn` on Dask: per-shard top-k on the workers, merged and re-scored here
+    (same result)."""
     from distributed import as_completed
 
     t0 = time.perf_counter()
     n = X.shape[0]
-    query_ids, Qraw = _check_queries(X, k, query_ids, queries)
+    query_ids, Qraw = check_queries(X, k, query_ids, queries)
     if Qraw.shape[0] == 0:
         return Neighbors(np.empty((0, k), np.int64), np.empty((0, k), np.float32), None, 0.0)
     if data not in ("auto", "path", "scatter"):
@@ -208,10 +215,7 @@ def exact_knn(
     if data == "path" and path is None:
         raise N2OError("The corpus vectors are not a memory-mapped file, so workers cannot open them by path.")
     Q_f, std_f = client.scatter([Qraw, standardizer], broadcast=True, hash=False)
-    if path is not None:
-        sources = [path] * len(bounds)
-    else:
-        sources = client.scatter([X[a:b] for a, b in bounds], hash=False)
+    sources = [path] * len(bounds) if path is not None else client.scatter([X[a:b] for a, b in bounds], hash=False)
     futures = [
         client.submit(_shard_task, src, a, b, Q_f, query_ids, kk, std_f, pure=False)
         for src, (a, b) in zip(sources, bounds)

@@ -26,7 +26,7 @@ from n2o_core.analyses.overlap import (
 )
 from n2o_core.errors import N2OError
 from n2o_core.pipeline import draw_query_samples, query_pool
-from n2o_core.search.neighbors import exact_knn
+from n2o_core.search.exact import exact_knn
 
 
 def brute_n2o(A, B, k):

@@ -8,7 +8,7 @@ import n2o_core.analyses.projection as proj
 from n2o_core.analyses.projection import normalized, pca_coords, projection, umap_graph
 from n2o_core.corpora import from_texts
 from n2o_core.errors import N2OError
-from n2o_core.search.neighbors import exact_knn
+from n2o_core.search.exact import exact_knn
 from n2o_core.storage.cache import Cache
 from n2o_core.workspace import Workspace
 

@@ -1,5 +1,5 @@
 """The zero-vector rule end to end: an all-OOV sentence is an exact zero row (never NaN); in exact_knn it is
-ranked after every real candidate and, as a query, has no neighbors (see n2o_core.search.neighbors)."""
+ranked after every real candidate and, as a query, has no neighbors (see n2o_core.search.exact)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,8 @@ import pytest
 import scipy.sparse as sp
 
 from n2o_core.embedders import get_embedder, registry
-from n2o_core.search.neighbors import NO_NEIGHBOR, exact_knn
+from n2o_core.search.exact import exact_knn
+from n2o_core.search.result import NO_NEIGHBOR
 
 OOV = "zzqxv wqkkj"  # no token known to any vocabulary below
 ZERO_ROWS_FOR = ("tfidf", "glove-6b-50d", "word2vec", "fasttext")

@@ -150,7 +150,7 @@ def test_uploaded_vectors_work_in_a_workspace(tmp_path):
     ws.add_vectors(eid, ue.vectors_file(cache, eid))
     res = compare(ws, ["tfidf", eid], 5, n_queries=10, n_samples=2)
     assert res.embedders == ["tfidf", eid]
-    from n2o_core.search.neighbors import exact_knn
+    from n2o_core.search.exact import exact_knn
 
     want = exact_knn(vecs, 5, query_ids=res.pool).ids
     np.testing.assert_array_equal(res.neighbors[eid], want)

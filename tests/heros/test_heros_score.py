@@ -9,7 +9,7 @@ import scipy.sparse as sp
 
 from n2o_core.errors import N2OError
 from n2o_core.evaluation.heros.score import baseline_similarity, bootstrap_ci, normalize, rowwise_cosine, score_pairs
-from n2o_core.search.neighbors import Standardizer
+from n2o_core.search.rows import Standardizer
 
 
 def _cos(a, b):

@@ -14,8 +14,9 @@ import numpy as np
 import pytest
 
 from n2o_core.runtime import notices
-from n2o_core.search import neighbors as nb
-from n2o_core.search.neighbors import ExactFallback, approx_knn, exact_knn
+from n2o_core.search import approx as nb
+from n2o_core.search.approx import ExactFallback, approx_knn
+from n2o_core.search.exact import exact_knn
 
 
 @pytest.fixture
@@ -120,7 +121,7 @@ def test_real_pynndescent_on_many_near_identical_rows_finishes_or_falls_back():
     returns within its limit (plus the exact check), from the index or from the exact fallback, and the
     neighbors of the distinct rows agree with exact search. (Recall on held-out queries drawn among the
     near-identical rows is low by construction: their exact neighbors are 2,999 near-ties in arbitrary order.)"""
-    from n2o_core.search.neighbors import recall_of
+    from n2o_core.search.result import recall_of
 
     rng = np.random.default_rng(1)
     X = rng.standard_normal((5000, 50)).astype(np.float32)

@@ -20,7 +20,7 @@ import scipy.sparse as sp
 
 from n2o_core.errors import EmbedderError, N2OError
 from n2o_core.evaluation.heros.subsets import ALL_SUBSETS
-from n2o_core.search.neighbors import Standardizer, ZNormRows, prepare_rows
+from n2o_core.search.rows import Standardizer, ZNormRows, prepare_rows
 
 EncodeFn = Callable[[list[str]], "np.ndarray | sp.spmatrix"]
 Progress = Callable[[int, int], None]

@@ -3,7 +3,9 @@ import pytest
 import scipy.sparse as sp
 
 from n2o_core.errors import N2OError
-from n2o_core.search.neighbors import NO_NEIGHBOR, Standardizer, exact_knn, row_inverse_norms
+from n2o_core.search.exact import exact_knn, row_inverse_norms
+from n2o_core.search.result import NO_NEIGHBOR
+from n2o_core.search.rows import Standardizer
 
 
 def brute_knn(X, qids, k, standardize=False):
@@ -127,10 +129,10 @@ def test_memmapped_float16_block_boundaries_equal_brute_force(tmp_path):
 @pytest.fixture
 def many_workers(monkeypatch):
     """Worker threads even for tiny searches (normally they run on the calling thread alone)."""
-    from n2o_core.search import neighbors
+    from n2o_core.search import scan
 
-    monkeypatch.setattr(neighbors, "SMALL_SEARCH", 0)
-    return neighbors
+    monkeypatch.setattr(scan, "SMALL_SEARCH", 0)
+    return scan
 
 
 @pytest.mark.parametrize("threads", [1, 2, 3])
@@ -164,7 +166,7 @@ def test_float16_without_native_conversion_gives_the_same_result(monkeypatch, ma
     X[::97] = 0
     qids = rng.choice(3000, 60, replace=False)
     native = exact_knn(X, 20, query_ids=qids, block=700, threads=2)
-    monkeypatch.setattr(many_workers, "_half_native", lambda: False)
+    monkeypatch.setattr(many_workers, "half_native", lambda: False)
     portable = exact_knn(X, 20, query_ids=qids, block=700, threads=2)
     assert (portable.ids == native.ids).all() and (portable.sims == native.sims).all()
     assert (native.ids == brute_knn(X.astype(np.float32), qids, 20)).all()
@@ -221,7 +223,8 @@ def test_row_inverse_norms_refuses_what_the_search_must_normalize_itself():
 
 
 def test_sharded_candidates_merge_to_the_single_pass_result(tie_vectors):
-    from n2o_core.search.neighbors import candidate_count, finish_exact, merge_candidates, search_shard
+    from n2o_core.search.exact import finish_exact, search_shard
+    from n2o_core.search.scan import candidate_count, merge_candidates
 
     qids = np.arange(3, 300, 7)
     k = 10
@@ -314,7 +317,8 @@ def test_znorm_sparse_free_text_queries_equal_densified():
 
 
 def test_znorm_sparse_sharded_candidates_merge_to_the_single_pass_result():
-    from n2o_core.search.neighbors import candidate_count, finish_exact, merge_candidates, search_shard
+    from n2o_core.search.exact import finish_exact, search_shard
+    from n2o_core.search.scan import candidate_count, merge_candidates
 
     X = _tie_sparse()
     std = Standardizer.fit(X)
@@ -338,7 +342,7 @@ def _znorm_dense(X, std):
 
 
 def test_prepare_rows_znorm_sparse_algebra_equals_dense():
-    from n2o_core.search.neighbors import ZNormRows, normalize_rows, prepare_rows
+    from n2o_core.search.rows import ZNormRows, normalize_rows, prepare_rows
 
     X = _tie_sparse()
     std = Standardizer.fit(X)
@@ -358,7 +362,8 @@ def test_prepare_rows_znorm_sparse_algebra_equals_dense():
 
 
 def test_zcos_distance_metric_equals_dense_cosine():
-    from n2o_core.search.neighbors import prepare_rows, zcos_distance
+    from n2o_core.search.approx import zcos_distance
+    from n2o_core.search.rows import prepare_rows
 
     X = _tie_sparse()
     std = Standardizer.fit(X)
@@ -373,7 +378,7 @@ def test_zcos_distance_metric_equals_dense_cosine():
 
 @pytest.mark.slow
 def test_approx_znorm_sparse_agrees_with_exact():
-    from n2o_core.search.neighbors import approx_knn
+    from n2o_core.search.approx import approx_knn
 
     X = _tie_sparse(n=1500, d=80)
     std = Standardizer.fit(X)
@@ -389,7 +394,8 @@ def test_approx_znorm_sparse_agrees_with_exact():
 def test_real_pynndescent_search_recalls_the_exact_neighbors():
     """neighbors.approx_knn end to end on a few hundred rows: a real pynndescent index (its numba compilation,
     ~45 s of CPU in a fresh process, is paid once here), checked against exact search."""
-    from n2o_core.search.neighbors import approx_knn, recall_of
+    from n2o_core.search.approx import approx_knn
+    from n2o_core.search.result import recall_of
 
     rng = np.random.default_rng(0)
     centers = rng.standard_normal((15, 16))

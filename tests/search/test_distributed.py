@@ -17,7 +17,8 @@ from n2o_core.embedders.base import EmbedderInfo  # noqa: E402
 from n2o_core.embedders.registry import register_embedder  # noqa: E402
 from n2o_core.errors import EmbedderError, N2OError  # noqa: E402
 from n2o_core.search import distributed as dd  # noqa: E402
-from n2o_core.search.neighbors import Standardizer, exact_knn  # noqa: E402
+from n2o_core.search.exact import exact_knn  # noqa: E402
+from n2o_core.search.rows import Standardizer  # noqa: E402
 from n2o_core.storage.cache import Cache  # noqa: E402
 from n2o_core.workspace import Workspace  # noqa: E402
 
@@ -52,9 +53,11 @@ class HashWordsEmbedder:
 
 @pytest.fixture(scope="module")
 def client():
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster:
-        with Client(cluster) as c:
-            yield c
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=False, dashboard_address=None) as cluster,
+        Client(cluster) as c,
+    ):
+        yield c
 
 
 @pytest.fixture
@@ -130,18 +133,20 @@ def test_process_cluster_exact_search_is_identical_to_single_process(tie_memmap,
     q = np.random.default_rng(4).choice(300, 60, replace=False)
     std = Standardizer.fit(tie_memmap)
     S = sp.random(400, 50, density=0.06, format="csr", random_state=2, dtype=np.float32)
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        with Client(cluster) as c:
-            pids = set(c.run(os.getpid).values())
-            assert len(pids) == 2 and os.getpid() not in pids  # really two other processes
-            for data in ("path", "scatter"):
-                for kwargs in ({}, {"standardizer": std}):
-                    ref = exact_knn(np.asarray(tie_memmap), 12, query_ids=q, **kwargs)
-                    got = dd.exact_knn(c, tie_memmap, 12, query_ids=q, shard_rows=37, data=data, **kwargs)
-                    assert np.array_equal(got.ids, ref.ids) and np.array_equal(got.sims, ref.sims)
-            ref = exact_knn(S, 7, query_ids=np.arange(0, 400, 9))
-            got = dd.exact_knn(c, S, 7, query_ids=np.arange(0, 400, 9), shard_rows=150)
-            assert np.array_equal(got.ids, ref.ids) and np.allclose(got.sims, ref.sims)
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        Client(cluster) as c,
+    ):
+        pids = set(c.run(os.getpid).values())
+        assert len(pids) == 2 and os.getpid() not in pids  # really two other processes
+        for data in ("path", "scatter"):
+            for kwargs in ({}, {"standardizer": std}):
+                ref = exact_knn(np.asarray(tie_memmap), 12, query_ids=q, **kwargs)
+                got = dd.exact_knn(c, tie_memmap, 12, query_ids=q, shard_rows=37, data=data, **kwargs)
+                assert np.array_equal(got.ids, ref.ids) and np.array_equal(got.sims, ref.sims)
+        ref = exact_knn(S, 7, query_ids=np.arange(0, 400, 9))
+        got = dd.exact_knn(c, S, 7, query_ids=np.arange(0, 400, 9), shard_rows=150)
+        assert np.array_equal(got.ids, ref.ids) and np.allclose(got.sims, ref.sims)
 
 
 @pytest.mark.slow
@@ -149,11 +154,13 @@ def test_process_cluster_with_a_builtin_embedder(tmp_path):
     texts = [f"the {w} market rose {i} points" for i, w in enumerate(["stock", "bond", "oil", "gold"] * 150)]
     corpus = from_texts(texts)
     q = np.arange(0, len(corpus), 7)
-    with LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster:
-        with Client(cluster) as c:
-            remote = Workspace(corpus, cache=Cache(tmp_path / "d"), scheduler=c)
-            local = Workspace(corpus, cache=Cache(tmp_path / "l"))
-            Xr, Xl = remote.embeddings("glove-6b-50d"), local.embeddings("glove-6b-50d")
-            assert np.array_equal(np.asarray(Xr), np.asarray(Xl))
-            a, b = local.neighbors("glove-6b-50d", q, 10), remote.neighbors("glove-6b-50d", q, 10)
-            assert np.array_equal(a.ids, b.ids) and np.array_equal(a.sims, b.sims)
+    with (
+        LocalCluster(n_workers=2, threads_per_worker=1, processes=True, dashboard_address=None) as cluster,
+        Client(cluster) as c,
+    ):
+        remote = Workspace(corpus, cache=Cache(tmp_path / "d"), scheduler=c)
+        local = Workspace(corpus, cache=Cache(tmp_path / "l"))
+        Xr, Xl = remote.embeddings("glove-6b-50d"), local.embeddings("glove-6b-50d")
+        assert np.array_equal(np.asarray(Xr), np.asarray(Xl))
+        a, b = local.neighbors("glove-6b-50d", q, 10), remote.neighbors("glove-6b-50d", q, 10)
+        assert np.array_equal(a.ids, b.ids) and np.array_equal(a.sims, b.sims)
