@@ -31,7 +31,7 @@ def main() -> None:
     a = ap.parse_args()
     from distributed import Client, LocalCluster
 
-    from n2o_core.search import distributed as dd
+    import n2o_core.distributed as dd
     from n2o_core.search.exact import exact_knn
 
     rec = Recorder(a.name)

@@ -24,8 +24,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-#: The one version number (pyproject.toml reads it from here).
-__version__ = "0.2.0"
+from n2o_core.version import __version__
 
 __all__ = [
     "N2OError",

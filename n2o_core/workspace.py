@@ -66,7 +66,7 @@ class Workspace:
             return None
         with self._lock:
             if self._client is None:
-                from n2o_core.search.distributed import connect
+                from n2o_core.distributed import connect
 
                 self._client = connect(self.scheduler)
             return self._client
@@ -284,7 +284,7 @@ class Workspace:
     def _encode(self, eid: str, progress: Progress | None) -> np.ndarray | sp.csr_matrix:
         """Encode the corpus: on the Dask workers for pretrained embedders when a scheduler is set."""
         if self.scheduler is not None and not self.info(eid).corpus_trained:
-            from n2o_core.search.distributed import embed
+            from n2o_core.distributed import embed
 
             return embed(
                 self.client(), eid, list(self.corpus.texts), cache_dir=self.cache.path("models"), progress=progress
@@ -350,7 +350,7 @@ class Workspace:
             if approx:
                 res = self._approx(eid, X, k, query_ids, std, znorm)
             elif self.scheduler is not None:
-                from n2o_core.search.distributed import exact_knn as dask_exact_knn
+                from n2o_core.distributed import exact_knn as dask_exact_knn
 
                 res = dask_exact_knn(self.client(), X, k, query_ids=query_ids, standardizer=std, progress=progress)
             else:

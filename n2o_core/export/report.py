@@ -21,7 +21,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 import n2o_core.export.tables as export
-from n2o_core import __version__
+from n2o_core.version import __version__
 
 __all__ = ["Figure", "Table", "Text", "html_report"]
 

@@ -15,7 +15,9 @@ Modules, lowest first (each imports only those above it in this list):
   exact        `exact_knn`, `check_queries`, `search_shard`, `finish_exact`, `row_inverse_norms`
   approx       `approx_knn`, `build_index`, `approx_query`, `warm_approx`, `ExactFallback`, `approx_time_limit`,
                `approx_n_neighbors`, `held_out_queries`, `zcos_distance`
-  distributed  the same exact search (and embedding) sharded on Dask: `distributed.exact_knn`, `embed`, `connect`
+
+The same search (and embedding) sharded on Dask is `n2o_core.distributed`, beside the workspace: it embeds too,
+so it stands above both this folder and embedders/.
 
 The names below are resolved on first use, so importing one module (`import n2o_core.search.exact`) does not
 import the others. Inside n2o_core, import from the modules themselves, not from this package.

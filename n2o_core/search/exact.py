@@ -1,5 +1,5 @@
 """Exact cosine k-nearest-neighbor search: `exact_knn`, and the pieces of a sharded search (`search_shard`,
-`merge_candidates` in `n2o_core.search.scan`, `finish_exact`) that `n2o_core.search.distributed` runs on Dask.
+`merge_candidates` in `n2o_core.search.scan`, `finish_exact`) that `n2o_core.distributed` runs on Dask.
 
 Conventions (tested against a brute-force reference):
 - Cosine similarity of L2-normalized rows (`n2o_core.search.rows`). Dense corpus rows are never normalized into a
