@@ -36,14 +36,14 @@ import scipy.sparse as sp
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import ROOT, Recorder, cached_vectors, save_flat  # noqa: E402
 
-from n2o_core.evaluation.needle import _unit, paraphrase_ranks  # noqa: E402
+from n2o_core.evaluation.needle import paraphrase_ranks, unit_rows  # noqa: E402
 
 
 def full_sort_ranks(X, Q, P) -> np.ndarray:
     """The naive way: every score, a full descending sort per query, position of the paraphrase (+1)."""
-    Xn, _ = _unit(X, None)
-    Qn, _ = _unit(Q, None)
-    Pn, _ = _unit(P, None)
+    Xn, _ = unit_rows(X, None)
+    Qn, _ = unit_rows(Q, None)
+    Pn, _ = unit_rows(P, None)
     S = Qn @ Xn.T
     S = np.asarray(S.toarray() if sp.issparse(S) else S)
     p = np.asarray(Qn.multiply(Pn).sum(axis=1)).ravel() if sp.issparse(Qn) else np.einsum("ij,ij->i", Qn, Pn)

@@ -29,9 +29,9 @@ from _common import Recorder  # noqa: E402
 def _sentences(n: int) -> list[str]:
     """The first n BBC News sentences of 5-28 tokenizer words (what `parse_texts` hands to the parser)."""
     from n2o_core.corpora import load_corpus
-    from n2o_core.evaluation.probe.parse import MAX_WORDS, MIN_WORDS, _nlp
+    from n2o_core.evaluation.probe.parse import MAX_WORDS, MIN_WORDS, parse_pipeline
 
-    tok = _nlp().tokenizer
+    tok = parse_pipeline().tokenizer
     out = []
     for text in load_corpus("builtin:bbc-news").texts:
         nw = sum(1 for t in tok(text) if not (t.is_punct or t.is_space))

@@ -169,7 +169,9 @@ def test_no_private_imports(folder):
 
 
 def test_private_imports_are_found(tmp_path):
-    (tmp_path / "x.py").write_text("from n2o_core.search.exact import _private\nfrom n2o_core.search import _topk_kernel\n")
+    (tmp_path / "x.py").write_text(
+        "from n2o_core.search.exact import _private\nfrom n2o_core.search import _topk_kernel\n"
+    )
     fake = ROOT / "tests" / "_house_probe.py"
     fake.write_text((tmp_path / "x.py").read_text())
     try:

@@ -84,7 +84,7 @@ def example_files(tmp_path_factory):
     import numpy as np
 
     tests = Path(__file__).resolve().parent
-    sys.path[:0] = [str(tests), str(tests / "probe")]
+    sys.path[:0] = [str(tests), str(tests / "evaluation" / "probe")]
     from probe_corpus import sentences
     from sts_fixture import write_stsb
 

@@ -40,7 +40,7 @@ import scipy.sparse as sp
 
 from n2o_core.errors import EmbedderError, N2OError
 from n2o_core.evaluation.heros.score import bootstrap_ci
-from n2o_core.evaluation.pairs import FilteredPairs
+from n2o_core.evaluation.pairs.frame import FilteredPairs
 from n2o_core.search.rows import Standardizer, ZNormRows, prepare_rows
 
 TIE_TOL = 1e-6
@@ -73,7 +73,7 @@ class Ranks:
 # ---------------------------------------------------------------------------------------------- pure core
 
 
-def _unit(block: Any, standardizer: Standardizer | None) -> tuple[Any, np.ndarray]:
+def unit_rows(block: Any, standardizer: Standardizer | None) -> tuple[Any, np.ndarray]:
     """float64 unit rows (z-normalized first when a standardizer is given, sparse tf-idf included) and the zero
     mask: `neighbors.prepare_rows`, the search's own definition."""
     if not sp.issparse(block) and np.ndim(block) != 2:
@@ -113,8 +113,8 @@ def paraphrase_ranks(
     X: (N, d) array / memmap, or CSR (tf-idf); Q, P: (n, d) raw vectors of the same kind. `exclude`: (n, m)
     corpus ids never counted for pair i (-1 = none). Counts in corpus blocks; never sorts the corpus."""
     N = X.shape[0]
-    Qn, qzero = _unit(Q, standardizer)
-    Pn, pzero = _unit(P, standardizer)
+    Qn, qzero = unit_rows(Q, standardizer)
+    Pn, pzero = unit_rows(P, standardizer)
     n = Qn.shape[0]
     if Pn.shape[0] != n:
         raise N2OError(f"{n} queries but {Pn.shape[0]} paraphrases.")
@@ -135,7 +135,7 @@ def paraphrase_ranks(
     hi, lo = (p + TIE_TOL)[:, None], (p - TIE_TOL)[:, None]
     for start in range(0, N, block):
         stop = min(start + block, N)
-        Xb, zb = _unit(X[start:stop], standardizer)
+        Xb, zb = unit_rows(X[start:stop], standardizer)
         S = _scores(Qn, Xb)
         S[:, zb] = -np.inf  # zero corpus rows are never more similar
         inside = (exclude >= start) & (exclude < stop)

@@ -30,7 +30,7 @@ import pandas as pd
 import scipy.sparse as sp
 
 from n2o_core.errors import EmbedderError, N2OError
-from n2o_core.evaluation.pairs import Pairs
+from n2o_core.evaluation.pairs.frame import Pairs
 from n2o_core.runtime.import_lock import heavy_imports
 
 SCORINGS = ("pearson", "spearman", "pearson_znorm", "spearman_znorm")

@@ -1,7 +1,7 @@
 """AppTest: the probing page (Conneau et al. 2018). Its accuracy tables must be what `run_probe` computes for the
 same corpus and settings; its controls round-trip through the link; a bad link or a corpus too small for any task
-is one sentence in place. Runs on a small corpus with the structures the tasks look for (tests/probe), two cheap
-embedders and a few tasks."""
+is one sentence in place. Runs on a small corpus with the structures the tasks look for (tests/evaluation/probe), two
+cheap embedders and a few tasks."""
 
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from n2o_core.settings import DEFAULT_MAX_SENTENCES
 from n2o_core.storage.cache import Cache
 from n2o_core.workspace import Workspace
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "probe"))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "evaluation" / "probe"))
 from probe_corpus import sentences  # noqa: E402
 
 NAMES = ["tfidf", "glove-6b-50d"]

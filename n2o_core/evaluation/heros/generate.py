@@ -131,9 +131,7 @@ def _is_candidate(t: Any, doc: Any) -> bool:
         return False
     if t.i > 0 and doc[t.i - 1].tag_ == "HYPH" and not doc[t.i - 1].whitespace_:  # "well-known"
         return False
-    if t.i + 1 < len(doc) and doc[t.i + 1].tag_ == "HYPH" and not t.whitespace_:
-        return False
-    return True
+    return not (t.i + 1 < len(doc) and doc[t.i + 1].tag_ == "HYPH" and not t.whitespace_)
 
 
 #: Dependency roles of a verb heading a clause, and of an adjective used as an adjective.
@@ -385,23 +383,7 @@ def _pairs_for(
                 return []
     best: list[dict[str, str]] = []
     for tgt in tgts:
-        made: list[dict[str, str]] = []
-        for s in subsets:
-            if s == "negation_main":
-                assert main is not None
-                var, info = main.text, main.info
-                repl = doc[main.token_i].text if main.ok and main.token_i >= 0 else ""
-            else:
-                var, repl, info = gen.variant(s, doc, tgt, rng)
-            if var is not None and var == text:
-                var, info = None, "unchanged"
-            if var is None:
-                if s != "negation_main":
-                    dropped[s][info] += 1
-                if aligned:
-                    break
-                continue
-            made.append(_row(s, text, var, tgt, repl, info))
+        made = _rows_for_target(gen, text, doc, tgt, rng, subsets, main, aligned, dropped)
         if len(made) == len(subsets):
             return made
         if len(made) > len(best):
@@ -410,6 +392,39 @@ def _pairs_for(
         skipped["incomplete"] += 1
         return []
     return best
+
+
+def _rows_for_target(
+    gen: _Generator,
+    text: str,
+    doc: Any,
+    tgt: _Target,
+    rng: random.Random,
+    subsets: Sequence[str],
+    main: Outcome | None,
+    aligned: bool,
+    dropped: dict[str, Counter[str]],
+) -> list[dict[str, str]]:
+    """The rows one target gives, subset by subset; a failed rule is counted in `dropped[rule][reason]` (and,
+    when `aligned`, ends the target's rows)."""
+    made: list[dict[str, str]] = []
+    for s in subsets:
+        if s == "negation_main":
+            assert main is not None
+            var, info = main.text, main.info
+            repl = doc[main.token_i].text if main.ok and main.token_i >= 0 else ""
+        else:
+            var, repl, info = gen.variant(s, doc, tgt, rng)
+        if var is not None and var == text:
+            var, info = None, "unchanged"
+        if var is None:
+            if s != "negation_main":
+                dropped[s][info] += 1
+            if aligned:
+                break
+            continue
+        made.append(_row(s, text, var, tgt, repl, info))
+    return made
 
 
 def _row(subset: str, text: str, var: str, tgt: _Target, repl: str, info: str) -> dict[str, str]:

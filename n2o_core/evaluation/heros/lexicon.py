@@ -9,6 +9,7 @@ antonyms are the antonyms of any lemma of that synset (a satellite adjective use
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 from collections.abc import Iterable
@@ -268,8 +269,6 @@ def related_lemmas(lemma: str) -> frozenset[str]:
         for sim in ss.similar_tos():
             out.update(sim.lemma_names())
         for lem in ss.lemmas():
-            try:
+            with contextlib.suppress(KeyError):  # wn 0.0.23 fails on some cross-POS pointers; derivations are a bonus
                 out.update(d.name() for d in lem.derivationally_related_forms())
-            except KeyError:  # wn 0.0.23 fails on some cross-POS pointers; derivations are a bonus
-                pass
     return frozenset(n.lower() for n in out)

@@ -13,6 +13,7 @@ row stays zero, so its cosines are 0.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 import numpy as np
 import pandas as pd
@@ -52,7 +53,7 @@ def unit_rows(
     return np.divide(a, norms, out=np.zeros_like(a), where=norms > 0)
 
 
-def _rowwise_units(ua, ub) -> np.ndarray:
+def _rowwise_units(ua: Any, ub: Any) -> np.ndarray:
     """Row i of ua . row i of ub, for unit rows from `unit_rows`."""
     if isinstance(ua, ZNormRows):
         return ua.rowwise(ub)
@@ -61,7 +62,7 @@ def _rowwise_units(ua, ub) -> np.ndarray:
     return np.einsum("ij,ij->i", ua, ub)
 
 
-def _baseline_units(u) -> float:
+def _baseline_units(u: Any) -> float:
     """Mean cross-pair cosine of the first and second half of unit rows `u`."""
     n = u.shape[0]
     if n < 2:

@@ -11,9 +11,10 @@ import pandas as pd
 
 from n2o_core.corpora import Corpus
 from n2o_core.errors import N2OError
+from n2o_core.evaluation.probe.generators import GENERATORS
 from n2o_core.evaluation.probe.parse import ParsedCorpus, parse_key
 from n2o_core.evaluation.probe.split import SPLITS, balance_and_split, wc_classes
-from n2o_core.evaluation.probe.tasks import GENERATED_TASKS, GENERATORS, TASK_NAMES, TASKS
+from n2o_core.evaluation.probe.tasks import GENERATED_TASKS, TASK_NAMES, TASKS
 from n2o_core.storage.cache import Cache, hash_key
 
 #: Per task: bump a task's version when its generator or the split changes what it makes (the cached task and

@@ -19,6 +19,8 @@ from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
+from itertools import pairwise
+from typing import Any
 
 import numpy as np
 
@@ -128,7 +130,7 @@ def parse_key(corpus_fingerprint: str) -> str:
 
 
 @lru_cache(maxsize=1)
-def _nlp():
+def parse_pipeline() -> Any:
     """The spaCy pipeline with only what the tasks read (loaded once per process)."""
     from n2o_core.errors import N2OError
     from n2o_core.evaluation.heros.nlp import SPACY_MODEL
@@ -157,7 +159,7 @@ def parse_texts(
     texts: Sequence[str], *, batch_size: int = 256, n_process: int = 1, progress: Progress | None = None
 ) -> dict[str, np.ndarray]:
     """Tokenize every text and parse those of MIN_WORDS..MAX_WORDS words; returns the arrays that are cached."""
-    nlp = _nlp()
+    nlp = parse_pipeline()
     vocab: dict[str, int] = {}
     tags: dict[str, int] = {}
     deps: dict[str, int] = {}
@@ -211,7 +213,7 @@ def from_arrays(a: dict[str, np.ndarray], from_cache: bool = False) -> ParsedCor
     bigrams: Counter = Counter()
     for s in range(len(off) - 1):
         seq = low_tok[off[s] : off[s + 1]].tolist()
-        bigrams.update(zip(seq, seq[1:]))
+        bigrams.update(pairwise(seq))
     sents = []
     p = 0
     tag, dep, head = a["tag"], a["dep"], a["head"]

@@ -48,7 +48,7 @@ class Readout:
     n_test: int
 
 
-def _standardize(X_train, *others):
+def _standardize(X_train: Any, *others: Any) -> list[Any]:
     from sklearn.preprocessing import StandardScaler
 
     sparse = sp.issparse(X_train)
@@ -59,7 +59,7 @@ def _standardize(X_train, *others):
     return [x.astype(np.float32) for x in out]
 
 
-def _reduce_sparse(Xtr, Xdv, Xte, seed: int):
+def _reduce_sparse(Xtr: Any, Xdv: Any, Xte: Any, seed: int) -> list[Any]:
     """Scaled sparse features (tf-idf) -> MLP_SPARSE_DIMS dimensions by truncated SVD fit on the train split,
     standardized again."""
     from sklearn.decomposition import TruncatedSVD
@@ -92,7 +92,9 @@ def grid(classifier: str) -> tuple[dict[str, Any], ...]:
         raise ValueError(f"unknown classifier {classifier!r}") from None
 
 
-def _lr_scores(Xtr, ytr, Xdv, ydv, Xte, yte, seed: int) -> list[tuple[float, float, dict[str, Any]]]:
+def _lr_scores(
+    Xtr: Any, ytr: np.ndarray, Xdv: Any, ydv: np.ndarray, Xte: Any, yte: np.ndarray, seed: int
+) -> list[tuple[float, float, dict[str, Any]]]:
     from sklearn.linear_model import LogisticRegression
 
     model = LogisticRegression(max_iter=1000, warm_start=True, random_state=seed)
@@ -103,7 +105,9 @@ def _lr_scores(Xtr, ytr, Xdv, ydv, Xte, yte, seed: int) -> list[tuple[float, flo
     return out
 
 
-def _mlp_scores(Xtr, ytr, Xdv, ydv, Xte, yte, seed: int) -> list[tuple[float, float, dict[str, Any]]]:
+def _mlp_scores(
+    Xtr: Any, ytr: np.ndarray, Xdv: Any, ydv: np.ndarray, Xte: Any, yte: np.ndarray, seed: int
+) -> list[tuple[float, float, dict[str, Any]]]:
     """One MLP per grid setting trained as SentEval trains its MLP (Adam, minibatches of 64, dev accuracy
     checked every 4 passes, stop after 5 checks without improvement); every check is a candidate, so the
     number of passes is chosen on dev like the other settings."""
@@ -131,11 +135,20 @@ def _mlp_scores(Xtr, ytr, Xdv, ydv, Xte, yte, seed: int) -> list[tuple[float, fl
     return out
 
 
-def _acc(model: Any, X, y) -> float:
+def _acc(model: Any, X: Any, y: np.ndarray) -> float:
     return float(np.mean(model.predict(X) == y))
 
 
-def read_out(X_train, y_train, X_dev, y_dev, X_test, y_test, classifier: str, seed: int = 0) -> Readout:
+def read_out(
+    X_train: Any,
+    y_train: np.ndarray,
+    X_dev: Any,
+    y_dev: np.ndarray,
+    X_test: Any,
+    y_test: np.ndarray,
+    classifier: str,
+    seed: int = 0,
+) -> Readout:
     """Train on train for each grid setting, pick the setting by dev accuracy (ties: the first tried), report its
     test accuracy. BLAS runs on one thread: these matrices are small, and on a shared machine more threads make
     scikit-learn's MLP many times slower."""
@@ -158,13 +171,13 @@ def read_out(X_train, y_train, X_dev, y_dev, X_test, y_test, classifier: str, se
     return Readout(test, dev, params, len(yte))
 
 
-def majority(y_train, y_test) -> float:
+def majority(y_train: np.ndarray, y_test: np.ndarray) -> float:
     """Test accuracy of always answering the most frequent train class (ties: the first in sorted order)."""
     vals, counts = np.unique(np.asarray(y_train), return_counts=True)
     top = vals[int(np.argmax(counts))]
     return float(np.mean(np.asarray(y_test) == top))
 
 
-def length_features(n_words) -> np.ndarray:
+def length_features(n_words: Any) -> np.ndarray:
     """The length-only baseline's single feature: the sentence length in words."""
     return np.asarray(n_words, np.float64).reshape(-1, 1)

@@ -154,7 +154,7 @@ def _task_row(td: TaskData) -> dict[str, Any]:
     }
 
 
-def _features(ws: Any, eid: str, td: TaskData):
+def _features(ws: Any, eid: str, td: TaskData) -> Any:
     """Vectors of a task's items: `encode_texts` (cached per embedder and text list); precomputed vectors are
     rows of the corpus and serve only tasks made entirely of corpus sentences."""
     if ws.is_precomputed(eid):
@@ -167,7 +167,7 @@ def _features(ws: Any, eid: str, td: TaskData):
     return ws.encode_texts(eid, td.items["text"].tolist())
 
 
-def _rows(X, td: TaskData):
+def _rows(X: Any, td: TaskData) -> list[tuple[Any, np.ndarray]]:
     idx = {s: np.flatnonzero(td.items["split"].to_numpy() == s) for s in ("train", "dev", "test")}
     y = td.items["label"].to_numpy()
     return [(X[idx[s]], y[idx[s]]) for s in ("train", "dev", "test")]
@@ -213,19 +213,7 @@ def run_probe(
     With `skip_failed`, an embedder that raises is recorded in `.errors` and the others go on."""
     t0 = time.perf_counter()
     task_ids = parse_tasks(tasks)
-    if isinstance(classifiers, str):
-        classifiers = classifiers.split(",")
-    clfs = [c.strip().lower() for c in classifiers if c.strip()]
-    bad = [c for c in clfs if c not in CLASSIFIERS]
-    if bad or not clfs:
-        raise N2OError(f"Unknown classifier '{bad[0] if bad else ''}'; choose from {', '.join(CLASSIFIERS)}.")
-    if per_class <= 0:
-        raise N2OError(f"--per-class must be a positive number of items per class (got {per_class}).")
-    if not embedder_ids:
-        raise N2OError("Choose at least one embedder to probe.")
-    for eid in embedder_ids:
-        if not ws.is_precomputed(eid):
-            ws.info(eid)  # an unknown id fails before any parsing
+    clfs = _check_request(ws, embedder_ids, classifiers, per_class)
     data = build_tasks(
         ws.corpus, task_ids, per_class, seed, ws.cache, progress, batch_size=batch_size, n_process=n_process
     )
@@ -249,26 +237,7 @@ def run_probe(
     for eid in embedder_ids:
         t1 = time.perf_counter()
         try:
-            ekey = ws.embedder_key(eid)
-            for k, t in enumerate(usable):
-                if progress is not None:
-                    progress(f"embedder {eid}", k, len(usable))
-                td = data[t]
-                try:
-                    X = _features(ws, eid, td)
-                except N2OError as exc:
-                    if ws.is_precomputed(eid):
-                        errors[f"{eid}/{t}"] = str(exc)
-                        continue
-                    raise
-                (a, ya), (b, yb), (c, yc) = _rows(X, td)
-                for clf in clfs:
-                    ro = _cached_readout(
-                        ws, [keys[t], ekey, seed, spec(clf)], partial(read_out, a, ya, b, yb, c, yc, clf, seed)
-                    )
-                    rows.append(_result_row(eid, t, clf, ro))
-            if progress is not None:
-                progress(f"embedder {eid}", len(usable), len(usable))
+            _probe_embedder(ws, eid, data, usable, keys, clfs, seed, progress, rows, errors)
         except Exception as exc:  # noqa: BLE001 - with skip_failed, one embedder's failure leaves the others
             if not skip_failed:
                 raise
@@ -288,6 +257,63 @@ def run_probe(
         "task_info": {t: {"available": td.available, "rejected": td.rejected, **td.info} for t, td in data.items()},
     }
     return ProbeResult(task_frame, results, data, errors, json.loads(json.dumps(meta, default=str)))
+
+
+def _check_request(
+    ws: Workspace, embedder_ids: Sequence[str], classifiers: str | Sequence[str], per_class: int
+) -> list[str]:
+    """The classifiers asked for (lowercased); N2OError for an unknown one, a bad `per_class`, no embedder or an
+    unknown embedder id (before any parsing)."""
+    if isinstance(classifiers, str):
+        classifiers = classifiers.split(",")
+    clfs = [c.strip().lower() for c in classifiers if c.strip()]
+    bad = [c for c in clfs if c not in CLASSIFIERS]
+    if bad or not clfs:
+        raise N2OError(f"Unknown classifier '{bad[0] if bad else ''}'; choose from {', '.join(CLASSIFIERS)}.")
+    if per_class <= 0:
+        raise N2OError(f"--per-class must be a positive number of items per class (got {per_class}).")
+    if not embedder_ids:
+        raise N2OError("Choose at least one embedder to probe.")
+    for eid in embedder_ids:
+        if not ws.is_precomputed(eid):
+            ws.info(eid)  # an unknown id fails before any parsing
+    return clfs
+
+
+def _probe_embedder(
+    ws: Workspace,
+    eid: str,
+    data: dict[str, TaskData],
+    usable: list[str],
+    keys: dict[str, str],
+    clfs: list[str],
+    seed: int,
+    progress: Progress | None,
+    rows: list[dict[str, Any]],
+    errors: dict[str, str],
+) -> None:
+    """Embed every usable task's sentences with `eid` and read them out with every classifier, appending to
+    `rows` as it goes; a precomputed embedder's failure on one task goes to `errors`, any other raises."""
+    ekey = ws.embedder_key(eid)
+    for k, t in enumerate(usable):
+        if progress is not None:
+            progress(f"embedder {eid}", k, len(usable))
+        td = data[t]
+        try:
+            X = _features(ws, eid, td)
+        except N2OError as exc:
+            if ws.is_precomputed(eid):
+                errors[f"{eid}/{t}"] = str(exc)
+                continue
+            raise
+        (a, ya), (b, yb), (c, yc) = _rows(X, td)
+        for clf in clfs:
+            ro = _cached_readout(
+                ws, [keys[t], ekey, seed, spec(clf)], partial(read_out, a, ya, b, yb, c, yc, clf, seed)
+            )
+            rows.append(_result_row(eid, t, clf, ro))
+    if progress is not None:
+        progress(f"embedder {eid}", len(usable), len(usable))
 
 
 def _result_row(eid: str, task: str, clf: str, ro: Readout) -> dict[str, Any]:

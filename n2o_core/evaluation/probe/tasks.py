@@ -40,19 +40,21 @@ parser on the Toronto Book Corpus, are stated per task:
   does. "Balanced in terms of clause length": items come in pairs of one intact and one inverted sentence whose
   first-minus-second clause lengths (in words, as shown) are equal, so the clause-length profile is the same in
   both classes.
+
+Modules: this one holds the task names, the labelled `Item` / `Candidates` and what the generators share;
+`tasks_syntax` has the surface and syntax generators (SentLen, WC, TreeDepth, TopConst, BShift),
+`tasks_semantics` the semantic ones (Tense, SubjNum, ObjNum, SOMO, CoordInv), and `generators` maps each task
+to its generator.
 """
 
 from __future__ import annotations
 
-import bisect
-import math
-import random
-from collections import Counter, defaultdict
+from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
 
-from n2o_core.evaluation.probe.parse import MAX_WORDS, MIN_WORDS, PUNCT_TAGS, ParsedCorpus, Sentence, render
+from n2o_core.evaluation.probe.parse import MAX_WORDS, MIN_WORDS, ParsedCorpus, Sentence
 
 TASKS = ("sentlen", "wc", "treedepth", "topconst", "bshift", "tense", "subjnum", "objnum", "somo", "coordinv")
 #: Display names as in the paper.
@@ -129,15 +131,21 @@ class Candidates:
     matched: bool = False  # items come in tuples (`unit`), one per class
 
 
-def _eligible(s: Sentence) -> bool:
+# ----------------------------------------------------------------------------------------- shared by the generators
+
+
+def eligible(s: Sentence) -> bool:
+    """Whether the sentence has 5-28 words (the paper's range)."""
     return MIN_WORDS <= s.n_words <= MAX_WORDS
 
 
-def _single_tree(s: Sentence) -> bool:
-    return _eligible(s) and len(s.roots) == 1
+def single_tree(s: Sentence) -> bool:
+    """Eligible, and parsed as one tree (one root)."""
+    return eligible(s) and len(s.roots) == 1
 
 
-def _pool(pc: ParsedCorpus, test: Callable[[Sentence], bool], rejected: Counter, reason: str) -> list[Sentence]:
+def sentence_pool(pc: ParsedCorpus, test: Callable[[Sentence], bool], rejected: Counter, reason: str) -> list[Sentence]:
+    """The corpus sentences that pass `test`; each one that fails is counted in `rejected[reason]`."""
     out = []
     for s in pc.sentences:
         if test(s):
@@ -147,369 +155,9 @@ def _pool(pc: ParsedCorpus, test: Callable[[Sentence], bool], rejected: Counter,
     return out
 
 
-# ---------------------------------------------------------------------------------------------- surface
-
-
-SENTLEN_BINS = tuple((lo, lo + 3) for lo in range(MIN_WORDS, MAX_WORDS + 1, 4))
-
-
-def sentlen(pc: ParsedCorpus, seed: int = 0) -> Candidates:
-    """SentLen: the sentence's length bin (6 equal-width bins of words over 5-28)."""
-    rej: Counter = Counter()
-    items = []
-    for s in _pool(pc, _eligible, rej, "length outside 5-28"):
-        lo, hi = next(b for b in SENTLEN_BINS if b[0] <= s.n_words <= b[1])
-        items.append(Item(s.text, f"{lo}-{hi}", s.n_words, s.sid, note=f"{s.n_words} words"))
-    return Candidates(items, [f"{lo}-{hi}" for lo, hi in SENTLEN_BINS], rej)
-
-
-def wc_band(unigrams: Counter, lo: int = 2000, hi: int = 3000) -> list[str]:
-    """Mid-frequency words: ranks lo..hi-1 of lowercased alphabetic tokens (ties by word), or the middle third
-    of the ranks for a smaller vocabulary."""
-    words = sorted((w for w in unigrams if w.isalpha()), key=lambda w: (-unigrams[w], w))
-    if len(words) < hi:
-        lo, hi = len(words) // 3, 2 * len(words) // 3
-    return words[lo:hi]
-
-
-def wc(pc: ParsedCorpus, seed: int = 0) -> Candidates:
-    """WC: which mid-frequency word (of ~1,000) the sentence contains; exactly one such word per sentence."""
-    band = wc_band(pc.unigrams)
-    band_set = set(band)
-    rej: Counter = Counter()
-    items = []
-    for s in _pool(pc, _eligible, rej, "length outside 5-28"):
-        found = {w.lower() for w in s.words} & band_set
-        if len(found) != 1:
-            rej["no band word" if not found else "several band words"] += 1
-            continue
-        (w,) = found
-        items.append(Item(s.text, w, s.n_words, s.sid, note=w))
-    return Candidates(items, band, rej, info={"band_size": len(band)})
-
-
-# ---------------------------------------------------------------------------------------------- syntax
-
-
-def longest_path(s: Sentence) -> list[int]:
-    """Token indices of the longest root-to-leaf path over words (the first such path in sentence order)."""
-
-    def path(i: int) -> list[int]:
-        best: list[int] = []
-        for c in s.children(i):
-            if s.is_word(c):
-                p = path(c)
-                if len(p) > len(best):
-                    best = p
-        return [i, *best]
-
-    return path(s.roots[0])
-
-
-def tree_depth(s: Sentence) -> int:
-    """Words on the longest root-to-leaf path (root = 1), punctuation ignored."""
-    return len(longest_path(s))
-
-
-def treedepth(pc: ParsedCorpus, seed: int = 0, max_classes: int = 8, min_test: int = 1000) -> Candidates:
-    """TreeDepth: depth of the dependency tree, in tuples of one sentence per depth class of equal length.
-
-    The classes are a contiguous depth range: the one with the most values (at most `max_classes`, the paper's 8)
-    whose tuples can fill a test split of `min_test` items at the largest test share (1/4, see split.py); when
-    no range can, the range with the most items (ties: more classes). Depends on the corpus only."""
-    rej: Counter = Counter()
-    by_cell: dict[tuple[int, int], list[Sentence]] = defaultdict(list)
-    for s in _pool(pc, _single_tree, rej, "length outside 5-28 or several roots"):
-        by_cell[(s.n_words, tree_depth(s))].append(s)
-    depths = sorted({d for _, d in by_cell})
-    lengths = sorted({n for n, _ in by_cell})
-    best: tuple[int, int, int, list[int]] = (0, 0, 0, [])
-    for a in range(len(depths)):
-        for b in range(a + 1, min(a + max_classes, len(depths))):
-            cls = depths[a : b + 1]
-            if cls != list(range(cls[0], cls[-1] + 1)):
-                continue
-            tuples = sum(min(len(by_cell.get((n, d), ())) for d in cls) for n in lengths)
-            enough = int(tuples >= 4 * math.ceil(min_test / len(cls)))
-            key = (enough, len(cls) if enough else tuples * len(cls), tuples if enough else len(cls), cls)
-            if key[:3] > best[:3]:
-                best = key
-    classes = best[3]
-    rng = random.Random(seed)
-    items: list[Item] = []
-    unit = 0
-    for n in lengths:
-        cells = [list(by_cell.get((n, d), ())) for d in classes]
-        k = min((len(c) for c in cells), default=0)
-        for c in cells:
-            rng.shuffle(c)
-        for j in range(k):
-            for d, c in zip(classes, cells):
-                s = c[j]
-                chain = " > ".join(s.words[i] for i in longest_path(s))
-                items.append(Item(s.text, str(d), n, s.sid, unit=unit, note=f"{n} words; {chain}"))
-            unit += 1
-    dist: Counter = Counter()
-    for (_, d), ss in by_cell.items():
-        dist[d] += len(ss)
-    rej["depth outside the class range or unmatched length"] += sum(dist.values()) - len(items)
-    return Candidates(
-        items,
-        [str(d) for d in classes],
-        rej,
-        info={"depth_counts": {str(k): v for k, v in sorted(dist.items())}},
-        matched=True,
-    )
-
-
-def _label(s: Sentence, i: int) -> str:
-    """Phrase label of the subtree headed by token i (a constituent directly below the clause)."""
-    tag, dep = s.tags[i], s.deps[i]
-    if dep == "punct" or tag in PUNCT_TAGS:
-        return tag
-    if dep == "cc":
-        return "CC"
-    if dep == "intj" or tag == "UH":
-        return "INTJ"
-    kids = s.children(i)
-    if dep in ("advcl", "csubj", "csubjpass", "ccomp", "parataxis", "xcomp", "conj") or (
-        tag in VERB_TAGS and dep not in ("aux", "auxpass")
-    ):
-        first = next((j for j in s.subtree(i) if s.is_word(j)), i)
-        if any(s.deps[c] == "mark" for c in kids) or s.tags[first] in ("WRB", "WP", "WDT", "WP$"):
-            return "SBAR"  # a subordinator ("because", "if", "that") or a wh-word opens the clause
-        return "S"
-    if tag in ("WP", "WDT", "WP$"):
-        return "WHNP"
-    if dep in ("nsubj", "nsubjpass", "expl", "dobj", "attr", "npadvmod", "poss"):
-        return "NP"  # a nominal role is an NP whatever its head's tag ("Many have found ...")
-    if tag == "WRB":
-        return "WHADVP"
-    if dep == "prep" or tag in ("IN", "TO"):
-        return "PP"
-    if tag.startswith("RB"):
-        return "ADVP"
-    if tag.startswith("JJ"):
-        return "ADJP"
-    if tag.startswith("NN") or tag in ("PRP", "PRP$", "DT", "CD", "EX", "POS", "$", "SYM"):
-        return "NP"
-    return "X"
-
-
-def _trailing_punct(s: Sentence) -> set[int]:
-    """The sentence-final punctuation tokens (after the last word), wherever the parser attached them: PTB puts
-    them directly below the top S."""
-    out: set[int] = set()
-    for i in range(len(s.words) - 1, -1, -1):
-        if s.is_word(i):
-            break
-        out.add(i)
-    return out
-
-
-def _top_final(s: Sentence) -> list[int]:
-    """The sentence-final punctuation that PTB attaches to the top S: from the last sentence-final mark (tag
-    ".") on; closing brackets and quotes before that mark belong to the phrase they close. Without such a
-    mark, a closing quote is top-level only if the sentence opens with a quote."""
-    run = sorted(_trailing_punct(s))
-    marks = [i for i in run if s.tags[i] == "."]
-    if marks:
-        return [i for i in run if i >= marks[0]]
-    opens = bool(s.words) and s.tags[0] == "``"
-    return [i for i in run if s.tags[i] == "''" and opens]
-
-
-def _clausal_conjuncts(s: Sentence, i: int) -> list[int]:
-    """Conjuncts of token i, to its right, that are verbs with their own subject (coordinated clauses)."""
-    return [
-        c
-        for c in s.children(i)
-        if c > i
-        and s.deps[c] == "conj"
-        and s.tags[c] in VERB_TAGS
-        and any(s.deps[g] in SUBJ_DEPS for g in s.children(c))
-    ]
-
-
-def top_constituents(s: Sentence) -> str | None:
-    """The sequence of constituents directly below the clause, derived from a dependency tree.
-
-    With r the root:
-    - r not a verb (tag not VB*/MD): the phrase label of r, followed by the sentence-final punctuation.
-    - r has conjuncts that are verbs with their own subject (coordinated clauses, also conjuncts of such
-      conjuncts): PTB's S -> S [,] CC S [.]; each such conjunct is one S, the conjunction and punctuation
-      right before it stay separate, a sentence-initial conjunction or punctuation stays separate, and everything
-      else forms the first S.
-    - otherwise: left dependents of r before its first auxiliary/negation get their phrase label (`_label`:
-      NP for nominal roles, PP, ADVP, SBAR, S, CC, punctuation tag, ...); r with its auxiliaries, negation and
-      every right dependent is one VP; right dependents that are subjects (quotative inversion: "..., said the
-      minister") are NP after the VP, and the sentence-final punctuation comes last (`_top_final`).
-    Returns None for sentences with several roots."""
-    if len(s.roots) != 1:
-        return None
-    r = s.roots[0]
-    final = set(_top_final(s))
-    tail = [s.tags[i] for i in sorted(final)]
-    if s.tags[r] not in VERB_TAGS:
-        return " ".join([_label(s, r), *tail])
-    kids = s.children(r)
-    clauses: list[int] = []
-    stack = _clausal_conjuncts(s, r)
-    while stack:  # conjuncts of conjuncts too: spaCy chains "A and B and C" as A <- B <- C
-        c = stack.pop()
-        clauses.append(c)
-        stack.extend(_clausal_conjuncts(s, c))
-    if clauses:
-        heads = {r, *clauses}
-        seq: list[tuple[int, str]] = []
-        used: set[int] = set(final)
-        for c in sorted(clauses, reverse=True):  # innermost (rightmost) first: its tokens leave the outer ones
-            span = [i for i in s.subtree(c) if i not in used]
-            seq.append((span[0], "S"))
-            used.update(span)
-            j = span[0] - 1
-            while j >= 0 and s.heads[j] in heads and s.deps[j] in ("cc", "punct"):
-                seq.append((j, _label(s, j)))
-                used.add(j)
-                j -= 1
-        lead = [c for c in kids if c < r and c == min(s.subtree(c)) == 0 and s.deps[c] in ("cc", "punct")]
-        for c in lead:
-            seq.append((c, _label(s, c)))
-            used.update(s.subtree(c))
-        rest = [i for i in range(len(s.words)) if i not in used]
-        if rest:
-            seq.append((rest[0], "S"))
-        return " ".join([lab for _, lab in sorted(seq)] + tail)
-    left = [c for c in kids if c < r]
-    vp_start = min((c for c in left if s.deps[c] in ("aux", "auxpass", "neg")), default=r)
-    seq2: list[tuple[int, str]] = [(min(s.subtree(c)), _label(s, c)) for c in left if c < vp_start]
-    seq2.append((vp_start, "VP"))
-    for c in kids:
-        if c > r and c not in final and s.deps[c] in ("nsubj", "nsubjpass", "expl"):
-            seq2.append((c, "NP"))
-    return " ".join([lab for _, lab in sorted(seq2)] + tail)
-
-
-def topconst(pc: ParsedCorpus, seed: int = 0, n_top: int = 19) -> Candidates:
-    """TopConst: the 19 most frequent top-constituent sequences, and OTHER for the rest (20 classes)."""
-    rej: Counter = Counter()
-    pairs = []
-    for s in _pool(pc, _single_tree, rej, "length outside 5-28 or several roots"):
-        seq = top_constituents(s)
-        if seq is None:
-            rej["no sequence"] += 1
-            continue
-        pairs.append((s, seq))
-    freq = Counter(seq for _, seq in pairs)
-    top = [seq for seq, _ in sorted(freq.items(), key=lambda kv: (-kv[1], kv[0]))[:n_top]]
-    top_set = set(top)
-    items = [Item(s.text, seq if seq in top_set else "OTHER", s.n_words, s.sid, note=seq) for s, seq in pairs]
-    return Candidates(items, [*top, "OTHER"], rej, info={"sequences": len(freq)})
-
-
-#: Penn tags of closed-class words: always lowercased when they leave the sentence start.
-CLOSED_TAGS = frozenset(
-    ["PRP", "PRP$", "DT", "PDT", "IN", "CC", "WDT", "WP", "WP$", "WRB", "EX", "MD", "TO", "RB", "RP", "UH"]
-)
-
-
-def _decapitalize(word: str, tag: str, common: frozenset[str]) -> str:
-    """A sentence-initial word moved inside the sentence: lowercased when it is a closed-class word or the
-    corpus also writes it in lowercase; kept as it is otherwise (names, "I", acronyms)."""
-    low = word[:1].lower() + word[1:]
-    if word == "I" or tag in ("NNP", "NNPS"):
-        return word
-    return low if tag in CLOSED_TAGS or low in common else word
-
-
-def _capitalize(word: str) -> str:
-    return word[:1].upper() + word[1:]
-
-
-#: Punctuation that glues the words on either side into one written word ("long-term", "and/or", "Pires'").
-GLUE = frozenset("-‐–—/&'’")
-
-
-def movable(s: Sentence, i: int, j: int) -> bool:
-    """Whether tokens i..j (a span of whole words) can move without changing how the text around them reads:
-    nothing glued to them but opening punctuation before (a quotation mark, a bracket) and closing punctuation
-    after (a comma, a full stop). A clitic ("'s", "n't") or a hyphenated part is glued: moving "Slough" out of
-    "Slough's" would write "Sloughconstituency 's", and a bag-of-words embedder would see the new tokens."""
-    left = i == 0 or s.spaces[i - 1] or not (s.is_word(i - 1) or s.words[i - 1] in GLUE)
-    right = j == len(s.words) - 1 or s.spaces[j] or not (s.is_word(j + 1) or s.words[j + 1] in GLUE)
-    return left and right
-
-
-def bshift(pc: ParsedCorpus, seed: int = 0) -> Candidates:
-    """BShift: intact sentences vs sentences with two random adjacent words swapped (each source used once).
-    Only two free-standing words are swapped (`movable`), so a shifted sentence has the same words as its source
-    in another order, as in the paper's tokenized data."""
-    rng = random.Random(seed)
-    rej: Counter = Counter()
-    pool = _pool(pc, _eligible, rej, "length outside 5-28")
-    rng.shuffle(pool)
-    originals = {s.text for s in pool}
-    common = lowercase_words(pc)
-    items = []
-    for k, s in enumerate(pool):
-        if k % 2 == 0:
-            items.append(Item(s.text, "original", s.n_words, s.sid))
-            continue
-        spots = [
-            i
-            for i in range(len(s.words) - 1)
-            if s.is_word(i)
-            and s.is_word(i + 1)
-            and s.spaces[i]
-            and movable(s, i, i + 1)
-            and s.words[i].lower() != s.words[i + 1].lower()
-            and any(ch.isalnum() for ch in s.words[i] + s.words[i + 1])
-        ]
-        if not spots:
-            rej["no adjacent word pair"] += 1
-            continue
-        i = rng.choice(spots)
-        words = list(s.words)
-        a, b = words[i], words[i + 1]
-        if i == _first_word(s):
-            words[i], words[i + 1] = _capitalize(b), _decapitalize(a, s.tags[i], common)
-        else:
-            words[i], words[i + 1] = b, a
-        text = render(words, s.spaces)
-        if text in originals:
-            rej["swap gives a corpus sentence"] += 1
-            continue
-        items.append(Item(text, "shifted", s.n_words, s.sid, generated=True, note=f"{s.words[i]} {s.words[i + 1]}"))
-    return Candidates(items, ["original", "shifted"], rej)
-
-
-# ---------------------------------------------------------------------------------------------- semantics
-
-
-def _finite_verb(s: Sentence) -> int | None:
-    r = s.roots[0]
-    if s.tags[r] in FINITE_TAGS:
-        return r
-    if s.tags[r] not in VERB_TAGS:
-        return None
-    for c in s.children(r):
-        if c < r and s.deps[c] in ("aux", "auxpass"):
-            return c if s.tags[c] in FINITE_TAGS else None  # MD or a non-finite aux: no tense class
-    return None
-
-
-def tense(pc: ParsedCorpus, seed: int = 0) -> Candidates:
-    """Tense: past (VBD) or present (VBP/VBZ) of the main clause's finite verb; grouped by that form."""
-    rej: Counter = Counter()
-    items = []
-    for s in _pool(pc, _single_tree, rej, "length outside 5-28 or several roots"):
-        v = _finite_verb(s)
-        if v is None:
-            rej["no finite main verb"] += 1
-            continue
-        form = s.words[v].lower()
-        items.append(Item(s.text, FINITE_TAGS[s.tags[v]], s.n_words, s.sid, group=form, note=s.words[v]))
-    return Candidates(items, ["past", "present"], rej)
+def first_word(s: Sentence) -> int:
+    """Index of the sentence's first word (token that is not punctuation); 0 when there is none."""
+    return next((i for i in range(len(s.words)) if s.is_word(i)), 0)
 
 
 @cache
@@ -529,260 +177,46 @@ def lowercase_words(pc: ParsedCorpus) -> frozenset[str]:
     return frozenset(w for s in pc.sentences for w in s.words if w.islower())
 
 
-def _number_task(pc: ParsedCorpus, deps: tuple[str, ...], what: str) -> Candidates:
-    rej: Counter = Counter()
-    common = lowercase_words(pc)
-    items = []
-    for s in _pool(pc, _single_tree, rej, "length outside 5-28 or several roots"):
-        r = s.roots[0]
-        if s.tags[r] not in VERB_TAGS:
-            rej["root is not a verb"] += 1
-            continue
-        heads = [c for c in s.children(r) if s.deps[c] in deps]
-        if len(heads) != 1:
-            rej[f"no {what}" if not heads else f"several {what}s"] += 1
-            continue
-        n = heads[0]
-        if s.tags[n] not in NUMBER_TAGS:
-            rej[f"{what} not a common noun (NN/NNS)"] += 1
-            continue
-        if any(s.deps[c] == "conj" for c in s.children(n)):
-            rej[f"coordinated {what}"] += 1
-            continue
-        word = s.words[n].lower()
-        if word not in common or (s.words[n] != word and n != _first_word(s)):
-            rej[f"{what} looks like a name (never lowercase in the corpus, or capitalised inside)"] += 1
-            continue
-        items.append(Item(s.text, NUMBER_TAGS[s.tags[n]], s.n_words, s.sid, group=noun_lemma(word), note=s.words[n]))
-    return Candidates(items, ["singular", "plural"], rej)
+#: Penn tags of closed-class words: always lowercased when they leave the sentence start.
+CLOSED_TAGS = frozenset(
+    ["PRP", "PRP$", "DT", "PDT", "IN", "CC", "WDT", "WP", "WP$", "WRB", "EX", "MD", "TO", "RB", "RP", "UH"]
+)
 
 
-def _first_word(s: Sentence) -> int:
-    return next((i for i in range(len(s.words)) if s.is_word(i)), 0)
+def decapitalize(word: str, tag: str, common: frozenset[str]) -> str:
+    """A sentence-initial word moved inside the sentence: lowercased when it is a closed-class word or the
+    corpus also writes it in lowercase; kept as it is otherwise (names, "I", acronyms)."""
+    low = word[:1].lower() + word[1:]
+    if word == "I" or tag in ("NNP", "NNPS"):
+        return word
+    return low if tag in CLOSED_TAGS or low in common else word
 
 
-def subjnum(pc: ParsedCorpus, seed: int = 0) -> Candidates:
-    """SubjNum: number of the main clause's subject (NN singular / NNS plural); grouped by noun lemma."""
-    return _number_task(pc, ("nsubj", "nsubjpass"), "subject")
+def capitalize(word: str) -> str:
+    """The word with its first letter upper-cased."""
+    return word[:1].upper() + word[1:]
 
 
-def objnum(pc: ParsedCorpus, seed: int = 0) -> Candidates:
-    """ObjNum: number of the main clause's direct object (NN / NNS); grouped by noun lemma."""
-    return _number_task(pc, ("dobj",), "direct object")
+#: Punctuation that glues the words on either side into one written word ("long-term", "and/or", "Pires'").
+GLUE = frozenset("-‐–—/&'’")
 
 
-SOMO_TAGS = frozenset({"NN", "NNS", "VB", "VBD", "VBG", "VBN", "VBP", "VBZ"})
+def movable(s: Sentence, i: int, j: int) -> bool:
+    """Whether tokens i..j (a span of whole words) can move without changing how the text around them reads:
+    nothing glued to them but opening punctuation before (a quotation mark, a bracket) and closing punctuation
+    after (a comma, a full stop). A clitic ("'s", "n't") or a hyphenated part is glued: moving "Slough" out of
+    "Slough's" would write "Sloughconstituency 's", and a bag-of-words embedder would see the new tokens."""
+    left = i == 0 or s.spaces[i - 1] or not (s.is_word(i - 1) or s.words[i - 1] in GLUE)
+    right = j == len(s.words) - 1 or s.spaces[j] or not (s.is_word(j + 1) or s.words[j + 1] in GLUE)
+    return left and right
 
 
-class _SomoIndex:
-    """Words that follow a given word, by tag, sorted by bigram count (for the comparable-frequency search)."""
-
-    def __init__(self, pc: ParsedCorpus):
-        tag_counts: dict[str, Counter] = defaultdict(Counter)
-        for s in pc.sentences:
-            for w, t in zip(s.words, s.tags):
-                if w.isalpha() and w.islower():
-                    tag_counts[w][t] += 1
-        self.main_tag = {w: min(c.items(), key=lambda kv: (-kv[1], kv[0]))[0] for w, c in tag_counts.items()}
-        table: dict[tuple[str, str], list[tuple[int, str]]] = defaultdict(list)
-        for (a, b), n in pc.bigrams.items():
-            tag = self.main_tag.get(b)
-            if tag in SOMO_TAGS and b not in AUX_FORMS:
-                table[(a, tag)].append((n, b))
-        self.table = {k: sorted(v) for k, v in table.items()}
-        self.counts = {k: [n for n, _ in v] for k, v in self.table.items()}
-
-    def following(self, left: str, tag: str, f: int) -> list[str]:
-        """Words of main tag `tag` seen after `left` with a bigram count in [f/2, 2f]."""
-        key = (left, tag)
-        if key not in self.table:
-            return []
-        counts = self.counts[key]
-        lo, hi = bisect.bisect_left(counts, math.ceil(f / 2)), bisect.bisect_right(counts, 2 * f)
-        return [w for _, w in self.table[key][lo:hi]]
-
-
-def _close(f_new: int, f_old: int) -> bool:
-    return f_new > 0 and abs(math.log2(f_new) - math.log2(f_old)) <= 1.0
-
-
-def somo(pc: ParsedCorpus, seed: int = 0) -> Candidates:
-    """SOMO: intact sentences vs sentences with one noun/verb replaced by a word of the same tag whose bigrams
-    with both neighbours have comparable corpus frequencies (within a factor of 2). Grouped by replacement."""
-    rng = random.Random(seed)
-    rej: Counter = Counter()
-    pool = _pool(pc, _eligible, rej, "length outside 5-28")
-    rng.shuffle(pool)
-    index = _SomoIndex(pc)
-    originals = {s.text for s in pool}
-    items = []
-    for k, s in enumerate(pool):
-        if k % 2 == 0:
-            items.append(Item(s.text, "original", s.n_words, s.sid))
-            continue
-        low = [w.lower() for w in s.words]
-        spots = [
-            i
-            for i in range(1, len(s.words) - 1)
-            if s.tags[i] in SOMO_TAGS
-            and s.words[i].isalpha()
-            and s.words[i].islower()
-            and low[i] not in AUX_FORMS
-            and s.deps[i] not in ("aux", "auxpass")
-        ]
-        rng.shuffle(spots)
-        done = False
-        for i in spots:
-            o, left, right = low[i], low[i - 1], low[i + 1]
-            f_left, f_right = pc.bigrams[(left, o)], pc.bigrams[(o, right)]
-            lemma_o = noun_lemma(o) if s.tags[i].startswith("NN") else o
-            options = [
-                w
-                for w in index.following(left, s.tags[i], f_left)
-                if w != o
-                and _close(pc.bigrams[(w, right)], f_right)
-                and (not s.tags[i].startswith("NN") or noun_lemma(w) != lemma_o)
-            ]
-            if not options:
-                continue
-            w = rng.choice(options)
-            words = list(s.words)
-            words[i] = w
-            text = render(words, s.spaces)
-            if text in originals:
-                continue
-            items.append(Item(text, "changed", s.n_words, s.sid, generated=True, group=w, note=f"{s.words[i]} -> {w}"))
-            done = True
+def trailing_punct(s: Sentence) -> set[int]:
+    """The sentence-final punctuation tokens (after the last word), wherever the parser attached them: PTB puts
+    them directly below the top S."""
+    out: set[int] = set()
+    for i in range(len(s.words) - 1, -1, -1):
+        if s.is_word(i):
             break
-        if not done:
-            rej["no replacement with comparable bigram frequencies"] += 1
-    return Candidates(items, ["original", "changed"], rej)
-
-
-Coordination = tuple[list[int], list[int], list[int], list[int], list[int]]
-
-
-def _coordination(s: Sentence) -> Coordination | None:
-    """(leading punctuation, clause 1, separator, clause 2, final punctuation) token indices, or None when the
-    sentence is not exactly two contiguous coordinate clauses. The separator is the conjunction with the
-    punctuation right before it (", but", " - but", "; and")."""
-    r = s.roots[0]
-    if s.tags[r] not in VERB_TAGS:
-        return None
-    kids = s.children(r)
-    conj = [c for c in kids if s.deps[c] == "conj" and c > r]
-    if len(conj) != 1:
-        return None
-    c = conj[0]
-    if s.tags[c] not in VERB_TAGS or not any(s.deps[g] in SUBJ_DEPS for g in s.children(c)):
-        return None
-    if any(s.deps[g] == "conj" and s.tags[g] in VERB_TAGS for g in s.children(c)):
-        return None  # a third clause
-    final = sorted(_trailing_punct(s))
-    span2 = [i for i in s.subtree(c) if i not in final]
-    end = final[0] if final else len(s.words)
-    if not span2 or span2 != list(range(span2[0], end)):
-        return None
-    cc = span2[0] - 1
-    if cc < 1 or s.heads[cc] != r or s.deps[cc] != "cc":
-        return None
-    start = cc
-    while start > 0 and s.tags[start - 1] in (",", ":") and s.heads[start - 1] == r:
-        start -= 1  # a comma, dash or semicolon before the conjunction goes with it
-    sep = list(range(start, cc + 1))
-    first = _first_word(s)
-    lead = list(range(0, first))
-    span1 = list(range(first, start))
-    if s.deps[first] == "cc":
-        return None  # a sentence-initial conjunction would end up inside
-    if sum(s.is_word(i) for i in span1) < 2 or sum(s.is_word(i) for i in span2) < 2:
-        return None
-    if not (s.is_word(span1[-1]) and s.is_word(span2[0]) and s.is_word(span2[-1]) and s.spaces[sep[-1]]):
-        return None  # a clause that ends or starts with punctuation ("..", a quotation mark) would not swap cleanly
-    if not (movable(s, span1[0], span1[-1]) and movable(s, span2[0], span2[-1])):
-        return None
-    return lead, span1, sep, span2, final
-
-
-def invert(s: Sentence, parts: Coordination, common: frozenset[str] = frozenset()) -> str:
-    """The sentence with its two coordinate clauses swapped; opening punctuation (a quotation mark) stays first,
-    and capitalisation moves with the sentence start (`_decapitalize`: words the corpus never writes in
-    lowercase keep their capital)."""
-    lead, span1, sep, span2, final = parts
-    w = list(s.words)
-    first1, first2 = span1[0], span2[0]
-    w[first1] = _decapitalize(w[first1], s.tags[first1], common)
-    w[first2] = _capitalize(w[first2])
-    order = lead + span2 + sep + span1 + final
-    words = [w[i] for i in order]
-    spaces = [s.spaces[i] for i in order]
-    # each clause takes the spacing of the clause it replaces at that position
-    spaces[len(lead) + len(span2) - 1] = s.spaces[span1[-1]]
-    spaces[len(lead) + len(span2) + len(sep) + len(span1) - 1] = s.spaces[span2[-1]]
-    return render(words, spaces)
-
-
-def coordinv(pc: ParsedCorpus, seed: int = 0) -> Candidates:
-    """CoordInv: two coordinate clauses, intact or inverted, in pairs with equal clause-length profiles."""
-    rng = random.Random(seed)
-    rej: Counter = Counter()
-    common = lowercase_words(pc)
-    buckets: dict[int, list[tuple[Sentence, tuple]]] = defaultdict(list)
-    for s in _pool(pc, _single_tree, rej, "length outside 5-28 or several roots"):
-        parts = _coordination(s)
-        if parts is None:
-            rej["not two coordinate clauses"] += 1
-            continue
-        d = sum(s.is_word(i) for i in parts[1]) - sum(s.is_word(i) for i in parts[3])
-        buckets[d].append((s, parts))
-    for b in buckets.values():
-        rng.shuffle(b)
-    items: list[Item] = []
-    unit = 0
-
-    def pair(intact: tuple[Sentence, tuple], inv: tuple[Sentence, tuple]) -> None:
-        nonlocal unit
-        s, _ = intact
-        t, parts = inv
-        d = sum(s.is_word(i) for i in intact[1][1]) - sum(s.is_word(i) for i in intact[1][3])
-        items.append(Item(s.text, "original", s.n_words, s.sid, unit=unit, note=f"clause difference {d:+d}"))
-        items.append(
-            Item(invert(t, parts, common), "inverted", t.n_words, t.sid, generated=True, unit=unit, note=f"{t.text}")
-        )
-        unit += 1
-
-    for v in sorted(buckets):
-        if v < 0:
-            continue
-        if v == 0:
-            b = buckets[0]
-            for j in range(len(b) // 2):
-                pair(b[2 * j], b[2 * j + 1])
-            rej["unpaired clause-length profile"] += len(b) % 2
-            continue
-        pos, neg = buckets[v], buckets.get(-v, [])
-        m = min(len(pos), len(neg))
-        p = m // 2 + (m % 2 if rng.random() < 0.5 else 0)
-        for j in range(p):  # intact with difference +v, inverted from -v (shown as +v)
-            pair(pos[j], neg[j])
-        for j in range(p, m):  # intact with -v, inverted from +v (shown as -v)
-            pair(neg[j], pos[j])
-        rej["unpaired clause-length profile"] += len(pos) + len(neg) - 2 * m
-    for v, b in buckets.items():
-        if v < 0 and -v not in buckets:
-            rej["unpaired clause-length profile"] += len(b)
-    return Candidates(items, ["original", "inverted"], rej, matched=True)
-
-
-GENERATORS: dict[str, Callable[..., Candidates]] = {
-    "sentlen": sentlen,
-    "wc": wc,
-    "treedepth": treedepth,
-    "topconst": topconst,
-    "bshift": bshift,
-    "tense": tense,
-    "subjnum": subjnum,
-    "objnum": objnum,
-    "somo": somo,
-    "coordinv": coordinv,
-}
+        out.add(i)
+    return out

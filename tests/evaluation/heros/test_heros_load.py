@@ -60,7 +60,7 @@ def test_real_readme_header_with_two_bare_negation_columns(tmp_path):
 
 def test_swapped_bare_negation_columns_are_detected(tmp_path):
     header = ["Original", "Synonym", "Antonym", "Negation", "Random", "Typo", "Negation"]
-    swapped = [r[:3] + [r[6]] + r[4:6] + [r[3]] for r in ROWS]
+    swapped = [[*r[:3], r[6], *r[4:6], r[3]] for r in ROWS]
     df = load_heros(_write(tmp_path / "heros.tsv", header, swapped))
     assert df[df.subset == "negation_main"]["variant"].iloc[0] == "And that is not why it is illegal."
 
@@ -104,7 +104,7 @@ def test_hub_name_offline_gives_clear_error(monkeypatch):
 def test_pandas_style_duplicate_header_and_index_column(tmp_path):
     # a re-saved copy may carry an index column and pandas' "Negation.1" for the second bare Negation
     header = ["", "Original", "Synonym", "Antonym", "Negation", "Random", "Typo", "Negation.1"]
-    rows = [[str(i)] + r for i, r in enumerate(ROWS)]
+    rows = [[str(i), *r] for i, r in enumerate(ROWS)]
     df = load_heros(_write(tmp_path / "heros.tsv", header, rows))
     assert len(df) == 18
     assert df[df.subset == "negation_antonym"]["variant"].iloc[0] == "And that is why it is not illegal."

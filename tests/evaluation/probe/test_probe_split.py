@@ -46,7 +46,7 @@ def test_groups_never_cross_splits_and_no_group_fills_a_split():
         n = 200 if g == 0 else 6
         items += [_item(f"p{g}-{i}", "past", group=f"g{g}") for i in range(n)]
         items += [_item(f"q{g}-{i}", "present", group=f"h{g}") for i in range(n)]
-    out, classes, _ = balance_and_split(Candidates(items, ["past", "present"]), per_class=300, seed=0)
+    out, _classes, _ = balance_and_split(Candidates(items, ["past", "present"]), per_class=300, seed=0)
     splits_of = defaultdict(set)
     for it, s in out:
         splits_of[it.group].add(s)
@@ -62,7 +62,7 @@ def test_matched_units_stay_together():
     for u in range(40):
         items += [_item(f"u{u}-{c}", c, unit=u) for c in ("4", "5", "6")]
     items += [_item("lonely", "4", unit=99)]  # an incomplete unit is never used
-    out, classes, _ = balance_and_split(Candidates(items, ["4", "5", "6"], matched=True), per_class=30, seed=0)
+    out, _classes, _ = balance_and_split(Candidates(items, ["4", "5", "6"], matched=True), per_class=30, seed=0)
     where = defaultdict(set)
     for it, s in out:
         where[it.unit].add(s)
@@ -72,7 +72,7 @@ def test_matched_units_stay_together():
 
 def test_too_few_candidates_give_no_items():
     items = [_item("a", "a"), _item("b", "b"), _item("c", "b")]
-    out, classes, avail = balance_and_split(Candidates(items, ["a", "b"]), per_class=10)
+    out, _classes, avail = balance_and_split(Candidates(items, ["a", "b"]), per_class=10)
     assert out == [] and avail == {"a": 1, "b": 2}
 
 

@@ -12,6 +12,7 @@ from synthetic_text import write_corpus
 
 from n2o_core.cli.main import main
 from n2o_core.embedders.registry import BUILTIN_EMBEDDER_IDS
+from n2o_core.errors import N2OError
 from n2o_core.evaluation import findings as fd
 from n2o_core.evaluation.heros.score import RESULT_COLUMNS as HEROS_COLUMNS
 from n2o_core.evaluation.sts import RESULT_COLUMNS as STS_COLUMNS
@@ -210,7 +211,7 @@ def test_catalogue_is_consistent():
         assert fd.finding(f.id) is f
     for u in fd.NOT_TESTABLE:
         assert u.paper in fd.PAPERS and u.reason
-    with pytest.raises(fd.N2OError, match="Unknown finding"):
+    with pytest.raises(N2OError, match="Unknown finding"):
         fd.finding("no-such-finding")
 
 

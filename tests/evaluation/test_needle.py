@@ -178,7 +178,7 @@ def test_znorm_uses_the_corpus_standardizer(ws, pairs):
 def test_precomputed_vectors_need_pair_vectors(ws, pairs, tmp_path):
     np.save(tmp_path / "g.npy", np.asarray(ws.embeddings("glove-6b-50d")))
     ws.add_vectors("mine", tmp_path / "g.npy")
-    with pytest.raises(N2OError, match="give --pair-vectors mine=FILE.npy"):
+    with pytest.raises(N2OError, match=r"give --pair-vectors mine=FILE\.npy"):
         run_needle(ws, pairs, ["mine"])
     loaded = load_pairs(pairs.pairs.source.spec)
     pv = ws.encode_texts("glove-6b-50d", loaded.queries + loaded.paraphrases)
@@ -281,7 +281,7 @@ def test_bbc_5000_four_embedders(tmp_path, cache_dir):
     out = tmp_path / "bbc.json"
     ids = ["tfidf", "glove-6b-50d", "word2vec", "fasttext"]
     argv = ["needle", "--corpus", "builtin:bbc-news", "--max-sentences", "5000", "--pairs", str(pairs_file)]
-    assert main([*argv, *sum((["--embedder", e] for e in ids), []), "--json", str(out)]) == 0
+    assert main([*argv, *(a for e in ids for a in ("--embedder", e)), "--json", str(out)]) == 0
     d = json.loads(out.read_text())
     assert d["corpus_size"] == 5000 and d["n_pairs"] >= 50 and {r["embedder"] for r in d["results"]} == set(ids)
     assert all(0 < r["mrr"] <= 1 for r in d["results"])

@@ -16,7 +16,7 @@ from n2o_core.evaluation.probe.report import judged_shares, noise_half_width, ra
 from n2o_core.figures import probe as figures_probe
 from n2o_core.settings import param_multi_choice
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def table() -> pd.DataFrame:

@@ -11,8 +11,20 @@ import pytest
 from probe_corpus import sentences
 
 from n2o_core.corpora import from_texts
-from n2o_core.evaluation.probe import tasks as T
 from n2o_core.evaluation.probe.parse import from_arrays, parse_texts
+from n2o_core.evaluation.probe.tasks import Item, lowercase_words
+from n2o_core.evaluation.probe.tasks_semantics import _coordination, coordinv, invert, objnum, somo, subjnum, tense
+from n2o_core.evaluation.probe.tasks_syntax import (
+    SENTLEN_BINS,
+    bshift,
+    longest_path,
+    sentlen,
+    top_constituents,
+    tree_depth,
+    treedepth,
+    wc,
+    wc_band,
+)
 from n2o_core.text import tokenize
 
 PAPER = [
@@ -51,39 +63,39 @@ def test_parse_keeps_text_and_counts_words(paper):
 
 def test_top_constituents_of_the_papers_example(paper):
     _, s = paper
-    assert T.top_constituents(s["Then very dark gray letters on a black screen appeared."]) == "ADVP NP VP ."
-    assert T.top_constituents(s["They might be only memories, but I can still feel each one."]) == "S , CC S ."
-    assert T.top_constituents(s['"We won the cup," he said.']) == "`` S , '' NP VP ."
-    assert T.top_constituents(s["The cat sat on the mat."]) == "NP VP ."
+    assert top_constituents(s["Then very dark gray letters on a black screen appeared."]) == "ADVP NP VP ."
+    assert top_constituents(s["They might be only memories, but I can still feel each one."]) == "S , CC S ."
+    assert top_constituents(s['"We won the cup," he said.']) == "`` S , '' NP VP ."
+    assert top_constituents(s["The cat sat on the mat."]) == "NP VP ."
 
 
 def test_tree_depth_counts_words_on_the_longest_path(paper):
     _, s = paper
     cat = s["The cat sat on the mat."]
-    assert [cat.words[i] for i in T.longest_path(cat)] == ["sat", "on", "mat", "the"]
-    assert T.tree_depth(cat) == 4
+    assert [cat.words[i] for i in longest_path(cat)] == ["sat", "on", "mat", "the"]
+    assert tree_depth(cat) == 4
 
 
 def test_coordination_inversion_reproduces_the_papers_example(paper):
     pc, s = paper
     sent = s["They might be only memories, but I can still feel each one."]
-    parts = T._coordination(sent)
+    parts = _coordination(sent)
     assert parts is not None
-    assert T.invert(sent, parts, T.lowercase_words(pc)) == "I can still feel each one, but they might be only memories."
-    assert T._coordination(s["The cat sat on the mat."]) is None
+    assert invert(sent, parts, lowercase_words(pc)) == "I can still feel each one, but they might be only memories."
+    assert _coordination(s["The cat sat on the mat."]) is None
 
 
 def test_tense_reads_the_finite_verb_of_the_main_clause(paper):
     pc, _ = paper
-    got = {it.text: (it.label, it.note) for it in T.tense(pc).items}
+    got = {it.text: (it.label, it.note) for it in tense(pc).items}
     assert got["The company has said it will grow."] == ("present", "has")
     assert got["The companies sold three factories last year."] == ("past", "sold")
 
 
 def test_number_tasks_label_the_head_noun_and_group_by_lemma(paper):
     pc, _ = paper
-    subj = {it.text: it for it in T.subjnum(pc).items}
-    obj = {it.text: it for it in T.objnum(pc).items}
+    subj = {it.text: it for it in subjnum(pc).items}
+    obj = {it.text: it for it in objnum(pc).items}
     s = "The companies sold three factories last year."
     assert (subj[s].label, subj[s].group) == ("plural", "company")
     assert (obj[s].label, obj[s].group) == ("plural", "factory")
@@ -91,8 +103,8 @@ def test_number_tasks_label_the_head_noun_and_group_by_lemma(paper):
 
 
 def test_sentlen_bins_are_the_papers_six_equal_width_bins(small):
-    assert T.SENTLEN_BINS == ((5, 8), (9, 12), (13, 16), (17, 20), (21, 24), (25, 28))
-    for it in T.sentlen(small).items:
+    assert SENTLEN_BINS == ((5, 8), (9, 12), (13, 16), (17, 20), (21, 24), (25, 28))
+    for it in sentlen(small).items:
         lo, hi = map(int, it.label.split("-"))
         assert lo <= it.n_words <= hi
 
@@ -103,14 +115,14 @@ def test_wc_band_is_ranks_2000_to_2999_or_the_middle_third():
 
     big = Counter({word(i): 10_000 - i for i in range(5000)})
     big["x1"] = 9_999  # not alphabetic: never in the band
-    band = T.wc_band(big)
+    band = wc_band(big)
     assert band[0] == word(2000) and band[-1] == word(2999) and len(band) == 1000
     small = Counter({w: n for w, n in zip("abcdefghi", range(9, 0, -1))})
-    assert T.wc_band(small) == list("def")
+    assert wc_band(small) == list("def")
 
 
 def test_wc_items_contain_exactly_one_band_word(small):
-    cands = T.wc(small)
+    cands = wc(small)
     band = set(cands.classes)
     assert cands.items
     for it in cands.items:
@@ -120,7 +132,7 @@ def test_wc_items_contain_exactly_one_band_word(small):
 
 def test_bshift_swaps_exactly_one_adjacent_pair(small):
     originals = {s.sid: s for s in small.sentences}
-    shifted = [it for it in T.bshift(small, seed=1).items if it.label == "shifted"]
+    shifted = [it for it in bshift(small, seed=1).items if it.label == "shifted"]
     assert len(shifted) > 50
     for it in shifted:
         src = originals[it.source]
@@ -146,8 +158,8 @@ def test_shifted_and_inverted_items_have_their_sources_words(small):
     glued = from_arrays(parse_texts(GLUED))
     for pc in (small, glued):
         src = {s.sid: s.text for s in pc.sentences}
-        items = [it for seed in range(30) for it in T.bshift(pc, seed=seed).items if it.generated]
-        items += [it for it in T.coordinv(pc, seed=0).items if it.generated]
+        items = [it for seed in range(30) for it in bshift(pc, seed=seed).items if it.generated]
+        items += [it for it in coordinv(pc, seed=0).items if it.generated]
         assert items
         for it in items:
             assert Counter(tokenize(it.text)) == Counter(tokenize(src[it.source])), (src[it.source], it.text)
@@ -155,7 +167,7 @@ def test_shifted_and_inverted_items_have_their_sources_words(small):
 
 def test_somo_replacements_have_comparable_bigram_frequencies(small):
     originals = {s.sid: s for s in small.sentences}
-    changed = [it for it in T.somo(small, seed=0).items if it.label == "changed"]
+    changed = [it for it in somo(small, seed=0).items if it.label == "changed"]
     assert len(changed) > 20
     for it in changed:
         src = originals[it.source]
@@ -171,15 +183,15 @@ def test_somo_replacements_have_comparable_bigram_frequencies(small):
 
 
 def test_coordinv_pairs_share_one_clause_length_profile(small):
-    cands = T.coordinv(small, seed=0)
+    cands = coordinv(small, seed=0)
     assert cands.matched and cands.items
-    units: dict[int, list[T.Item]] = {}
+    units: dict[int, list[Item]] = {}
     for it in cands.items:
         units.setdefault(it.unit, []).append(it)
     shown = from_arrays(parse_texts([it.text for it in cands.items]))
     profile = {}
     for s in shown.sentences:  # first-minus-second clause length of each sentence as shown
-        parts = T._coordination(s) if len(s.roots) == 1 else None
+        parts = _coordination(s) if len(s.roots) == 1 else None
         if parts is not None:
             profile[s.text] = sum(s.is_word(i) for i in parts[1]) - sum(s.is_word(i) for i in parts[3])
     compared = 0
@@ -192,9 +204,9 @@ def test_coordinv_pairs_share_one_clause_length_profile(small):
 
 
 def test_treedepth_tuples_have_one_sentence_per_class_and_equal_length(small):
-    cands = T.treedepth(small, seed=0)
+    cands = treedepth(small, seed=0)
     assert cands.matched and len(cands.classes) >= 2
-    units: dict[int, list[T.Item]] = {}
+    units: dict[int, list[Item]] = {}
     for it in cands.items:
         units.setdefault(it.unit, []).append(it)
     for unit in units.values():

@@ -1,0 +1,132 @@
+"""The seeds' qualitative findings, checked live on the current corpus with the built-in embedders.
+
+Each `Finding` states one claim of a paper (quoted, with its section), names the embedders it needs, the
+analysis it rests on and how sentences are composed / scored, and writes its rule out: a pure check function
+turns computed results (`Evidence`) into a `Verdict` -- passed (✓), failed (✗, with its numbers) or None
+(could not be checked, with the reason). `evidence(ws, finding, params)` computes what one finding needs through
+the existing cores (pipeline + overlap for neighbors, heros.run for minimal pairs, sts for human similarity);
+`check_finding` / `check_findings` put the two together.
+
+    params = FindingParams(k=50, n_queries=100, n_samples=5, seed=0, heros_pairs=200)
+    results = check_findings(ws, params=params)        # every finding in FINDINGS
+    for r in results: print(r.mark, r.finding.title, r.verdict.summary)
+
+Settings are the papers' unless stated: N2O findings use k = 50 (capped at N - 1), the pooled query samples,
+exact search on raw cosine (no z-normalization); HEROS findings use Heros' normalization (s - b)/(1 - b) on pairs
+made from the corpus; the human-similarity findings use gensim's Lee pairs (the corpus has no human scores).
+Several findings have a second composition (stop words kept vs dropped) evaluated beside the one the verdict
+uses, so the effect of the composition is shown, never hidden. Claims about models that are not available
+offline (ELMo, BERT, GPT, InferSent, USE, ...) are mapped to an offline analogue only where that is faithful;
+the others are listed in `NOT_TESTABLE` with the reason.
+
+The package, by job: `verdict` (the result types), `rules_n2o` / `rules_heros` / `rules_sts` (the pure rules, by
+paper), `catalog` (FINDINGS, NOT_TESTABLE, `finding`) and `compute` (the evidence through the cores; `judge`,
+`check_finding`, `check_findings`). This face exports their public names.
+"""
+
+from __future__ import annotations
+
+from n2o_core.evaluation.findings.catalog import (
+    FINDINGS,
+    HEROS_SET,
+    N2O_SET,
+    NOT_TESTABLE,
+    STATIC,
+    STS_SET,
+    TRANSFORMERS,
+    finding,
+)
+from n2o_core.evaluation.findings.compute import (
+    FindingParams,
+    check_finding,
+    check_findings,
+    evidence,
+    heros_evidence,
+    judge,
+    neighbor_evidence,
+    popular_evidence,
+    sts_evidence,
+)
+from n2o_core.evaluation.findings.rules_heros import (
+    antonym_clearly_below_synonym,
+    main_below_antonym,
+    negation_far_above,
+    negations_above_synonym,
+)
+from n2o_core.evaluation.findings.rules_n2o import (
+    above_chance,
+    further_than_analogue,
+    group_agreement,
+    highest_by_factor,
+    lowest,
+    popular_share_more_words,
+    rankings_stable,
+)
+from n2o_core.evaluation.findings.rules_sts import znorm_narrows_range, znorm_raises
+from n2o_core.evaluation.findings.verdict import (
+    ALL_WORDS,
+    CONTENT,
+    HEROS,
+    NEIGHBORS,
+    PAPERS,
+    STS,
+    Check,
+    Evidence,
+    Finding,
+    FindingResult,
+    N2OEvidence,
+    PopularEvidence,
+    Progress,
+    Untestable,
+    Verdict,
+    mark,
+)
+
+__all__ = [
+    "ALL_WORDS",
+    "CONTENT",
+    "FINDINGS",
+    "HEROS",
+    "HEROS_SET",
+    "N2O_SET",
+    "NEIGHBORS",
+    "NOT_TESTABLE",
+    "PAPERS",
+    "STATIC",
+    "STS",
+    "STS_SET",
+    "TRANSFORMERS",
+    "Check",
+    "Evidence",
+    "Finding",
+    "FindingParams",
+    "FindingResult",
+    "N2OEvidence",
+    "PopularEvidence",
+    "Progress",
+    "Untestable",
+    "Verdict",
+    "above_chance",
+    "antonym_clearly_below_synonym",
+    "check_finding",
+    "check_findings",
+    "evidence",
+    "finding",
+    "further_than_analogue",
+    "group_agreement",
+    "heros_evidence",
+    "highest_by_factor",
+    "judge",
+    "lowest",
+    "main_below_antonym",
+    "mark",
+    "negation_far_above",
+    "negations_above_synonym",
+    "neighbor_evidence",
+    "popular_evidence",
+    "popular_share_more_words",
+    "rankings_stable",
+    "sts_evidence",
+    "znorm_narrows_range",
+    "znorm_raises",
+]

@@ -1,0 +1,533 @@
+"""The catalogue: every finding of the papers checked here (`FINDINGS`, each with its rule bound to the embedders it
+names), the ones that cannot be checked offline (`NOT_TESTABLE`), and `finding(id)`."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from functools import partial
+
+import pandas as pd
+
+from n2o_core.errors import N2OError
+from n2o_core.evaluation.findings.rules_heros import (
+    antonym_clearly_below_synonym,
+    main_below_antonym,
+    negation_far_above,
+    negations_above_synonym,
+)
+from n2o_core.evaluation.findings.rules_n2o import (
+    above_chance,
+    further_than_analogue,
+    group_agreement,
+    highest_by_factor,
+    lowest,
+    popular_share_more_words,
+    rankings_stable,
+)
+from n2o_core.evaluation.findings.rules_sts import znorm_narrows_range, znorm_raises
+from n2o_core.evaluation.findings.verdict import (
+    ALL_WORDS,
+    CONTENT,
+    HEROS,
+    NEIGHBORS,
+    STS,
+    Evidence,
+    Finding,
+    Untestable,
+    Verdict,
+    unchecked,
+)
+from n2o_core.text import SBERT_STOP_WORDS_NAME
+
+#: Averaged static word vectors (all tokens, as the N2O paper averages), without subword information.
+STATIC = ("glove-6b-50d", "word2vec", "fasttext")
+#: Mean-pooled sentence transformers (their trained pooling).
+TRANSFORMERS = ("minilm-l6-mean", "paraphrase-minilm-l3-mean")
+#: Every embedder the neighbor-based findings compare (Table 1's families, as far as they load offline).
+N2O_SET = ("tfidf", *STATIC, "fasttext-sub", "minilm-l6-mean", "minilm-l6-cls", "paraphrase-minilm-l3-mean")
+#: Sentence encoders scored on HEROS pairs: Heros' averaged GloVe (stop words dropped, as sentence-transformers
+#: does) and the offline transformer encoders.
+HEROS_SET = ("glove-6b-50d-nostop", "minilm-l6-mean", "minilm-l6-cls", "paraphrase-minilm-l3-mean", "e5-small")
+#: Dense encoders correlated with human similarity (Pitfalls compares dense sentence encoders).
+STS_SET = ("glove-6b-50d", "word2vec", "fasttext", "minilm-l6-mean", "paraphrase-minilm-l3-mean")
+
+_N2O_SCORING = "cosine on raw vectors (no z-normalization), exact search; averaged word vectors over all tokens"
+_CONTENT_SCORING = f"content words: stop words ({SBERT_STOP_WORDS_NAME}) not counted"
+_ALL_SCORING = "every word counted, stop words too"
+_HEROS_SCORING = "Heros' (s − b)/(1 − b) on minimal pairs made from the corpus, raw cosine"
+_HEROS_GLOVE_SCORING = (
+    f"{_HEROS_SCORING}; averaged GloVe drops the stop words of {SBERT_STOP_WORDS_NAME}, as sentence-transformers' "
+    "average_word_embeddings_glove models (evaluated by Heros) do"
+)
+_STS_SCORING = (
+    "gensim's Lee pairs (50 news documents, 1,225 rated pairs); z-normalization per Pitfalls over the 2n pair "
+    "rows; averaged GloVe over all tokens (SentEval's average)"
+)
+
+
+def _c_static_agree(ev: Evidence) -> Verdict:
+    return group_agreement(ev.n2o.mean, STATIC, TRANSFORMERS, ev.n2o.std) if ev.n2o else unchecked("no N2O")
+
+
+def _c_tfidf_apart(ev: Evidence) -> Verdict:
+    return group_agreement(ev.n2o.mean, STATIC, ("tfidf",), ev.n2o.std) if ev.n2o else unchecked("no N2O")
+
+
+_STS_TESTED = (
+    "Averaged GloVe (6B, 50-d here; 300-d in the paper) on gensim's Lee document pairs with human similarity "
+    "scores (the STS Benchmark is not offline). No CI: the 1,225 pairs share 50 documents, so they are not "
+    "independent."
+)
+_GLOVE_NOSTOP = f"averaged GloVe without stop words ({SBERT_STOP_WORDS_NAME})"
+
+
+def _others(names: Sequence[str], *exclude: str) -> list[str]:
+    return [e for e in names if e not in exclude]
+
+
+def _c_subword(ev: Evidence) -> Verdict:
+    if not ev.n2o:
+        return unchecked("no N2O")
+    return further_than_analogue(
+        ev.n2o.mean, "fasttext-sub", "fasttext", _others(ev.n2o.names, "fasttext-sub", "fasttext"), 0.8, ev.n2o.std
+    )
+
+
+def _c_cls(ev: Evidence) -> Verdict:
+    if not ev.n2o:
+        return unchecked("no N2O")
+    return further_than_analogue(
+        ev.n2o.mean,
+        "minilm-l6-cls",
+        "minilm-l6-mean",
+        _others(ev.n2o.names, "minilm-l6-cls", "minilm-l6-mean"),
+        0.8,
+        ev.n2o.std,
+    )
+
+
+def _c_chance(ev: Evidence) -> Verdict:
+    return above_chance(ev.n2o) if ev.n2o else unchecked("no N2O")
+
+
+def _c_robust_k(ev: Evidence) -> Verdict:
+    return rankings_stable(ev.n2o.rho_k if ev.n2o else None, 0.95, "values of k")
+
+
+def _c_robust_samples(ev: Evidence) -> Verdict:
+    return rankings_stable(ev.n2o.rho_samples if ev.n2o else None, 0.95, "query samples")
+
+
+def _tokens(ev: Evidence, words: str) -> pd.DataFrame | None:
+    return ev.tokens.get(words)
+
+
+def _c_tok_tfidf(ev: Evidence, words: str = CONTENT) -> Verdict:
+    f = _tokens(ev, words)
+    return highest_by_factor(f, "tfidf", 1.5) if f is not None else unchecked("no token overlap")
+
+
+def _c_tok_subword(ev: Evidence, words: str = CONTENT) -> Verdict:
+    f = _tokens(ev, words)
+    return lowest(f, "fasttext-sub") if f is not None else unchecked("no token overlap")
+
+
+def _c_popular(ev: Evidence, words: str = CONTENT) -> Verdict:
+    return popular_share_more_words(ev.popular.get(words))
+
+
+def _c_heros_glove(ev: Evidence, eid: str = "glove-6b-50d-nostop") -> Verdict:
+    return negation_far_above(ev.heros, eid, 0.5)
+
+
+def _c_heros_main(ev: Evidence) -> Verdict:
+    return main_below_antonym(ev.heros, HEROS_SET, 0.8)
+
+
+def _c_heros_neg_above(ev: Evidence, eid: str) -> Verdict:
+    return negations_above_synonym(ev.heros, eid)
+
+
+def _c_heros_para_antonym(ev: Evidence) -> Verdict:
+    return antonym_clearly_below_synonym(ev.heros, "paraphrase-minilm-l3-mean")
+
+
+def _c_sts_glove(ev: Evidence, scoring: str, eid: str = "glove-6b-50d") -> Verdict:
+    return znorm_raises(ev.sts, eid, scoring)
+
+
+def _c_sts_range(ev: Evidence) -> Verdict:
+    return znorm_narrows_range(ev.sts, STS_SET)
+
+
+FINDINGS: tuple[Finding, ...] = (
+    # ------------------------------------------------------------------ N2O (Lin & Smith 2019)
+    Finding(
+        "n2o-static-agree",
+        "N2O",
+        "§5, Fig. 4 (left)",
+        "Averaged static word embeddings agree with each other",
+        "“We first observe that there is generally high N2O among this set of embedders [averages of static word "
+        "embeddings] in comparison to other categories.”",
+        "N2O among averaged GloVe, word2vec and fastText (no subwords) vs their N2O with the mean-pooled sentence "
+        "transformers (all-MiniLM-L6-v2, paraphrase-MiniLM-L3-v2), the offline stand-ins for the other categories.",
+        NEIGHBORS,
+        (*STATIC, *TRANSFORMERS),
+        "mean N2O over the 3 static pairs > mean N2O over the 6 static × transformer pairs",
+        _N2O_SCORING,
+        _c_static_agree,
+    ),
+    Finding(
+        "n2o-subword-apart",
+        "N2O",
+        "§5",
+        "Subword information sets fastText apart",
+        "“The use of subword information [...] has a large effect on N2O; there is a high (0.52) N2O value between "
+        "these two and much lower N2O with other embedders, including their analogues without subword information.”",
+        "fastText with subwords vs the same fastText without them (same corpus, same training): how much N2O each "
+        "has with the other embedders. (The 0.52 between two subword models is not testable: one subword model "
+        "is built in.)",
+        NEIGHBORS,
+        N2O_SET,
+        "mean N2O of fasttext-sub with the others ≤ 0.8 × that of fasttext with the same others "
+        "(others: every embedder here but the two)",
+        _N2O_SCORING,
+        _c_subword,
+    ),
+    Finding(
+        "n2o-tfidf-apart",
+        "N2O",
+        "§5",
+        "tf-idf has low N2O, even with static averages",
+        "“Unsurprisingly, tf-idf has low N2O with other embedders (even those based on static word embeddings).”",
+        "tf-idf's N2O with averaged GloVe, word2vec and fastText vs the N2O among those three.",
+        NEIGHBORS,
+        ("tfidf", *STATIC),
+        "mean N2O among the 3 static pairs > mean N2O of tf-idf with the 3 static embedders",
+        _N2O_SCORING,
+        _c_tfidf_apart,
+    ),
+    Finding(
+        "n2o-cls-outlier",
+        "N2O",
+        "§5, Fig. 6",
+        "A [CLS] vector is an outlier next to mean pooling of the same model",
+        "“Specific-token representations for BERT or GPT (bert-base-cls, gpt-last) are outliers compared to other "
+        "embedders (i.e., low N2O) [...] this effect seems to hold even for the MultiNLI-finetuned version of BERT "
+        "[...] taking averaged BERT and GPT embeddings yields higher N2O with other embedders.”",
+        "Offline analogue: all-MiniLM-L6-v2's [CLS] vector vs its mean pooling (the same forward pass; a "
+        "fine-tuned encoder, as bert-ft-cls). BERT and GPT themselves are not available offline.",
+        NEIGHBORS,
+        N2O_SET,
+        "mean N2O of minilm-l6-cls with the others ≤ 0.8 × that of minilm-l6-mean with the same others "
+        "(others: every embedder here but the two)",
+        _N2O_SCORING,
+        _c_cls,
+    ),
+    Finding(
+        "n2o-above-chance",
+        "N2O",
+        "§5",
+        "Every pair is far above chance",
+        "“The values range from 0.04 to 0.62 [...] even an N2O of 0.04 is unlikely from random chance alone.”",
+        "Every pair of the embedders here against the chance level k/(N − 1) of this corpus.",
+        NEIGHBORS,
+        N2O_SET,
+        "for every pair: mean N2O − 2 × its std across query samples > k/(N − 1)",
+        _N2O_SCORING,
+        _c_chance,
+        paper_numbers="0.04–0.62 on ~8M sentences",
+    ),
+    Finding(
+        "tokens-tfidf-highest",
+        "N2O",
+        "§5, Fig. 5",
+        "tf-idf's neighbors share by far the most words with the query",
+        "“Its [tf-idf's] nearest neighbors have by far the largest token overlap with the query (0.43).”",
+        "Token overlap (share of the query's distinct words found in each neighbor, k = 50) per embedder.",
+        NEIGHBORS,
+        N2O_SET,
+        "tf-idf's mean token overlap ≥ 1.5 × the highest other embedder's",
+        _CONTENT_SCORING,
+        _c_tok_tfidf,
+        (_ALL_SCORING, partial(_c_tok_tfidf, words=ALL_WORDS)),
+        paper_numbers="tf-idf 0.43",
+    ),
+    Finding(
+        "tokens-subword-lowest",
+        "N2O",
+        "§5, Fig. 5",
+        "Subword fastText's neighbors share the fewest words with the query",
+        "“As we would expect, subword methods find near neighbors with lower token overlap, because they embed "
+        "surface-similar strings near to each other.”",
+        "Token overlap per embedder; fastText with subwords should be the lowest.",
+        NEIGHBORS,
+        N2O_SET,
+        "fasttext-sub's mean token overlap < every other embedder's",
+        _CONTENT_SCORING,
+        _c_tok_subword,
+        (_ALL_SCORING, partial(_c_tok_subword, words=ALL_WORDS)),
+    ),
+    Finding(
+        "n2o-robust-k",
+        "N2O",
+        "§6, Varying k",
+        "Pair rankings are stable across k",
+        "“The average Spearman's ρ is very high (0.996; min. 0.986) — i.e., the rankings of embedder similarity by "
+        "N2O are reasonably stable across different values of k.”",
+        "Spearman ρ between the embedder-pair rankings at k ∈ {5, 10, …, 50} (all pooled queries).",
+        NEIGHBORS,
+        N2O_SET,
+        "mean ρ over every two values of k ≥ 0.95",
+        _N2O_SCORING,
+        _c_robust_k,
+        paper_numbers="mean ρ 0.996, min 0.986",
+    ),
+    Finding(
+        "n2o-robust-samples",
+        "N2O",
+        "§6, Query sampling",
+        "Pair rankings are stable across query samples",
+        "“We compute Spearman's ρ across different N2O samples [...] (k = 50) and find an average ρ of 0.994 "
+        "(min. 0.991).”",
+        "Spearman ρ between the embedder-pair rankings of every two query samples at k.",
+        NEIGHBORS,
+        N2O_SET,
+        "mean ρ over every two query samples ≥ 0.95",
+        _N2O_SCORING,
+        _c_robust_samples,
+        paper_numbers="mean ρ 0.994, min 0.991; std across samples 0.005–0.019",
+    ),
+    Finding(
+        "popular-lexical",
+        "N2O",
+        "§7",
+        "Popular neighbors share many words with the query",
+        "“We also observe that extremely ‘popular’ neighbors tend to have high lexical overlap with the query.”",
+        "Token overlap of the neighbors in every embedder's top 5 (popular) vs of all the embedders' top-50 "
+        "neighbors, on the queries that have a popular neighbor.",
+        NEIGHBORS,
+        N2O_SET,
+        "the popular neighbors' 95% CI (t-interval over queries) lies entirely above that of all neighbors",
+        _CONTENT_SCORING,
+        _c_popular,
+        (_ALL_SCORING, partial(_c_popular, words=ALL_WORDS)),
+    ),
+    # ------------------------------------------------------------------ Pitfalls (Eger et al. 2019)
+    Finding(
+        "sts-znorm-glove",
+        "Pitfalls",
+        "§3, Table 2",
+        "z-normalization raises averaged GloVe's Pearson correlation with human similarity",
+        "“Average Glove embeddings improve from 0.41 Pearson to 0.62 Pearson [after z-normalization].”",
+        _STS_TESTED,
+        STS,
+        ("glove-6b-50d", "glove-6b-50d-nostop"),
+        "Pearson correlation higher after z-normalization",
+        _STS_SCORING,
+        partial(_c_sts_glove, scoring="pearson"),
+        (_GLOVE_NOSTOP, partial(_c_sts_glove, scoring="pearson", eid="glove-6b-50d-nostop")),
+        paper_numbers="Pearson 0.41 → 0.62 (STS-B, GloVe 300-d)",
+    ),
+    Finding(
+        "sts-znorm-glove-spearman",
+        "Pitfalls",
+        "§3",
+        "… and its Spearman correlation too",
+        "“When replacing Pearson by Spearman correlation, we observed very similar trends: e.g., Glove-300d had 0.44 "
+        "before and 0.58 after normalization.”",
+        _STS_TESTED,
+        STS,
+        ("glove-6b-50d", "glove-6b-50d-nostop"),
+        "Spearman correlation higher after z-normalization",
+        _STS_SCORING,
+        partial(_c_sts_glove, scoring="spearman"),
+        (_GLOVE_NOSTOP, partial(_c_sts_glove, scoring="spearman", eid="glove-6b-50d-nostop")),
+        paper_numbers="Spearman 0.44 → 0.58 (STS-B, GloVe 300-d)",
+    ),
+    Finding(
+        "sts-znorm-range",
+        "Pitfalls",
+        "§3, Table 2",
+        "z-normalization narrows the gap between encoders",
+        "“With normalization, we observe a reduction in the range of the distribution of UCP scores across the nine "
+        "systems from 29% to 9% [...] the worst sentence encoders catch up substantially.”",
+        "The range of Pearson correlations across the dense encoders here (averaged GloVe, word2vec and fastText "
+        "trained on gensim's Lee background corpus, two MiniLM transformers) on the Lee pairs, raw vs z-normalized.",
+        STS,
+        STS_SET,
+        "max − min of the encoders' Pearson correlations is smaller after z-normalization",
+        _STS_SCORING,
+        _c_sts_range,
+        paper_numbers="range 29% → 9% over 9 systems (STS-B)",
+    ),
+    # ------------------------------------------------------------------ Heros (Chiang et al.)
+    Finding(
+        "heros-glove-negation",
+        "Heros",
+        "§3.2, Fig. 2 (first row)",
+        "Averaged GloVe barely notices a negation",
+        "“We observe that the sentence before and after negation have very high similarity, and the similarity is "
+        "much higher than replacing one word with its synonym or antonym. This shows that negation words have a "
+        "very small contribution to the sentence embedding obtained from averaging the GLoVe embeddings.”",
+        "Averaged GloVe (6B, 50-d here; Heros used the 300-d sentence-transformers model, which drops stop words) "
+        "on minimal pairs made from this corpus.",
+        HEROS,
+        ("glove-6b-50d-nostop", "glove-6b-50d"),
+        "for both negation subsets: 1 − s'(negation) ≤ 0.5 × (1 − s'(synonym)) and ≤ 0.5 × (1 − s'(antonym)), "
+        "s' the normalized similarity (a negation moves the vector at most half as far as a one-word swap)",
+        _HEROS_GLOVE_SCORING,
+        _c_heros_glove,
+        ("averaged GloVe over all tokens (stop words kept)", partial(_c_heros_glove, eid="glove-6b-50d")),
+    ),
+    Finding(
+        "heros-main-below-antonym",
+        "Heros",
+        "§3.2",
+        "Negating the main verb moves a sentence more than negating another word",
+        "“Almost all SEs rate Negation (Main) to be less similar compared with Negation (Antonym).”",
+        "Negation (Main) vs Negation (Antonym) for every offline sentence encoder: averaged GloVe (as Heros), "
+        "all-MiniLM-L6-v2 (mean and [CLS]), paraphrase-MiniLM-L3-v2, multilingual-e5-small.",
+        HEROS,
+        HEROS_SET,
+        "normalized Negation (Main) < Negation (Antonym) for ≥ 80% of these encoders (a tie is not below)",
+        _HEROS_GLOVE_SCORING,
+        _c_heros_main,
+    ),
+    Finding(
+        "heros-l3-negation",
+        "Heros",
+        "§3.1, Fig. 1 (paraphrase block)",
+        "paraphrase-MiniLM-L3 rates negations above synonyms",
+        "“The only exception is the MiniLM L3 (para) model, which has very high similarity on the Negation subsets "
+        "and is even higher than the Synonym subset.”",
+        "The same model (paraphrase-MiniLM-L3-v2, run as its packaged ONNX graph) on minimal pairs made from this "
+        "corpus.",
+        HEROS,
+        ("paraphrase-minilm-l3-mean",),
+        "normalized Negation (Main) > Synonym and Negation (Antonym) > Synonym",
+        _HEROS_SCORING,
+        partial(_c_heros_neg_above, eid="paraphrase-minilm-l3-mean"),
+    ),
+    Finding(
+        "heros-all-negation",
+        "Heros",
+        "§3.1, Fig. 1 (all block)",
+        "Models trained on all sentence-pair data rate negations above synonyms",
+        "“In the fifth block [fine-tuned on all available sentence-pair data], the similarity between sentence "
+        "pairs from the two Negation subsets is very high and is even higher than the similarity of the Synonym "
+        "subset for most models.”",
+        "all-MiniLM-L6-v2, the one offline member of that block (the paper says “most models”, so one model "
+        "failing is not a contradiction).",
+        HEROS,
+        ("minilm-l6-mean",),
+        "normalized Negation (Main) > Synonym and Negation (Antonym) > Synonym",
+        _HEROS_SCORING,
+        partial(_c_heros_neg_above, eid="minilm-l6-mean"),
+    ),
+    Finding(
+        "heros-paraphrase-antonym",
+        "Heros",
+        "§3.1, Fig. 1 (paraphrase block)",
+        "Paraphrase-tuned models are sensitive to antonyms",
+        "“SEs fine-tuned on paraphrase datasets are extremely sensitive to negations and antonyms [...] these SEs "
+        "are also sensitive to replacing words with antonyms.”",
+        "paraphrase-MiniLM-L3-v2, the one offline member of that block (the paper names it an exception for "
+        "negation only).",
+        HEROS,
+        ("paraphrase-minilm-l3-mean",),
+        "the 95% bootstrap CI of normalized Antonym lies entirely below Synonym's",
+        _HEROS_SCORING,
+        _c_heros_para_antonym,
+    ),
+)
+
+_BY_ID = {f.id: f for f in FINDINGS}
+
+NOT_TESTABLE: tuple[Untestable, ...] = (
+    Untestable(
+        "N2O",
+        "§5",
+        "The two subword fastText models agree with each other (N2O 0.52).",
+        "one subword model is built in (fastText with subwords trained on the corpus); the part of the claim about "
+        "the analogue without subwords is checked (n2o-subword-apart)",
+    ),
+    Untestable(
+        "N2O",
+        "§5",
+        "Variants of one embedder agree: glove-6b-100d vs 300d, fasttext-cc vs fasttext-wiki.",
+        "one pretrained GloVe (6B, 50-d) is offline, and the fastText models are trained on the one corpus",
+    ),
+    Untestable(
+        "N2O",
+        "§5",
+        "ELMo models of different capacity / data agree (0.42, 0.55; 0.38 for the mismatched pair).",
+        "no ELMo model is available offline",
+    ),
+    Untestable(
+        "N2O",
+        "§5",
+        "GPT's last-token vector is an outlier; averaged GPT agrees more with the others.",
+        "no GPT (causal language model) is available offline; the [CLS] half is checked with MiniLM (n2o-cls-outlier)",
+    ),
+    Untestable(
+        "N2O",
+        "§5",
+        "InferSent has its highest N2O (~0.2–0.3) with the averaged embeddings; the two USE variants agree most "
+        "with each other (0.24).",
+        "InferSent and the Universal Sentence Encoder are not available offline",
+    ),
+    Untestable(
+        "N2O",
+        "§8, Table 3",
+        "Query paraphrasing: large ELMo finds paraphrases best; averaged BERT/GPT beat [CLS]/last token.",
+        "needs near-paraphrase pairs with human scores (STS Benchmark), which are not offline; the synthetic "
+        "HEROS pairs are not paraphrases. With a local STS-B file: `python -m n2o_core needle --pairs FILE`",
+    ),
+    Untestable(
+        "Pitfalls",
+        "§3, Size matters",
+        "Transfer-task accuracy grows (concavely) with embedding size under a linear classifier.",
+        "needs labelled transfer tasks (SentEval) and classifiers, and averaged word2vec trained at many sizes",
+    ),
+    Untestable(
+        "Pitfalls",
+        "§3, Normalization / classifiers / probing",
+        "Normalization helps learned similarity and transfer tasks; rankings differ between logistic regression "
+        "and an MLP; transfer and probing tasks correlate weakly (WC 0.04, SentLen 0.83).",
+        "needs labelled downstream and probing tasks with trained classifiers",
+    ),
+    Untestable(
+        "Heros",
+        "§3.1",
+        "Models fine-tuned only on QA data are insensitive to negation, and rate a typo below a synonym.",
+        "no QA-only model (multi-qa-*) is available offline",
+    ),
+    Untestable(
+        "Heros",
+        "§3.1",
+        "T5-based encoders (GTR, ST5) become less sensitive to typos as they grow.",
+        "no T5-based encoder is available offline",
+    ),
+    Untestable(
+        "Heros",
+        "§3.2",
+        "Unsupervised SEs (SimCSE, DiffCSE, ...) are insensitive to negation; NLI fine-tuning lowers Negation and "
+        "Antonym similarity and raises Synonym and Typo.",
+        "no unsupervised contrastive encoder, nor its NLI-tuned version, is available offline",
+    ),
+    Untestable(
+        "Heros",
+        "§3.2",
+        "Encoders with close STS-benchmark scores can behave very differently on Heros.",
+        "needs the encoders' STS-benchmark scores (STS 12–17, STS-B, SICK-R), which are not offline",
+    ),
+)
+
+
+def finding(fid: str) -> Finding:
+    """The finding with this id (N2OError when unknown)."""
+    try:
+        return _BY_ID[fid]
+    except KeyError:
+        raise N2OError(f"Unknown finding '{fid}'; known: {', '.join(_BY_ID)}.") from None
