@@ -16,16 +16,19 @@ CORE = ROOT / "n2o_core"
 #: The core's units (a folder, or a module at the top of n2o_core), lowest first: a unit may import only units on
 #: a lower line. The same table is drawn in docs/architecture.md.
 LAYERS: list[set[str]] = [
-    {"errors", "text", "version"},
+    {"errors", "version"},
+    {"text", "limits"},
     {"runtime"},
     {"storage"},
     {"corpora"},
     {"search"},
     {"embedders"},
-    {"limits", "workspace", "distributed"},
+    {"distributed"},
+    {"workspace"},
     {"pipeline"},
     {"analyses"},
-    {"evaluation", "measures"},
+    {"measures"},
+    {"evaluation"},
     {"figures", "export"},
     {"settings", "preload", "api"},
     {"cli"},

@@ -151,3 +151,28 @@ def test_cli_examples_run(argv, example_files, tmp_path):
     if "--json" in args:
         out = Path(args[args.index("--json") + 1])
         assert out.stat().st_size > 0 and out.read_text().lstrip().startswith("{")
+
+
+def test_python_api_example_runs(tmp_path):
+    """The README's Python API block, run as it stands (a fresh cache: it embeds for real)."""
+    import os
+    import subprocess
+    import sys
+
+    code = re.search(r"```python\n(.*?)```", section("Python API"), re.S).group(1)
+    env = {**os.environ, "N2O_CACHE_DIR": str(tmp_path / "cache")}
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    out = r.stdout
+    assert "tfidf" in out and "glove-6b-50d" in out and "pearson" in out
+    assert "tfidf|mine" not in out  # a number was printed, not the column name
+
+
+def test_python_api_is_listed_by_help():
+    import pydoc
+
+    import n2o_core
+
+    text = pydoc.render_doc(n2o_core, renderer=pydoc.plaintext)
+    for name in ("compare", "agreement", "needle", "sts", "heros", "probe", "load_corpus", "list_embedders"):
+        assert f"\n    {name}(" in text, name
