@@ -120,13 +120,11 @@ def prepare_embedder(
 
 
 #: Corpus size above which all-pairs search defaults to pynndescent (approximate). Exact all-pairs search costs
-#: N^2 d, pynndescent (index build + N queries) about N. Measured (benchmarks/bench_agreement.py, k = 50, 2 cores
-#: shared, load 7-11): synthetic 384-d vectors, same process: 20,000 exact 34 s vs approximate 46 s; 38,019
-#: exact 68 s vs 71 s (recall 1.0) -- the crossover for transformer-sized vectors is about 40k, and by N^2 vs N
-#: approximate is ~1.25x faster at 50k, ~2.5x at 100k. On the real 38,019 BBC sentences exact wins clearly for
-#: low-dimensional and sparse vectors (separate runs: glove-6b-50d 29 s vs 326 s, word2vec 67 s vs 132 s, tf-idf
-#: 314 s vs 1,046 s). Up to 50k, exact search costs at most ~1.25x, is computed once per corpus and embedder
-#: (cached), and gives exactly the neighbors `compare` uses.
+#: N^2 d, pynndescent (index build + N queries) about N. For transformer-sized vectors the two cross over a little
+#: below this size, and for low-dimensional and sparse vectors exact search is clearly faster; up to this size
+#: exact search costs little more than pynndescent would, is computed once per corpus and embedder (cached), and
+#: gives exactly the neighbors `compare` uses
+#: (measured: benchmarks/README.md, 'Measurements behind the code's choices').
 APPROX_ABOVE = 50_000
 
 
@@ -286,9 +284,10 @@ _COST_BY_GROUP = {"precomputed": COST_CACHED, "tf-idf": COST_CHEAP, "distilled":
 
 def preparation_cost(ws: Workspace, eid: str) -> int:
     """Cost class of preparing `eid` now: embeddings already cached (0); tf-idf and pretrained word vectors (1,
-    seconds); word vectors trained on the corpus (2, word2vec / fastText: 10-20 s of one core each); model2vec
+    seconds); word vectors trained on the corpus (2, word2vec / fastText: a training run on one core each); model2vec
     (3, distilled once); transformers and anything else (4, a forward pass per sentence on every core). An
-    embedder whose registry row cannot be read counts as 0, so that its error shows at once."""
+    embedder whose registry row cannot be read counts as 0, so that its error shows at once
+    (measured: benchmarks/README.md, 'Measurements behind the code's choices')."""
     try:
         if ws.is_cached(eid):
             return COST_CACHED

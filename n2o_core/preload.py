@@ -6,12 +6,12 @@ embedders, the lexicon's lru_cache, numba's cache), so a step done here is free 
 this one free.
 
 A model counts as loaded when a sentence can be embedded without waiting (`pipeline.load_model`): the embedder is loaded
-and fitted in the workspace, and one short sentence has gone through it, which opens what a model only opens on
-first use (the MiniLM ONNX export, built once per machine when missing, and its OpenVINO session; e5's graph;
-model2vec's distilled model, distilled once per machine when missing). model2vec is distilled only when it is
-one of the chosen embedders: distilling it speculatively would take 30 s or more of both cores. On a corpus of
-up to `pipeline.EVERY_SENTENCE_MAX` sentences the chosen embedders' neighbors of every sentence are searched too
-(about a second of both cores for 5,000 sentences and six embedders), so a new query sample is a slice.
+and fitted in the workspace, and one short sentence has gone through it, which opens what a model only opens on first
+use (the MiniLM ONNX export, built once per machine when missing, and its OpenVINO session; e5's graph; model2vec's
+distilled model, distilled once per machine when missing). model2vec is distilled only when it is one of the chosen
+embedders: distilling it speculatively would hold both cores for a long while. On a corpus of up to
+`pipeline.EVERY_SENTENCE_MAX` sentences the chosen embedders' neighbors of every sentence are searched too (cheap at
+that size), so a new query sample is a slice (measured: benchmarks/README.md, 'Measurements behind the code's choices').
 
 `preload(ws, embedder_ids)` runs the steps in order (every sentence's neighbors, models, WordNet and spaCy, umap,
 pynndescent) and reports each one's seconds; the dashboard runs it in a low-priority background thread once per

@@ -18,7 +18,8 @@ from n2o_core.limits import K_MAX
 DEFAULT_MAX_SENTENCES = 5000
 MAX_SENTENCES_CHOICES = (500, 1000, 2000, 5000, 10000, 20000, 50000)
 #: Fast on a cold cache (2 cores): tf-idf, pretrained and corpus-trained static vectors, two transformers.
-#: model2vec (distills ~80 s on first use), minilm-l6-cls and e5-small stay one click away.
+#: model2vec (slow to distill on first use), minilm-l6-cls and e5-small stay one click away
+#: (measured: benchmarks/README.md, 'Measurements behind the code's choices').
 DEFAULT_EMBEDDERS = ("tfidf", "glove-6b-50d", "word2vec", "fasttext-sub", "minilm-l6-mean", "paraphrase-minilm-l3-mean")
 ORDERS = ("cluster", "chosen")
 #: Embedder ids a link may name beyond the built-ins, when the server allows it (`from_query(link_refusal=)`).

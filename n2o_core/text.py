@@ -100,8 +100,9 @@ def token_incidence(texts: Sequence[str], stop_words: Collection[str] = ()) -> T
     """Row i marks `token_set(texts[i])` less `stop_words`, for all texts at once (line breaks inside a text are
     spaces, which no token holds).
 
-    ASCII text (the common case) is split by numpy and pyarrow without a Python string per token: 0.27 s for 172k
-    sentences where one regex pass and pandas.factorize took 0.6-0.8 s. Other text takes that regex pass."""
+    ASCII text (the common case) is split by numpy and pyarrow without a Python string per token, faster than one regex
+    pass and pandas.factorize (measured: benchmarks/README.md, 'Measurements behind the code's choices'). Other text
+    takes that regex pass."""
     joined = "\n".join(texts)
     if joined.count("\n") != len(texts) - 1:  # a line break inside a text: a space there
         joined = "\n".join(t.replace("\n", " ") for t in texts)
@@ -149,7 +150,8 @@ def _ascii_tokens(joined: str, n_texts: int) -> tuple[np.ndarray, np.ndarray, np
 
 def _int_values(arr: Any) -> np.ndarray:
     """The values of a pyarrow integer array without nulls, as int64, read from its buffer (pyarrow's to_numpy
-    imports pandas for its type checks: 0.12 s that a command-line `compare` does not otherwise spend)."""
+    imports pandas for its type checks: time that a command-line `compare` does not otherwise spend;
+    measured: benchmarks/README.md, 'Measurements behind the code's choices')."""
     if arr.null_count:
         raise ValueError("a pyarrow array with nulls")
     width = arr.type.bit_width // 8

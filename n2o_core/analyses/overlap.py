@@ -23,14 +23,15 @@ if TYPE_CHECKING:
 
 def _frame(data: Any, **kwargs: Any) -> pd.DataFrame:
     """pandas.DataFrame(data, **kwargs), pandas imported on first use: a command-line `compare` builds no table and
-    starts 0.12 s sooner without it."""
+    starts sooner without it (measured: benchmarks/README.md, 'Measurements behind the code's choices')."""
     import pandas as pd  # noqa: PLC0415
 
     return pd.DataFrame(data, **kwargs)
 
 
 def _stats() -> Any:
-    """scipy.stats, imported on first use (it takes ~1.4 s, a third of the app's first-run imports)."""
+    """scipy.stats, imported on first use (a large share of the app's first-run imports;
+    measured: benchmarks/README.md, 'Measurements behind the code's choices')."""
     with heavy_imports():
         from scipy import stats  # noqa: PLC0415
 

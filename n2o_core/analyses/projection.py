@@ -1,7 +1,7 @@
 """2-D maps of an embedder's space: UMAP (umap-learn) on the core's exact cosine k-NN graph, PCA as the fast
 fallback; cached per corpus x embedder x method x parameters x library version.
 
-Choices (measured with benchmarks/bench_agreement.py on 5,000 BBC News sentences, 2 shared cores, load ~9-12):
+Choices (measured: benchmarks/README.md, 'Measurements behind the code's choices'):
 - **UMAP never runs its own neighbor search.** Its k-NN graph is the workspace's all-pairs cosine search
   (`Workspace.neighbors(eid, arange(N), k_search)`, the same cached arrays the per-sentence agreement uses),
   passed as `precomputed_knn`. This reuses work already done, makes the graph exact, and is the guard against
@@ -10,14 +10,13 @@ Choices (measured with benchmarks/bench_agreement.py on 5,000 BBC News sentences
   workspace's approximate search, which carries the core's pynndescent caveat.) No time limit is used: numba
   code cannot be interrupted inside the process, and a subprocess would pay the numba compilation (below) on
   every map.
-- **tf-idf (CSR)**: the graph is exact cosine on the sparse vectors themselves. Neighbor preservation at 10
-  (`neighbor_preservation`): this route 0.118, cold 51 s (9 s search, shared with the agreement, + 42 s
-  layout); umap-learn's own metric="cosine" search on the CSR matrix 0.119 in 240 s; TruncatedSVD(100) then
-  UMAP 0.057 in 535 s (both including pynndescent's compilation for that metric). UMAP's one other use of the
-  data, placing disconnected graph components in its spectral initialisation, gets a 50-component
-  TruncatedSVD of the L2-normalized rows.
-- **numba**: importing umap-learn and compiling its layout code took 105 s in a fresh process (load ~10); it is
-  paid once per process, so an app should warm it off the request path (`warm_up_umap`).
+- **tf-idf (CSR)**: the graph is exact cosine on the sparse vectors themselves: it preserves neighbors
+  (`neighbor_preservation`) as well as umap-learn's own metric="cosine" search on the CSR matrix and far better
+  than TruncatedSVD then UMAP, in a fraction of either one's time (and its search is the one the agreement
+  already ran). UMAP's one other use of the data, placing disconnected graph components in its spectral
+  initialisation, gets a 50-component TruncatedSVD of the L2-normalized rows.
+- **numba**: importing umap-learn and compiling its layout code is slow in a fresh process; it is paid once per
+  process, so an app should warm it off the request path (`warm_up_umap`).
 - **Zero vectors** (no in-vocabulary token) have no direction: they are left out of the fit and get NaN
   coordinates (the figures do not draw them and say how many were left out).
 - UMAP runs with a fixed `random_state` (deterministic, single-threaded layout), metric cosine.

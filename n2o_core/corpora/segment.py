@@ -1,10 +1,10 @@
 """Sentence segmentation for news-like English text.
 
-Backend: Bling Fire's `text_to_sentences` (a compiled finite-state splitter: handles "Mr.", "U.S.",
-"No. 1", "a.m.", decimals like "3.6" and quoted speech; ~1.3 s for the 4.9 MB BBC News corpus on one
-core). When Bling Fire cannot be loaded (its wheel ships an x86-64 library only), spaCy's rule-based
-`sentencizer` on `spacy.blank("en")` is used instead (~10x slower, and it leaves an opening quote at the
-end of the previous sentence, which is moved back here).
+Backend: Bling Fire's `text_to_sentences` (a compiled finite-state splitter: handles "Mr.", "U.S.", "No. 1", "a.m.",
+decimals like "3.6" and quoted speech; fast, measured: benchmarks/README.md, 'Measurements behind the code's choices').
+When Bling Fire cannot be loaded (its wheel ships an x86-64 library only), spaCy's rule-based `sentencizer` on
+`spacy.blank("en")` is used instead (much slower, and it leaves an opening quote at the end of the previous sentence,
+which is moved back here).
 
 Both backends get the same two clean-ups:
 - a sentence that ends in whitespace + an opening quote or bracket gives that mark to the next one;

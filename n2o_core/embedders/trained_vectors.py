@@ -11,11 +11,11 @@ Stop words: `-nostop` rows train exactly like their all-tokens row (same preset,
 without `stop_words`; they reuse that row's saved state (`state_name` is the preset) but have their own
 fingerprint, so their vectors are cached apart.
 
-Determinism: with one worker, the same texts and settings give bit-identical vectors in every process (tested).
-With more workers gensim's results depend on thread scheduling once the corpus spans several 10,000-word jobs
-(measured: vectors differing by up to 0.05 between two 2-worker trainings of 3,000 sentences), and on two shared
-cores a second worker bought no speed (BBC News, 38k sentences: word2vec 43 s vs 45 s, fastText+subwords 54 s
-vs 59 s), so `workers=1` is the default. The fitted state is saved and reused either way.
+Determinism: with one worker, the same texts and settings give bit-identical vectors in every process (tested). With
+more workers gensim's results depend on thread scheduling once the corpus spans several 10,000-word jobs (measured:
+vectors differing by up to 0.05 between two 2-worker trainings of 3,000 sentences), and on two shared cores a second
+worker bought no speed (measured: benchmarks/README.md, 'Measurements behind the code's choices'), so `workers=1` is the
+default. The fitted state is saved and reused either way.
 
 Saved state (no pickle): vocab.json (words in row order), vectors.npy, and for subwords ngrams.npy with
 min_n/max_n/bucket in the manifest, enough to rebuild out-of-vocabulary vectors without retraining.

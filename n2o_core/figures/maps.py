@@ -7,9 +7,8 @@ in either panel gives corpus ids, and `selected_ids` highlights the same sentenc
 `HOVER_CHARS` and wrapped.
 
 Size: coordinates, colours and ids go out as base64 typed arrays, so the figure JSON is dominated by the hover
-texts, which every panel carries. Measured on the 38,019 BBC News sentences, two panels (2 shared cores, load
-~10): all points 11.1 MB JSON, 0.9 s to build with precomputed labels (`hover_labels`, 0.9 s once per corpus)
-+ 1.9 s `to_json`; 20,000 per panel 5.8 MB, 0.7 + 0.6 s; 10,000 per panel 2.9 MB, 0.5 + 0.3 s. `MAX_POINTS`
+texts, which every panel carries; its size, and the time to build and serialize it, grow with the points drawn
+(measured: benchmarks/README.md, 'Measurements behind the code's choices'). `MAX_POINTS`
 (20,000) is the default cap: above it the same fixed random subset (selected sentences always kept) is drawn
 in every panel. WebGL draws 38k points without trouble; what a Streamlit rerun pays is building and sending
 the JSON, so pass `max_points=None` only for an explicit "draw all" choice.

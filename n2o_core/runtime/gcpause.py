@@ -11,10 +11,11 @@ from collections.abc import Iterator
 def paused_gc() -> Iterator[None]:
     """Pause the cyclic collector for the block; it is switched back on after it if it was on.
 
-    Reading a 1M-line corpus builds lists of a million strings, and the collections its allocations trigger walk
-    those lists again and again (0.14 s of the 1.2 s). Nothing in such a block creates reference cycles, so
-    nothing is left for the collector to find. The switch is process-wide: another thread's cyclic garbage
-    waits until the block ends."""
+    Reading a 1M-line corpus builds lists of a million strings, and the collections its allocations trigger walk those
+    lists again and again, a noticeable share of the read
+    (measured: benchmarks/README.md, 'Measurements behind the code's choices'). Nothing in such a block creates
+    reference cycles, so nothing is left for the collector to find. The switch is process-wide: another thread's cyclic
+    garbage waits until the block ends."""
     was_on = gc.isenabled()
     gc.disable()
     try:

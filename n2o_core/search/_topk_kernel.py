@@ -184,7 +184,8 @@ def select_block(
             if c0 < full:
                 # a constant trip count over slices indexed from 0: LLVM vectorizes the test with plain loads.
                 # Indexing row[c0 + j] instead compiles to gathers (numba's negative-index wraparound on an index
-                # LLVM cannot prove >= 0) and made the selection 2.3x slower (0.85 vs 0.375 ms per 2,000 x 1,048)
+                # LLVM cannot prove >= 0) and made the selection much slower
+                # (measured: benchmarks/README.md, 'Measurements behind the code's choices')
                 seg = row[c0 : c0 + _CHUNK]
                 iseg = inv[c0 : c0 + _CHUNK]
                 for j in range(_CHUNK):

@@ -163,8 +163,8 @@ def build_index(
     in the background as a daemon thread, and its result is dropped.
 
     Not persisted: pynndescent indexes are saved only by pickling, which the cache never does. (Rebuilding
-    from a cached neighbor graph via `init_graph` was tried: it rebuilt in about half the time but queries then
-    reached recall@50 of only ~0.1, so it is not offered.)
+    from a cached neighbor graph via `init_graph` was tried: it rebuilt faster but queries then reached a far lower
+    recall, so it is not offered; measured: benchmarks/README.md, 'Measurements behind the code's choices'.)
     """
     with heavy_imports():
         import pynndescent

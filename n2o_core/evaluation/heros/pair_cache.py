@@ -1,8 +1,9 @@
 """Generated minimal pairs kept in the disk cache.
 
-Making pairs loads WordNet (~20 s per process) and spaCy and parses the corpus; the result depends only on the
-corpus, the request (pairs per subset, seed, subsets, fill-mask model) and the generator's code and data. So a
-restarted dashboard or CLI reads the same pairs back as JSON instead of making them again.
+Making pairs loads WordNet (slow, once per process;
+measured: benchmarks/README.md, 'Measurements behind the code's choices') and spaCy and parses the corpus; the result
+depends only on the corpus, the request (pairs per subset, seed, subsets, fill-mask model) and the generator's code and
+data. So a restarted dashboard or CLI reads the same pairs back as JSON instead of making them again.
 """
 
 from __future__ import annotations

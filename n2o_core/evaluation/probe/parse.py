@@ -6,9 +6,9 @@ tasks: see `Sentence.is_word`) are tagged and dependency-parsed with `en_core_we
 ruler, lemmatizer and NER are not run (tense and number are read off the Penn tag, which is what the paper does:
 VBD past, VBP/VBZ present, NN singular, NNS plural).
 
-The cache entry (one .npz per corpus fingerprint x spaCy/model/code version) holds token ids, whitespace flags,
-Penn tags, dependency labels and head indices as integer arrays, with the string tables as UTF-8 bytes: a second
-run loads it instead of parsing (38k BBC sentences: ~10 MB, well under a second to read).
+The cache entry (one .npz per corpus fingerprint x spaCy/model/code version) holds token ids, whitespace flags, Penn
+tags, dependency labels and head indices as integer arrays, with the string tables as UTF-8 bytes: a second run loads it
+instead of parsing, which is much quicker (measured: benchmarks/README.md, 'Measurements behind the code's choices').
 """
 
 from __future__ import annotations

@@ -32,9 +32,10 @@ MLP_LR = 0.01  # learning rate (scikit-learn's sigmoid MLP barely moves at Adam'
 MLP_EPOCH_SIZE = 4  # dev checked every 4 passes over train ("epoch_size"),
 MLP_TENACITY = 5  # stop after 5 checks without a better dev accuracy ("tenacity"),
 MLP_MAX_PASSES = 100  # and at most 100 passes (SentEval allows 800; cut for time).
-#: Sparse features (tf-idf, |V| ~ 30k columns on BBC News) reach the MLP through a truncated SVD to this many
-#: dimensions (the widest dense embedder's): an MLP over the raw columns has ~80x the weights of the others' MLPs
-#: and costs ~100x the time. Logistic regression reads the sparse features themselves.
+#: Sparse features (tf-idf, |V| ~ 30k columns on BBC News) reach the MLP through a truncated SVD to this many dimensions
+#: (the widest dense embedder's): an MLP over the raw columns has ~80x the weights of the others' MLPs and costs
+#: correspondingly more time (measured: benchmarks/README.md, 'Measurements behind the code's choices'). Logistic
+#: regression reads the sparse features themselves.
 MLP_SPARSE_DIMS = 384
 
 
