@@ -153,7 +153,7 @@ def _finding(f: Finding, r: FindingResult | None, error: str | None) -> None:
         )
 
 
-def _plain(v) -> str:
+def _plain(v: object) -> str:
     """A setup value for a caption: {a: 1, b: 2} as 'a 1, b 2'."""
     return ", ".join(f"{k} {x}" for k, x in v.items()) if isinstance(v, dict) else str(v)
 

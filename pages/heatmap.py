@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import plotly.graph_objects as go
 import streamlit as st
 
 from n2o_core.analyses import overlap
+from n2o_core.analyses.compare import ComparisonResult
 from n2o_core.corpora import Corpus
 from n2o_core.export import report
 from n2o_core.export import tables as export
@@ -41,7 +43,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     res = data.comparison(lo.key, names, k, lo)
     fkey = (lo.key, names, k, settings.order)
 
-    def heat():
+    def heat() -> go.Figure:
         order = figures.cluster_order(res.mean) if settings.order == "cluster" else list(range(len(names)))
         M, labels = figures.reorder(res.mean, list(names), order)
         SD, _ = figures.reorder(res.std, list(names), order)
@@ -57,7 +59,11 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         st.session_state["w_hview"] = view
     view = (
         st.segmented_control(
-            "View", list(HEATMAP_VIEWS), format_func=HEATMAP_VIEWS.get, key="w_hview", label_visibility="collapsed"
+            "View",
+            list(HEATMAP_VIEWS),
+            format_func=page.option_labels(HEATMAP_VIEWS),
+            key="w_hview",
+            label_visibility="collapsed",
         )
         or "matrix"
     )
@@ -74,7 +80,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     page.approximate_note(lo, k, list(names))
 
 
-def _matrix(lo: data.Loaded, res, fig, names: tuple[str, ...]) -> None:
+def _matrix(lo: data.Loaded, res: ComparisonResult, fig: go.Figure, names: tuple[str, ...]) -> None:
     s = lo.settings
     st.plotly_chart(fig, key="heatmap")
     st.caption(
@@ -90,7 +96,7 @@ def _matrix(lo: data.Loaded, res, fig, names: tuple[str, ...]) -> None:
     with st.expander("Embedders and pairs"):
         rows = data.embedder_rows(lo.ws, list(names))
         rows["zero vectors"] = [lo.ws.zero_vector_count(e) for e in names]
-        rows[f"recall@{res.k}"] = [None if res.recall.get(e) is None else round(res.recall[e], 4) for e in names]
+        rows[f"recall@{res.k}"] = [None if (r := res.recall.get(e)) is None else round(r, 4) for e in names]
         rows["prepared in (s)"] = [
             round(lo.prepared.seconds[e], 1) if e in lo.prepared.seconds else None for e in names
         ]
@@ -105,8 +111,8 @@ def _matrix(lo: data.Loaded, res, fig, names: tuple[str, ...]) -> None:
         )
 
 
-def _box(lo: data.Loaded, res, names: tuple[str, ...], fkey: tuple) -> None:
-    def build():
+def _box(lo: data.Loaded, res: ComparisonResult, names: tuple[str, ...], fkey: tuple) -> None:
+    def build() -> go.Figure:
         dist = overlap.n2o_distribution(res.mean, list(names))
         box_order = list(dist.groupby("embedder")["n2o"].median().sort_values(ascending=False).index)
         return figures.n2o_boxplot(dist, chance=res.chance, order=box_order)
@@ -118,7 +124,7 @@ def _box(lo: data.Loaded, res, names: tuple[str, ...], fkey: tuple) -> None:
     )
 
 
-def _robustness(lo: data.Loaded, res, names: tuple[str, ...]) -> None:
+def _robustness(lo: data.Loaded, res: ComparisonResult, names: tuple[str, ...]) -> None:
     if len(names) < 3:
         st.info("Robustness compares rankings of embedder pairs: choose at least three embedders.")
         return
@@ -171,7 +177,7 @@ def _robustness(lo: data.Loaded, res, names: tuple[str, ...]) -> None:
         st.plotly_chart(data.figure("curves", rkey, lambda: figures.n2o_vs_k(curves, chance=chances)), key="curves")
 
 
-def _downloads(lo: data.Loaded, res, fig, names: tuple[str, ...]) -> None:
+def _downloads(lo: data.Loaded, res: ComparisonResult, fig: go.Figure, names: tuple[str, ...]) -> None:
     k = res.k
     st.download_button(
         "Matrix (CSV)",
@@ -220,7 +226,7 @@ def _downloads(lo: data.Loaded, res, fig, names: tuple[str, ...]) -> None:
     meta = downloads.meta(lo, k, names)
     downloads.table(pairs.round(4), f"n2o-pairs-k{k}", "Pairs", meta_=meta)
 
-    def blocks():
+    def blocks() -> list[report.Block]:
         dist = overlap.n2o_distribution(res.mean, list(names))
         order = list(dist.groupby("embedder")["n2o"].median().sort_values(ascending=False).index)
         return [

@@ -4,10 +4,13 @@ as raw cosine and as baseline-normalized similarity (s − b) / (1 − b)."""
 from __future__ import annotations
 
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
+from streamlit.delta_generator import DeltaGenerator
 
 from n2o_core.corpora import Corpus
 from n2o_core.embedders.infos import with_stop_words_dropped
+from n2o_core.evaluation.heros.generate import PairSet
 from n2o_core.export import report
 from n2o_core.figures import heros as figures_heros
 from n2o_core.settings import (
@@ -27,6 +30,21 @@ from ui.shell import through_app
 through_app()
 
 
+SHOWS = {
+    "normalized": "Normalized (s − b) / (1 − b)",
+    "relative": "Relative to Synonym",
+    "raw": "Raw cosine",
+    "bars": "Bars with 95% CI",
+}
+WHAT = {
+    "normalized": "Cells: mean normalized similarity (Heros Fig. 1); colours span the values shown.",
+    "relative": "Cells: each subset's normalized similarity minus the Synonym subset's, per embedder: "
+    "negative = the embedder moves this variant further away than a synonym swap (red).",
+    "raw": "Cells: mean raw cosine (not comparable across embedders: their baselines b differ).",
+    "bars": "Bars: mean normalized similarity with a 95% bootstrap CI; the axis spans the values.",
+}
+
+
 def render(settings: Settings, corpus: Corpus | None) -> None:
     """Draw the page for the sidebar's settings and corpus."""
     st.header("HEROS subsets")
@@ -36,27 +54,53 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         "and moves antonyms and negations away. b is the mean cosine of unrelated sentences from the same "
         "pool, so 0 = as similar as two random sentences, 1 = identical."
     )
-
     lo = page.loaded(settings, corpus, min_embedders=1)
     s = lo.settings
-    if "w_pairs" not in st.session_state:  # the link's pairs= counts once; then the slider decides
+    c1, c2 = st.columns([3, 2])
+    n_per = _pairs_per_subset(c1)
+    scored = _scored_names(lo, _averaging(c2))
+    if s.znorm:
+        st.caption("Cosines are taken after z-normalizing each dimension with the corpus statistics.")
+    pairset = _minimal_pairs(lo, n_per)
+    results, baselines, per_pair, errors = heros_data.scores(lo, pairset, n_per, s.seed, scored)
+    for e, msg in errors.items():
+        st.error(f"**{e}** is left out: {msg}", icon="⚠️")
+    if results.empty:
+        st.stop()
+    fig, show = _figure(results)
+    st.caption(
+        f"{pairset.n_originals:,} originals, pairs per subset: "
+        + ", ".join(f"{k} {v}" for k, v in pairset.counts().items())
+        + f". {WHAT[show]} Hover for raw cosine, normalized value, CI and n."
+    )
+    normalized, raw = _tables(results, baselines, per_pair)
+    _downloads(lo, fig, show, WHAT[show], normalized.round(4), raw.round(4), per_pair, n_per)
+
+
+def _pairs_per_subset(col: DeltaGenerator) -> int:
+    """The pairs-per-subset slider (the link's pairs= counts once; then the slider decides)."""
+    if "w_pairs" not in st.session_state:
         n, note = param_int_choice(st.query_params, "pairs", HEROS_PAIR_CHOICES, HEROS_DEFAULT_PAIRS)
         if note:
             st.warning(note)
         st.session_state["w_pairs"] = n
-    c1, c2 = st.columns([3, 2])
-    n_per = c1.select_slider("Pairs per subset", HEROS_PAIR_CHOICES, key="w_pairs")
+    n_per = col.select_slider("Pairs per subset", HEROS_PAIR_CHOICES, key="w_pairs")
     st.query_params["pairs"] = str(n_per)
-    if "w_avg" not in st.session_state:  # the link's avg= counts once; then the control decides
+    return int(n_per)
+
+
+def _averaging(col: DeltaGenerator) -> str:
+    """How averaged word vectors are scored (the link's avg= counts once; then the control decides)."""
+    if "w_avg" not in st.session_state:
         avg, note = param_choice(st.query_params, "avg", list(HEROS_AVERAGING), HEROS_AVERAGING_DEFAULT)
         if note:
             st.warning(note)
         st.session_state["w_avg"] = avg
     avg = (
-        c2.segmented_control(
+        col.segmented_control(
             "Averaged word vectors",
             list(HEROS_AVERAGING),
-            format_func=HEROS_AVERAGING.get,
+            format_func=page.option_labels(HEROS_AVERAGING),
             key="w_avg",
             help=f"Heros' averaged GloVe (sentence-transformers) drops the stop words of {SBERT_STOP_WORDS_NAME}, "
             "among them 'not', 'no', 'never', 'did'; the N2O paper averaged every token.",
@@ -64,16 +108,23 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         or HEROS_AVERAGING_DEFAULT
     )
     st.query_params["avg"] = avg
+    return avg
+
+
+def _scored_names(lo: data.Loaded, avg: str) -> list[str]:
+    """The embedders to score: averaged word vectors without stop words when `avg` says so (named in a caption)."""
     scored = [with_stop_words_dropped(e) if avg == "nostop" else e for e in lo.names]
     swapped = [f"{a} → {b}" for a, b in zip(lo.names, scored) if a != b]
     if swapped:
         st.caption(f"Averaged word vectors with stop words dropped ({SBERT_STOP_WORDS_NAME}): " + ", ".join(swapped))
-    if s.znorm:
-        st.caption("Cosines are taken after z-normalizing each dimension with the corpus statistics.")
+    return scored
 
+
+def _minimal_pairs(lo: data.Loaded, n_per: int) -> PairSet:
+    """The minimal pairs made from the corpus; the page stops (with the reason shown) when there are none."""
     pairset = None
     with shown("Generating minimal pairs"):
-        pairset = heros_data.pairs(lo, n_per, s.seed)
+        pairset = heros_data.pairs(lo, n_per, lo.settings.seed)
     if pairset is None:
         st.stop()
     if pairset.pairs.empty:
@@ -82,24 +133,18 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
             "with a verb or adjective that has WordNet synonyms and antonyms)."
         )
         st.stop()
+    return pairset
 
-    results, baselines, per_pair, errors = heros_data.scores(lo, pairset, n_per, s.seed, scored)
-    for e, msg in errors.items():
-        st.error(f"**{e}** is left out: {msg}", icon="⚠️")
-    if results.empty:
-        st.stop()
 
-    counts = pairset.counts()
-    shows = {
-        "normalized": "Normalized (s − b) / (1 − b)",
-        "relative": "Relative to Synonym",
-        "raw": "Raw cosine",
-        "bars": "Bars with 95% CI",
-    }
-    show = st.segmented_control("Show", list(shows), format_func=shows.get, key="w_heros_show") or "normalized"
+def _figure(results: pd.DataFrame) -> tuple[go.Figure, str]:
+    """The chosen view of the scores, drawn: (the figure, the view's name)."""
+    show = (
+        st.segmented_control("Show", list(SHOWS), format_func=page.option_labels(SHOWS), key="w_heros_show")
+        or "normalized"
+    )
     fkey = (tuple(results.itertuples(index=False)), show)
 
-    def build():
+    def build() -> go.Figure:
         if show == "bars":
             return figures_heros.heros_bars(results)
         if show == "relative":
@@ -108,19 +153,13 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
 
     fig = data.figure("heros", fkey, build)
     st.plotly_chart(fig, key="heros")
-    what = {
-        "normalized": "Cells: mean normalized similarity (Heros Fig. 1); colours span the values shown.",
-        "relative": "Cells: each subset's normalized similarity minus the Synonym subset's, per embedder: "
-        "negative = the embedder moves this variant further away than a synonym swap (red).",
-        "raw": "Cells: mean raw cosine (not comparable across embedders: their baselines b differ).",
-        "bars": "Bars: mean normalized similarity with a 95% bootstrap CI; the axis spans the values.",
-    }[show]
-    st.caption(
-        f"{pairset.n_originals:,} originals, pairs per subset: "
-        + ", ".join(f"{k} {v}" for k, v in counts.items())
-        + f". {what} Hover for raw cosine, normalized value, CI and n."
-    )
+    return fig, show
 
+
+def _tables(
+    results: pd.DataFrame, baselines: dict[str, float], per_pair: pd.DataFrame
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The normalized and raw tables and example pairs, in tabs; returns (normalized, raw) with the baselines."""
     table = results.pivot(index="embedder", columns="subset", values="normalized")
     table = table[[c for c in results["subset"].unique()]]
     raw = results.pivot(index="embedder", columns="subset", values="raw")[list(table.columns)]
@@ -136,10 +175,19 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         ex = per_pair[per_pair["subset"] == sub].head(12)
         st.dataframe(ex.drop(columns=["subset"]).round(3), hide_index=True)
         st.caption("Cosine of each example pair under every embedder (raw).")
-    _downloads(lo, fig, show, what, table.join(base).round(4), raw.join(base).round(4), per_pair, n_per)
+    return table.join(base), raw.join(base)
 
 
-def _downloads(lo, fig, show: str, what: str, normalized, raw, per_pair, n_per: int) -> None:
+def _downloads(
+    lo: data.Loaded,
+    fig: go.Figure,
+    show: str,
+    what: str,
+    normalized: pd.DataFrame,
+    raw: pd.DataFrame,
+    per_pair: pd.DataFrame,
+    n_per: int,
+) -> None:
     """The figure as PNG/SVG, the tables (normalized, raw, every pair's cosines) as CSV/JSON, the view as HTML."""
     k = lo.k
     meta = dict(downloads.meta(lo, k), **{"pairs per subset": n_per, "shown": show})

@@ -12,7 +12,8 @@ import pandas as pd
 import streamlit as st
 
 from n2o_core.corpora import Corpus
-from n2o_core.evaluation.pairs import PAPER_MAX_OVERLAP, PAPER_MIN_SCORE, Pairs, paper_defaults
+from n2o_core.evaluation.needle import NeedleResult
+from n2o_core.evaluation.pairs import PAPER_MAX_OVERLAP, PAPER_MIN_SCORE, FilteredPairs, Pairs, paper_defaults
 from n2o_core.figures import evaluation as figures_eval
 from n2o_core.settings import NEEDLE_DEFAULT_SOURCE, NEEDLE_SOURCES, Settings, param_threshold
 from n2o_core.text import highlight_shared, token_set
@@ -78,8 +79,8 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     st.caption(_drop_line(fpairs))
 
     res, errors = ev.needle(lo, fpairs, pkey, fkey)
-    for e, msg in errors.items():
-        st.error(f"**{e}** is left out: {msg}", icon="⚠️")
+    for eid, msg in errors.items():
+        st.error(f"**{eid}** is left out: {msg}", icon="⚠️")
     if res is None:
         st.stop()
     ev.remember("needle", lo.corpus.fingerprint, pkey=pkey, fkey=fkey, label=source_tag(pairs))
@@ -204,7 +205,7 @@ def _filters(pairs: Pairs, pkey: tuple) -> tuple:
     return ev.filter_key(min_score, max_overlap, chosen)
 
 
-def _drop_line(fp) -> str:
+def _drop_line(fp: FilteredPairs) -> str:
     names = {"genre": "genre", "score": "score", "overlap": "word overlap"}
     steps = " → ".join(f"{names.get(k, k)} filter dropped {v:,}" for k, v in fp.dropped.items())
     return (
@@ -214,7 +215,7 @@ def _drop_line(fp) -> str:
     )
 
 
-def _pairs_view(lo: data.Loaded, res, tag: str) -> None:
+def _pairs_view(lo: data.Loaded, res: NeedleResult, tag: str) -> None:
     df = res.pairs.pairs.frame
     names = [e for e in lo.names if e in res.ranks]
     ranks = pd.DataFrame(

@@ -5,6 +5,7 @@ the paper."""
 
 from __future__ import annotations
 
+from functools import partial
 from pathlib import Path
 
 import pandas as pd
@@ -24,7 +25,7 @@ from n2o_core.settings import (
     param_multi_choice,
 )
 from n2o_core.text import escape_markdown
-from ui import data, downloads, probe_data
+from ui import data, downloads, page, probe_data
 from ui.shell import through_app
 
 through_app()
@@ -103,8 +104,8 @@ def _controls(settings: Settings) -> probe_data.ProbeSetup:
         st.session_state["w_pclf"] = clfs
         st.session_state["w_pper"] = n
     c1, c2, c3 = st.columns([4, 3, 3])
-    tasks = c1.multiselect("Tasks", list(TASKS), format_func=TASK_NAMES.get, key="w_ptasks")
-    clfs = c2.multiselect("Classifiers", list(CLASSIFIERS), format_func=LABELS.get, key="w_pclf")
+    tasks = c1.multiselect("Tasks", list(TASKS), format_func=page.option_labels(TASK_NAMES), key="w_ptasks")
+    clfs = c2.multiselect("Classifiers", list(CLASSIFIERS), format_func=page.option_labels(LABELS), key="w_pclf")
     per_class = c3.select_slider(
         "Items per class, at most",
         PROBE_PER_CLASS_CHOICES,
@@ -194,7 +195,7 @@ def _results(res: ProbeResult, corpus: Corpus, setup: probe_data.ProbeSetup) -> 
             data.figure(
                 "probe_acc",
                 (corpus.fingerprint, clf, tuple(table.columns), tuple(table.index), table.to_numpy().tobytes()),
-                lambda table=table, clf=clf: figures_probe.accuracy_heatmap(table, classifier=clf),
+                partial(figures_probe.accuracy_heatmap, table, classifier=clf),
             ),
             key=f"probe_heatmap_{clf}",
         )

@@ -4,9 +4,12 @@ analysis not yet run for this corpus shows "—" and a button that runs it (noth
 
 from __future__ import annotations
 
+from typing import Any
+
 import pandas as pd
 import streamlit as st
 
+from n2o_core.analyses.compare import ComparisonResult
 from n2o_core.analyses.quality import QUALITY_COLUMNS, column_correlation, quality_csv, quality_display, quality_table
 from n2o_core.corpora import Corpus
 from n2o_core.figures import evaluation as figures_eval
@@ -36,12 +39,38 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         "similarity, its sensitivity to negation (HEROS) and its dimension."
     )
     lo = page.loaded(settings, corpus)
-    s = lo.settings
     names = lo.names
-    fp = lo.corpus.fingerprint
     res = data.comparison(lo.key, tuple(names), lo.k, lo)
+    ncfg, scfg = _configs(lo)
+    n_per = HEROS_DEFAULT_PAIRS
+    asked = st.session_state.pop("_quality_run", None)  # set by a button's callback, before this run
+    if asked is not None:
+        _run(asked, lo, ncfg, scfg, n_per)
+    table = _quality_table(lo, res, ncfg, scfg, n_per)
+    st.dataframe(
+        quality_display(table),
+        hide_index=True,
+        column_config={c.label: st.column_config.Column(help=c.source) for c in QUALITY_COLUMNS.values()},
+    )
+    with st.expander("Where each column comes from", expanded=False):
+        st.dataframe(_sources(lo, res, ncfg, scfg, n_per), hide_index=True)
+    st.caption(
+        "The needle and human-similarity columns show the run last shown on their pages in this session (else "
+        "the pages' defaults); HEROS negation sensitivity = normalized similarity (s − b)/(1 − b) of Synonym minus "
+        "Negation (Main): positive means a negated sentence moves further from the original than a synonym swap. "
+        "N2O says how alike two embedders are, not which is better: read it beside the quality columns."
+    )
+    st.download_button(
+        "Table (CSV)", quality_csv(table), file_name="quality_vs_agreement.csv", mime="text/csv", key="dl_quality"
+    )
+    _scatter(table, names)
 
-    # ---- which run each column shows: the one last shown on its page in this session, else the page's default
+
+def _configs(lo: data.Loaded) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Which run the needle and similarity columns show: the one last shown on its page in this session, else
+    the page's default."""
+    s = lo.settings
+    fp = lo.corpus.fingerprint
     ncfg = ev.last("needle", fp) or {
         "pkey": ev.pair_key(NEEDLE_DEFAULT_SOURCE, {}, lo.corpus, s.seed),
         "fkey": ev.filter_key(None, None, ()),
@@ -51,14 +80,17 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         "pkey": ev.pair_key(SIMILARITY_DEFAULT_SOURCE, {}, None, 0),
         "label": "gensim Lee corpus, 1,225 human-rated document pairs",
     }
-    n_per = HEROS_DEFAULT_PAIRS
+    return ncfg, scfg
 
-    asked = st.session_state.pop("_quality_run", None)  # set by a button's callback, before this run
-    if asked is not None:
-        _run(asked, lo, ncfg, scfg, n_per)
+
+def _quality_table(
+    lo: data.Loaded, res: ComparisonResult, ncfg: dict[str, Any], scfg: dict[str, Any], n_per: int
+) -> pd.DataFrame:
+    """The table from the runs known so far, with a button for each analysis not yet run."""
+    names = lo.names
     needle = ev.needle_known(lo, ncfg["pkey"], ncfg["fkey"])
     sts = ev.sts_known(lo.ws, scfg["pkey"], names)
-    heros = ev.heros_known(lo, n_per, s.seed)
+    heros = ev.heros_known(lo, n_per, lo.settings.seed)
     todo = []
     if len(needle) < len(names):
         todo.append(("needle", f"Run the paraphrase needle on {ncfg['label']}"))
@@ -70,8 +102,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         st.caption("Columns whose analysis has not been run for this corpus and these embedders show —:")
         for col, (kind, label) in zip(st.columns(len(todo)), todo):
             col.button(label, key=f"run_{kind}", on_click=st.session_state.__setitem__, args=("_quality_run", kind))
-
-    table = quality_table(
+    return quality_table(
         names,
         n2o=res.mean,
         needle=pd.concat([r.results for r in needle.values()]) if needle else None,
@@ -79,12 +110,14 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         heros=pd.concat([r.results for r in heros.values()]) if heros else None,
         dims=ev.dims(lo),
     )
-    st.dataframe(
-        quality_display(table),
-        hide_index=True,
-        column_config={c.label: st.column_config.Column(help=c.source) for c in QUALITY_COLUMNS.values()},
-    )
-    sources = pd.DataFrame(
+
+
+def _sources(
+    lo: data.Loaded, res: ComparisonResult, ncfg: dict[str, Any], scfg: dict[str, Any], n_per: int
+) -> pd.DataFrame:
+    """Where each column comes from, and which run this table shows."""
+    s = lo.settings
+    return pd.DataFrame(
         [
             {
                 "column": LABELS["n2o_mean"],
@@ -111,18 +144,10 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
             {"column": LABELS["dim"], "source": QUALITY_COLUMNS["dim"].source, "this table": ""},
         ]
     )
-    with st.expander("Where each column comes from", expanded=False):
-        st.dataframe(sources, hide_index=True)
-    st.caption(
-        "The needle and human-similarity columns show the run last shown on their pages in this session (else "
-        "the pages' defaults); HEROS negation sensitivity = normalized similarity (s − b)/(1 − b) of Synonym minus "
-        "Negation (Main): positive means a negated sentence moves further from the original than a synonym swap. "
-        "N2O says how alike two embedders are, not which is better: read it beside the quality columns."
-    )
-    st.download_button(
-        "Table (CSV)", quality_csv(table), file_name="quality_vs_agreement.csv", mime="text/csv", key="dl_quality"
-    )
 
+
+def _scatter(table: pd.DataFrame, names: list[str]) -> None:
+    """Any two columns against each other (the choice kept in the URL as qx= and qy=), with their correlation."""
     st.subheader("Any two columns")
     keys = list(QUALITY_COLUMNS)
     for w, param, default in (("w_qx", "qx", "n2o_mean"), ("w_qy", "qy", "needle_mrr")):
@@ -132,8 +157,8 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
                 st.warning(note)
             st.session_state[w] = v
     c1, c2 = st.columns(2)
-    x = c1.selectbox("x", keys, format_func=LABELS.get, key="w_qx")
-    y = c2.selectbox("y", keys, format_func=LABELS.get, key="w_qy")
+    x = c1.selectbox("x", keys, format_func=page.option_labels(LABELS), key="w_qx")
+    y = c2.selectbox("y", keys, format_func=page.option_labels(LABELS), key="w_qy")
     st.query_params["qx"], st.query_params["qy"] = x, y
     st.plotly_chart(figures_eval.quality_scatter(table, x, y, labels=LABELS, color_order=names), key="quality_scatter")
     rho, n = column_correlation(table, x, y)
@@ -155,7 +180,7 @@ def _filters_text(fkey: tuple) -> str:
     return ", ".join(parts)
 
 
-def _run(kind: str, lo: data.Loaded, ncfg: dict, scfg: dict, n_per: int) -> None:
+def _run(kind: str, lo: data.Loaded, ncfg: dict[str, Any], scfg: dict[str, Any], n_per: int) -> None:
     """Run one analysis for the loaded embedders (progress shown by the ui wrappers); errors in place."""
     try:
         if kind == "needle":
@@ -170,5 +195,5 @@ def _run(kind: str, lo: data.Loaded, ncfg: dict, scfg: dict, n_per: int) -> None
     except Exception as e:  # noqa: BLE001 - one sentence in place
         st.warning(message(e, "The analysis"), icon="⚠️")
         return
-    for e, msg in errors.items():
-        st.error(f"**{e}** is left out: {msg}", icon="⚠️")
+    for eid, msg in errors.items():
+        st.error(f"**{eid}** is left out: {msg}", icon="⚠️")

@@ -4,14 +4,18 @@ from __future__ import annotations
 
 import html
 import zlib
+from collections.abc import Sequence
+from collections.abc import Set as AbstractSet
 
 import numpy as np
+import pandas as pd
 import streamlit as st
 
 from n2o_core.analyses import overlap
 from n2o_core.corpora import Corpus
 from n2o_core.export import report
 from n2o_core.export import tables as export
+from n2o_core.search.neighbors import Neighbors
 from n2o_core.settings import MAX_QUERY_CHARS, Settings, param_query
 from n2o_core.text import highlight_shared, token_set
 from ui import data, downloads, page
@@ -20,70 +24,22 @@ from ui.shell import through_app
 through_app()
 
 
+_TABLE_CSS = (
+    "<style>table.nb{font-size:0.86rem;border-collapse:collapse;width:100%}"
+    "table.nb td,table.nb th{border-bottom:1px solid #eee;padding:3px 4px;vertical-align:top;text-align:left}"
+    "table.nb mark{background:#ffe58a;padding:0 1px}.nid{color:#999;font-size:0.75rem}"
+    "div.nq{font-size:1.05rem;margin:0.3rem 0 0.6rem 0}</style>"
+)
+
+
 def render(settings: Settings, corpus: Corpus | None) -> None:
     """Draw the page for the sidebar's settings and corpus."""
     st.header("Query explorer")
     lo = page.loaded(settings, corpus)
-    s = lo.settings
     k = lo.k
-    texts = lo.corpus.texts
-    N = len(texts)
-
-    # ---- the query (kept in the URL as qid= or text=; a link's values count once, then the widgets decide)
-    if "w_qmode" not in st.session_state:
-        url_qid, url_text, note = param_query(st.query_params, N)
-        if note:
-            st.warning(note)
-        st.session_state["w_qmode"] = "Type a sentence" if url_text else "Corpus sentence"
-        st.session_state["_url_qid"] = url_qid
-        st.session_state["w_qtext"] = url_text or ""
-    mode = st.radio("Query", ["Corpus sentence", "Type a sentence"], key="w_qmode", horizontal=True)
-
-    query_text: str | None = None
-    qid: int | None = None
-    if mode == "Corpus sentence":
-        flt = st.text_input(
-            "Search the corpus",
-            key="w_qfilter",
-            placeholder="words the sentence contains",
-            help="Without a search, the sampled queries are listed.",
-        )
-        if flt.strip():
-            needle = flt.strip().lower()
-            cands = [i for i, t in enumerate(texts) if needle in t.lower()][:500]
-            if not cands:
-                st.warning(f"No sentence contains “{flt.strip()}”.")
-        else:
-            cands = [int(i) for i in lo.plan.pool[:500]]
-        url_qid = st.session_state.pop("_url_qid", None)
-        if url_qid is not None and url_qid not in cands:
-            cands = [url_qid] + cands
-        if cands:
-            default = cands.index(url_qid) if url_qid in cands else 0
-            qid = st.selectbox(
-                f"Sentence ({len(cands):,} shown of {N:,})",
-                cands,
-                index=default,
-                format_func=lambda i: f"#{i}: {texts[i][:140]}",
-                key=f"w_qid_{zlib.crc32(flt.encode()) & 0xFFFF}",
-            )
-            query_text = texts[qid]
-            st.query_params["qid"] = str(qid)
-            st.query_params.pop("text", None)
-    else:
-        typed = st.text_input(
-            "Any sentence", key="w_qtext", max_chars=MAX_QUERY_CHARS, placeholder="Type a sentence and press Enter"
-        )
-        if typed.strip():
-            query_text = typed.strip()
-            st.query_params["text"] = query_text
-            st.query_params.pop("qid", None)
-        else:
-            st.info("Type a sentence to see its neighbors in the corpus.")
-
+    qid, query_text = _query(lo)
     if query_text is None:
         st.stop()
-
     c1, c2 = st.columns(2)
     r = c1.slider(
         "Outlier rank r",
@@ -94,7 +50,92 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         help="Outliers: neighbors ranked ≤ r by one embedder and outside every other embedder's top k.",
     )
     show = c2.slider("Neighbors shown per embedder", 1, k, min(k, 10), key="w_show")
+    found, in_pool, note = _search(lo, qid, query_text)
+    qtok = token_set(query_text)
+    _query_line(lo, query_text, note)
+    names = [e for e in lo.names if e in found]
+    _neighbor_grid(lo.corpus.texts, found, names, show, qtok)
+    lists = {e: [int(i) for i in found[e].ids[0, :k]] for e in names}
+    pop, out = _popular_and_outliers(lo.corpus.texts, lists, k, r, qtok)
+    if qid is not None and in_pool:
+        page.approximate_note(lo, k, names)
+    _downloads(lo, qid, query_text, found, names, pop, out, r)
 
+
+def _query(lo: data.Loaded) -> tuple[int | None, str | None]:
+    """The query (kept in the URL as qid= or text=; a link's values count once, then the widgets decide):
+    (its corpus id or None when typed, its text or None while there is none)."""
+    if "w_qmode" not in st.session_state:
+        url_qid, url_text, note = param_query(st.query_params, len(lo.corpus.texts))
+        if note:
+            st.warning(note)
+        st.session_state["w_qmode"] = "Type a sentence" if url_text else "Corpus sentence"
+        st.session_state["_url_qid"] = url_qid
+        st.session_state["w_qtext"] = url_text or ""
+    mode = st.radio("Query", ["Corpus sentence", "Type a sentence"], key="w_qmode", horizontal=True)
+    if mode == "Corpus sentence":
+        return _corpus_query(lo)
+    return None, _typed_query()
+
+
+def _candidates(lo: data.Loaded, flt: str) -> list[int]:
+    """The sentences to choose from: those containing the search text, else the sampled queries (500 at most)."""
+    texts = lo.corpus.texts
+    if not flt.strip():
+        return [int(i) for i in lo.plan.pool[:500]]
+    needle = flt.strip().lower()
+    cands = [i for i, t in enumerate(texts) if needle in t.lower()][:500]
+    if not cands:
+        st.warning(f"No sentence contains “{flt.strip()}”.")
+    return cands
+
+
+def _corpus_query(lo: data.Loaded) -> tuple[int | None, str | None]:
+    """A corpus sentence as the query, found by a search or among the sampled queries."""
+    texts = lo.corpus.texts
+    flt = st.text_input(
+        "Search the corpus",
+        key="w_qfilter",
+        placeholder="words the sentence contains",
+        help="Without a search, the sampled queries are listed.",
+    )
+    cands = _candidates(lo, flt)
+    url_qid = st.session_state.pop("_url_qid", None)
+    if url_qid is not None and url_qid not in cands:
+        cands = [url_qid, *cands]
+    if not cands:
+        return None, None
+    default = cands.index(url_qid) if url_qid in cands else 0
+    qid = st.selectbox(
+        f"Sentence ({len(cands):,} shown of {len(texts):,})",
+        cands,
+        index=default,
+        format_func=lambda i: f"#{i}: {texts[i][:140]}",
+        key=f"w_qid_{zlib.crc32(flt.encode()) & 0xFFFF}",
+    )
+    st.query_params["qid"] = str(qid)
+    st.query_params.pop("text", None)
+    return qid, texts[qid]
+
+
+def _typed_query() -> str | None:
+    """A typed sentence as the query (None, with a hint, while the box is empty)."""
+    typed = st.text_input(
+        "Any sentence", key="w_qtext", max_chars=MAX_QUERY_CHARS, placeholder="Type a sentence and press Enter"
+    )
+    if not typed.strip():
+        st.info("Type a sentence to see its neighbors in the corpus.")
+        return None
+    query_text = typed.strip()
+    st.query_params["text"] = query_text
+    st.query_params.pop("qid", None)
+    return query_text
+
+
+def _search(lo: data.Loaded, qid: int | None, query_text: str) -> tuple[dict[str, Neighbors], bool, str]:
+    """Every embedder's neighbors of the query (errors shown; the page stops when none has any):
+    (neighbors by embedder, whether the query is a sampled one, a note on how they were found)."""
+    in_pool = False
     if qid is not None:
         found, errs, in_pool = data.single_query(lo, qid)
         note = "" if in_pool else " (exact search; this sentence is not among the sampled queries)"
@@ -105,42 +146,44 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         st.error(f"**{e}**: {msg}", icon="⚠️")
     if not found:
         st.stop()
+    return found, in_pool, note
 
-    qtok = token_set(query_text)
-    # an HTML block, so markdown never reinterprets corpus text; escaped, never raw HTML
+
+def _query_line(lo: data.Loaded, query_text: str, note: str) -> None:
+    """The query, as an HTML block (markdown never reinterprets corpus text; escaped, never raw HTML)."""
     st.markdown(
         f"<div class='nq'><strong>Query</strong>{html.escape(note)}: {html.escape(query_text)}</div>",
         unsafe_allow_html=True,
     )
     st.caption(
-        f"k = {k} · words shared with the query are highlighted · cosine similarity"
-        f"{' after z-normalization' if s.znorm else ''}"
+        f"k = {lo.k} · words shared with the query are highlighted · cosine similarity"
+        f"{' after z-normalization' if lo.settings.znorm else ''}"
     )
 
-    def neighbor_table(ids: np.ndarray, sims: np.ndarray) -> str:
-        rows = []
-        for rank, (i, c) in enumerate(zip(ids[:show], sims[:show]), start=1):
-            if i < 0:
-                rows.append(f"<tr><td>{rank}</td><td>–</td><td><i>no neighbor</i></td></tr>")
-                continue
-            rows.append(
-                f"<tr><td>{rank}</td><td>{c:.3f}</td><td>{highlight_shared(texts[int(i)], qtok)}"
-                f" <span class='nid'>#{int(i)}</span></td></tr>"
-            )
-        return (
-            "<table class='nb'><thead><tr><th>#</th><th>cos</th><th>sentence</th></tr></thead><tbody>"
-            + "".join(rows)
-            + "</tbody></table>"
+
+def _neighbor_table(texts: Sequence[str], ids: np.ndarray, sims: np.ndarray, show: int, qtok: AbstractSet[str]) -> str:
+    """One embedder's first `show` neighbors as an HTML table, the words shared with the query marked."""
+    rows = []
+    for rank, (i, c) in enumerate(zip(ids[:show], sims[:show]), start=1):
+        if i < 0:
+            rows.append(f"<tr><td>{rank}</td><td>–</td><td><i>no neighbor</i></td></tr>")
+            continue
+        rows.append(
+            f"<tr><td>{rank}</td><td>{c:.3f}</td><td>{highlight_shared(texts[int(i)], qtok)}"
+            f" <span class='nid'>#{int(i)}</span></td></tr>"
         )
-
-    st.markdown(
-        "<style>table.nb{font-size:0.86rem;border-collapse:collapse;width:100%}"
-        "table.nb td,table.nb th{border-bottom:1px solid #eee;padding:3px 4px;vertical-align:top;text-align:left}"
-        "table.nb mark{background:#ffe58a;padding:0 1px}.nid{color:#999;font-size:0.75rem}"
-        "div.nq{font-size:1.05rem;margin:0.3rem 0 0.6rem 0}</style>",
-        unsafe_allow_html=True,
+    return (
+        "<table class='nb'><thead><tr><th>#</th><th>cos</th><th>sentence</th></tr></thead><tbody>"
+        + "".join(rows)
+        + "</tbody></table>"
     )
-    names = [e for e in lo.names if e in found]
+
+
+def _neighbor_grid(
+    texts: Sequence[str], found: dict[str, Neighbors], names: list[str], show: int, qtok: AbstractSet[str]
+) -> None:
+    """The neighbor tables, four embedders a row."""
+    st.markdown(_TABLE_CSS, unsafe_allow_html=True)
     per_row = 4
     for start in range(0, len(names), per_row):
         cols = st.columns(per_row)
@@ -148,34 +191,48 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
             nb = found[e]
             with col:
                 st.markdown(f"**{html.escape(e)}**")
-                st.markdown(neighbor_table(nb.ids[0], nb.sims[0]), unsafe_allow_html=True)
+                st.markdown(_neighbor_table(texts, nb.ids[0], nb.sims[0], show, qtok), unsafe_allow_html=True)
 
-    lists = {e: [int(i) for i in found[e].ids[0, :k]] for e in names}
+
+def _with_sentences(frame: pd.DataFrame, texts: Sequence[str], qtok: AbstractSet[str]) -> pd.DataFrame:
+    """Add each row's sentence and the words it shares with the query."""
+    frame["sentence"] = [texts[i] for i in frame["id"]]
+    frame["shared words"] = [", ".join(sorted(qtok & token_set(texts[i]))) for i in frame["id"]]
+    return frame
+
+
+def _popular_and_outliers(
+    texts: Sequence[str], lists: dict[str, list[int]], k: int, r: int, qtok: AbstractSet[str]
+) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The tabs of popular neighbors and outliers (Table 2); returns both tables."""
     tab_pop, tab_out = st.tabs(["Popular neighbors", "Outliers"])
     with tab_pop:
         pop = overlap.popular_frame(lists, k)
         if len(pop):
-            pop["sentence"] = [texts[i] for i in pop["id"]]
-            pop["shared words"] = [", ".join(sorted(qtok & token_set(texts[i]))) for i in pop["id"]]
-            st.dataframe(pop, hide_index=True)
+            st.dataframe(_with_sentences(pop, texts, qtok), hide_index=True)
         else:
             st.info(f"No sentence is in the top {k} of every embedder.")
-        st.caption(f"Sentences in the top {k} of all {len(names)} embedders, by mean rank (Table 2, first row).")
+        st.caption(f"Sentences in the top {k} of all {len(lists)} embedders, by mean rank (Table 2, first row).")
     with tab_out:
         out = overlap.outlier_neighbors(lists, r, k)
         if len(out):
-            out["sentence"] = [texts[i] for i in out["id"]]
-            out["shared words"] = [", ".join(sorted(qtok & token_set(texts[i]))) for i in out["id"]]
-            st.dataframe(out, hide_index=True)
+            st.dataframe(_with_sentences(out, texts, qtok), hide_index=True)
         else:
             st.info(f"Every embedder's top {r} is shared with at least one other embedder's top {k}.")
         st.caption(f"Neighbors ranked ≤ {r} by one embedder and outside every other embedder's top {k} (Table 2).")
-    if qid is not None and in_pool:
-        page.approximate_note(lo, k, names)
-    _downloads(lo, qid, query_text, found, names, pop, out, r)
+    return pop, out
 
 
-def _downloads(lo, qid: int | None, query_text: str, found: dict, names: list[str], pop, out, r: int) -> None:
+def _downloads(
+    lo: data.Loaded,
+    qid: int | None,
+    query_text: str,
+    found: dict[str, Neighbors],
+    names: list[str],
+    pop: pd.DataFrame,
+    out: pd.DataFrame,
+    r: int,
+) -> None:
     """The query's neighbors with their sentences, the popular and outlier tables, and the view as HTML."""
     k = lo.k
     frame = export.neighbors_frame(
@@ -193,7 +250,7 @@ def _downloads(lo, qid: int | None, query_text: str, found: dict, names: list[st
         downloads.table(pop, f"{name}-popular", "Popular neighbors", meta_=meta)
         downloads.table(out, f"{name}-outliers-r{r}", "Outliers", meta_=dict(meta, r=r))
 
-        def blocks():
+        def blocks() -> list[report.Block]:
             per = [
                 report.Table(frame[frame["embedder"] == e][["rank", "id", "sentence", "cosine"]], title=e)
                 for e in names

@@ -54,8 +54,8 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     except Exception as e:  # noqa: BLE001
         st.warning(message(e, "Scoring the pairs"), icon="⚠️")
         st.stop()
-    for e, msg in errors.items():
-        st.error(f"**{e}** is left out: {msg}", icon="⚠️")
+    for eid, msg in errors.items():
+        st.error(f"**{eid}** is left out: {msg}", icon="⚠️")
     if res is None:
         st.stop()
     ev.remember("sts", lo.corpus.fingerprint, pkey=pkey, label=pairs.source.label)

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from n2o_core.corpora import Corpus
@@ -30,7 +32,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
             st.warning(note)
         st.session_state["w_words"] = words
     words = (
-        st.segmented_control("Count", list(TOKEN_WORDS), format_func=TOKEN_WORDS.get, key="w_words")
+        st.segmented_control("Count", list(TOKEN_WORDS), format_func=page.option_labels(TOKEN_WORDS), key="w_words")
         or TOKEN_WORDS_DEFAULT
     )
     st.query_params["words"] = words
@@ -59,7 +61,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     _downloads(lo, fig, order, k, words, random_level)
 
 
-def _downloads(lo: data.Loaded, fig, order, k: int, words: str, random_level: float) -> None:
+def _downloads(lo: data.Loaded, fig: go.Figure, order: pd.DataFrame, k: int, words: str, random_level: float) -> None:
     """The bars as PNG/SVG, the table as CSV/JSON, and the view as an HTML report."""
     table = order.assign(**{c: order[c].round(4) for c in ("mean", "ci_low", "ci_high")})
     meta = dict(downloads.meta(lo, k), words=TOKEN_WORDS[words], **{"random sentences": round(random_level, 4)})

@@ -24,7 +24,7 @@ from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import numpy as np
 import pandas as pd
@@ -45,8 +45,10 @@ from n2o_core.workspace import Workspace
 
 from . import data
 from .guard import message
+from .progress import StageProgress, stage_progress
 
 log = logging.getLogger("n2o_explorer")
+T = TypeVar("T")
 
 #: Map parameters (the core's defaults; fixed so every visitor shares one cached map per embedder).
 UMAP_NEIGHBORS = 15
@@ -132,12 +134,7 @@ def load(settings: Settings, corpus: Corpus) -> AgreementData:
             text = {"embed": f"{eid}: embedding", "neighbors": f"{eid}: {search} search, {out.k_max} neighbors"}
             try:
                 nb = pipeline.every_sentence_neighbors(
-                    ws,
-                    eid,
-                    out.k_max,
-                    znorm=settings.znorm,
-                    approx=out.approx,
-                    on_stage=data._stage_progress(bar, text),
+                    ws, eid, out.k_max, znorm=settings.znorm, approx=out.approx, on_stage=stage_progress(bar, text)
                 )
             except Exception as e:  # noqa: BLE001 - reported per embedder; the others go on
                 if not isinstance(e, N2OError):
@@ -238,11 +235,11 @@ def hover_labels(fingerprint: str, _corpus: Corpus) -> list[str]:
 
 
 @st.cache_resource(show_spinner=False, max_entries=6)
-def _maps_figure(key: tuple, _build: Callable[[], object]):
+def _maps_figure(key: tuple, _build: Callable[[], T]) -> T:
     return _build()
 
 
-def maps_figure(key: tuple, build: Callable[[], object]):
+def maps_figure(key: tuple, build: Callable[[], T]) -> T:
     """The maps figure `build()` makes, kept for the last few keys (they are megabytes each, so not in
     data.figure's larger cache)."""
     return _maps_figure(key, build)
@@ -255,7 +252,7 @@ def _map_key(ad: AgreementData, eid: str, method: str) -> tuple:
     return (ad.corpus.fingerprint, eid, method, ad.settings.znorm, ad.approx, ad.k_max)
 
 
-def _compute(ad: AgreementData, eid: str, method: str, on_stage=None) -> Projection:
+def _compute(ad: AgreementData, eid: str, method: str, on_stage: StageProgress | None = None) -> Projection:
     return projection.projection(
         ad.ws,
         eid,
@@ -279,7 +276,7 @@ def pca_map(ad: AgreementData, eid: str) -> Projection:
     box = st.empty()
     with box.container(), st.status(f"PCA map of {eid}…") as status:
         bar = st.progress(0.0)
-        pr = _compute(ad, eid, "pca", data._stage_progress(bar, {"embed": f"{eid}: embedding", "pca": f"{eid}: PCA"}))
+        pr = _compute(ad, eid, "pca", stage_progress(bar, {"embed": f"{eid}: embedding", "pca": f"{eid}: PCA"}))
         status.update(label=f"PCA map of {eid} ready", state="complete")
     box.empty()
     memo[key] = pr
@@ -382,10 +379,8 @@ def umap_map(ad: AgreementData, eid: str, wait: float = 0.5) -> Projection | Map
 def wait_for_maps(timeout: float = 600.0) -> bool:
     """Block until every background map job has finished (tests and benchmarks); True when they all did."""
     deadline = time.monotonic() + timeout
-    for job in list(_worker()["jobs"].values()):
-        if not job.finished.wait(max(0.0, deadline - time.monotonic())):
-            return False
-    return True
+    jobs = list(_worker()["jobs"].values())
+    return all(job.finished.wait(max(0.0, deadline - time.monotonic())) for job in jobs)
 
 
 def forget_map_errors() -> None:

@@ -16,7 +16,7 @@ import logging
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, TypeVar
 
 import pandas as pd
 import streamlit as st
@@ -36,8 +36,10 @@ from n2o_core.storage.cache import Cache
 from n2o_core.workspace import Workspace
 
 from .guard import message
+from .progress import stage_progress
 
 log = logging.getLogger("n2o_explorer")
+T = TypeVar("T")
 
 
 # --------------------------------------------------------------------------- corpus and workspace
@@ -233,7 +235,9 @@ def load(settings: Settings, corpus_: Corpus, on_ready: Callable[[Loaded], None]
     return out
 
 
-def _prepare_with_progress(out: Loaded, todo: list[tuple[str, tuple]], on_ready) -> None:
+def _prepare_with_progress(
+    out: Loaded, todo: list[tuple[str, tuple]], on_ready: Callable[[Loaded], None] | None
+) -> None:
     """Prepare the missing embedders cheapest first (tf-idf and GloVe cells appear after seconds), the expensive
     ones loaded ahead in a background thread (`pipeline.Preparation`), with a progress bar per embedder."""
     memo = _memo()
@@ -268,7 +272,7 @@ def _prepare_with_progress(out: Loaded, todo: list[tuple[str, tuple]], on_ready)
             }
             t0 = time.perf_counter()
             try:
-                with notices.listen(lambda m, e=eid, ln=line: ln.markdown(f"**{e}**: {m}")):  # another one computes it
+                with notices.listen(_line_writer(line, eid)):  # another one computes it
                     nb = pipeline.prepare_embedder(
                         ws,
                         eid,
@@ -276,7 +280,7 @@ def _prepare_with_progress(out: Loaded, todo: list[tuple[str, tuple]], on_ready)
                         prepared.k_max,
                         znorm=prepared.znorm,
                         approx=prepared.approx,
-                        on_stage=_stage_progress(bar, stage_text),
+                        on_stage=stage_progress(bar, stage_text),
                     )
             except Exception as e:  # noqa: BLE001 - reported per embedder; the others go on
                 if not isinstance(e, N2OError):
@@ -302,21 +306,13 @@ def _prepare_with_progress(out: Loaded, todo: list[tuple[str, tuple]], on_ready)
         )
 
 
-def _stage_progress(bar: Any, text: dict[str, str]) -> pipeline.StageProgress:
-    """The core's on_stage callback drawn on one progress bar (updates only when the percentage changes)."""
-    last: list[Any] = [None]
+def _line_writer(line: Any, eid: str) -> Callable[[str], None]:
+    """Notices about `eid` (another process computes it, ...) written on its status line."""
 
-    def cb(eid: str, stage: str, done: int, total: int) -> None:
-        pct = int(100 * done / total) if total else 100
-        if (stage, pct) == last[0]:
-            return
-        last[0] = (stage, pct)
-        try:
-            bar.progress(min(max(pct, 0), 100) / 100, text=f"{text.get(stage, stage)} {done:,}/{total:,}")
-        except Exception:  # noqa: BLE001 - progress from a worker thread: skip the update
-            pass
+    def write(sentence: str) -> None:
+        line.markdown(f"**{eid}**: {sentence}")
 
-    return cb
+    return write
 
 
 # --------------------------------------------------------------------------- derived tables (cached)
@@ -421,11 +417,11 @@ def _free_text(fp: str, eid: str, text: str, k: int, znorm: bool, _ws: Workspace
 
 
 @st.cache_resource(show_spinner=False, max_entries=512)
-def _figure(name: str, key: tuple, _build: Callable[[], object]):
+def _figure(name: str, key: tuple, _build: Callable[[], T]) -> T:
     return _build()
 
 
-def figure(name: str, key: tuple, build: Callable[[], object]):
+def figure(name: str, key: tuple, build: Callable[[], T]) -> T:
     """The figure `build()` makes, built once per (name, key) and shared read-only: building a plotly
     figure (validation) costs far more than sending it, so a warm rerun only serializes."""
     return _figure(name, key, build)

@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 from urllib.parse import urlencode
 
 import pandas as pd
+import plotly.graph_objects as go
 import streamlit as st
 
 from n2o_core.errors import N2OError
@@ -26,7 +27,7 @@ def stem(text: str) -> str:
 def view_link() -> str:
     """The link that reproduces this view (absolute when the browser told the server its address); the heatmap's
     Downloads section is not a view to come back to, so the link opens its matrix."""
-    params = {k: st.query_params.get(k) for k in st.query_params.keys() if k != "talk"}
+    params = {k: st.query_params.get(k) for k in st.query_params if k != "talk"}
     if params.get("view") == "downloads":
         params.pop("view")
     base = ""
@@ -52,7 +53,9 @@ def meta(lo: Loaded, k: int, names: Sequence[str] | None = None) -> dict[str, ob
     }
 
 
-def table(df: pd.DataFrame, name: str, label: str, *, meta_: Mapping[str, object] | None = None, index: bool = False):
+def table(
+    df: pd.DataFrame, name: str, label: str, *, meta_: Mapping[str, object] | None = None, index: bool = False
+) -> None:
     """CSV and JSON buttons for one table, side by side."""
     c1, c2 = st.columns(2)
     c1.download_button(
@@ -81,10 +84,10 @@ def _safe(make: Callable[[], bytes | str], what: str) -> bytes | str:
         return f"{what} could not be made: {e}\n"
 
 
-def figure(fig_or_build, name: str, label: str = "Figure") -> None:
+def figure(fig_or_build: go.Figure | Callable[[], go.Figure], name: str, label: str = "Figure") -> None:
     """PNG and SVG buttons for one figure (a figure, or a function that builds it when clicked)."""
 
-    def get():
+    def get() -> go.Figure:
         return fig_or_build() if callable(fig_or_build) else fig_or_build
 
     c1, c2 = st.columns(2)

@@ -45,6 +45,7 @@ from n2o_core.workspace import Workspace
 
 from . import data, heros_data
 from .guard import message
+from .progress import bar_progress
 
 log = logging.getLogger("n2o_explorer")
 
@@ -160,18 +161,12 @@ def last(kind: str, corpus_fp: str) -> dict[str, Any] | None:
 
 
 def _bar_progress(bar: Any, eid: str, stages: Mapping[str, str]) -> Callable[..., None]:
-    last_: list[Any] = [None]
+    """A progress callback for one embedder's bar; takes `(stage, done, total)` or the pipeline's four arguments."""
+    draw = bar_progress(bar, lambda stage, done, total: f"{eid}: {stages.get(stage, stage)} {done:,}/{total:,}")
 
     def cb(*args: Any) -> None:
         stage, done, total = (args[0], args[-2], args[-1]) if len(args) == 4 else ("", args[-2], args[-1])
-        pct = int(100 * done / total) if total else 100
-        if (stage, pct) == last_[0]:
-            return
-        last_[0] = (stage, pct)
-        try:
-            bar.progress(min(max(pct, 0), 100) / 100, text=f"{eid}: {stages.get(stage, stage)} {done:,}/{total:,}")
-        except Exception:  # noqa: BLE001 - progress from a worker thread: skip the update
-            pass
+        draw(stage, done, total)
 
     return cb
 

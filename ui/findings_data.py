@@ -17,6 +17,7 @@ from n2o_core.settings import Settings
 
 from . import data
 from .guard import message
+from .progress import bar_progress
 
 log = logging.getLogger("n2o_explorer")
 
@@ -72,7 +73,7 @@ def compute(settings: Settings, corpus: Corpus, findings: list[Finding], p: Find
             bar = st.progress(0.0, text=f.analysis)
             t0 = time.perf_counter()
             try:
-                ev = evidence(ws, f, p, progress=_progress(bar))
+                ev = evidence(ws, f, p, progress=bar_progress(bar, _stage_line))
             except Exception as e:  # noqa: BLE001 - one failed analysis leaves the others
                 if not isinstance(e, N2OError):
                     log.exception("findings: %s failed", f.id)
@@ -98,23 +99,12 @@ def _what(f: Finding) -> str:
     }.get(f.analysis, f.analysis)
 
 
-def _progress(bar):
-    last: list = [None]
-
-    def cb(stage: str, done: int, total: int) -> None:
-        pct = int(100 * done / total) if total else 100
-        if (stage, pct) == last[0]:
-            return
-        last[0] = (stage, pct)
-        try:
-            bar.progress(min(max(pct, 0), 100) / 100, text=f"{stage} {done:,}/{total:,}")
-        except Exception:  # noqa: BLE001 - progress from a worker thread: skip the update
-            pass
-
-    return cb
-
-
 def evidence_of(corpus: Corpus, f: Finding, p: FindingParams) -> Evidence | None:
     """The memoized evidence of a finding (None before it is computed)."""
     got = _memo().get(_key(corpus, f, p))
     return None if got is None else got[0]
+
+
+def _stage_line(stage: str, done: int, total: int) -> str:
+    """The progress bar's line for one `evidence` progress call."""
+    return f"{stage} {done:,}/{total:,}"

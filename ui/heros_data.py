@@ -58,11 +58,15 @@ def _score(
     return score_embedder(_ws, _pairs, eid, seed=seed, znorm=znorm)
 
 
-def scores(lo: Loaded, pairset: PairSet, n_per: int, seed: int, embedders: list[str] | None = None):
+def scores(
+    lo: Loaded, pairset: PairSet, n_per: int, seed: int, embedders: list[str] | None = None
+) -> tuple[pd.DataFrame, dict[str, float], pd.DataFrame, dict[str, str]]:
     """(results frame, baselines, per-pair cosines frame, errors) for `embedders` (default: the loaded ones)."""
     names = list(embedders if embedders is not None else lo.names)
     znorm = lo.settings.znorm
-    frames, baselines, errors = [], {}, {}
+    frames: list[pd.DataFrame] = []
+    baselines: dict[str, float] = {}
+    errors: dict[str, str] = {}
     per_pair = pairset.pairs[[c for c in PAIR_VIEW_COLUMNS if c in pairset.pairs.columns]].copy()
     todo = [e for e in names if (lo.corpus.fingerprint, e, n_per, seed, znorm) not in _done()]
     status = st.status(f"Scoring {len(todo)} embedder(s) on the pairs…") if todo else None

@@ -62,7 +62,7 @@ def _select(eid: str) -> None:
         ids.append(eid)
     chosen = list(st.session_state.get("w_emb", []))
     if eid not in chosen:
-        st.session_state["w_emb"] = chosen + [eid]
+        st.session_state["w_emb"] = [*chosen, eid]
 
 
 # --------------------------------------------------------------------------- what a link may name

@@ -3,7 +3,8 @@ shown in place, and the captions every page shares (chance level, approximate-se
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import numpy as np
 import streamlit as st
@@ -16,6 +17,15 @@ from n2o_core.text import escape_markdown
 
 from . import data
 from .guard import message
+
+
+def option_labels(labels: Mapping[Any, str]) -> Callable[[Any], str]:
+    """A widget's `format_func` for options that are the keys of `labels`: each option shown by its label."""
+
+    def label(option: Any) -> str:
+        return labels.get(option, str(option))
+
+    return label
 
 
 def loaded(

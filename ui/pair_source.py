@@ -96,10 +96,10 @@ def choose(prefix: str, param: str, sources: tuple[str, ...], default: str) -> P
             return PairChoice(mode)
         spec = name if name.startswith("hf:") else f"hf:{name}"
         with st.expander("Columns"):
-            cols = {
+            hf_cols = {
                 r: (st.text_input(r, key=f"w_{prefix}_hfcol_{r}", placeholder=AUTO).strip() or None) for r in _ROLES
             }
-        return PairChoice(mode, spec, cols)
+        return PairChoice(mode, spec, hf_cols)
     up = st.file_uploader(
         "Scored pair file",
         type=EXTENSIONS,

@@ -18,6 +18,7 @@ from n2o_core.evaluation.probe.run import ProbeResult, run_probe
 
 from . import data
 from .guard import message
+from .progress import bar_progress
 
 log = logging.getLogger("n2o_explorer")
 
@@ -102,21 +103,11 @@ def stage_text(stage: str, done: int, total: int) -> str:
 
 
 def _progress(bar: Any, status: Any, what: str) -> Callable[[str, int, int], None]:
-    last: list[Any] = [None]
+    def name_embedder(stage: str, done: int, total: int) -> None:
+        if stage.startswith("embedder ") and done == 0:
+            status.update(label=f"{what}: {stage[9:]}…")
 
-    def cb(stage: str, done: int, total: int) -> None:
-        pct = int(100 * done / total) if total else 100
-        if (stage, pct) == last[0]:
-            return
-        last[0] = (stage, pct)
-        try:
-            bar.progress(min(max(pct, 0), 100) / 100, text=stage_text(stage, done, total))
-            if stage.startswith("embedder ") and done == 0:
-                status.update(label=f"{what}: {stage[9:]}…")
-        except Exception:  # noqa: BLE001 - progress from a worker thread: skip the update
-            pass
-
-    return cb
+    return bar_progress(bar, stage_text, also=name_embedder)
 
 
 def describe_error(e: BaseException) -> str:

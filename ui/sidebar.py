@@ -21,6 +21,7 @@ from n2o_core.corpora import (
     upload_name,
 )
 from n2o_core.corpora.uploads import MAX_UPLOAD_MB, check_upload_size
+from n2o_core.embedders.base import EmbedderInfo
 from n2o_core.embedders.user import dataset_link_refusal
 from n2o_core.errors import CorpusError
 from n2o_core.limits import K_MAX, MIN_EMBEDDERS, check_corpus_size, k_max_for
@@ -53,7 +54,7 @@ def _seed_from_url(defaults: Settings, known: list[str]) -> None:
     """First run of a session: widget values from the URL (bad values fall back, with a note)."""
     if st.session_state.get("_seeded"):
         return
-    params = {k: st.query_params.get(k) for k in st.query_params.keys()}
+    params = {k: st.query_params.get(k) for k in st.query_params}
     extra = set(_builtins())
     linked = str(params.get("corpus") or "")
     if linked.startswith("hf:"):
@@ -148,19 +149,38 @@ def _upload_widget() -> str | None:
 def draw() -> tuple[Settings, Corpus | None]:
     """Draw the sidebar; return the settings and the loaded corpus (None when it cannot be used)."""
     defaults = env_defaults()
-    try:
-        infos = data.embedder_infos()
-    except Exception as e:  # noqa: BLE001
-        st.sidebar.error(message(e, "Listing the embedders"))
-        infos = {}
+    infos = _embedder_infos()
     order = list(infos)  # the registry's display order (Table 1 style); user embedders last
     known = sorted(infos, key=lambda e: (infos[e].family == "user", order.index(e)))
     _seed_from_url(defaults, known)
-    sb = st.sidebar
     for note in st.session_state.get("_notes", []):
-        sb.warning(escape_markdown(note))  # notes quote the link's values: text, never markdown
+        st.sidebar.warning(escape_markdown(note))  # notes quote the link's values: text, never markdown
+    choice, spec, text_column = _corpus_picker(defaults)
+    _cap_picker(defaults)
+    corpus = _load_corpus(choice, spec, text_column) if spec is not None else None
+    _embedder_picker(infos, corpus)
+    _neighbor_controls(defaults, corpus)
+    _advanced(corpus)
+    if data.failures() and st.sidebar.button("Retry failed embedders"):
+        data.clear_failures()
+        st.rerun()
+    s = _settings(spec, text_column)
+    _sync_url(s)
+    return s, corpus
 
-    # ---- corpus
+
+def _embedder_infos() -> dict[str, EmbedderInfo]:
+    """The embedders this server offers (none, with the error shown, when listing them fails)."""
+    try:
+        return data.embedder_infos()
+    except Exception as e:  # noqa: BLE001
+        st.sidebar.error(message(e, "Listing the embedders"))
+        return {}
+
+
+def _corpus_picker(defaults: Settings) -> tuple[str, str | None, str]:
+    """The corpus choice: (the picker's value, the corpus spec or None while none is usable, the text column)."""
+    sb = st.sidebar
     builtins = _builtins()
     options = list(builtins)
     if defaults.corpus not in options:
@@ -189,10 +209,15 @@ def draw() -> tuple[Settings, Corpus | None]:
     elif choice == own.HF:
         with sb:
             spec, text_column = own.hf_inputs()
+    return choice, spec, text_column
+
+
+def _cap_picker(defaults: Settings) -> None:
+    """The sample size (the URL may name one outside the usual choices: it joins them)."""
     caps = list(MAX_SENTENCES_CHOICES)
     if st.session_state.get(_W["max_sentences"]) not in caps:
         caps = sorted(set(caps) | {int(st.session_state.get(_W["max_sentences"]) or defaults.max_sentences)})
-    sb.selectbox(
+    st.sidebar.selectbox(
         "Sentences (fixed sample)",
         caps,
         key=_W["max_sentences"],
@@ -201,31 +226,37 @@ def draw() -> tuple[Settings, Corpus | None]:
         "embedders (tf-idf, fastText) are still trained on the whole built-in corpus.",
     )
 
-    corpus: Corpus | None = None
-    if spec is not None:
-        try:
-            cap = int(st.session_state[_W["max_sentences"]])
-            if choice == own.HF:
-                refused = dataset_link_refusal(spec, typed=(spec,))  # $N2O_MODEL_DIRS limits local folders
-                if refused:
-                    raise CorpusError(refused[0].upper() + refused[1:] + ".")
-                corpus = own.hf_corpus(spec, text_column, cap)
-                own.typed_specs().add(spec)
-            else:
-                corpus = data.corpus(spec, cap)
-            if corpus.training_texts is not None and len(corpus.training_texts) != len(corpus):
-                sb.caption(
-                    f"{len(corpus):,}-sentence sample of {len(corpus.training_texts):,} "
-                    f"({_duplicates(corpus.n_duplicates)} removed from the full corpus)"
-                )
-            else:
-                sb.caption(f"{len(corpus):,} sentences · {_duplicates(corpus.n_duplicates)} removed")
-            check_corpus_size(len(corpus))
-        except Exception as e:  # noqa: BLE001
-            sb.error(message(e, "Loading the corpus"))
-            corpus = None
 
-    # ---- embedders: grouped by family, the user's own ones in their family
+def _load_corpus(choice: str, spec: str, text_column: str) -> Corpus | None:
+    """Load the chosen corpus and say its size under the picker; None (with the error shown) when it fails."""
+    sb = st.sidebar
+    try:
+        cap = int(st.session_state[_W["max_sentences"]])
+        if choice == own.HF:
+            refused = dataset_link_refusal(spec, typed=(spec,))  # $N2O_MODEL_DIRS limits local folders
+            if refused:
+                raise CorpusError(refused[0].upper() + refused[1:] + ".")
+            corpus = own.hf_corpus(spec, text_column, cap)
+            own.typed_specs().add(spec)
+        else:
+            corpus = data.corpus(spec, cap)
+        if corpus.training_texts is not None and len(corpus.training_texts) != len(corpus):
+            sb.caption(
+                f"{len(corpus):,}-sentence sample of {len(corpus.training_texts):,} "
+                f"({_duplicates(corpus.n_duplicates)} removed from the full corpus)"
+            )
+        else:
+            sb.caption(f"{len(corpus):,} sentences · {_duplicates(corpus.n_duplicates)} removed")
+        check_corpus_size(len(corpus))
+    except Exception as e:  # noqa: BLE001
+        sb.error(message(e, "Loading the corpus"))
+        return None
+    return corpus
+
+
+def _embedder_picker(infos: dict[str, EmbedderInfo], corpus: Corpus | None) -> None:
+    """The embedders, grouped by family, the user's own ones in their family, with the colour legend."""
+    sb = st.sidebar
     scheduler = str(st.session_state.get("w_scheduler") or "").strip()
     all_infos, left_out = own.infos(infos, corpus, scheduler)
     known = own.picker_order(list(all_infos), all_infos)
@@ -249,8 +280,10 @@ def draw() -> tuple[Settings, Corpus | None]:
     if len(st.session_state[_W["embedders"]]) < MIN_EMBEDDERS:
         sb.warning(f"Choose at least {MIN_EMBEDDERS} embedders to compare.")
 
-    # ---- neighbors
-    n = len(corpus) if corpus is not None else None
+
+def _k_slider(defaults: Settings, n: int | None) -> None:
+    """k, capped by what the corpus allows (a k from the URL above the cap is lowered, with a note)."""
+    sb = st.sidebar
     k_max = k_max_for(n) if n else k_max_for(10**9)
     k_now = int(st.session_state.get(_W["k"], defaults.k))
     if k_now > k_max:
@@ -266,6 +299,13 @@ def draw() -> tuple[Settings, Corpus | None]:
         )
     else:
         st.session_state[_W["k"]] = 1
+
+
+def _neighbor_controls(defaults: Settings, corpus: Corpus | None) -> None:
+    """k, queries, samples, seed, the search, z-normalization and the heatmap order."""
+    sb = st.sidebar
+    n = len(corpus) if corpus is not None else None
+    _k_slider(defaults, n)
     q_hi = max(1, n or 100_000)
     if int(st.session_state.get(_W["n_queries"], 1)) > q_hi:
         st.session_state[_W["n_queries"]] = q_hi
@@ -292,7 +332,10 @@ def draw() -> tuple[Settings, Corpus | None]:
         format_func=lambda o: "clustered" if o == "cluster" else "as chosen",
     )
 
-    with sb.expander("Advanced", expanded=bool(st.session_state.get("_own_msg"))):
+
+def _advanced(corpus: Corpus | None) -> None:
+    """The Advanced expander: the user's own embedders, talk mode and the Dask scheduler."""
+    with st.sidebar.expander("Advanced", expanded=bool(st.session_state.get("_own_msg"))):
         own.advanced(corpus)
         st.toggle(
             "Talk mode",
@@ -310,11 +353,10 @@ def draw() -> tuple[Settings, Corpus | None]:
             "same cache. Empty: this server's process. Not stored in the link.",
         )
 
-    if data.failures() and sb.button("Retry failed embedders"):
-        data.clear_failures()
-        st.rerun()
 
-    s = Settings(
+def _settings(spec: str | None, text_column: str) -> Settings:
+    """The settings the widgets now hold."""
+    return Settings(
         corpus=spec or "",
         max_sentences=int(st.session_state[_W["max_sentences"]]),
         embedders=tuple(st.session_state[_W["embedders"]]),
@@ -328,8 +370,6 @@ def draw() -> tuple[Settings, Corpus | None]:
         text_column=text_column,
         scheduler=str(st.session_state.get("w_scheduler") or "").strip(),
     )
-    _sync_url(s)
-    return s, corpus
 
 
 def _talk_changed() -> None:

@@ -128,7 +128,7 @@ def apply() -> bool:
         return False
     _install()
     st.markdown(CSS, unsafe_allow_html=True)
-    params = {k: st.query_params.get(k) for k in st.query_params.keys()}
+    params = {k: st.query_params.get(k) for k in st.query_params}
     st.markdown(
         f'<a class="n2o-talk-exit" href="{html.escape(exit_link(params), quote=True)}" target="_self">'
         "leave talk mode</a>",
