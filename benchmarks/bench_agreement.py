@@ -128,7 +128,7 @@ def _threshold(rec: Recorder, sizes: list[int], d: int, k: int) -> None:
         )
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
     ap = argparse.ArgumentParser()
     ap.add_argument("--corpus", default="builtin:bbc-news")
     ap.add_argument("--n", type=int, default=5000, help="--max-sentences of the corpus")
@@ -143,7 +143,11 @@ def main() -> None:
     ap.add_argument("--threshold-dim", type=int, default=384)
     ap.add_argument("--no-save", action="store_true", help="print only; leave results/ alone")
     ap.add_argument("--name", default="agreement")
-    a = ap.parse_args()
+    return ap.parse_args()
+
+
+def main() -> None:
+    a = parse_args()
     embedders = a.embedder or ["tfidf", "glove-6b-50d"]
     methods = [m for m in a.maps.split(",") if m]
 

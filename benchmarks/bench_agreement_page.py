@@ -34,6 +34,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import browser_tour as bt  # noqa: E402
 from _common import save_flat  # noqa: E402
 
+from ui.server import free_port  # noqa: E402
+
 MAPS = ".st-key-agree_maps .js-plotly-plot"
 RANKING = "[role='tabpanel'] [data-testid='stDataFrame'] >> nth=0"
 TWO_PANELS = (
@@ -67,7 +69,7 @@ def drag(page, panel: int, start: tuple[float, float], end: tuple[float, float])
     page.mouse.up()
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cache-dir", help="N2O_CACHE_DIR for the server (default: a fresh temporary folder)")
     ap.add_argument("--corpus", default=None, help="corpus spec (default: the app's default corpus)")
@@ -83,7 +85,94 @@ def main() -> None:
     )
     ap.add_argument("--repeats", type=int, default=4)
     ap.add_argument("--no-save", action="store_true", help="print only; write nothing to benchmarks/results")
-    args = ap.parse_args()
+    return ap.parse_args()
+
+
+def first_visit(browser, url: str, umap: bool, out: dict) -> None:
+    """A fresh server's first visit: time to the maps and rankings (and to the UMAP maps with `umap`)."""
+    page = browser.new_page(viewport={"width": 1440, "height": 1500})
+    t0 = time.perf_counter()
+    page.goto(url)
+    ready(page)
+    out["first_visit_s"] = round(time.perf_counter() - t0, 1)
+    bt.check(page)
+    out["maps_first_shown"] = page.evaluate(METHODS)
+    if umap:
+        page.wait_for_function(f"() => ({METHODS})().filter(t => t.includes('UMAP')).length === 2", timeout=3_600_000)
+        bt.settle(page)
+        out["umap_maps_s"] = round(time.perf_counter() - t0, 1)
+    out["points_per_panel"] = page.evaluate(
+        f'() => document.querySelector("{MAPS}")._fullData.map(t => t.customdata.length)'
+    )
+    page.close()
+
+
+def warm_visits(browser, url: str, repeats: int, out: dict):
+    """ms of `repeats` new sessions on the warm server; returns the last one's page (left open)."""
+    warm = []
+    for i in range(repeats):
+        page = browser.new_page(viewport={"width": 1440, "height": 1500})
+        t0 = time.perf_counter()
+        page.goto(url)
+        ready(page)
+        warm.append(round((time.perf_counter() - t0) * 1000))
+        bt.check(page)
+        if i < repeats - 1:
+            page.close()
+    out["warm_visit_ms"] = warm
+    return page
+
+
+def draw_all_points(page, out: dict) -> None:
+    """ms of the 'Draw all points' toggle until the second map has more points (when the page offers it)."""
+    toggle = page.get_by_text("Draw all points")
+    if not toggle.count():
+        return
+    t0 = time.perf_counter()
+    toggle.click()
+    page.wait_for_function(
+        f'n => document.querySelector("{MAPS}")?._fullData?.[1]?.customdata?.length > n',
+        arg=max(out["points_per_panel"]),
+        timeout=600_000,
+    )
+    bt.settle(page)
+    out["draw_all_ms"] = round((time.perf_counter() - t0) * 1000)
+    out["points_per_panel_all"] = page.evaluate(
+        f'() => document.querySelector("{MAPS}")._fullData.map(t => t.customdata.length)'
+    )
+
+
+def selections(page, repeats: int, out: dict) -> None:
+    """ms of box selections on the first map until the second highlights them, and of clearing each."""
+    sel, clear, sizes = [], [], []
+    for r in range(repeats):
+        before = page.evaluate(HIGHLIGHTED, 1)
+        start, end = BOXES[r % len(BOXES)]
+        t0 = time.perf_counter()
+        drag(page, 0, start, end)
+        page.wait_for_function(
+            f"""before => {{ const now = ({HIGHLIGHTED})(1);
+            return now !== null && JSON.stringify(now) !== JSON.stringify(before); }}""",
+            arg=before,
+            timeout=600_000,
+        )
+        page.wait_for_selector("h3:has-text('Selected:')", timeout=600_000)
+        bt.settle(page)
+        sel.append(round((time.perf_counter() - t0) * 1000))
+        bt.check(page)
+        sizes.append(len(page.evaluate(HIGHLIGHTED, 1) or []))
+        t0 = time.perf_counter()
+        page.get_by_role("button", name="Clear selection").click()
+        page.wait_for_selector("h3:has-text('Least and most agreed sentences')", timeout=600_000)
+        bt.settle(page)
+        clear.append(round((time.perf_counter() - t0) * 1000))
+    out["selection_ms"] = sel
+    out["selected_points"] = sizes
+    out["clear_ms"] = clear
+
+
+def main() -> None:
+    args = parse_args()
     from playwright.sync_api import sync_playwright
 
     from n2o_core.settings import env_defaults, to_query
@@ -108,86 +197,18 @@ def main() -> None:
         "loadavg_start": [round(x, 2) for x in os.getloadavg()],
         "url": path,
     }
-    port = bt.free_port()
-    url = f"http://127.0.0.1:{port}"
-    proc = bt.start(env, port, tmp / "server.log")
+    server = bt.start(env, free_port(), tmp / "server.log")
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=bt.CHROMIUM, args=["--no-sandbox"])
-            page = browser.new_page(viewport={"width": 1440, "height": 1500})
-            t0 = time.perf_counter()
-            page.goto(url + path)
-            ready(page)
-            out["first_visit_s"] = round(time.perf_counter() - t0, 1)
-            bt.check(page)
-            out["maps_first_shown"] = page.evaluate(METHODS)
-            if args.map == "umap":
-                page.wait_for_function(
-                    f"() => ({METHODS})().filter(t => t.includes('UMAP')).length === 2", timeout=3_600_000
-                )
-                bt.settle(page)
-                out["umap_maps_s"] = round(time.perf_counter() - t0, 1)
-            out["points_per_panel"] = page.evaluate(
-                f'() => document.querySelector("{MAPS}")._fullData.map(t => t.customdata.length)'
-            )
-            page.close()
-
-            warm = []
-            for i in range(args.repeats):
-                page = browser.new_page(viewport={"width": 1440, "height": 1500})
-                t0 = time.perf_counter()
-                page.goto(url + path)
-                ready(page)
-                warm.append(round((time.perf_counter() - t0) * 1000))
-                bt.check(page)
-                if i < args.repeats - 1:
-                    page.close()
-            out["warm_visit_ms"] = warm
-
-            toggle = page.get_by_text("Draw all points")
-            if args.all_points and toggle.count():
-                t0 = time.perf_counter()
-                toggle.click()
-                page.wait_for_function(
-                    f'n => document.querySelector("{MAPS}")?._fullData?.[1]?.customdata?.length > n',
-                    arg=max(out["points_per_panel"]),
-                    timeout=600_000,
-                )
-                bt.settle(page)
-                out["draw_all_ms"] = round((time.perf_counter() - t0) * 1000)
-                out["points_per_panel_all"] = page.evaluate(
-                    f'() => document.querySelector("{MAPS}")._fullData.map(t => t.customdata.length)'
-                )
-
-            sel, clear, sizes = [], [], []
-            for r in range(args.repeats):
-                before = page.evaluate(HIGHLIGHTED, 1)
-                start, end = BOXES[r % len(BOXES)]
-                t0 = time.perf_counter()
-                drag(page, 0, start, end)
-                page.wait_for_function(
-                    f"""before => {{ const now = ({HIGHLIGHTED})(1);
-                    return now !== null && JSON.stringify(now) !== JSON.stringify(before); }}""",
-                    arg=before,
-                    timeout=600_000,
-                )
-                page.wait_for_selector("h3:has-text('Selected:')", timeout=600_000)
-                bt.settle(page)
-                sel.append(round((time.perf_counter() - t0) * 1000))
-                bt.check(page)
-                sizes.append(len(page.evaluate(HIGHLIGHTED, 1) or []))
-                t0 = time.perf_counter()
-                page.get_by_role("button", name="Clear selection").click()
-                page.wait_for_selector("h3:has-text('Least and most agreed sentences')", timeout=600_000)
-                bt.settle(page)
-                clear.append(round((time.perf_counter() - t0) * 1000))
-            out["selection_ms"] = sel
-            out["selected_points"] = sizes
-            out["clear_ms"] = clear
+            first_visit(browser, server.url + path, args.map == "umap", out)
+            page = warm_visits(browser, server.url + path, args.repeats, out)
+            if args.all_points:
+                draw_all_points(page, out)
+            selections(page, args.repeats, out)
             browser.close()
     finally:
-        proc.terminate()
-        proc.wait(timeout=20)
+        server.stop(timeout=20)
     for key in ("warm_visit_ms", "selection_ms", "clear_ms"):
         out[key.replace("_ms", "_median_ms")] = statistics.median(out[key])
     out["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]

@@ -67,7 +67,7 @@ def faiss_search(index, Qn: np.ndarray, qids: np.ndarray, k: int) -> tuple[np.nd
     return out, seconds
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
     ap = argparse.ArgumentParser()
     ap.add_argument("--n", type=int, default=1_000_000)
     ap.add_argument("--dim", type=int, default=384)
@@ -79,7 +79,11 @@ def main() -> None:
     ap.add_argument("--approx-timeout", type=float, default=1800)
     ap.add_argument("--tile-mb", type=int, default=None, help="override scan.TILE_BYTES (an A/B of tile sizes)")
     ap.add_argument("--name", default="exact_search")
-    a = ap.parse_args()
+    return ap.parse_args()
+
+
+def main() -> None:
+    a = parse_args()
     from n2o_core.search import scan
     from n2o_core.search.exact import exact_knn
     from n2o_core.search.rows import normalize_rows

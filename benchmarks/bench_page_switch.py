@@ -31,6 +31,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import browser_tour as bt  # noqa: E402
 from _common import save_flat  # noqa: E402
 
+from ui.server import free_port  # noqa: E402
+
 SETTINGS = {"gc_after_every_run (Streamlit default)": "true", "no_gc_after_run (this app)": "false"}
 STATES = ("cache_only", "models_loaded", "pairs_made")
 TYPED = "The central bank raised interest rates again to fight inflation."
@@ -45,18 +47,17 @@ def one_round(pw, env: dict[str, str], gc: str, state: str, cycles: int, log: Pa
     if state == "pairs_made":
         for p in (Path(env["N2O_CACHE_DIR"]) / "heros").glob("pairs-*"):
             p.unlink()
-    port = bt.free_port()
-    proc = bt.start(env, port, log, extra=("--runner.postScriptGC", gc))
+    server = bt.start(env, free_port(), log, extra=("--runner.postScriptGC", gc))
     try:
         browser = pw.chromium.launch(
             executable_path=bt.CHROMIUM, args=["--no-sandbox", "--disable-background-networking"]
         )
         page = browser.new_page(viewport={"width": 1440, "height": 1500})
-        page.goto(f"http://127.0.0.1:{port}")
+        page.goto(server.url)
         page.wait_for_selector(bt.HEATMAP, timeout=900_000)
         bt.settle(page)
         if state == "models_loaded":
-            page.goto(f"http://127.0.0.1:{port}/query?text={TYPED.replace(' ', '+')}")
+            page.goto(f"{server.url}/query?text={TYPED.replace(' ', '+')}")
             page.wait_for_selector("table.nb", timeout=900_000)
             bt.settle(page)
         nav = page.locator("[data-testid='stSidebarNav']")
@@ -73,12 +74,11 @@ def one_round(pw, env: dict[str, str], gc: str, state: str, cycles: int, log: Pa
                 bt.check(page)
                 if r:  # the first cycle warms the pages
                     out[name].append(round(ms))
-        out["_rss_mib"] = [server_rss_mib(proc.pid)]
+        out["_rss_mib"] = [server_rss_mib(server.pid)]
         browser.close()
         return out
     finally:
-        proc.terminate()
-        proc.wait(timeout=20)
+        server.stop(timeout=20)
 
 
 def main() -> None:

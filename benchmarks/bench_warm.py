@@ -24,7 +24,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import ROOT  # noqa: E402
-from browser_tour import CHROMIUM, HEATMAP, IDLE, free_port, start  # noqa: E402
+from browser_tour import CHROMIUM, HEATMAP, IDLE, start  # noqa: E402
+
+from ui.server import free_port  # noqa: E402
 
 GROWING = ("embeddings/", "knn/")
 
@@ -37,7 +39,7 @@ def entries(cache: Path) -> dict[str, int]:
     return {rel: int(e.get("bytes") or 0) for rel, e in (doc.get("entries") or {}).items()}
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--corpus", default=None, help="default: the app's")
     ap.add_argument("--max-sentences", type=int, default=None, help="default: the app's")
@@ -45,8 +47,56 @@ def main() -> None:
     ap.add_argument("--cache-dir", default=None, help="default: a fresh temporary folder")
     ap.add_argument("--talk-screenshot", default=None, metavar="PNG", help="then open ?talk=1 at 1920x1080, save it")
     ap.add_argument("--talk-params", default="", help="more of the talk link, e.g. 'view=box&k=20'")
-    args = ap.parse_args()
+    return ap.parse_args()
 
+
+def warm(env: dict[str, str]) -> None:
+    """`python -m n2o_core warm` with `env`; exits when it fails."""
+    t0 = time.perf_counter()
+    done = subprocess.run(
+        [sys.executable, "-m", "n2o_core", "warm"], cwd=ROOT, env=env, capture_output=True, text=True, check=False
+    )
+    warm_s = time.perf_counter() - t0
+    print(done.stdout.strip())
+    if done.returncode != 0:
+        raise SystemExit(f"warm failed ({done.returncode}): {done.stderr.strip()[-500:]}")
+    print(f"warm: {warm_s:.1f} s wall", flush=True)
+
+
+def talk_screenshot(browser, url: str, path: str, params: str) -> None:
+    """The prepared talk link on the same server (no controls, larger text), drawn and saved to `path`."""
+    talk = browser.new_page(viewport={"width": 1920, "height": 1080})
+    t2 = time.perf_counter()
+    talk.goto(f"{url}/?talk=1" + (f"&{params}" if params else ""))
+    talk.wait_for_selector("[data-testid='stPlotlyChart'] .js-plotly-plot", timeout=600_000)
+    talk.wait_for_selector(IDLE, state="attached", timeout=600_000)
+    talk.wait_for_timeout(800)  # plotly transitions
+    talk.screenshot(path=path)
+    print(f"talk link drawn in {time.perf_counter() - t2:.1f} s; screenshot {path}")
+
+
+def first_heatmap(url: str, args: argparse.Namespace) -> tuple[float, int, list[str]]:
+    """Seconds until the first heatmap is drawn in Chromium, the exception elements and the error messages."""
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+        page = browser.new_page(viewport={"width": 1440, "height": 1200})
+        t1 = time.perf_counter()
+        page.goto(url)
+        page.wait_for_selector(HEATMAP, timeout=1_800_000)
+        page.wait_for_selector(IDLE, state="attached", timeout=1_800_000)
+        first_s = time.perf_counter() - t1
+        exc = page.locator("[data-testid='stException']").count()
+        errors = [e.inner_text()[:200] for e in page.locator("[data-testid='stAlertContentError']").all()]
+        if args.talk_screenshot:
+            talk_screenshot(browser, url, args.talk_screenshot, args.talk_params)
+        browser.close()
+    return first_s, exc, errors
+
+
+def main() -> None:
+    args = parse_args()
     tmp = Path(tempfile.mkdtemp(prefix="n2o-warm-"))
     cache = Path(args.cache_dir).resolve() if args.cache_dir else tmp / "cache"
     env = dict(os.environ, N2O_CACHE_DIR=str(cache), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
@@ -57,48 +107,15 @@ def main() -> None:
     if args.embedder:
         env["N2O_DEFAULT_EMBEDDERS"] = ",".join(args.embedder)
     print(f"load {[round(x, 2) for x in os.getloadavg()]}, {os.cpu_count()} cpus, cache {cache}", flush=True)
-
-    t0 = time.perf_counter()
-    warm = subprocess.run(
-        [sys.executable, "-m", "n2o_core", "warm"], cwd=ROOT, env=env, capture_output=True, text=True, check=False
-    )
-    warm_s = time.perf_counter() - t0
-    print(warm.stdout.strip())
-    if warm.returncode != 0:
-        raise SystemExit(f"warm failed ({warm.returncode}): {warm.stderr.strip()[-500:]}")
-    print(f"warm: {warm_s:.1f} s wall", flush=True)
+    warm(env)
     before = entries(cache)
-
-    from playwright.sync_api import sync_playwright
-
-    port = free_port()
     t_server = time.perf_counter()
-    proc = start(env, port, tmp / "server.log")
+    server = start(env, free_port(), tmp / "server.log")
     server_s = time.perf_counter() - t_server
     try:
-        with sync_playwright() as pw:
-            browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-            page = browser.new_page(viewport={"width": 1440, "height": 1200})
-            t1 = time.perf_counter()
-            page.goto(f"http://127.0.0.1:{port}")
-            page.wait_for_selector(HEATMAP, timeout=1_800_000)
-            page.wait_for_selector(IDLE, state="attached", timeout=1_800_000)
-            first_s = time.perf_counter() - t1
-            exc = page.locator("[data-testid='stException']").count()
-            errors = [e.inner_text()[:200] for e in page.locator("[data-testid='stAlertContentError']").all()]
-            if args.talk_screenshot:  # the prepared talk link on the same server: no controls, larger text
-                talk = browser.new_page(viewport={"width": 1920, "height": 1080})
-                t2 = time.perf_counter()
-                talk.goto(f"http://127.0.0.1:{port}/?talk=1" + (f"&{args.talk_params}" if args.talk_params else ""))
-                talk.wait_for_selector("[data-testid='stPlotlyChart'] .js-plotly-plot", timeout=600_000)
-                talk.wait_for_selector(IDLE, state="attached", timeout=600_000)
-                talk.wait_for_timeout(800)  # plotly transitions
-                talk.screenshot(path=args.talk_screenshot)
-                print(f"talk link drawn in {time.perf_counter() - t2:.1f} s; screenshot {args.talk_screenshot}")
-            browser.close()
+        first_s, exc, errors = first_heatmap(server.url, args)
     finally:
-        proc.terminate()
-        proc.wait(timeout=20)
+        server.stop(timeout=20)
     after = entries(cache)
     grown = sorted(rel for rel in after if rel not in before and rel.startswith(GROWING))
     print(f"server start {server_s:.1f} s; first heatmap in Chromium {first_s:.1f} s after the page was opened")

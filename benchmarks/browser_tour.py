@@ -26,19 +26,19 @@ from __future__ import annotations
 
 import argparse
 import os
-import socket
 import statistics
 import subprocess
 import sys
 import tempfile
 import time
 import urllib.parse
-import urllib.request
 from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import LOAD_AT_IMPORT, MAX_LOAD, ROOT, save_flat  # noqa: E402
+from _common import LOAD_AT_IMPORT, MAX_LOAD, ROOT, save_flat  # noqa: E402 - puts the repository root on sys.path
+
+from ui.server import Server, ServerError, free_port, start_server  # noqa: E402
 
 SHOTS = ROOT / "docs" / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
@@ -92,46 +92,6 @@ def shoot_evaluation_pages(page) -> dict[str, int]:
         page.wait_for_timeout(600)
         page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
     return took
-
-
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
-
-
-def start(env: dict[str, str], port: int, log_path: Path, extra: Sequence[str] = ()) -> subprocess.Popen:
-    log = open(log_path, "wb")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.headless",
-            "true",
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-            *extra,
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    deadline = time.monotonic() + 120
-    while True:
-        try:
-            if urllib.request.urlopen(f"http://127.0.0.1:{port}/_stcore/health", timeout=2).read().strip() == b"ok":
-                return proc
-        except OSError:
-            pass
-        if proc.poll() is not None or time.monotonic() > deadline:
-            raise SystemExit(f"the app did not start; see {log_path}")
-        time.sleep(0.2)
 
 
 def settle(page, timeout: float = 900_000) -> None:
@@ -204,7 +164,7 @@ def onnx_export_present(env: dict[str, str]) -> bool:
     return res.stdout.strip() == "True"
 
 
-def main() -> None:
+def parse_args() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cache-dir", help="N2O_CACHE_DIR for the server (default: a fresh temporary folder)")
     ap.add_argument("--model-cache", choices=("user", "empty"), default="user", help="see above")
@@ -219,7 +179,129 @@ def main() -> None:
             f"browser_tour: 1-minute load {LOAD_AT_IMPORT[0]} > {MAX_LOAD}: not recording "
             "(wait for a quiet machine, e.g. /work/shared/tools/when-quiet, or pass --force to record it as invalid)"
         )
+    return args
 
+
+def start(env: dict[str, str], port: int, log_path: Path, extra: Sequence[str] = ()) -> Server:
+    """The dashboard's server on `port` (ui.server), healthy; exits with the log's tail when it does not start."""
+    try:
+        return start_server(env, log_path, port=port, extra_args=extra, timeout=120, poll=0.2)
+    except ServerError as e:
+        raise SystemExit(str(e)) from None
+
+
+def k_changes(page, repeats: int) -> list[int]:
+    """ms of warm k changes: keyboard steps on the sidebar slider, alternately down and up."""
+    thumb = page.locator("[data-testid='stSidebar'] [data-testid='stSlider'] input[type='range']").first
+    ks = []
+    k = int(thumb.get_attribute("value"))
+    for i in range(repeats):
+        key, k = ("ArrowLeft", k - 1) if i % 2 == 0 else ("ArrowRight", k + 1)
+        thumb.focus()
+        ks.append(timed(page, lambda key=key: thumb.press(key), f"text=k = {k} ·"))
+        check(page)
+    return [round(v) for v in ks]
+
+
+def page_switches(page, repeats: int, screenshots: bool) -> tuple[dict[str, int], dict[str, list[int]]]:
+    """ms of each page's first visit (it may compute: token overlap, HEROS pairs; screenshot taken) and of the
+    `repeats` warm switches after it."""
+    first, warm = {}, {name: [] for *_, name, _ in PAGES}
+    nav = page.locator("[data-testid='stSidebarNav']")
+    for r in range(repeats + 1):
+        for label, heading, name, sel in PAGES[1:] + PAGES[:1]:
+            ms = timed(
+                page, lambda label=label: nav.locator("a", has_text=label).click(), f"h2:has-text('{heading}') >> nth=0"
+            )
+            page.wait_for_selector(sel, timeout=900_000)
+            settle(page)
+            ms = max(ms, 0)
+            check(page)
+            if r == 0:
+                first[name] = round(ms)
+                if screenshots:
+                    SHOTS.mkdir(parents=True, exist_ok=True)
+                    page.wait_for_timeout(600)  # plotly transitions
+                    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+            else:
+                warm[name].append(round(ms))
+    return first, warm
+
+
+def heatmap_views(page, screenshots: bool) -> dict[str, int]:
+    """ms of switching the heatmap page's sections (one at a time, view= in the link)."""
+    views = {}
+    for label, name, sel in (
+        ("Per embedder", "heatmap-box", ".js-plotly-plot"),
+        ("Robustness", "heatmap-robustness", ".js-plotly-plot"),
+        ("Matrix", None, HEATMAP),
+    ):
+        btn = page.locator("[data-testid='stMain'] [data-testid='stButtonGroup'] button", has_text=label)
+        views[label] = round(timed(page, lambda btn=btn: btn.first.click(), sel))
+        settle(page)
+        check(page)
+        if name and screenshots:
+            page.wait_for_timeout(600)
+            page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
+    return views
+
+
+def tour(browser, url: str, args: argparse.Namespace, cold: bool, out: dict) -> str:
+    """The timed tour on a started server (results into `out`); returns the first page's link query."""
+    page = browser.new_page(viewport={"width": 1440, "height": 1500})
+    visit = first_visit(page, url)
+    out.update(visit)
+    out["first_visit_s"] = visit["full_heatmap_s"]
+    out["url"] = page.url.replace(url, "")
+    query = page.url.split("?", 1)[1] if "?" in page.url else ""
+    if cold:
+        out["first_clicks"] = first_clicks(browser, url, query, args.read_s)
+    # a second visit (a new session on the warm server)
+    p2 = browser.new_page(viewport={"width": 1440, "height": 1500})
+    out["warm_visit_ms"] = round(timed(p2, lambda: p2.goto(url), HEATMAP))
+    p2.close()
+    out["k_change_ms"] = k_changes(page, args.repeats)
+    first, warm = page_switches(page, args.repeats, not args.no_screenshots)
+    out["heatmap_view_switch_ms"] = heatmap_views(page, not args.no_screenshots)
+    if not args.no_screenshots:
+        out["evaluation_page_first_visit_ms"] = shoot_evaluation_pages(page)
+    out["page_first_visit_ms"] = first
+    out["page_switch_ms"] = warm
+    return query
+
+
+def restart(env: dict[str, str], port: int, log_path: Path, query: str, read_s: float) -> dict:
+    """A restarted server over the cache the first run filled (models, WordNet and spaCy not loaded yet): its
+    first visit and first clicks."""
+    from playwright.sync_api import sync_playwright
+
+    server = start(env, port, log_path)
+    try:
+        with sync_playwright() as pw:
+            browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
+            page = browser.new_page(viewport={"width": 1440, "height": 1500})
+            got = {**first_visit(page, server.url), **first_clicks(browser, server.url, query, read_s)}
+            browser.close()
+    finally:
+        server.stop(timeout=20)
+    return got
+
+
+def summary(out: dict, cold: bool) -> dict:
+    allw = [v for vs in out["page_switch_ms"].values() for v in vs]
+    return {
+        "first_cells_s": out["first_cells_s"],
+        "first_visit_s": out["first_visit_s"],
+        **({k: out["first_clicks"][k] for k in ("free_text_first_ms", "heros_first_ms")} if cold else {}),
+        "k_change_ms_median": statistics.median(out["k_change_ms"]),
+        "k_change_ms_max": max(out["k_change_ms"]),
+        "page_switch_ms_median": statistics.median(allw),
+        "page_switch_ms_max": max(allw),
+    }
+
+
+def main() -> None:
+    args = parse_args()
     from playwright.sync_api import sync_playwright
 
     tmp = Path(tempfile.mkdtemp(prefix="n2o-tour-"))
@@ -229,7 +311,6 @@ def main() -> None:
     if args.model_cache == "empty":
         env["N2O_MODEL_CACHE"] = str(tmp / "models")
     port = free_port()
-    url = f"http://127.0.0.1:{port}"
     out: dict = {
         "cache": "cold (empty)" if cold else f"existing {cache_dir}",
         "model_cache": args.model_cache,
@@ -238,102 +319,18 @@ def main() -> None:
         "loadavg_start": LOAD_AT_IMPORT,
     }
     t_server = time.perf_counter()
-    proc = start(env, port, tmp / "server.log")
+    server = start(env, port, tmp / "server.log")
     out["server_start_s"] = round(time.perf_counter() - t_server, 1)
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-            page = browser.new_page(viewport={"width": 1440, "height": 1500})
-            visit = first_visit(page, url)
-            out.update(visit)
-            out["first_visit_s"] = visit["full_heatmap_s"]
-            out["url"] = page.url.replace(url, "")
-            query = page.url.split("?", 1)[1] if "?" in page.url else ""
-            if cold:
-                out["first_clicks"] = first_clicks(browser, url, query, args.read_s)
-
-            # a second visit (a new session on the warm server)
-            p2 = browser.new_page(viewport={"width": 1440, "height": 1500})
-            out["warm_visit_ms"] = round(timed(p2, lambda: p2.goto(url), HEATMAP))
-            p2.close()
-
-            # warm k changes: keyboard steps on the sidebar slider
-            thumb = page.locator("[data-testid='stSidebar'] [data-testid='stSlider'] input[type='range']").first
-            ks = []
-            k = int(thumb.get_attribute("value"))
-            for i in range(args.repeats):
-                key, k = ("ArrowLeft", k - 1) if i % 2 == 0 else ("ArrowRight", k + 1)
-                thumb.focus()
-                ks.append(timed(page, lambda key=key: thumb.press(key), f"text=k = {k} ·"))
-                check(page)
-            out["k_change_ms"] = [round(v) for v in ks]
-
-            # page switches: the first visit of a page may compute (token overlap, HEROS pairs); then warm
-            first, warm = {}, {name: [] for *_, name, _ in PAGES}
-            nav = page.locator("[data-testid='stSidebarNav']")
-            for r in range(args.repeats + 1):
-                for label, heading, name, sel in PAGES[1:] + PAGES[:1]:
-                    ms = timed(
-                        page,
-                        lambda label=label: nav.locator("a", has_text=label).click(),
-                        f"h2:has-text('{heading}') >> nth=0",
-                    )
-                    page.wait_for_selector(sel, timeout=900_000)
-                    settle(page)
-                    ms = max(ms, 0)
-                    check(page)
-                    if r == 0:
-                        first[name] = round(ms)
-                        if not args.no_screenshots:
-                            SHOTS.mkdir(parents=True, exist_ok=True)
-                            page.wait_for_timeout(600)  # plotly transitions
-                            page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
-                    else:
-                        warm[name].append(round(ms))
-            # the heatmap page's other sections (one at a time, view= in the link)
-            views = {}
-            for label, name, sel in (
-                ("Per embedder", "heatmap-box", ".js-plotly-plot"),
-                ("Robustness", "heatmap-robustness", ".js-plotly-plot"),
-                ("Matrix", None, HEATMAP),
-            ):
-                btn = page.locator("[data-testid='stMain'] [data-testid='stButtonGroup'] button", has_text=label)
-                views[label] = round(timed(page, lambda btn=btn: btn.first.click(), sel))
-                settle(page)
-                check(page)
-                if name and not args.no_screenshots:
-                    page.wait_for_timeout(600)
-                    page.screenshot(path=str(SHOTS / f"{name}.png"), full_page=True)
-            out["heatmap_view_switch_ms"] = views
-            if not args.no_screenshots:
-                out["evaluation_page_first_visit_ms"] = shoot_evaluation_pages(page)
-            out["page_first_visit_ms"] = first
-            out["page_switch_ms"] = warm
+            query = tour(browser, server.url, args, cold, out)
             browser.close()
     finally:
-        proc.terminate()
-        proc.wait(timeout=20)
+        server.stop(timeout=20)
     if cold:  # a restarted server over the cache this run filled: models, WordNet and spaCy not loaded yet
-        proc = start(env, port, tmp / "server-restart.log")
-        try:
-            with sync_playwright() as pw:
-                browser = pw.chromium.launch(executable_path=CHROMIUM, args=["--no-sandbox"])
-                page = browser.new_page(viewport={"width": 1440, "height": 1500})
-                out["restart"] = {**first_visit(page, url), **first_clicks(browser, url, query, args.read_s)}
-                browser.close()
-        finally:
-            proc.terminate()
-            proc.wait(timeout=20)
-    allw = [v for vs in out["page_switch_ms"].values() for v in vs]
-    out["summary"] = {
-        "first_cells_s": out["first_cells_s"],
-        "first_visit_s": out["first_visit_s"],
-        **({k: out["first_clicks"][k] for k in ("free_text_first_ms", "heros_first_ms")} if cold else {}),
-        "k_change_ms_median": statistics.median(out["k_change_ms"]),
-        "k_change_ms_max": max(out["k_change_ms"]),
-        "page_switch_ms_median": statistics.median(allw),
-        "page_switch_ms_max": max(allw),
-    }
+        out["restart"] = restart(env, port, tmp / "server-restart.log", query, args.read_s)
+    out["summary"] = summary(out, cold)
     out["loadavg_end"] = [round(x, 2) for x in os.getloadavg()]
     save_flat(args.out or ("browser_tour_cold" if cold else "browser_tour"), out)
 

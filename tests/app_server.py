@@ -5,26 +5,17 @@ from __future__ import annotations
 
 import contextlib
 import os
-import socket
-import subprocess
-import sys
-import time
-import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 from synthetic_text import write_corpus
 
+from ui.server import ServerError, start_server
+
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
 EMBEDDERS = "tfidf,glove-6b-50d,word2vec,fasttext"
-
-
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
 
 
 def require_browser() -> None:
@@ -40,7 +31,6 @@ def running_app(folder: Path, extra_env: dict[str, str] | None = None, *, senten
     `folder` (`extra_env` overrides the defaults); yields the URL. Skips, saying why, without a browser."""
     require_browser()
     corpus = write_corpus(folder / "corpus.txt", sentences)
-    port = _free_port()
     env: dict[str, str] = dict(
         os.environ,
         N2O_CACHE_DIR=str(folder / "cache"),
@@ -54,44 +44,11 @@ def running_app(folder: Path, extra_env: dict[str, str] | None = None, *, senten
         TRANSFORMERS_OFFLINE="1",
     )
     env.update(extra_env or {})
-    log = open(folder / "server.log", "w+b")
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.headless",
-            "true",
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
     try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read().strip() == b"ok":
-                    break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                log.seek(0)
-                pytest.fail(f"the app did not become healthy:\n{log.read().decode(errors='replace')[-3000:]}")
-            time.sleep(0.3)
-        yield url
+        server = start_server(env, folder / "server.log")
+    except ServerError as e:
+        pytest.fail(str(e))
+    try:
+        yield server.url
     finally:
-        proc.terminate()
-        try:
-            proc.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            proc.kill()
-        log.close()
+        server.stop()

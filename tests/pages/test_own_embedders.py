@@ -253,8 +253,8 @@ def test_every_download_makes_its_file(app, monkeypatch):
     assert not bad, {k: made[k][:200] for k in bad}
     kinds = {k.rsplit(".", 1)[-1] for k in made}
     assert {"csv", "json", "svg", "html", "txt"} <= kinds
-    html = [v for k, v in made.items() if k.startswith("query-") and k.endswith(".html")][0]
-    query_csv = [v for k, v in made.items() if k.startswith("query-") and k.endswith("-neighbors.csv")][0]
+    html = next(v for k, v in made.items() if k.startswith("query-") and k.endswith(".html"))
+    query_csv = next(v for k, v in made.items() if k.startswith("query-") and k.endswith("-neighbors.csv"))
     first_sentence = query_csv.splitlines()[1].split(",")[1]
     assert first_sentence.strip('"')[:20] in html and "data:image/svg+xml;base64," not in html  # tables only
     assert sum(k.endswith(".html") for k in made) == 4  # one report per page

@@ -111,7 +111,7 @@ def test_tables_are_run_probes_and_the_link_round_trips(app, app_env, on_probe_c
     np.testing.assert_allclose(z, (expected.table("lr") * 100).T.to_numpy(float), atol=1e-9)
 
     ranking = frame(app, "embedder")
-    rk = [r for r in ranking if "rank MLP" in r.columns][0]
+    rk = next(r for r in ranking if "rank MLP" in r.columns)
     exp_rank = expected.ranking()
     assert rk["embedder"].tolist() == exp_rank["embedder"].tolist()
     assert rk["rank LR"].tolist() == exp_rank["rank_lr"].astype(int).tolist()

@@ -209,14 +209,37 @@ class Workload:
         if self.name == "compare":
             emb = ["--embedder", "tfidf", "--embedder", "glove-6b-50d", "--embedder", "word2vec"]
             emb += ["--embedder", "fasttext"]
-            return [py, v, "cli", "compare", "--corpus", c, *emb, "--k", "10", "--queries", "30", "--samples", "2"] + [
+            return [
+                py,
+                v,
+                "cli",
+                "compare",
+                "--corpus",
+                c,
+                *emb,
+                "--k",
+                "10",
+                "--queries",
+                "30",
+                "--samples",
+                "2",
                 "--cache-dir",
                 str(cache_dir),
                 "--json",
                 str(out),
             ]
         if self.name == "heros":
-            return [py, v, "cli", "heros", "--corpus", c, "--embedder", "tfidf", "--embedder", "word2vec"] + [
+            return [
+                py,
+                v,
+                "cli",
+                "heros",
+                "--corpus",
+                c,
+                "--embedder",
+                "tfidf",
+                "--embedder",
+                "word2vec",
                 "--pairs",
                 "20",
                 "--n-boot",

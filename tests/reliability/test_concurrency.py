@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 import threading
@@ -21,6 +20,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 from harness import ROOT, VICTIM, fork_server, scan, start, write_corpus
+
+from ui.server import serving
 
 EMBEDDER = "word2vec"  # corpus-trained: the first caller trains the model and embeds, inside the entry's lock
 
@@ -120,16 +121,74 @@ def _rss_kib(pid: int) -> tuple[int, int]:
     return vals["VmRSS"], vals["VmHWM"]
 
 
-def _free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return s.getsockname()[1]
+def _cli_runs(cli: list[str], cache: Path, out: Path, env: dict[str, str]) -> list[subprocess.Popen[str]]:
+    """Three CLI `compare` runs on `cache`, started together; their JSON in out/cli<i>.json."""
+    return [
+        subprocess.Popen(
+            [*cli, "--cache-dir", str(cache), "--json", str(out / f"cli{i}.json")],
+            cwd=ROOT,
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for i in range(3)
+    ]
+
+
+def _five_sessions(browser, url: str) -> int:
+    """Open five browser sessions at once and wait for each heatmap; returns how many showed a wait notice."""
+    pages = []
+    for _ in range(5):
+        ctx = browser.new_context(viewport={"width": 1300, "height": 900})
+        page = ctx.new_page()
+        page.goto(url, wait_until="commit")
+        pages.append(page)
+    waits_seen = 0
+    for page in pages:
+        page.locator(HEATMAP).first.wait_for(timeout=900_000)
+        page.wait_for_selector("[data-test-script-state='notRunning']", state="attached", timeout=300_000)
+        assert page.locator(EXCEPTION).count() == 0
+        assert page.get_by_text("chance level k/(N−1)").first.is_visible()
+        waits_seen += int("Waiting for" in page.content())
+    return waits_seen
+
+
+def _check_cli_runs(clis: list[subprocess.Popen[str]], out: Path, report: dict) -> None:
+    """Each CLI run succeeded and wrote the clean run's JSON; counts the lock notes they printed."""
+    for i, p in enumerate(clis):
+        _, err = p.communicate(timeout=900)
+        assert p.returncode == 0, err[-2000:]
+        report.setdefault("cli_lock_notes", 0)
+        report["cli_lock_notes"] += err.count("note: Waiting")
+        assert json.loads((out / f"cli{i}.json").read_text()) == json.loads((out / "clean.json").read_text())
+
+
+def _server_and_clients(tmp_path: Path, browser, cli: list[str], env: dict[str, str]) -> dict:
+    """The server with five sessions and three CLI runs at once, then a sixth (warm) session; returns the report."""
+    report: dict = {}
+    with serving(
+        env, tmp_path / "server.log", launcher=(sys.executable, str(VICTIM), "streamlit"), timeout=120
+    ) as server:
+        report["rss_idle_kib"] = _rss_kib(server.pid)[0]
+        t0 = time.monotonic()
+        clis = _cli_runs(cli, tmp_path / "cache", tmp_path, env)
+        report["sessions_that_showed_a_wait_notice"] = _five_sessions(browser, server.url)
+        report["seconds_all_sessions_served"] = round(time.monotonic() - t0, 1)
+        report["rss_5_sessions_kib"], report["hwm_kib"] = _rss_kib(server.pid)
+        _check_cli_runs(clis, tmp_path, report)
+        # a sixth session after all is cached: served from the cache
+        page = browser.new_page()
+        t1 = time.monotonic()
+        page.goto(server.url)
+        page.locator(HEATMAP).first.wait_for(timeout=300_000)
+        report["warm_session_seconds"] = round(time.monotonic() - t1, 1)
+        report["rss_after_6th_kib"] = _rss_kib(server.pid)[0]
+    return report
 
 
 @pytest.mark.slow
 def test_five_browser_sessions_and_three_cli_runs_on_a_cold_cache(tmp_path, browser):
-    import urllib.request
-
     corpus = write_corpus(tmp_path / "c.txt", 300)
     cache, log = tmp_path / "cache", tmp_path / "encodes.log"
     env = dict(
@@ -146,7 +205,7 @@ def test_five_browser_sessions_and_three_cli_runs_on_a_cold_cache(tmp_path, brow
     )
     # the clean result, on a cache of its own
     cli = [sys.executable, str(VICTIM), "cli", "compare", "--corpus", str(corpus), "--k", "10", "--queries", "30"]
-    cli += ["--samples", "2"] + [a for e in EMBEDDERS.split(",") for a in ("--embedder", e)]
+    cli += ["--samples", "2", *(a for e in EMBEDDERS.split(",") for a in ("--embedder", e))]
     clean_env = dict(env, N2O_TEST_ENCODE_LOG=str(tmp_path / "clean.log"))
     r = subprocess.run(
         [*cli, "--cache-dir", str(tmp_path / "clean"), "--json", str(tmp_path / "clean.json")],
@@ -156,93 +215,9 @@ def test_five_browser_sessions_and_three_cli_runs_on_a_cold_cache(tmp_path, brow
         text=True,
     )
     assert r.returncode == 0, r.stderr[-2000:]
-
-    port = _free_port()
-    server_log = open(tmp_path / "server.log", "w+b")  # noqa: SIM115
-    server = subprocess.Popen(
-        [
-            sys.executable,
-            str(VICTIM),
-            "streamlit",
-            "run",
-            "app.py",
-            "--server.headless",
-            "true",
-            "--server.port",
-            str(port),
-            "--server.address",
-            "127.0.0.1",
-        ],
-        cwd=ROOT,
-        env=env,
-        stdout=server_log,
-        stderr=subprocess.STDOUT,
-    )
-    url = f"http://127.0.0.1:{port}"
-    report: dict = {}
-    try:
-        deadline = time.monotonic() + 120
-        while True:
-            try:
-                if urllib.request.urlopen(f"{url}/_stcore/health", timeout=2).read().strip() == b"ok":
-                    break
-            except OSError:
-                pass
-            assert server.poll() is None and time.monotonic() < deadline, "server did not start"
-            time.sleep(0.3)
-        report["rss_idle_kib"] = _rss_kib(server.pid)[0]
-        t0 = time.monotonic()
-        clis = [
-            subprocess.Popen(
-                [*cli, "--cache-dir", str(cache), "--json", str(tmp_path / f"cli{i}.json")],
-                cwd=ROOT,
-                env=env,
-                stdout=subprocess.DEVNULL,
-                stderr=subprocess.PIPE,
-                text=True,
-            )
-            for i in range(3)
-        ]
-        pages = []
-        for _ in range(5):
-            ctx = browser.new_context(viewport={"width": 1300, "height": 900})
-            page = ctx.new_page()
-            page.goto(url, wait_until="commit")
-            pages.append(page)
-        waits_seen = 0
-        for page in pages:
-            page.locator(HEATMAP).first.wait_for(timeout=900_000)
-            page.wait_for_selector("[data-test-script-state='notRunning']", state="attached", timeout=300_000)
-            assert page.locator(EXCEPTION).count() == 0
-            assert page.get_by_text("chance level k/(N−1)").first.is_visible()
-            waits_seen += int("Waiting for" in page.content())
-        report["seconds_all_sessions_served"] = round(time.monotonic() - t0, 1)
-        report["rss_5_sessions_kib"], report["hwm_kib"] = _rss_kib(server.pid)
-        for i, p in enumerate(clis):
-            _, err = p.communicate(timeout=900)
-            assert p.returncode == 0, err[-2000:]
-            report.setdefault("cli_lock_notes", 0)
-            report["cli_lock_notes"] += err.count("note: Waiting")
-            assert json.loads((tmp_path / f"cli{i}.json").read_text()) == json.loads(
-                (tmp_path / "clean.json").read_text()
-            )
-        # a sixth session after all is cached: served from the cache
-        page = browser.new_page()
-        t1 = time.monotonic()
-        page.goto(url)
-        page.locator(HEATMAP).first.wait_for(timeout=300_000)
-        report["warm_session_seconds"] = round(time.monotonic() - t1, 1)
-        report["rss_after_6th_kib"] = _rss_kib(server.pid)[0]
-    finally:
-        server.terminate()
-        try:
-            server.wait(timeout=20)
-        except subprocess.TimeoutExpired:
-            server.kill()
-        server_log.close()
+    report = _server_and_clients(tmp_path, browser, cli, env)
     encodes = [ln.split()[1] for ln in log.read_text().splitlines()]
     report["encodes"] = {e: encodes.count(e) for e in sorted(set(encodes))}
-    report["sessions_that_showed_a_wait_notice"] = waits_seen
     s = scan(cache)
     report["cache"] = {"valid": len(s.valid), "torn": len(s.torn), "leftovers": len(s.leftovers)}
     print("\nconcurrent sessions:", json.dumps(report, indent=1))

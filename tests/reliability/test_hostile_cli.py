@@ -33,8 +33,23 @@ def filled(tmp_path_factory):
     corpus = write_corpus(d / "c.txt", 60)
     cache = d / "cache"
     rc = main(
-        ["compare", "--corpus", str(corpus), "--embedder", "tfidf", "--embedder", "glove-6b-50d", "--k", "3"]
-        + ["--queries", "10", "--samples", "1", "--cache-dir", str(cache)]
+        [
+            "compare",
+            "--corpus",
+            str(corpus),
+            "--embedder",
+            "tfidf",
+            "--embedder",
+            "glove-6b-50d",
+            "--k",
+            "3",
+            "--queries",
+            "10",
+            "--samples",
+            "1",
+            "--cache-dir",
+            str(cache),
+        ]
     )
     assert rc == 0
     return d, corpus, cache
@@ -80,15 +95,43 @@ def _case_argv(name: str, d, corpus, cache) -> list[str]:
         "builtin:../../etc/passwd": [*cmp_, "--corpus", "builtin:../../etc/passwd", *emb],
         "upload:../../x": [*cmp_, "--corpus", "upload:../../x", *emb],
         "/etc/passwd as a corpus": [*cmp_, "--corpus", "/etc/passwd", *emb],
-        "missing word-vector file": [*cmp_, "--corpus", str(corpus), "--embedder", "tfidf", "--embedder"]
-        + [f"wv:{d}/no/such/vectors.bin"],
-        "missing model folder (st:)": [*cmp_, "--corpus", str(corpus), "--embedder", "tfidf", "--embedder"]
-        + [f"st:{d}/no/such/model"],
-        "missing model folder (hf:)": [*cmp_, "--corpus", str(corpus), "--embedder", "tfidf", "--embedder"]
-        + [f"hf:{d}/no/such/model@mean"],
+        "missing word-vector file": [
+            *cmp_,
+            "--corpus",
+            str(corpus),
+            "--embedder",
+            "tfidf",
+            "--embedder",
+            f"wv:{d}/no/such/vectors.bin",
+        ],
+        "missing model folder (st:)": [
+            *cmp_,
+            "--corpus",
+            str(corpus),
+            "--embedder",
+            "tfidf",
+            "--embedder",
+            f"st:{d}/no/such/model",
+        ],
+        "missing model folder (hf:)": [
+            *cmp_,
+            "--corpus",
+            str(corpus),
+            "--embedder",
+            "tfidf",
+            "--embedder",
+            f"hf:{d}/no/such/model@mean",
+        ],
         "offline hf: dataset": [*cmp_, "--corpus", "hf:nobody/no-such-dataset", *emb],
-        "unknown embedder with markup": [*cmp_, "--corpus", str(corpus), "--embedder", "tfidf", "--embedder"]
-        + ["<script>alert(1)</script>"],
+        "unknown embedder with markup": [
+            *cmp_,
+            "--corpus",
+            str(corpus),
+            "--embedder",
+            "tfidf",
+            "--embedder",
+            "<script>alert(1)</script>",
+        ],
         "negative k": ["compare", "--k", "-5", "--corpus", str(corpus), *emb],
     }[name] + base
 
@@ -137,13 +180,28 @@ def test_hostile_input_is_one_error_line_and_the_cache_is_untouched(filled, case
 
 def test_vectors_name_with_dotdot_stays_inside_the_cache(filled, tmp_path):
     """A --vectors NAME with ../ parts names cache files, but cannot place them outside the cache."""
-    d, corpus, _ = filled
+    _d, corpus, _ = filled
     cache = tmp_path / "cache"
     good = np.random.default_rng(1).standard_normal((60, 8)).astype(np.float32)
     np.save(tmp_path / "good.npy", good)
     rc = main(
-        ["compare", "--corpus", str(corpus), "--embedder", "tfidf", "--vectors", f"../../../evil={tmp_path}/good.npy"]
-        + ["--k", "3", "--queries", "10", "--samples", "1", "--cache-dir", str(cache)]
+        [
+            "compare",
+            "--corpus",
+            str(corpus),
+            "--embedder",
+            "tfidf",
+            "--vectors",
+            f"../../../evil={tmp_path}/good.npy",
+            "--k",
+            "3",
+            "--queries",
+            "10",
+            "--samples",
+            "1",
+            "--cache-dir",
+            str(cache),
+        ]
     )
     assert rc == 0
     outside = [p for p in tmp_path.rglob("*") if p.is_file() and cache not in p.parents]
@@ -174,8 +232,19 @@ def test_rtl_emoji_and_control_characters_in_a_corpus(tmp_path, capsys):
     assert c.texts[5] == "C1 control 31m end."
     assert not any(ch in t for t in c.texts for ch in "\x1b\x07\x7f\x9b")
     rc = main(
-        ["neighbors", "--corpus", str(p), "--embedder", "tfidf", "--query", "3", "--k", "3"]
-        + ["--cache-dir", str(tmp_path / "cache")]
+        [
+            "neighbors",
+            "--corpus",
+            str(p),
+            "--embedder",
+            "tfidf",
+            "--query",
+            "3",
+            "--k",
+            "3",
+            "--cache-dir",
+            str(tmp_path / "cache"),
+        ]
     )
     out = capsys.readouterr().out
     assert rc == 0 and "\x1b" not in out and "\x07" not in out

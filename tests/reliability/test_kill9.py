@@ -26,7 +26,16 @@ from harness import Workload, fork_server, lost_entries, run_process, scan, star
 
 
 def _compare_args(corpus: Path, cache: Path, out: Path) -> list[str]:
-    return ["compare", "--corpus", str(corpus), "--embedder", "tfidf", "--embedder", "word2vec", "--k", "5"] + [
+    return [
+        "compare",
+        "--corpus",
+        str(corpus),
+        "--embedder",
+        "tfidf",
+        "--embedder",
+        "word2vec",
+        "--k",
+        "5",
         "--queries",
         "20",
         "--samples",
