@@ -15,7 +15,7 @@ from n2o_core.analyses import overlap
 from n2o_core.corpora import Corpus
 from n2o_core.export import report
 from n2o_core.export import tables as export
-from n2o_core.search.neighbors import Neighbors
+from n2o_core.search.result import Neighbors
 from n2o_core.settings import MAX_QUERY_CHARS, Settings, param_query
 from n2o_core.text import highlight_shared, token_set
 from ui import data, downloads, page
