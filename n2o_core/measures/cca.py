@@ -24,7 +24,14 @@ from __future__ import annotations
 
 import numpy as np
 
-from n2o_core.measures.feature_space import FeatureSpace, cross, feature_space, whitened_cross
+from n2o_core.measures.feature_space import (
+    FeatureSpace,
+    cross,
+    feature_space,
+    left_singular,
+    singular_values,
+    whitened_cross,
+)
 
 #: Share of variance the SVD step of SVCCA keeps on each side.
 KEEP_VARIANCE = 0.99
@@ -44,19 +51,35 @@ def svcca_from(a: FeatureSpace, b: FeatureSpace, C: np.ndarray, keep: float = KE
     ka, kb = kept_directions(a, keep), kept_directions(b, keep)
     if ka == 0 or kb == 0:
         return float("nan")
-    rho = np.linalg.svd(whitened_cross(a, b, C, ka, kb), compute_uv=False)
+    rho = singular_values(whitened_cross(a, b, C, ka, kb))
     return float(np.clip(rho, 0.0, 1.0).mean())
+
+
+def _weighted(U: np.ndarray, rho: np.ndarray, space: FeatureSpace) -> float:
+    """sum alpha_i rho_i / sum alpha_i with alpha = rowsums |U^T S V^T| (U: canonical directions in space's basis)."""
+    alpha = np.abs(U.T @ (space.svals[:, None] * space.evecs.T)).sum(axis=1)
+    if alpha.sum() <= 0:
+        return float("nan")
+    return float(np.sum(alpha * np.clip(rho, 0.0, 1.0)) / alpha.sum())
+
+
+def pwcca_pair(a: FeatureSpace, b: FeatureSpace, C: np.ndarray) -> tuple[float, float]:
+    """(PWCCA(A, B), PWCCA(B, A)) from one decomposition of U_a^T U_b, from the spaces and C = Ac^T Bc."""
+    if a.svals.size == 0 or b.svals.size == 0:
+        return float("nan"), float("nan")
+    M = whitened_cross(a, b, C)
+    if M.shape[0] <= M.shape[1]:
+        U, rho = left_singular(M)
+        V = (M.T @ U) / np.where(rho > 0, rho, 1.0)[None, :]
+    else:
+        V, rho = left_singular(M.T)
+        U = (M @ V) / np.where(rho > 0, rho, 1.0)[None, :]
+    return _weighted(U, rho, a), _weighted(V, rho, b)
 
 
 def pwcca_from(a: FeatureSpace, b: FeatureSpace, C: np.ndarray) -> float:
     """Projection-weighted mean canonical correlation (weights from A), from the spaces and C = Ac^T Bc."""
-    if a.svals.size == 0 or b.svals.size == 0:
-        return float("nan")
-    Um, rho, _ = np.linalg.svd(whitened_cross(a, b, C), full_matrices=False)
-    alpha = np.abs(Um.T @ (a.svals[:, None] * a.evecs.T)).sum(axis=1)
-    if alpha.sum() <= 0:
-        return float("nan")
-    return float(np.sum(alpha * np.clip(rho, 0.0, 1.0)) / alpha.sum())
+    return pwcca_pair(a, b, C)[0]
 
 
 def svcca(A: np.ndarray, B: np.ndarray, keep: float = KEEP_VARIANCE) -> float:

@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from n2o_core.measures.feature_space import FeatureSpace, cross, feature_space
+from n2o_core.measures.feature_space import FeatureSpace, cross, feature_space, singular_values
 
 
 def procrustes_from(a: FeatureSpace, b: FeatureSpace, C: np.ndarray) -> float:
@@ -35,7 +35,7 @@ def procrustes_from(a: FeatureSpace, b: FeatureSpace, C: np.ndarray) -> float:
     den = np.sqrt(a.sq_norm * b.sq_norm)
     if den <= 0:
         return float("nan")
-    nuclear = float(np.linalg.svd(C, compute_uv=False).sum()) / float(den)
+    nuclear = float(singular_values(C).sum()) / float(den)
     return float(np.arccos(np.clip(nuclear, -1.0, 1.0)))
 
 

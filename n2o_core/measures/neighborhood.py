@@ -98,28 +98,34 @@ class Entries:
         return self.keys % self.n
 
 
-def _keys(lists: NeighborLists) -> tuple[np.ndarray, np.ndarray]:
+def sorted_keys(lists: NeighborLists) -> tuple[np.ndarray, np.ndarray]:
+    """Sorted keys i*n + j of the valid entries, and their similarities (rows sorted one by one: a row-major
+    flattening of row-sorted ids is sorted)."""
     ids = np.asarray(lists.ids)
+    order = np.argsort(ids, axis=1, kind="stable")
+    ids = np.take_along_axis(ids, order, axis=1)
+    sims = np.take_along_axis(np.asarray(lists.sims, np.float64), order, axis=1)
     valid = ids >= 0
-    rows = np.broadcast_to(np.arange(lists.n, dtype=np.int64)[:, None], ids.shape)[valid]
-    keys = rows * lists.n + ids[valid]
-    sims = np.asarray(lists.sims, np.float64)[valid]
-    order = np.argsort(keys, kind="stable")
-    return keys[order], sims[order]
+    keys = (np.arange(lists.n, dtype=np.int64)[:, None] * lists.n + ids)[valid]
+    return keys, sims[valid]
 
 
-def shared_entries(a: NeighborLists, b: NeighborLists) -> Entries:
-    """Pairs (i, j) with j among the neighbors of i under both, with both cosine similarities."""
+def shared_entries(a: NeighborLists, b: NeighborLists, a_keys: tuple[np.ndarray, np.ndarray] | None = None) -> Entries:
+    """Pairs (i, j) with j among the neighbors of i under both, with both cosine similarities; `a_keys` are
+    a's `_keys` when already at hand (the permutation null keeps them)."""
     _check_pair(a, b)
-    ka, sa = _keys(a)
-    kb, sb = _keys(b)
-    keys, ia, ib = np.intersect1d(ka, kb, assume_unique=True, return_indices=True)
-    return Entries(a.n, keys, sa[ia], sb[ib])
+    ka, sa = a_keys if a_keys is not None else sorted_keys(a)
+    kb, sb = sorted_keys(b)
+    if ka.size == 0 or kb.size == 0:
+        return Entries(a.n, np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
+    pos = np.minimum(np.searchsorted(ka, kb), ka.size - 1)
+    hit = ka[pos] == kb
+    return Entries(a.n, kb[hit], sa[pos[hit]], sb[hit])
 
 
 def own_entries(a: NeighborLists) -> Entries:
     """The entries of one embedder's own k-NN mask (K~ with itself)."""
-    keys, sims = _keys(a)
+    keys, sims = sorted_keys(a)
     return Entries(a.n, keys, sims, sims)
 
 
