@@ -298,12 +298,13 @@ def build_parser() -> argparse.ArgumentParser:
     import n2o_core.cli.agreement as agreement_cli
     import n2o_core.cli.findings as findings_cli
     import n2o_core.cli.heros as heros_cli
+    import n2o_core.cli.measures as measures_cli
     import n2o_core.cli.needle as needle_cli
     import n2o_core.cli.probe as probe_cli
     import n2o_core.cli.sts as sts_cli
     import n2o_core.cli.warm as warm_cli
 
-    for module in (heros_cli, needle_cli, sts_cli, agreement_cli, findings_cli, probe_cli, warm_cli):
+    for module in (heros_cli, needle_cli, sts_cli, agreement_cli, findings_cli, probe_cli, warm_cli, measures_cli):
         module.add_parser(sub)
     return p
 

@@ -5,8 +5,8 @@ Each family prepares every embedder once and draws the same permutations and res
 - neighborhood (`NeighborFamily`): the k-NN lists of every sentence. A permutation relabels B's lists
   (O(n k)); a bootstrap resample weights the per-sentence terms by how often each sentence was drawn.
 - feature (`FeatureFamily`): `FeatureSpace`s on every sentence (values) and on the null rows; a permutation
-  costs one m x da x db product (and the small SVDs of Procrustes and CCA); a resample recomputes the spaces
-  of the resampled rows (O(n d^2) per embedder).
+  costs one m x da x db product (and the small eigendecompositions of Procrustes and CCA); a resample of the
+  null rows recomputes their spaces (O(m d^2) per embedder).
 - kernel (`KernelFamily`): triangles on the kernel rows (values, `pairwise.PairwiseSpace`) and dense float32
   matrices on the null rows; a permutation gathers B's m x m matrices once and takes one dot product per pair
   and measure; a resample is a quadratic form in the draw counts (c^T (K o L) c and K c), no gather.
@@ -169,8 +169,9 @@ class FeatureFamily:
         self.null_rows = np.asarray(null_rows)
 
     def run(self, perms: np.ndarray, draws: np.ndarray) -> FamilyResult:
-        """Values and bootstrap on every sentence; null over `perms` of the null rows."""
-        res = FamilyResult(n=self.n, null_n=self.null_rows.size, boot_n=self.n)
+        """Values on every sentence; null over `perms` and bootstrap over `draws` of the null rows."""
+        m = self.null_rows.size
+        res = FamilyResult(n=self.n, null_n=m, boot_n=m)
         pairs = pairs_of(self.names)
         spaces = {e: feature_space(X) for e, X in self.arrays.items()}
         for a, b in pairs:
@@ -193,11 +194,11 @@ class FeatureFamily:
             rows.append(row)
         res.null = _stack(rows, keys)
         boot_rows: list[dict[Key, float]] = []
-        for d in draws:
-            rs = {e: feature_space(np.asarray(X[np.sort(d)])) for e, X in self.arrays.items()}
+        for d in draws:  # resamples of the null rows
+            rs = {e: feature_space(c[d]) for e, c in centered.items()}
             row = {}
             for a, b in pairs:
-                row.update(feature_values(rs[a], rs[b], cross(rs[a], rs[b]), (a, b), self.measures))
+                row.update(feature_values(rs[a], rs[b], rs[a].centered().T @ rs[b].centered(), (a, b), self.measures))
             boot_rows.append(row)
         res.boot = _stack(boot_rows, keys) if len(draws) else {}
         return res
@@ -207,9 +208,9 @@ class FeatureFamily:
 
 
 def _stacked(dk: DenseKernels, measures: Sequence[str]) -> np.ndarray:
-    """(m*m, len(measures)) float32: the unit-norm matrices a permutation gathers, one column per measure."""
+    """(len(measures), m*m) float32: the unit-norm matrices a permutation gathers, one row per measure."""
     src = {"cka_rbf": dk.Kc, "rsa_pearson": dk.Dc, "rsa_spearman": dk.Rc}
-    return np.ascontiguousarray(np.stack([src[m].ravel() for m in measures], axis=1), np.float32)
+    return np.ascontiguousarray(np.stack([src[m].ravel() for m in measures]), np.float32)
 
 
 def _unit_offdiag_moments(X: np.ndarray, Y: np.ndarray, C: np.ndarray) -> np.ndarray:
@@ -266,9 +267,8 @@ class KernelFamily:
         }
 
     def _dots(self, a: str, b: str, x: np.ndarray, y: np.ndarray) -> dict[Key, float]:
-        """Full-matrix sums of x * y per measure column (float32 products, float64 sums)."""
-        sums = np.einsum("ij,ij->j", x, y, dtype=np.float64)
-        return {(a, b, msr): float(v) for msr, v in zip(self.measures, sums)}
+        """Full-matrix sums of x * y per measure row (float32 BLAS dot products: enough for a null draw)."""
+        return {(a, b, msr): float(np.dot(x[j], y[j])) for j, msr in enumerate(self.measures)}
 
     def run(self, perms: np.ndarray, draws: np.ndarray) -> FamilyResult:
         """Values on the kernel rows; null over `perms` and bootstrap over `draws` of the null rows."""
@@ -296,7 +296,7 @@ class KernelFamily:
             flat = (p[:, None] * m + p[None, :]).ravel()  # entry (i, j) of the shuffled matrix
             row: dict[Key, float] = {}
             for b in self.names[1:]:
-                gathered = mats[b][flat]
+                gathered = np.take(mats[b], flat, axis=1)
                 for a in self.names[: self.names.index(b)]:
                     row.update(self._dots(a, b, mats[a], gathered))
             rows.append(row)

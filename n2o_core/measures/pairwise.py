@@ -72,7 +72,7 @@ def _center_scale(v: np.ndarray) -> float:
 
 def average_ranks(v: np.ndarray) -> np.ndarray:
     """0-based ranks of v with ties sharing their mean rank (as scipy.stats.rankdata, minus one), float64."""
-    order = np.argsort(v, kind="stable")
+    order = np.argsort(v)  # tied values get their mean rank whatever their order
     sv = v[order]
     starts = np.flatnonzero(np.r_[True, sv[1:] != sv[:-1]])
     ends = np.r_[starts[1:], sv.size]

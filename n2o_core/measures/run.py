@@ -9,9 +9,10 @@ Where each value is computed (n sentences of the corpus, all of them unless said
   every-sentence neighbor search (`n2o_core.analyses.agreement.all_pairs_neighbors`, the one per-sentence N2O
   uses), at k; null and bootstrap on every sentence too.
 - feature-space measures (cka_linear, cka_linear_unbiased, procrustes, regression_r2, svcca, pwcca): every
-  sentence, O(n d^2), never an n x n matrix; bootstrap on every sentence; the permutation null on the seeded
-  *null subsample* (default NULL_SUBSAMPLE = 1,000 sentences), its p-value comparing the value on those same
-  sentences (so it tests like with like; `null_mean` is what unrelated spaces give at that size).
+  sentence, O(n d^2), never an n x n matrix; the permutation null and the bootstrap on the seeded *null
+  subsample* (default NULL_SUBSAMPLE = 1,000 sentences), the p-value comparing the value on those same sentences
+  (so it tests like with like; `null_mean` is what unrelated spaces give at that size) and the bootstrap
+  interval's spread rescaled to every sentence by sqrt(null_n / n) around the value (m-out-of-n bootstrap).
 - kernel measures (cka_rbf, rsa_spearman, rsa_pearson): the seeded *subsample* (default 5,000; 0 = every
   sentence, at most `pairwise.MAX_ROWS`), in row blocks; null and bootstrap on the null subsample (a subset of
   it), the bootstrap interval's spread rescaled to the subsample by sqrt(null_n / n) around the value.
@@ -245,7 +246,7 @@ def compare_arrays(
     if any(m in FEATURE_IDS for m in chosen):
         tick("feature", 0, 1)
         ff = FeatureFamily(dense, chosen, null_rows)
-        results.append(ff.run(permutations(m_null, permutations_, seed, 2), resamples(n, bootstrap, seed, 3)))
+        results.append(ff.run(permutations(m_null, permutations_, seed, 2), resamples(m_null, bootstrap, seed, 4)))
         tick("feature", 1, 1)
     if any(m in KERNEL_IDS for m in chosen):
         tick("kernel", 0, 1)
