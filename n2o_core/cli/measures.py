@@ -30,7 +30,9 @@ def add_parser(subparsers: Any) -> None:
     )
     _add_corpus_args(p)
     _add_embedder_args(p)
-    p.add_argument("--k", type=int, default=DEFAULT_K, help="neighbors of the neighborhood measures (default %(default)s)")
+    p.add_argument(
+        "--k", type=int, default=DEFAULT_K, help="neighbors of the neighborhood measures (default %(default)s)"
+    )
     p.add_argument(
         "--measure",
         action="append",
@@ -129,8 +131,10 @@ def run(args: argparse.Namespace) -> int:
     print_table(res)
     agree = [r for r in doc["measure_agreement"] if r["spearman"] is not None]
     if agree:
-        print("\nmeasure agreement (Spearman over pairs): " + ", ".join(
-            f"{r['m1']}~{r['m2']} {r['spearman']:+.2f}" for r in agree[:12]
-        ) + (" ..." if len(agree) > 12 else ""))
+        print(
+            "\nmeasure agreement (Spearman over pairs): "
+            + ", ".join(f"{r['m1']}~{r['m2']} {r['spearman']:+.2f}" for r in agree[:12])
+            + (" ..." if len(agree) > 12 else "")
+        )
     print(f"wall time {time.perf_counter() - t0:.1f} s")
     return 0

@@ -83,7 +83,7 @@ MEASURES: tuple[Measure, ...] = (
         "CKNNA",
         "neighborhood",
         neighborhood.cknna,
-        True,
+        False,
         True,
         (-1.0, 1.0),
         "rotations and scaling of either side (cosine kernels)",

@@ -43,7 +43,7 @@ def kept_directions(space: FeatureSpace, keep: float = KEEP_VARIANCE) -> int:
     if var.size == 0:
         return 0
     share = np.cumsum(var) / var.sum()
-    return int(min(var.size, np.searchsorted(share, keep - 1e-12) + 1))
+    return min(int(var.size), int(np.searchsorted(share, keep - 1e-12)) + 1)
 
 
 def svcca_from(a: FeatureSpace, b: FeatureSpace, C: np.ndarray, keep: float = KEEP_VARIANCE) -> float:

@@ -41,7 +41,7 @@ Key = tuple[str, str, str]  # (a, b, measure)
 NEIGHBOR_IDS = ("mutual_knn", "jaccard_knn", "cknna")
 FEATURE_IDS = ("cka_linear", "cka_linear_unbiased", "procrustes", "regression_r2", "svcca", "pwcca")
 KERNEL_IDS = ("cka_rbf", "rsa_spearman", "rsa_pearson")
-ASYMMETRIC = ("regression_r2", "pwcca")
+ASYMMETRIC = ("cknna", "regression_r2", "pwcca")
 
 
 @dataclass
@@ -91,7 +91,9 @@ class NeighborFamily:
             out[(a, b, "jaccard_knn")] = float(nb.jaccard_per_sentence(e, la, lb).mean())
         if "cknna" in self.measures:
             kl = nb.hsic_terms(e).sum(axis=0)
+            lk = nb.hsic_terms(e.swapped()).sum(axis=0)
             out[(a, b, "cknna")] = float(nb.cknna_from_terms(kl, self._own[a], self._own[b], self.n))
+            out[(b, a, "cknna")] = float(nb.cknna_from_terms(lk, self._own[b], self._own[a], self.n))
         return out
 
     def run(self, perms: np.ndarray, draws: np.ndarray) -> FamilyResult:
@@ -130,6 +132,7 @@ class NeighborFamily:
                 out[(a, b, "jaccard_knn")] = W @ nb.jaccard_per_sentence(e, la, lb) / self.n
             if "cknna" in self.measures:
                 out[(a, b, "cknna")] = nb.cknna_from_terms(W @ nb.hsic_terms(e), own[a], own[b], self.n)
+                out[(b, a, "cknna")] = nb.cknna_from_terms(W @ nb.hsic_terms(e.swapped()), own[b], own[a], self.n)
         return out
 
 
@@ -137,7 +140,12 @@ class NeighborFamily:
 
 
 def feature_values(
-    a: FeatureSpace, b: FeatureSpace, C: np.ndarray, names: tuple[str, str], measures: Sequence[str], b_row_sq=None
+    a: FeatureSpace,
+    b: FeatureSpace,
+    C: np.ndarray,
+    names: tuple[str, str],
+    measures: Sequence[str],
+    b_row_sq: np.ndarray | None = None,
 ) -> dict[Key, float]:
     """Every requested feature-space measure of the pair from C = Ac^T Bc (both orders for asymmetric ones)."""
     ea, eb = names

@@ -125,7 +125,9 @@ def cross(a: FeatureSpace, b: FeatureSpace) -> np.ndarray:
     return C
 
 
-def whitened_cross(a: FeatureSpace, b: FeatureSpace, C: np.ndarray, ra: int | None = None, rb: int | None = None):
+def whitened_cross(
+    a: FeatureSpace, b: FeatureSpace, C: np.ndarray, ra: int | None = None, rb: int | None = None
+) -> np.ndarray:
     """Ua^T Ub restricted to the first ra / rb singular directions: S_a^-1 V_a^T C V_b S_b^-1 (the cosines of
     the principal angles between the two column spaces are its singular values)."""
     ra = a.svals.size if ra is None else ra

@@ -41,7 +41,7 @@ import numpy as np
 
 from n2o_core.errors import N2OError
 from n2o_core.measures.feature_space import FeatureSpace, cross, feature_space
-from n2o_core.measures.pairwise import RBF_FRACTION, pairwise_space, rbf_cka, tri_correlation
+from n2o_core.measures.pairwise import RBF_FRACTION, average_ranks, pairwise_space, rbf_cka, tri_correlation
 
 
 def hsic_biased(K: np.ndarray, L: np.ndarray) -> float:
@@ -130,3 +130,18 @@ def rsa_spearman(A: np.ndarray, B: np.ndarray) -> float:
     a = pairwise_space(A, rbf=False, dist=False)
     b = pairwise_space(B, rbf=False, dist=False)
     return tri_correlation(a.rank, b.rank)
+
+
+def rsa_from_distances(da: np.ndarray, db: np.ndarray, method: str = "spearman") -> float:
+    """RSA of two condensed dissimilarity vectors (the upper triangles, e.g. scipy's pdist): Spearman (ties at
+    their mean rank) or Pearson correlation. The vector functions above equal this on cosine distances."""
+    x, y = np.asarray(da, np.float64).ravel(), np.asarray(db, np.float64).ravel()
+    if x.shape != y.shape or x.size < 2:
+        raise N2OError(f"Two dissimilarity vectors of the same length (>= 2) are needed, not {x.shape} and {y.shape}.")
+    if method == "spearman":
+        x, y = average_ranks(x), average_ranks(y)
+    elif method != "pearson":
+        raise N2OError(f"RSA method must be 'spearman' or 'pearson' (got {method!r}).")
+    x, y = x - x.mean(), y - y.mean()
+    den = float(np.sqrt((x @ x) * (y @ y)))
+    return float(x @ y) / den if den > 0 else float("nan")

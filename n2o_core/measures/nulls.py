@@ -102,7 +102,9 @@ class NullResult:
 
 def _check(A: np.ndarray, B: np.ndarray) -> None:
     if A.shape[0] != B.shape[0]:
-        raise N2OError(f"The two embeddings have {A.shape[0]} and {B.shape[0]} rows: they must embed the same sentences.")
+        raise N2OError(
+            f"The two embeddings have {A.shape[0]} and {B.shape[0]} rows: they must embed the same sentences."
+        )
 
 
 def permutation_null(
@@ -122,7 +124,9 @@ def permutation_null(
     return NullResult(obs, vals, null_mean(vals), p_value(obs, vals, higher_is_similar))
 
 
-def bootstrap_values(measure: Measure, A: np.ndarray, B: np.ndarray, n_boot: int = DEFAULT_BOOTSTRAP, seed: int = 0):
+def bootstrap_values(
+    measure: Measure, A: np.ndarray, B: np.ndarray, n_boot: int = DEFAULT_BOOTSTRAP, seed: int = 0
+) -> np.ndarray:
     """measure(A[idx], B[idx]) for `n_boot` seeded resamples idx of the sentences."""
     _check(A, B)
     return np.array([measure(A[i], B[i]) for i in resamples(A.shape[0], n_boot, seed)], np.float64)

@@ -19,6 +19,7 @@ the bootstrap of these measures are drawn on it.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
@@ -103,7 +104,7 @@ def unit_rows(A: np.ndarray) -> np.ndarray:
     return A / np.where(norms > 0, norms, 1.0)[:, None]
 
 
-def _fill_triangle(n: int, block_fn) -> np.ndarray:
+def _fill_triangle(n: int, block_fn: Callable[[int, int], np.ndarray]) -> np.ndarray:
     """The flat strict upper triangle of the n x n matrix whose row block [s, e) `block_fn(s, e)` returns."""
     out = np.empty(tri_size(n), np.float32)
     off = tri_offsets(n)

@@ -53,8 +53,8 @@ from n2o_core.measures.neighborhood import NeighborLists, knn_lists
 from n2o_core.measures.nulls import (
     CI_LEVEL,
     DEFAULT_BOOTSTRAP,
-    centered_ci,
     DEFAULT_PERMUTATIONS,
+    centered_ci,
     null_mean,
     p_value,
     permutations,
@@ -106,7 +106,9 @@ class MeasureComparison:
     permutations: int
     bootstrap: int
     seed: int
-    rows: list[dict[str, Any]] = field(default_factory=list)  # a, b, measure, value, ci_lo, ci_hi, null_mean, p, n, null_n
+    rows: list[dict[str, Any]] = field(
+        default_factory=list
+    )  # a, b, measure, value, ci_lo, ci_hi, null_mean, p, n, null_n
 
     def to_frame(self) -> pd.DataFrame:
         """Columns a, b, measure, value, ci_lo, ci_hi, null_mean, p, n (sentences of the value), null_n."""
@@ -116,9 +118,10 @@ class MeasureComparison:
     def value(self, a: str, b: str, measure: str) -> float:
         """The value of one ordered pair and measure (a symmetric measure answers either order)."""
         for r in self.rows:
-            if r["measure"] == measure and (r["a"], r["b"]) in ((a, b), (b, a)):
-                if (r["a"], r["b"]) == (a, b) or get_measure(measure).symmetric:
-                    return float(r["value"])
+            if r["measure"] == measure and (
+                (r["a"], r["b"]) == (a, b) or ((r["a"], r["b"]) == (b, a) and get_measure(measure).symmetric)
+            ):
+                return float(r["value"])
         raise N2OError(f"No value of '{measure}' for {a} and {b}.")
 
     def pair_similarities(self, measure: str) -> np.ndarray:
@@ -127,7 +130,9 @@ class MeasureComparison:
         m = get_measure(measure)
         out = []
         for a, b in pairs_of(self.embedders):
-            vals = [self.value(a, b, measure)] if m.symmetric else [self.value(a, b, measure), self.value(b, a, measure)]
+            vals = (
+                [self.value(a, b, measure)] if m.symmetric else [self.value(a, b, measure), self.value(b, a, measure)]
+            )
             out.append(float(np.mean([m.similarity(v) for v in vals])))
         return np.array(out)
 
