@@ -77,16 +77,30 @@ DEFAULT_K = 10
 Progress = Callable[[str, int, int], None]
 
 
-def dense_view(X: Any, seed: int = 0, dim: int = TFIDF_SVD_DIM) -> np.ndarray:
-    """Dense vectors as given; a sparse matrix (tf-idf) reduced by TruncatedSVD to `dim` dimensions (seeded)."""
+def dense_view(X: Any, seed: int = 0, dim: int = TFIDF_SVD_DIM, power_iterations: int = 4) -> np.ndarray:
+    """Dense vectors as given; a sparse matrix (tf-idf) replaced by its truncated SVD scores U_d S_d (= X V_d) on
+    the top `dim` singular directions: a randomized SVD (Halko et al. 2011; seeded Gaussian test matrix, 10 extra
+    columns, `power_iterations` power iterations) whose orthonormalizations all run in the n-dimensional sentence
+    space, so the vocabulary side is only touched by sparse products (scikit-learn's TruncatedSVD
+    orthonormalizes |V| x dim blocks as well: ~10x slower on the 38k-sentence corpus)."""
     if not sp.issparse(X):
         return np.asarray(X) if not isinstance(X, np.ndarray) else X
-    from sklearn.decomposition import TruncatedSVD
-
-    d = min(dim, X.shape[1] - 1, X.shape[0] - 1)
+    S = sp.csr_matrix(X, dtype=np.float64)
+    S = S[:, np.unique(S.indices)]  # terms these sentences never use change nothing
+    n, v = S.shape
+    d = min(dim, v - 1, n - 1)
     if d < 1:
-        raise N2OError(f"Sparse vectors of shape {X.shape} are too small for a truncated SVD.")
-    return TruncatedSVD(n_components=d, random_state=seed).fit_transform(sp.csr_matrix(X, dtype=np.float64))
+        raise N2OError(f"Sparse vectors of shape {S.shape} are too small for a truncated SVD.")
+    width = min(d + 10, n, v)
+    Y = S @ np.random.default_rng([seed, 9]).standard_normal((v, width))
+    for _ in range(power_iterations):
+        Q, _ = np.linalg.qr(Y)
+        Y = S @ np.asarray(S.T @ Q)
+    Q, _ = np.linalg.qr(Y)
+    Bt = np.asarray(S.T @ Q)  # (v, width) = (Q^T S)^T
+    lam, W = np.linalg.eigh(Bt.T @ Bt)  # B B^T = W diag(lam) W^T
+    top = np.argsort(lam)[::-1][:d]
+    return Q @ W[:, top] * np.sqrt(np.clip(lam[top], 0.0, None))[None, :]
 
 
 def _json_number(x: float, decimals: int = 6) -> float | None:
