@@ -15,6 +15,7 @@ import n2o_core.cli.embed as embed
 import n2o_core.cli.embedders as embedders
 import n2o_core.cli.findings as findings
 import n2o_core.cli.heros as heros
+import n2o_core.cli.measures as measures
 import n2o_core.cli.needle as needle
 import n2o_core.cli.neighbors as neighbors
 import n2o_core.cli.probe as probe
@@ -25,7 +26,7 @@ from n2o_core.cli.common import run_command
 __all__ = ["COMMANDS", "build_parser", "main"]
 
 #: the subcommand modules, in the order `--help` lists them
-COMMANDS = (embedders, embed, neighbors, compare, heros, needle, sts, agreement, findings, probe, warm)
+COMMANDS = (embedders, embed, neighbors, compare, heros, needle, sts, agreement, findings, probe, warm, measures)
 
 
 def build_parser() -> argparse.ArgumentParser:

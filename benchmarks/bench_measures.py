@@ -1,0 +1,266 @@
+"""Similarity measures beyond N2O (n2o_core.measures) on real BBC News sentences, against plain NumPy / SciPy /
+scikit-learn code in the same run.
+
+    python benchmarks/bench_measures.py [--n 5000] [--embedder ID ...] [--k 10] [--permutations 100]
+                                        [--bootstrap 100] [--full-n 0] [--baseline-reps 1] [--no-save]
+
+1. Every measure for every pair of the embedders (default: the first six of DEFAULT_EMBEDDER_IDS, 15 pairs) on
+   `--n` sentences (default 5,000), nulls and bootstrap intervals included (`compare_measures`, the CLI's call),
+   from cached embeddings and neighbors: a warm-up call fills the cache first (embedding, every-sentence search)
+   and is reported apart. Target: <= 20 s on the 2-core machine.
+   Baseline, same sentences, same process: the plain formulas, one measure and pair at a time -- n x n Gram
+   matrices (CKA, HSIC), scipy pdist + spearmanr / pearsonr (RSA), np.linalg.svd (Procrustes, CCA),
+   np.linalg.lstsq (regression), scikit-learn NearestNeighbors (k-NN sets, CKNNA's masks) -- each value
+   computed `--baseline-reps` times; a plain null and bootstrap recompute the value once per permutation and
+   resample, so their time is that value time x (permutations + bootstrap), extrapolated (said in the output).
+   Ratio = ours / baseline (lower is better).
+2. Linear CKA of every pair on all sentences of the corpus (`--full-n 0`: every one, ~38k), feature space:
+   per-embedder preparation and per-pair time, against plain NumPy on the centered float64 arrays. Target:
+   <= 1 s per pair.
+
+Peak memory: tracemalloc's peak of traced allocations (NumPy arrays included) during each timed call, and the
+process's peak RSS at the end. Writes results/measures.{json,txt} unless --no-save (the lead records results on a
+quiet machine: run it through /work/shared/tools/when-quiet).
+"""
+
+from __future__ import annotations
+
+import argparse
+import resource
+import sys
+import time
+import tracemalloc
+from itertools import combinations
+from pathlib import Path
+
+import numpy as np
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from _common import Recorder  # noqa: E402
+
+MB = 2**20
+
+
+def _timed(fn):
+    """(result, seconds, peak traced MB) of fn()."""
+    tracemalloc.reset_peak()
+    t0 = time.perf_counter()
+    out = fn()
+    seconds = time.perf_counter() - t0
+    return out, seconds, tracemalloc.get_traced_memory()[1] / MB
+
+
+# --------------------------------------------------------------------------- plain baseline, one value at a time
+
+
+def _center(X):
+    X = np.asarray(X, np.float64)
+    return X - X.mean(0)
+
+
+def _hsic(K, L, unbiased=False):
+    n = K.shape[0]
+    if not unbiased:
+        H = np.eye(n) - 1.0 / n
+        return np.trace(K @ H @ L @ H)
+    Kt, Lt = K - np.diag(np.diag(K)), L - np.diag(np.diag(L))
+    s = np.sum(Kt * Lt.T) + Kt.sum() * Lt.sum() / ((n - 1) * (n - 2)) - 2 * np.sum(Kt @ Lt) / (n - 2)
+    return s / (n * (n - 3))
+
+
+def _cka(K, L, unbiased=False):
+    return _hsic(K, L, unbiased) / np.sqrt(_hsic(K, K, unbiased) * _hsic(L, L, unbiased))
+
+
+def _knn_sets(X, k):
+    from sklearn.neighbors import NearestNeighbors
+
+    nn = NearestNeighbors(n_neighbors=k + 1, metric="cosine", algorithm="brute").fit(X)
+    idx = nn.kneighbors(X, return_distance=False)
+    return [[j for j in row if j != i][:k] for i, row in enumerate(idx)]
+
+
+def baseline_value(measure: str, A, B, k: int) -> float:
+    """One measure of one pair by the plain formula (dense n x n where the definition is)."""
+    from scipy.spatial.distance import pdist, squareform
+    from scipy.stats import pearsonr, spearmanr
+
+    if measure in ("mutual_knn", "jaccard_knn", "cknna"):
+        sa, sb = _knn_sets(A, k), _knn_sets(B, k)
+        if measure == "mutual_knn":
+            return float(np.mean([len(set(x) & set(y)) / k for x, y in zip(sa, sb)]))
+        if measure == "jaccard_knn":
+            return float(np.mean([len(set(x) & set(y)) / len(set(x) | set(y)) for x, y in zip(sa, sb)]))
+        An = A / np.linalg.norm(A, axis=1, keepdims=True).clip(1e-12)
+        Bn = B / np.linalg.norm(B, axis=1, keepdims=True).clip(1e-12)
+        K, L = An @ An.T, Bn @ Bn.T
+        n = len(A)
+
+        def mask(s1, s2):
+            M = np.zeros((n, n))
+            for i, (x, y) in enumerate(zip(s1, s2)):
+                M[i, sorted(set(x) & set(y))] = 1
+            return M
+
+        mab, maa, mbb = mask(sa, sb), mask(sa, sa), mask(sb, sb)
+        return _hsic(mab * K, mab * L, True) / np.sqrt(_hsic(maa * K, maa * K, True) * _hsic(mbb * L, mbb * L, True))
+    Ac, Bc = _center(A), _center(B)
+    if measure in ("cka_linear", "cka_linear_unbiased"):
+        return _cka(Ac @ Ac.T, Bc @ Bc.T, measure.endswith("unbiased"))
+    if measure == "cka_rbf":
+
+        def rbf(X):
+            d = pdist(X, "sqeuclidean")
+            s = 0.5 * np.sqrt(np.median(d))
+            return np.exp(-squareform(d) / (2 * s * s))
+
+        return _cka(rbf(A), rbf(B))
+    if measure in ("rsa_spearman", "rsa_pearson"):
+        corr = spearmanr if measure == "rsa_spearman" else pearsonr
+        return float(corr(pdist(A, "cosine"), pdist(B, "cosine"))[0])
+    if measure == "procrustes":
+        nuc = np.linalg.svd(Ac.T @ Bc, compute_uv=False).sum() / (np.linalg.norm(Ac) * np.linalg.norm(Bc))
+        return float(np.arccos(min(1.0, nuc)))
+    if measure == "regression_r2":
+        coef, *_ = np.linalg.lstsq(np.c_[np.ones(len(A)), A], B, rcond=None)
+        return float(1 - ((B - np.c_[np.ones(len(A)), A] @ coef) ** 2).sum() / (Bc**2).sum())
+    Ua, sa, _ = np.linalg.svd(Ac, full_matrices=False)
+    Ub, sb, _ = np.linalg.svd(Bc, full_matrices=False)
+    if measure == "svcca":
+        ka = int(np.searchsorted(np.cumsum(sa**2) / np.sum(sa**2), 0.99) + 1)
+        kb = int(np.searchsorted(np.cumsum(sb**2) / np.sum(sb**2), 0.99) + 1)
+        return float(np.linalg.svd(Ua[:, :ka].T @ Ub[:, :kb], compute_uv=False).mean())
+    Um, rho, _ = np.linalg.svd(Ua[:, sa > 1e-6 * sa[0]].T @ Ub[:, sb > 1e-6 * sb[0]], full_matrices=False)
+    H = Ua[:, sa > 1e-6 * sa[0]] @ Um
+    alpha = np.abs(H.T @ Ac).sum(axis=1)
+    return float(np.sum(alpha * rho) / alpha.sum())
+
+
+# --------------------------------------------------------------------------- parts
+
+
+def part_all_measures(rec: Recorder, args, ws, ids) -> None:
+    from n2o_core.measures import MEASURE_IDS
+    from n2o_core.measures.run import compare_measures, dense_view
+
+    kw = dict(permutations_=args.permutations, bootstrap=args.bootstrap, subsample=args.n, seed=0)
+    _, warm_s, _ = _timed(lambda: compare_measures(ws, ids, args.k, ["mutual_knn"], permutations_=0, bootstrap=0))
+    rec.add(part="warm-up (embed + every-sentence search, cached for the timed call)", seconds=warm_s)
+    res, ours_s, ours_mb = _timed(lambda: compare_measures(ws, ids, args.k, **kw))
+    n = len(ws.corpus)
+    rec.add(
+        part=f"every measure, {len(ids)} embedders ({len(ids) * (len(ids) - 1) // 2} pairs), n={n}, nulls included",
+        seconds=ours_s,
+        target_s=20.0,
+        peak_traced_mb=round(ours_mb, 1),
+        permutations=args.permutations,
+        bootstrap=args.bootstrap,
+        null_subsample=res.null_subsample,
+    )
+    for msr in MEASURE_IDS:  # per-measure time of ours, for the ratio
+        _, s, mb = _timed(lambda m=msr: compare_measures(ws, ids, args.k, [m], **kw))
+        dense = {e: dense_view(ws.embeddings(e)) for e in ids}
+        base_value_s = 0.0
+        for a, b in combinations(ids, 2):
+            t0 = time.perf_counter()
+            for _ in range(args.baseline_reps):
+                baseline_value(msr, dense[a], dense[b], args.k)
+            base_value_s += (time.perf_counter() - t0) / args.baseline_reps
+        draws = args.permutations + args.bootstrap
+        base_s = base_value_s * (1 + draws)
+        rec.add(
+            measure=msr,
+            ours_s=s,
+            ours_peak_traced_mb=round(mb, 1),
+            baseline_values_s=base_value_s,
+            baseline_with_nulls_s_extrapolated=base_s,
+            ratio=s / base_s if base_s > 0 else None,
+            note=f"baseline null + CI = value time x {draws} draws (extrapolated)",
+        )
+
+
+def part_full_linear_cka(rec: Recorder, args, ids) -> None:
+    from n2o_core.corpora import load_corpus
+    from n2o_core.measures.feature_space import cross, feature_space
+    from n2o_core.measures.kernel import cka_linear_from
+    from n2o_core.measures.run import dense_view
+    from n2o_core.storage.cache import Cache
+    from n2o_core.workspace import Workspace
+
+    cache = Cache(args.cache_dir)
+    corpus = load_corpus(args.corpus, max_sentences=args.full_n or None, cache_dir=cache.root)
+    ws = Workspace(corpus, cache=cache)
+    arrays = {e: dense_view(ws.embeddings(e)) for e in ids}  # tf-idf's SVD is not part of the CKA time
+    spaces = {}
+    prep_s = 0.0
+    for e, X in arrays.items():
+        spaces[e], s, _ = _timed(lambda X=X: feature_space(X))
+        prep_s += s
+    pair_s, base_s, mb_ours, mb_base = [], [], 0.0, 0.0
+    for a, b in combinations(ids, 2):
+        v, s, mb = _timed(lambda a=a, b=b: cka_linear_from(spaces[a], spaces[b], cross(spaces[a], spaces[b])))
+        pair_s.append(s)
+        mb_ours = max(mb_ours, mb)
+
+        def plain(a=a, b=b):
+            Ac, Bc = _center(arrays[a]), _center(arrays[b])
+            return np.linalg.norm(Ac.T @ Bc) ** 2 / (np.linalg.norm(Ac.T @ Ac) * np.linalg.norm(Bc.T @ Bc))
+
+        w, s2, mb2 = _timed(plain)
+        base_s.append(s2)
+        mb_base = max(mb_base, mb2)
+        assert abs(v - w) < 1e-6, (a, b, v, w)
+    npairs = len(pair_s)
+    per_pair = (prep_s + sum(pair_s)) / npairs
+    rec.add(
+        part=f"linear CKA on all {len(corpus):,} sentences, {npairs} pairs",
+        prep_per_embedder_s=prep_s / len(ids),
+        per_pair_s_incl_prep_share=per_pair,
+        max_pair_s=max(pair_s),
+        target_per_pair_s=1.0,
+        baseline_per_pair_s=float(np.mean(base_s)),
+        ratio=per_pair / float(np.mean(base_s)),
+        peak_traced_mb=round(mb_ours, 1),
+        baseline_peak_traced_mb=round(mb_base, 1),
+    )
+
+
+def main() -> None:
+    from n2o_core.corpora.specs import DEFAULT_CORPUS
+    from n2o_core.embedders.registry import DEFAULT_EMBEDDER_IDS
+
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--corpus", default=DEFAULT_CORPUS)
+    p.add_argument("--n", type=int, default=5000)
+    p.add_argument("--embedder", action="append", default=[])
+    p.add_argument("--k", type=int, default=10)
+    p.add_argument("--permutations", type=int, default=100)
+    p.add_argument("--bootstrap", type=int, default=100)
+    p.add_argument("--baseline-reps", type=int, default=1)
+    p.add_argument("--full-n", type=int, default=0, help="sentences of part 2 (0: the whole corpus); -1 skips it")
+    p.add_argument("--cache-dir", default=None)
+    p.add_argument("--no-save", action="store_true")
+    args = p.parse_args()
+    ids = args.embedder or list(DEFAULT_EMBEDDER_IDS[:6])
+
+    from n2o_core.corpora import load_corpus
+    from n2o_core.storage.cache import Cache
+    from n2o_core.workspace import Workspace
+
+    rec = Recorder("measures")
+    tracemalloc.start()
+    cache = Cache(args.cache_dir)
+    corpus = load_corpus(args.corpus, max_sentences=args.n, cache_dir=cache.root)
+    ws = Workspace(corpus, cache=cache)
+    rec.log(f"# corpus {corpus.name}: {len(corpus)} sentences; embedders {', '.join(ids)}")
+    part_all_measures(rec, args, ws, ids)
+    if args.full_n >= 0:
+        part_full_linear_cka(rec, args, ids)
+    tracemalloc.stop()
+    rec.add(peak_rss_mb=round(resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024, 1))
+    if not args.no_save:
+        rec.save()
+
+
+if __name__ == "__main__":
+    main()

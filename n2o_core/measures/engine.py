@@ -1,0 +1,322 @@
+"""Every measure of one family for every pair of embedders, with its null and bootstrap, sharing the work.
+
+Each family prepares every embedder once and draws the same permutations and resamples for all its pairs:
+
+- neighborhood (`NeighborFamily`): the k-NN lists of every sentence. A permutation relabels B's lists
+  (O(n k)); a bootstrap resample weights the per-sentence terms by how often each sentence was drawn.
+- feature (`FeatureFamily`): `FeatureSpace`s on every sentence (values) and on the null rows; a permutation
+  costs one m x da x db product (and the small eigendecompositions of Procrustes and CCA); a resample of the
+  null rows recomputes their spaces (O(m d^2) per embedder).
+- kernel (`KernelFamily`): triangles on the kernel rows (values, `pairwise.PairwiseSpace`) and dense float32
+  matrices on the null rows; a permutation gathers B's m x m matrices once and takes one dot product per pair
+  and measure; a resample is a quadratic form in the draw counts (c^T (K o L) c and K c), no gather.
+
+Values are keyed by (a, b, measure) with (a, b) an ordered pair: both orders for asymmetric measures.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from itertools import combinations
+
+import numpy as np
+
+import n2o_core.measures.neighborhood as nb
+from n2o_core.measures.cca import pwcca_pair, svcca_from
+from n2o_core.measures.feature_space import FeatureSpace, cross, feature_space
+from n2o_core.measures.geometry import procrustes_from, regression_r2_from
+from n2o_core.measures.kernel import cka_linear_from, cka_linear_unbiased_from
+from n2o_core.measures.pairwise import (
+    DenseKernels,
+    PairwiseSpace,
+    dense_kernels,
+    pairwise_space,
+    rbf_cka,
+    tri_correlation,
+)
+
+Key = tuple[str, str, str]  # (a, b, measure)
+
+NEIGHBOR_IDS = ("mutual_knn", "jaccard_knn", "cknna")
+FEATURE_IDS = ("cka_linear", "cka_linear_unbiased", "procrustes", "regression_r2", "svcca", "pwcca")
+KERNEL_IDS = ("cka_rbf", "rsa_spearman", "rsa_pearson")
+ASYMMETRIC = ("cknna", "regression_r2", "pwcca")
+
+
+@dataclass
+class FamilyResult:
+    """Values, their bootstrap and null draws, and the rows they were computed on."""
+
+    value: dict[Key, float] = field(default_factory=dict)
+    boot: dict[Key, np.ndarray] = field(default_factory=dict)
+    null: dict[Key, np.ndarray] = field(default_factory=dict)
+    null_observed: dict[Key, float] = field(default_factory=dict)  # the value on the null's rows
+    n: int = 0  # sentences of the values
+    null_n: int = 0  # sentences of the null
+    boot_n: int = 0  # sentences the bootstrap resamples (its CI is rescaled by sqrt(boot_n / n) when smaller)
+
+
+def pairs_of(names: Sequence[str]) -> list[tuple[str, str]]:
+    """Unordered pairs in the order given."""
+    return list(combinations(names, 2))
+
+
+def _stack(rows: list[dict[Key, float]], keys: list[Key]) -> dict[Key, np.ndarray]:
+    return {key: np.array([r.get(key, np.nan) for r in rows], np.float64) for key in keys}
+
+
+# --------------------------------------------------------------------------- neighborhood
+
+
+class NeighborFamily:
+    """mutual_knn, jaccard_knn and cknna from every sentence's k-NN lists."""
+
+    def __init__(self, lists: dict[str, nb.NeighborLists], measures: Sequence[str]):
+        self.lists = lists
+        self.measures = [m for m in NEIGHBOR_IDS if m in measures]
+        self.names = list(lists)
+        self.n = next(iter(lists.values())).n
+        self.k = next(iter(lists.values())).k
+        self._own = {e: nb.hsic_terms(nb.own_entries(x)).sum(axis=0) for e, x in lists.items()}
+        self._keys = {e: nb.sorted_keys(x) for e, x in lists.items()}
+
+    def _pair(self, a: str, lb: nb.NeighborLists, b: str) -> dict[Key, float]:
+        la = self.lists[a]
+        e = nb.shared_entries(la, lb, self._keys[a])
+        out: dict[Key, float] = {}
+        if "mutual_knn" in self.measures:
+            out[(a, b, "mutual_knn")] = float(e.keys.size / (self.n * self.k))
+        if "jaccard_knn" in self.measures:
+            out[(a, b, "jaccard_knn")] = float(nb.jaccard_per_sentence(e, la, lb).mean())
+        if "cknna" in self.measures:
+            kl = nb.hsic_terms(e).sum(axis=0)
+            lk = nb.hsic_terms(e.swapped()).sum(axis=0)
+            out[(a, b, "cknna")] = float(nb.cknna_from_terms(kl, self._own[a], self._own[b], self.n))
+            out[(b, a, "cknna")] = float(nb.cknna_from_terms(lk, self._own[b], self._own[a], self.n))
+        return out
+
+    def run(self, perms: np.ndarray, draws: np.ndarray) -> FamilyResult:
+        """Values on every sentence; null over `perms` (rows of B shuffled); bootstrap over `draws`."""
+        res = FamilyResult(n=self.n, null_n=self.n, boot_n=self.n)
+        pairs = pairs_of(self.names)
+        for a, b in pairs:
+            res.value.update(self._pair(a, self.lists[b], b))
+            if "mutual_knn" in self.measures:  # the project's N2O itself
+                res.value[(a, b, "mutual_knn")] = nb.mutual_knn_from(self.lists[a], self.lists[b])
+        res.null_observed = dict(res.value)
+        keys = list(res.value)
+        rows: list[dict[Key, float]] = []
+        for p in perms:
+            row: dict[Key, float] = {}
+            shuffled = {b: self.lists[b].permuted(p) for b in self.names[1:]}
+            for a, b in pairs:
+                row.update(self._pair(a, shuffled[b], b))
+            rows.append(row)
+        res.null = _stack(rows, keys)
+        if len(draws):
+            res.boot = self._bootstrap(pairs, draws)
+        return res
+
+    def _bootstrap(self, pairs: list[tuple[str, str]], draws: np.ndarray) -> dict[Key, np.ndarray]:
+        W = np.stack([np.bincount(d, minlength=self.n) for d in draws]).astype(np.float64)
+        own = {e: W @ nb.hsic_terms(nb.own_entries(x)) for e, x in self.lists.items()}
+        out: dict[Key, np.ndarray] = {}
+        for a, b in pairs:
+            la, lb = self.lists[a], self.lists[b]
+            e = nb.shared_entries(la, lb)
+            if "mutual_knn" in self.measures:
+                shared, _ = nb.overlap_per_sentence(e, la, lb)
+                out[(a, b, "mutual_knn")] = W @ shared / (self.n * self.k)
+            if "jaccard_knn" in self.measures:
+                out[(a, b, "jaccard_knn")] = W @ nb.jaccard_per_sentence(e, la, lb) / self.n
+            if "cknna" in self.measures:
+                out[(a, b, "cknna")] = nb.cknna_from_terms(W @ nb.hsic_terms(e), own[a], own[b], self.n)
+                out[(b, a, "cknna")] = nb.cknna_from_terms(W @ nb.hsic_terms(e.swapped()), own[b], own[a], self.n)
+        return out
+
+
+# --------------------------------------------------------------------------- feature space
+
+
+def feature_values(
+    a: FeatureSpace,
+    b: FeatureSpace,
+    C: np.ndarray,
+    names: tuple[str, str],
+    measures: Sequence[str],
+    b_row_sq: np.ndarray | None = None,
+) -> dict[Key, float]:
+    """Every requested feature-space measure of the pair from C = Ac^T Bc (both orders for asymmetric ones)."""
+    ea, eb = names
+    out: dict[Key, float] = {}
+    if "cka_linear" in measures:
+        out[(ea, eb, "cka_linear")] = cka_linear_from(a, b, C)
+    if "cka_linear_unbiased" in measures:
+        out[(ea, eb, "cka_linear_unbiased")] = cka_linear_unbiased_from(a, b, C, b_row_sq)
+    if "procrustes" in measures:
+        out[(ea, eb, "procrustes")] = procrustes_from(a, b, C)
+    if "regression_r2" in measures:
+        out[(ea, eb, "regression_r2")] = regression_r2_from(a, b, C)
+        out[(eb, ea, "regression_r2")] = regression_r2_from(b, a, C.T)
+    if "svcca" in measures:
+        out[(ea, eb, "svcca")] = svcca_from(a, b, C)
+    if "pwcca" in measures:
+        out[(ea, eb, "pwcca")], out[(eb, ea, "pwcca")] = pwcca_pair(a, b, C)
+    return out
+
+
+class FeatureFamily:
+    """The feature-space measures: values on every sentence, null on `null_rows`."""
+
+    def __init__(self, arrays: dict[str, np.ndarray], measures: Sequence[str], null_rows: np.ndarray):
+        self.arrays = arrays
+        self.measures = [m for m in FEATURE_IDS if m in measures]
+        self.names = list(arrays)
+        self.n = next(iter(arrays.values())).shape[0]
+        self.null_rows = np.asarray(null_rows)
+
+    def run(self, perms: np.ndarray, draws: np.ndarray) -> FamilyResult:
+        """Values on every sentence; null over `perms` and bootstrap over `draws` of the null rows."""
+        m = self.null_rows.size
+        res = FamilyResult(n=self.n, null_n=m, boot_n=m)
+        pairs = pairs_of(self.names)
+        spaces = {e: feature_space(X) for e, X in self.arrays.items()}
+        for a, b in pairs:
+            res.value.update(feature_values(spaces[a], spaces[b], cross(spaces[a], spaces[b]), (a, b), self.measures))
+        del spaces
+        keys = list(res.value)
+        small = {e: feature_space(np.asarray(X[self.null_rows], np.float64)) for e, X in self.arrays.items()}
+        centered = {e: s.centered() for e, s in small.items()}
+        for a, b in pairs:
+            C = centered[a].T @ centered[b]
+            res.null_observed.update(feature_values(small[a], small[b], C, (a, b), self.measures))
+        rows: list[dict[Key, float]] = []
+        for p in perms:
+            row: dict[Key, float] = {}
+            shuffled = {b: centered[b][p] for b in self.names[1:]}
+            for a, b in pairs:
+                C = centered[a].T @ shuffled[b]
+                sb = small[b]
+                row.update(feature_values(small[a], sb, C, (a, b), self.measures, sb.row_sq[p]))
+            rows.append(row)
+        res.null = _stack(rows, keys)
+        boot_rows: list[dict[Key, float]] = []
+        for d in draws:  # resamples of the null rows
+            rs = {e: feature_space(c[d]) for e, c in centered.items()}
+            row = {}
+            for a, b in pairs:
+                row.update(feature_values(rs[a], rs[b], rs[a].centered().T @ rs[b].centered(), (a, b), self.measures))
+            boot_rows.append(row)
+        res.boot = _stack(boot_rows, keys) if len(draws) else {}
+        return res
+
+
+# --------------------------------------------------------------------------- kernel (pairwise)
+
+
+def _stacked(dk: DenseKernels, measures: Sequence[str]) -> np.ndarray:
+    """(len(measures), m*m) float32: the unit-norm matrices a permutation gathers, one row per measure."""
+    src = {"cka_rbf": dk.Kc, "rsa_pearson": dk.Dc, "rsa_spearman": dk.Rc}
+    return np.ascontiguousarray(np.stack([src[m].ravel() for m in measures]), np.float32)
+
+
+def _unit_offdiag_moments(X: np.ndarray, Y: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """Pearson correlation over the off-diagonal pairs of a resample with draw counts C (R x m): each pair
+    (u, v), u != v, weighted by c_u c_v (a sentence paired with its own copy is left out)."""
+    off = ~np.eye(X.shape[0], dtype=bool)
+    Xo, Yo = np.where(off, X, 0.0), np.where(off, Y, 0.0)
+
+    def form(M: np.ndarray) -> np.ndarray:
+        return np.einsum("ru,ru->r", C @ M, C)
+
+    w = form(off.astype(np.float64))
+    sx, sy = form(Xo), form(Yo)
+    sxx, syy, sxy = form(Xo * Xo), form(Yo * Yo), form(Xo * Yo)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        cov = sxy / w - sx * sy / w**2
+        vx = sxx / w - (sx / w) ** 2
+        vy = syy / w - (sy / w) ** 2
+        return cov / np.sqrt(vx * vy)
+
+
+def _rbf_cka_counts(K: np.ndarray, L: np.ndarray, C: np.ndarray) -> np.ndarray:
+    """Biased-HSIC CKA of K[idx][:, idx] and L[idx][:, idx] for every resample, from its draw counts C (R x m)."""
+    n = C.sum(axis=1)
+
+    def hsic(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
+        xy = np.einsum("ru,ru->r", C @ (X * Y), C)
+        XC, YC = C @ X, C @ Y  # (R, m): (X c)_u
+        mid = np.einsum("ru,ru->r", XC * YC, C)
+        tx, ty = np.einsum("ru,ru->r", XC, C), np.einsum("ru,ru->r", YC, C)
+        return xy - 2.0 * mid / n + tx * ty / n**2
+
+    kl, kk, ll = hsic(K, L), hsic(K, K), hsic(L, L)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return kl / np.sqrt(kk * ll)
+
+
+class KernelFamily:
+    """RBF CKA and RSA: values on the kernel rows, null and bootstrap on the null rows (a subset of them)."""
+
+    def __init__(self, arrays: dict[str, np.ndarray], measures: Sequence[str], null_positions: np.ndarray):
+        """`arrays`: each embedder's dense rows of the kernel sample; `null_positions`: the null rows among them."""
+        self.arrays = arrays
+        self.measures = [m for m in KERNEL_IDS if m in measures]
+        self.names = list(arrays)
+        self.n = next(iter(arrays.values())).shape[0]
+        self.null_positions = np.asarray(null_positions)
+
+    def _spaces(self) -> dict[str, PairwiseSpace]:
+        want = set(self.measures)
+        return {
+            e: pairwise_space(X, rbf="cka_rbf" in want, dist="rsa_pearson" in want, rank="rsa_spearman" in want)
+            for e, X in self.arrays.items()
+        }
+
+    def _dots(self, a: str, b: str, x: np.ndarray, y: np.ndarray) -> dict[Key, float]:
+        """Full-matrix sums of x * y per measure row (float32 BLAS dot products: enough for a null draw)."""
+        return {(a, b, msr): float(np.dot(x[j], y[j])) for j, msr in enumerate(self.measures)}
+
+    def run(self, perms: np.ndarray, draws: np.ndarray) -> FamilyResult:
+        """Values on the kernel rows; null over `perms` and bootstrap over `draws` of the null rows."""
+        m = self.null_positions.size
+        res = FamilyResult(n=self.n, null_n=m, boot_n=m)
+        pairs = pairs_of(self.names)
+        spaces = self._spaces()
+        for a, b in pairs:
+            sa, sb = spaces[a], spaces[b]
+            if "cka_rbf" in self.measures:
+                res.value[(a, b, "cka_rbf")] = rbf_cka(sa, sb)
+            if "rsa_spearman" in self.measures:
+                res.value[(a, b, "rsa_spearman")] = tri_correlation(sa.rank, sb.rank)
+            if "rsa_pearson" in self.measures:
+                res.value[(a, b, "rsa_pearson")] = tri_correlation(sa.dist, sb.dist)
+        sigmas = {e: s.sigma or 1.0 for e, s in spaces.items()}
+        del spaces
+        dense = {e: dense_kernels(X[self.null_positions], sigmas[e]) for e, X in self.arrays.items()}
+        mats = {e: _stacked(d, self.measures) for e, d in dense.items()}
+        keys = [(a, b, msr) for a, b in pairs for msr in self.measures]
+        for a, b in pairs:
+            res.null_observed.update(self._dots(a, b, mats[a], mats[b]))
+        rows: list[dict[Key, float]] = []
+        for p in perms:
+            flat = (p[:, None] * m + p[None, :]).ravel()  # entry (i, j) of the shuffled matrix
+            row: dict[Key, float] = {}
+            for b in self.names[1:]:
+                gathered = np.take(mats[b], flat, axis=1)
+                for a in self.names[: self.names.index(b)]:
+                    row.update(self._dots(a, b, mats[a], gathered))
+            rows.append(row)
+        res.null = _stack(rows, keys)
+        if len(draws):
+            C = np.stack([np.bincount(d, minlength=m) for d in draws]).astype(np.float64)
+            for a, b in pairs:
+                da, db = dense[a], dense[b]
+                if "cka_rbf" in self.measures:
+                    res.boot[(a, b, "cka_rbf")] = _rbf_cka_counts(da.K, db.K, C)
+                if "rsa_spearman" in self.measures:
+                    res.boot[(a, b, "rsa_spearman")] = _unit_offdiag_moments(da.R, db.R, C)
+                if "rsa_pearson" in self.measures:
+                    res.boot[(a, b, "rsa_pearson")] = _unit_offdiag_moments(da.D, db.D, C)
+        return res
