@@ -60,9 +60,12 @@ def run(args: argparse.Namespace) -> int:
 
     check_max_sentences(args)
     ids = list(args.embedder)
-    bar = tqdm(total=len(ids or DEFAULT_EMBEDDER_IDS), desc="embedders", file=sys.stderr)
+    bars: list[Any] = []  # made on the first progress call: bad input fails before any bar is drawn
 
     def progress(eid: str, done: int, total: int) -> None:
+        if not bars:
+            bars.append(tqdm(total=len(ids or DEFAULT_EMBEDDER_IDS), desc="embedders", file=sys.stderr))
+        bar = bars[0]
         bar.set_description(eid or "embedders", refresh=False)
         bar.n = done
         bar.refresh()
@@ -81,7 +84,8 @@ def run(args: argparse.Namespace) -> int:
             progress=progress,
         )
     finally:
-        bar.close()
+        for bar in bars:
+            bar.close()
     pairs = res.pairs
     print(f"pairs: {pairs.source.label}; n = {len(pairs)}; corpus-trained embedders fit on {res.fit_corpus}")
     for note in res.notes:
