@@ -38,6 +38,7 @@ PAGES = [
     ("tokens", "Token overlap", ":material/abc:"),
     ("heros", "HEROS subsets", ":material/science:"),
     ("agreement", "Where embedders disagree", ":material/call_split:"),
+    ("measures", "Similarity measures", ":material/compare_arrows:"),
     ("needle", "Paraphrase needle", ":material/search:"),
     ("similarity", "Human similarity", ":material/groups:"),
     ("quality", "Quality vs agreement", ":material/scatter_plot:"),
