@@ -83,7 +83,7 @@ def further_than_analogue(n2o: N2OEvidence, target: str, analogue: str, others: 
         ok,
         f"mean N2O with the {len(others)} others: {target} {fmt(mt)} vs {analogue} {fmt(ma)} (ratio {ratio:.2f}); "
         f"difference {fmt(d)} [{fmt(lo)}, {fmt(hi)}] over {len(n2o.samples())} query samples "
-        f"{'excludes' if ok else 'does not exclude'} 0; lower for {lower} of {len(others)}",
+        f"{'above' if ok else 'not above'} 0; lower for {lower} of {len(others)}",
         {
             f"{target} mean N2O": mt,
             f"{analogue} mean N2O": ma,
@@ -126,7 +126,7 @@ def subword_apart(n2o: N2OEvidence, sub: str, analogue: str, group: Sequence[str
     return Verdict(
         ok,
         f"N2O({analogue}, {sub}) {fmt(pair)} vs mean N2O among {', '.join(group)} {fmt(w)}: difference {fmt(da)} "
-        f"[{fmt(alo)}, {fmt(ahi)}] {'excludes' if ok_a else 'does not exclude'} 0 "
+        f"[{fmt(alo)}, {fmt(ahi)}] {'above' if ok_a else 'not above'} 0 "
         f"({'lower' if ok_a else 'not clearly lower'}); with the others: {b.summary}",
         {
             f"N2O({analogue}, {sub})": pair,
