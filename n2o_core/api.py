@@ -233,7 +233,9 @@ def needle(
 ) -> NeedleResult:
     """The paraphrase needle (N2O §8): each pair's paraphrase hidden in the corpus, ranked among the corpus by
     cosine to its query; MRR with a bootstrap CI, top-1, top-5. `min_score`/`max_overlap` default to the paper's
-    filters for the pair source ("paper"; None switches a filter off). Embedders default to the defaults; a
+    filters for the pair source ("paper"; None switches a filter off); `genres` default to the paper's too (news
+    only where the pair file has a news genre, as STS-B's "main-news"; ["all"] keeps every genre); the result's
+    `pairs` says how many pairs each filter dropped and how many were kept. Embedders default to the defaults; a
     precomputed-vector embedder needs its pairs' rows in `pair_vectors[name]` (sentence1 block first)."""
     from n2o_core.evaluation.needle import run_needle
     from n2o_core.evaluation.pairs import filter_pairs, load_pairs, paper_defaults
@@ -248,12 +250,13 @@ def needle(
         if not ws.is_precomputed(eid):
             ws.info(eid)  # an unknown id fails before the pairs are made
     loaded = load_pairs(pairs, columns=columns, scale=scale, corpus=ws.corpus, cache=ws.cache, seed=seed)
-    paper = paper_defaults(loaded.source)
+    paper = paper_defaults(loaded.source, sorted(set(loaded.frame["genre"])))
+    wanted = [g for g in genres if g.strip().lower() != "all"]
     fp = filter_pairs(
         loaded,
         min_score=paper["min_score"] if isinstance(min_score, str) else min_score,
         max_overlap=paper["max_overlap"] if isinstance(max_overlap, str) else max_overlap,
-        genres=list(genres) or paper["genres"],
+        genres=wanted if genres else paper["genres"],
         measure=overlap_measure,
     )
     return run_needle(
@@ -291,8 +294,9 @@ def sts(
     loaded = load_pairs(pairs, columns=columns, scale=scale, cache=cache)
     if not loaded.source.scored:
         raise N2OError(f"The pairs from '{loaded.source.spec}' have no human scores to correlate with.")
+    genres = [g for g in genres if g.strip().lower() != "all"]
     if genres:
-        loaded = filter_pairs(loaded, min_score=None, max_overlap=None, genres=list(genres)).pairs
+        loaded = filter_pairs(loaded, min_score=None, max_overlap=None, genres=genres).pairs
     root = str(cache.root)
     if corpus is not None:
         fit = load_corpus(corpus, max_sentences=max_sentences, text_column=text_column, cache_dir=root)

@@ -124,7 +124,8 @@ def add_pair_options(p: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="G",
-        help="keep only genre G (repeatable; 'news' = main-news; default: all, synonym for a Heros file)",
+        help="keep only genre G (repeatable; 'news' = main-news; 'all' keeps every genre). Default for needle: the "
+        "paper's news only where the pairs have a news genre (STS-B), synonym for a Heros file, else all; for sts: all",
     )
 
 

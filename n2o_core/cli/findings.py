@@ -27,7 +27,22 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--k", type=int, default=50, help="neighbors per query (default %(default)s, as the paper)")
     p.add_argument("--queries", type=int, default=100, help="queries per sample (default %(default)s)")
     p.add_argument("--samples", type=int, default=5, help="query samples (default %(default)s)")
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--seed", type=int, default=0, help="the first seed (default %(default)s)")
+    p.add_argument(
+        "--seeds",
+        type=int,
+        default=None,
+        metavar="N",
+        help="judge each finding on N seeds (--seed, --seed + 1, ...): query samples and HEROS pairs are drawn anew "
+        "(default: FindingParams' n_seeds, 3)",
+    )
+    p.add_argument(
+        "--sizes",
+        default="",
+        metavar="N,N",
+        help="corpus sizes to judge each finding on, e.g. 2000,5000: fixed random samples of the corpus as loaded "
+        "(without --max-sentences a size N is the sample --max-sentences N gives); default: the corpus as loaded",
+    )
     p.add_argument("--pairs", type=int, default=200, metavar="N", help="HEROS pairs per subset (default %(default)s)")
     p.add_argument("--list", action="store_true", help="print the findings and the untestable ones; compute nothing")
     add_json_arg(p, "write every result as JSON")
@@ -45,6 +60,7 @@ def _print_catalogue() -> None:
         print(f"{f.id}  [{f.paper} {f.where}]  {f.title}")
         print(_wrap(f"embedders: {', '.join(f.embedders)}"))
         print(_wrap(f"rule: {f.rule}"))
+        print(_wrap(f"setting: {f.scoring} ({f.setting_reason})"))
     print("\nnot testable here:")
     for u in NOT_TESTABLE:
         print(f"  [{u.paper} {u.where}] {u.statement}")
@@ -53,12 +69,20 @@ def _print_catalogue() -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the `findings` subcommand."""
-    from n2o_core.evaluation.findings import FindingParams, check_findings, finding
+    from n2o_core.evaluation.findings import FindingParams, check_findings, finding, summary_counts
 
     if args.list:
         _print_catalogue()
         return 0
-    for name, v in (("--k", args.k), ("--queries", args.queries), ("--samples", args.samples), ("--pairs", args.pairs)):
+    sizes = _sizes(args.sizes)
+    n_seeds = FindingParams().n_seeds if args.seeds is None else args.seeds
+    for name, v in (
+        ("--k", args.k),
+        ("--queries", args.queries),
+        ("--samples", args.samples),
+        ("--pairs", args.pairs),
+        ("--seeds", n_seeds),
+    ):
         if v < 1:
             raise N2OError(f"{name} must be at least 1 (got {v}).")
     check_max_sentences(args)
@@ -66,7 +90,7 @@ def run(args: argparse.Namespace) -> int:
         finding(fid)  # an unknown id fails before any work
     ws = open_workspace(args)
     corpus = ws.corpus
-    params = FindingParams(args.k, args.queries, args.samples, args.seed, args.pairs)
+    params = FindingParams(args.k, args.queries, args.samples, args.seed, args.pairs, n_seeds=n_seeds, sizes=sizes)
 
     from tqdm.auto import tqdm
 
@@ -94,27 +118,51 @@ def run(args: argparse.Namespace) -> int:
             bar.close()
     print(f"corpus {corpus.name}: {len(corpus):,} sentences")
     for r in results:
-        f = r.finding
-        print(f"\n{r.mark} {f.id}  [{f.paper} {f.where}]  {f.title}")
-        print(_wrap(f"rule: {f.rule}"))
-        print(_wrap(f"scoring: {f.scoring}"))
-        print(_wrap(r.verdict.summary))
-        if r.alternative is not None and f.alternative is not None:
-            print(_wrap(f"{r.alternative.mark} with {f.alternative[0]}: {r.alternative.summary}"))
-        if f.paper_numbers:
-            print(_wrap(f"paper: {f.paper_numbers}"))
-    passed = sum(r.verdict.passed is True for r in results)
-    failed = sum(r.verdict.passed is False for r in results)
-    print(f"\n{passed} ✓, {failed} ✗, {len(results) - passed - failed} not checked, of {len(results)} findings")
+        _print_result(r)
+    counts = summary_counts(results)
+    print(
+        f"\n{counts['holds']} hold, {counts['fails']} fail, {counts['depends_on_setting']} depend on the setting, "
+        f"{counts['unstable']} unstable across runs, {counts['not_checked']} not checked, of {len(results)} findings"
+    )
     if args.json:
         doc = {
             "corpus": corpus.name,
             "sentences": len(corpus),
             "params": vars(params),
+            "summary": counts,
             "findings": [r.to_json() for r in results],
         }
         write_json(args.json, doc, allow_nan=True, default=_jsonable)
     return 0
+
+
+def _sizes(text: str) -> tuple[int, ...]:
+    """--sizes "2000,5000" as (2000, 5000); N2OError for anything but positive integers."""
+    try:
+        sizes = tuple(int(x) for x in text.replace(" ", "").split(",") if x)
+    except ValueError:
+        raise N2OError(f"--sizes takes positive integers separated by commas (got {text!r}).") from None
+    if any(n < 2 for n in sizes):
+        raise N2OError(f"--sizes must be at least 2 sentences each (got {text!r}).")
+    return sizes
+
+
+def _print_result(r: Any) -> None:
+    f = r.finding
+    print(f"\n{r.mark} {f.id}  [{f.paper} {f.where}]  {f.title}")
+    print(_wrap(f"rule: {f.rule}"))
+    print(_wrap(f"setting: {f.scoring}"))
+    print(_wrap(f"why this setting: {f.setting_reason}"))
+    if f.cutoff_reason:
+        print(_wrap(f"cut-off: {f.cutoff_reason}"))
+    if f.data:
+        print(_wrap(f"data: {f.data}"))
+    print(_wrap(r.verdict.summary))
+    print(_wrap(f"holds in {r.holds} of {r.runs} runs; {r.status.replace('_', ' ')}"))
+    for (label, _), v, (h, n) in zip(f.sensitivity, r.sensitivity, r.sensitivity_counts(), strict=True):
+        print(_wrap(f"{v.mark} with {label} (sensitivity, {h} of {n} runs): {v.summary}"))
+    if f.paper_numbers:
+        print(_wrap(f"paper: {f.paper_numbers}"))
 
 
 def _jsonable(obj: Any) -> Any:

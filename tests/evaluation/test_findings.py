@@ -43,31 +43,84 @@ def test_group_agreement_within_vs_between():
     assert list(fd.group_agreement(low, ["g1", "g2"], ["o"], std).table["std"]) == [0.01, 0, 0]
 
 
-def test_further_than_analogue_uses_the_stated_ratio():
+def _ev(samples, k=10, n=101):
+    """N2OEvidence from per-sample matrices (mean and std as the core computes them)."""
+    stack = np.stack([m.to_numpy() for m in samples])
+    names = list(samples[0].index)
+    mean = pd.DataFrame(stack.mean(0), index=names, columns=names)
+    std = pd.DataFrame(stack.std(0, ddof=1) if len(samples) > 1 else np.zeros_like(stack[0]), index=names,
+                       columns=names)  # fmt: skip
+    return fd.N2OEvidence(mean, std, k, n, 20, len(samples), per_sample=tuple(samples))
+
+
+def test_further_than_analogue_is_a_test_over_query_samples():
     names = ["sub", "nosub", "x", "y"]
-    m = _matrix(names, {("sub", "x"): 0.1, ("sub", "y"): 0.1, ("nosub", "x"): 0.2, ("nosub", "y"): 0.2})
-    v = fd.further_than_analogue(m, "sub", "nosub", ["x", "y"], 0.8)
-    assert v.passed is True and v.numbers["ratio"] == pytest.approx(0.5) and v.numbers["lower for"] == 2
-    m2 = _matrix(names, {("sub", "x"): 0.18, ("sub", "y"): 0.18, ("nosub", "x"): 0.2, ("nosub", "y"): 0.2})
-    v2 = fd.further_than_analogue(m2, "sub", "nosub", ["x", "y"], 0.8)
-    assert v2.passed is False and v2.numbers["ratio"] == pytest.approx(0.9)  # lower, but not by 20%
-    assert fd.further_than_analogue(m, "sub", "nosub", [], 0.8).passed is None
+
+    def m(sub, nosub):
+        return _matrix(names, {("sub", "x"): sub, ("sub", "y"): sub, ("nosub", "x"): nosub, ("nosub", "y"): nosub})
+
+    # lower in every sample: differences 0.10, 0.12, 0.08 -> mean 0.10, t-interval [0.050, 0.150]
+    ev = _ev([m(0.10, 0.20), m(0.10, 0.22), m(0.12, 0.20)])
+    v = fd.further_than_analogue(ev, "sub", "nosub", ["x", "y"])
+    assert v.passed is True and v.numbers["lower for"] == 2
+    assert v.numbers["difference"] == pytest.approx(0.1)
+    half = 0.02 / np.sqrt(3) * 4.302652729911275  # s = 0.02, t(0.975, 2)
+    assert v.numbers["difference ci_low"] == pytest.approx(0.1 - half)
+    # lower on average, but one sample has it higher: the interval includes 0 -> ✗ (the old 0.8 ratio passed this)
+    ev = _ev([m(0.10, 0.30), m(0.25, 0.20), m(0.10, 0.25)])
+    v = fd.further_than_analogue(ev, "sub", "nosub", ["x", "y"])
+    assert v.numbers["ratio"] < 0.8 and v.numbers["difference ci_low"] < 0 and v.passed is False
+    assert fd.further_than_analogue(ev, "sub", "nosub", []).passed is None
+    assert fd.further_than_analogue(ev, "sub", "missing", ["x"]).passed is None
 
 
-def _n2o(mean, std, k=10, n=101):
-    return fd.N2OEvidence(mean, std, k, n, 20, 3)
+def test_subword_apart_includes_the_analogue_pair():
+    names = ["glove-6b-50d", "word2vec", "fasttext", "fasttext-sub", "minilm"]
+    static = {("glove-6b-50d", "word2vec"): 0.30, ("glove-6b-50d", "fasttext"): 0.28, ("word2vec", "fasttext"): 0.32}
+    others = {("fasttext-sub", "glove-6b-50d"): 0.10, ("fasttext-sub", "word2vec"): 0.11,
+              ("fasttext-sub", "minilm"): 0.05, ("fasttext", "minilm"): 0.12}  # fmt: skip
+    # bbc-news as the issue reports it: N2O(fasttext, fasttext-sub) 0.402, the highest pair of all -> ✗
+    high = [_matrix(names, {**static, **others, ("fasttext", "fasttext-sub"): v}) for v in (0.40, 0.41, 0.396)]
+    v = fd.subword_apart(_ev(high), "fasttext-sub", "fasttext", fd.STATIC, ["glove-6b-50d", "word2vec", "minilm"])
+    assert v.passed is False
+    assert v.numbers["N2O(fasttext, fasttext-sub)"] == pytest.approx(np.mean([0.40, 0.41, 0.396]))
+    assert v.numbers["static within"] == pytest.approx(0.30)
+    assert "not above 0" in v.summary
+    # the paper's case: the analogue pair is as low as the others -> ✓
+    low = [_matrix(names, {**static, **others, ("fasttext", "fasttext-sub"): v}) for v in (0.12, 0.10, 0.11)]
+    v = fd.subword_apart(_ev(low), "fasttext-sub", "fasttext", fd.STATIC, ["glove-6b-50d", "word2vec", "minilm"])
+    assert v.passed is True and v.numbers["pair difference"] == pytest.approx(0.30 - 0.11)
 
 
-def test_above_chance_needs_the_lower_edge_above_k_over_n_minus_1():
+def test_tfidf_apart_from_every_family():
+    names = ["tfidf", "s1", "s2", "t1"]
+    fams = {"static": ("s1", "s2"), "transformers": ("t1",)}
+    base = {("s1", "s2"): 0.4, ("s1", "t1"): 0.2, ("s2", "t1"): 0.2, ("tfidf", "s1"): 0.1, ("tfidf", "s2"): 0.1}
+    # tf-idf with the transformer 0.1: the transformer's N2O with the rest is 0.2 -> apart from both families
+    ok = [_matrix(names, {**base, ("tfidf", "t1"): v}) for v in (0.10, 0.11, 0.09)]
+    v = fd.apart_from_every_family(_ev(ok), "tfidf", fams)
+    assert v.passed is True and v.numbers["families apart"] == 2
+    assert v.numbers["static with the rest"] == pytest.approx((0.4 + 0.2 + 0.4 + 0.2) / 4)
+    # the issue's case: tf-idf agrees with the transformers more (0.17) than they agree with the rest (0.2 ± ...)
+    bad = [_matrix(names, {**base, ("tfidf", "t1"): v}) for v in (0.25, 0.24, 0.26)]
+    v = fd.apart_from_every_family(_ev(bad), "tfidf", fams)
+    assert v.passed is False and v.numbers["families apart"] == 1 and "transformers" in v.summary
+    assert fd.apart_from_every_family(_ev(ok), "tfidf", {"x": ("nope",)}).passed is None
+
+
+def test_above_chance_needs_the_papers_margin_over_chance():
     names = ["a", "b", "c"]
     mean = _matrix(names, {("a", "b"): 0.5, ("a", "c"): 0.3, ("b", "c"): 0.2})
-    std = _matrix(names, {("a", "b"): 0.01, ("a", "c"): 0.01, ("b", "c"): 0.02}, diag=0)
-    v = fd.above_chance(_n2o(mean, std))  # chance 10/100 = 0.1; lowest edge 0.2 - 0.04 = 0.16
+    ev = _ev([mean])  # chance 10/100 = 0.1; lowest pair 0.2 -> (0.2 - 0.1)/(0.9) = 0.111 >= 0.04
+    v = fd.above_chance(ev)
     assert v.passed is True
-    assert v.numbers["chance"] == pytest.approx(0.1) and v.numbers["its lower edge"] == pytest.approx(0.16)
-    std2 = _matrix(names, {("b", "c"): 0.06}, diag=0)  # 0.2 - 0.12 = 0.08 < 0.1
-    v2 = fd.above_chance(_n2o(mean, std2))
-    assert v2.passed is False and v2.numbers["lowest pair N2O"] == pytest.approx(0.2)
+    assert v.numbers["chance"] == pytest.approx(0.1) and v.numbers["lowest pair kappa"] == pytest.approx(0.1 / 0.9)
+    # the issue's numbers: lowest pair 0.035 at chance 0.025 (1.4x chance): chance-corrected 0.0103 < 0.04 -> ✗
+    low = _matrix(names, {("a", "b"): 0.5, ("a", "c"): 0.3, ("b", "c"): 0.035})
+    v2 = fd.above_chance(_ev([low], k=50, n=2001))
+    assert v2.passed is False
+    assert v2.numbers["lowest pair kappa"] == pytest.approx((0.035 - 0.025) / 0.975)
+    assert v2.numbers["lowest pair N2O"] == pytest.approx(0.035)
 
 
 def test_rankings_stable_threshold_and_too_few():
@@ -87,18 +140,21 @@ def _tokens(values):
     )
 
 
-def test_token_overlap_highest_by_factor_and_lowest():
-    paper = _tokens({"tfidf": 0.101, "word2vec": 0.040, "fasttext-sub": 0.020, "minilm": 0.03})
-    v = fd.highest_by_factor(paper, "tfidf", 1.5)
+def test_token_overlap_highest_and_lowest_beyond_the_intervals():
+    paper = _tokens({"tfidf": 0.101, "word2vec": 0.040, "fasttext-sub": 0.020, "minilm": 0.03})  # CIs ± 0.01
+    v = fd.highest_apart(paper, "tfidf")
     assert v.passed is True and v.numbers["ratio"] == pytest.approx(0.101 / 0.040)
-    assert fd.lowest(paper, "fasttext-sub").passed is True
+    assert fd.lowest_apart(paper, "fasttext-sub").passed is False  # 0.020 + 0.01 is not below 0.03 - 0.01
+    assert fd.lowest_apart(_tokens({"fasttext-sub": 0.005, "minilm": 0.03, "tfidf": 0.1}), "fasttext-sub").passed
     # every word counted (the issue's numbers): word2vec about as high as tf-idf, fasttext-sub not the lowest
     every = _tokens({"tfidf": 0.187, "word2vec": 0.188, "fasttext-sub": 0.15, "minilm": 0.14})
-    v = fd.highest_by_factor(every, "tfidf", 1.5)
+    v = fd.highest_apart(every, "tfidf")
     assert v.passed is False and "next word2vec 0.188" in v.summary
-    v = fd.lowest(every, "fasttext-sub")
-    assert v.passed is False and "ranks 3 of 4" in v.summary
-    assert fd.lowest(_tokens({"tfidf": 0.1}), "fasttext-sub").passed is None
+    close = _tokens({"tfidf": 0.205, "word2vec": 0.188})  # higher, but the intervals touch
+    assert fd.highest_apart(close, "tfidf").passed is False
+    v = fd.lowest_apart(every, "fasttext-sub")
+    assert v.passed is False and "ranks 3 of 4" in v.summary and v.numbers["rank"] == 3
+    assert fd.lowest_apart(_tokens({"tfidf": 0.1}), "fasttext-sub").passed is None
 
 
 def test_popular_neighbors_ci_rule():
@@ -138,13 +194,16 @@ def _subs(syn, ant, main, neg_ant, half=0.005):
 def test_negation_far_above_with_stop_words_dropped_and_kept():
     # stop words dropped: "not"/"did" vanish, a negation is (nearly) the same vector
     nostop = _heros({"g": _subs(0.95, 0.94, 0.999, 1.0)})
-    v = fd.negation_far_above(nostop, "g", 0.5)
+    v = fd.negation_far_above(nostop, "g")
     assert v.passed is True and v.numbers["largest ratio"] == pytest.approx(0.001 / 0.05)
+    assert v.numbers["negation ci_low"] == pytest.approx(0.994) and v.numbers["swap ci_high"] == pytest.approx(0.955)
     # all tokens, the issue's numbers: negation (main) 0.976 below synonym 0.980
     kept = _heros({"g": _subs(0.980, 0.981, 0.976, 0.987)})
-    v = fd.negation_far_above(kept, "g", 0.5)
+    v = fd.negation_far_above(kept, "g")
     assert v.passed is False and v.numbers["largest ratio"] == pytest.approx(0.024 / 0.019)
-    assert fd.negation_far_above(kept, "other", 0.5).passed is None
+    # higher, but within the intervals (0.985 - 0.005 = 0.980 is not above 0.975 + 0.005)
+    assert fd.negation_far_above(_heros({"g": _subs(0.97, 0.975, 0.985, 0.99)}), "g").passed is False
+    assert fd.negation_far_above(kept, "other").passed is None
     partial = kept[kept["subset"] != "negation_main"]
     assert "negation_main" in fd.negation_far_above(partial, "g").summary
 
@@ -237,36 +296,135 @@ def ws(tmp_path_factory):
     return Workspace(corpus, cache=Cache(d / "cache"))
 
 
-def test_end_to_end_on_a_synthetic_corpus(ws):
-    """Cheap findings, real cores: the numbers are the cores' own (N2O via compare, correlations via sts)."""
+def _t_interval(values):
+    """Mean and 95% Student-t interval, computed here with scipy (not the core's mean_ci)."""
+    from scipy import stats
+
+    v = np.asarray(values, float)
+    half = stats.t.ppf(0.975, len(v) - 1) * v.std(ddof=1) / np.sqrt(len(v))
+    return v.mean(), v.mean() - half, v.mean() + half
+
+
+def _tfidf_apart_by_hand(ws, seed, size=None):
+    """The tf-idf rule recomputed from `compare`'s per-sample N2O matrices: pass, and the families' numbers."""
     from n2o_core.analyses.compare import compare
+    from n2o_core.corpora.corpus import sample_corpus
+    from n2o_core.workspace import Workspace
 
-    params = fd.FindingParams(k=20, n_queries=30, n_samples=3, seed=1)
-    res = fd.check_findings(ws, ["n2o-tfidf-apart", "sts-znorm-glove", "sts-znorm-glove-spearman"], params)
-    assert [r.finding.id for r in res] == ["n2o-tfidf-apart", "sts-znorm-glove", "sts-znorm-glove-spearman"]
-    tfidf = res[0]
-    assert tfidf.verdict.passed in (True, False)
-    ref = compare(ws, ["tfidf", *fd.STATIC], 20, n_queries=30, n_samples=3, seed=1)
-    M = pd.DataFrame(ref.mean, index=ref.embedders, columns=ref.embedders)
-    within = np.mean(
-        [M.loc[a, b] for a, b in (("glove-6b-50d", "word2vec"), ("glove-6b-50d", "fasttext"), ("word2vec", "fasttext"))]
-    )
-    between = np.mean([M.loc[e, "tfidf"] for e in fd.STATIC])
-    assert tfidf.verdict.numbers["within"] == pytest.approx(within)
-    assert tfidf.verdict.numbers["between"] == pytest.approx(between)
-    assert tfidf.verdict.passed is bool(within > between)
+    space = ws if size is None else Workspace(sample_corpus(ws.corpus, size, 0), cache=ws.cache)
+    ref = compare(space, list(fd.N2O_SET), 20, n_queries=30, n_samples=3, seed=seed)
+    names = ref.embedders
+    rest = [e for e in names if e != "tfidf"]
+    ok, numbers = True, {}
+    for fam, members in fd.TFIDF_FAMILIES.items():
+        diffs = []
+        for m in ref.sampled.per_sample:
+            M = pd.DataFrame(m, index=names, columns=names)
+            own = np.mean([M.loc[f, o] for f in members for o in rest if o != f])
+            diffs.append(own - np.mean([M.loc["tfidf", f] for f in members]))
+        _, lo, _ = _t_interval(diffs)
+        ok &= bool(lo > 0)
+        M = pd.DataFrame(ref.mean, index=names, columns=names)
+        numbers[f"tfidf with {fam}"] = np.mean([M.loc["tfidf", f] for f in members])
+    return ok, numbers, pd.DataFrame(ref.mean, index=names, columns=names)
+
+
+def test_end_to_end_on_a_synthetic_corpus(ws):
+    """Real cores, every run: the verdict, the numbers and "holds in x of n" are recomputed here from `compare`'s
+    per-sample matrices and `run_sts`, outside the findings code."""
+    from n2o_core.evaluation.pairs.sources import load_pairs
+    from n2o_core.evaluation.sts import run_sts
+    from n2o_core.workspace import Workspace
+
+    params = fd.FindingParams(k=20, n_queries=30, n_samples=3, seed=1, n_seeds=2, sizes=(100, 200))
+    ids = ["n2o-tfidf-apart", "n2o-subword-apart", "sts-znorm-glove", "sts-znorm-glove-spearman"]
+    res = fd.check_findings(ws, ids, params)
+    assert [r.finding.id for r in res] == ids
+    tfidf, subword, pearson, spearman = res
+    expected = {}
+    for size in (200, 100):
+        for seed in (1, 2):
+            expected[(size, seed)] = _tfidf_apart_by_hand(ws, seed, None if size == 200 else size)
+    ok, numbers, M = expected[(200, 1)]  # the reference run: the first seed at the largest size
+    assert tfidf.verdict.passed is ok
+    for key, value in numbers.items():
+        assert tfidf.verdict.numbers[key] == pytest.approx(value)
+    assert tfidf.runs == 4 and tfidf.holds == sum(e[0] for e in expected.values())
+    assert [(r["sentences"], r["seed"], r["passed"]) for r in tfidf.run_rows] == [
+        (size, seed, e[0]) for (size, seed), e in expected.items()
+    ]
     assert tfidf.setup["k"] == 20 and tfidf.setup["sentences"] == 200 and tfidf.setup["samples"] == 3
+    assert subword.verdict.numbers["N2O(fasttext, fasttext-sub)"] == pytest.approx(M.loc["fasttext", "fasttext-sub"])
+    assert subword.seconds == tfidf.seconds  # one computation shared by the findings on the same embedders
 
-    pearson, spearman = res[1], res[2]
-    assert pearson.seconds == spearman.seconds  # one computation shared by the two findings
-    n = pearson.verdict.numbers
-    assert pearson.verdict.passed is bool(n["pearson_znorm"] > n["pearson"])
-    assert spearman.verdict.numbers["spearman"] == pytest.approx(float(pearson.verdict.table["spearman"].iloc[0]))
-    assert pearson.alternative is not None and "glove-6b-50d-nostop" in pearson.alternative.summary
-    assert pearson.setup["rated pairs"] == 1225
+    pairs = load_pairs("builtin:lee", cache=ws.cache)
+    from n2o_core.corpora import load_corpus
+
+    fit = Workspace(load_corpus("builtin:lee-news", cache_dir=ws.cache.root), cache=ws.cache)
+    sts = run_sts(fit, pairs, ["glove-6b-50d", "glove-6b-50d-nostop"]).results.set_index("embedder")
+    g, nostop = sts.loc["glove-6b-50d"], sts.loc["glove-6b-50d-nostop"]
+    assert pearson.verdict.numbers["pearson"] == pytest.approx(g["pearson"])
+    assert pearson.verdict.passed is bool(g["pearson_znorm"] > g["pearson"])
+    assert spearman.verdict.passed is bool(g["spearman_znorm"] > g["spearman"])
+    (sens,) = pearson.sensitivity
+    assert sens.passed is bool(nostop["pearson_znorm"] > nostop["pearson"]) and "glove-6b-50d-nostop" in sens.summary
+    assert pearson.runs == 1 and pearson.setup["rated pairs"] == 1225  # the Lee pairs do not change with the seed
+    expected_status = "depends_on_setting" if sens.passed != pearson.verdict.passed else (
+        "holds" if pearson.verdict.passed else "fails")  # fmt: skip
+    assert pearson.status == expected_status
     doc = pearson.to_json()
-    assert doc["passed"] == pearson.verdict.passed and doc["alternative"]["scoring"].startswith("averaged GloVe")
+    assert "alternative" not in doc and doc["passed"] == pearson.verdict.passed
+    assert doc["setting_reason"].startswith("Pitfalls §2") and doc["data"].startswith("gensim's Lee")
+    assert doc["sensitivity"] == [
+        {"scoring": pearson.finding.sensitivity[0][0], "passed": sens.passed, "summary": sens.summary,
+         "numbers": {k: round(v, 6) for k, v in sens.numbers.items()}, "holds": int(sens.passed), "runs": 1}
+    ]  # fmt: skip
+    assert (doc["holds"], doc["runs"]) == (int(pearson.verdict.passed), 1)
     json.dumps(doc)
+    counts = fd.summary_counts(res)
+    assert counts["findings"] == 4 and sum(counts[s] for s in fd.STATUSES) == 4
+    assert counts[pearson.status] >= 1 and counts[tfidf.status] >= 1
+
+
+def test_status_and_holds_over_runs():
+    """judge counts the runs (seeds x sizes) and sorts a finding into holds / fails / depends / unstable."""
+    f = fd.finding("tokens-tfidf-highest")
+
+    def ev(tfidf_all, tfidf_content, seed):
+        e = fd.Evidence(setup={"seed": seed, "sentences": 100})
+        e.tokens = {fd.ALL_WORDS: _tokens({"tfidf": tfidf_all, "word2vec": 0.2}),
+                    fd.CONTENT: _tokens({"tfidf": tfidf_content, "word2vec": 0.2})}  # fmt: skip
+        return e
+
+    ref = ev(0.5, 0.5, 0)
+    ref.replicates = [ev(0.5, 0.5, 1), ev(0.5, 0.5, 2)]
+    r = fd.judge(f, ref)
+    assert (r.holds, r.runs, r.status) == (3, 3, "holds") and r.sensitivity_counts() == [(3, 3)]
+    ref.replicates = [ev(0.2, 0.5, 1), ev(0.5, 0.5, 2)]  # one run where tf-idf is not apart
+    r = fd.judge(f, ref)
+    assert (r.holds, r.runs, r.status) == (2, 3, "unstable")
+    assert [x["passed"] for x in r.run_rows] == [True, False, True]
+    dep = ev(0.2, 0.5, 0)  # fails with every word, holds on content words: the setting decides
+    r = fd.judge(f, dep)
+    assert (r.mark, r.status, r.holds, r.runs) == ("✗", "depends_on_setting", 0, 1)
+    assert r.to_json()["sensitivity"][0]["passed"] is True
+    assert fd.judge(f, ev(0.2, 0.2, 0)).status == "fails"
+    assert fd.judge(f, fd.Evidence()).status == "not_checked"
+    assert fd.summary_counts([fd.judge(f, dep), fd.judge(f, ev(0.2, 0.2, 0))]) == {
+        "holds": 0, "fails": 1, "depends_on_setting": 1, "unstable": 0, "not_checked": 0, "findings": 2}  # fmt: skip
+
+
+def test_every_finding_states_its_setting_and_cutoffs():
+    for f in fd.FINDINGS:
+        assert f.setting_reason and f.cutoff_reason, f.id
+        for label, check in f.sensitivity:
+            assert label != f.scoring and callable(check), f.id
+    token_findings = [f for f in fd.FINDINGS if f.id.startswith("tokens-") or f.id == "popular-lexical"]
+    assert all(f.scoring.startswith("every word") and fd.DEFAULT_SETTING in f.setting_reason for f in token_findings)
+    assert "without stop words" not in fd.finding("sts-znorm-glove").scoring
+    assert "drops the stop words" in fd.finding("heros-glove-negation").scoring
+    assert [s[0] for s in fd.finding("popular-lexical").sensitivity][1].endswith("every embedder but tf-idf")
+    assert fd.finding("sts-znorm-glove").data and not fd.finding("n2o-tfidf-apart").data
 
 
 def test_neighbor_evidence_token_overlap_both_compositions(ws):
@@ -282,12 +440,21 @@ def test_neighbor_evidence_token_overlap_both_compositions(ws):
 
 @pytest.mark.slow
 def test_heros_findings_on_a_synthetic_corpus(ws):
-    """Minimal pairs need WordNet and spaCy (~30 s)."""
-    res = fd.check_findings(ws, ["heros-glove-negation"], fd.FindingParams(heros_pairs=20))[0]
-    assert res.setup["originals"] > 0
-    n = res.verdict.numbers
-    assert set(n) >= {"synonym", "antonym", "negation_main", "negation_antonym"}
-    assert res.alternative is not None and "glove-6b-50d:" in res.alternative.summary
+    """Minimal pairs need WordNet and spaCy (~30 s). The verdict is recomputed here from the HEROS scores of the same
+    pairs: each subset's normalized mean and bootstrap interval, and the rule's interval comparison."""
+    from n2o_core.evaluation.heros.run import make_pairs, score_embedder
+
+    res = fd.check_findings(ws, ["heros-glove-negation"], fd.FindingParams(heros_pairs=20, n_seeds=1))[0]
+    assert res.setup["originals"] > 0 and res.runs == 1
+    pairs = make_pairs(ws, 20, 0).pairs
+    for eid, v in (("glove-6b-50d-nostop", res.verdict), ("glove-6b-50d", res.sensitivity[0])):
+        r = score_embedder(ws, pairs, eid, seed=0).results.set_index("subset")
+        for sub in ("synonym", "antonym", "negation_main", "negation_antonym"):
+            assert v.numbers[sub] == pytest.approx(r.loc[sub, "normalized"]), (eid, sub)
+        neg_lo = min(r.loc["negation_main", "ci_low"], r.loc["negation_antonym", "ci_low"])
+        swap_hi = max(r.loc["synonym", "ci_high"], r.loc["antonym", "ci_high"])
+        assert v.passed is bool(neg_lo > swap_hi), eid
+        assert f"{eid}:" in v.summary
 
 
 # ----------------------------------------------------------------------------------------------- CLI
@@ -297,14 +464,27 @@ def test_cli_prints_each_finding_with_its_mark(ws, tmp_path, capsys):
     corpus = write_corpus(tmp_path / "c.txt", 120)
     out = tmp_path / "f.json"
     rc = main(["findings", "--corpus", str(corpus), "--cache-dir", str(ws.cache.root), "--finding", "n2o-tfidf-apart",
-               "--queries", "20", "--samples", "2", "--k", "10", "--json", str(out)])  # fmt: skip
+               "--finding", "tokens-tfidf-highest", "--queries", "20", "--samples", "2", "--k", "10",
+               "--seeds", "2", "--sizes", "60,120", "--json", str(out)])  # fmt: skip
     assert rc == 0
     text = capsys.readouterr().out
     doc = json.loads(out.read_text())
-    (f,) = doc["findings"]
+    f, tok = doc["findings"]
     assert f["id"] == "n2o-tfidf-apart" and f["setup"]["k"] == 10 and f["setup"]["samples"] == 2
+    assert f["setup"]["sentences"] == 120 and f["runs"] == 4 and 0 <= f["holds"] <= 4
+    assert [(r["sentences"], r["seed"]) for r in f["run_verdicts"]] == [(120, 0), (120, 1), (60, 0), (60, 1)]
+    assert f["holds"] == sum(r["passed"] is True for r in f["run_verdicts"])
     assert f"{fd.mark(f['passed'])} n2o-tfidf-apart" in text and f["summary"] in text.replace("\n    ", " ")
-    assert "rule: mean N2O among the 3 static pairs" in text
+    assert "rule: for every family: mean N2O of tf-idf with the family" in text
+    assert f"holds in {f['holds']} of 4 runs" in text
+    assert doc["params"]["n_seeds"] == 2 and doc["params"]["sizes"] == [60, 120]
+    (row,) = tok["sensitivity"]
+    assert set(row) == {"scoring", "passed", "summary", "numbers", "holds", "runs"} and row["runs"] == 4
+    assert tok["scoring"].startswith("every word") and row["scoring"].startswith("content words")
+    statuses = [x["status"] for x in doc["findings"]]
+    assert doc["summary"] == {s: statuses.count(s) for s in fd.STATUSES} | {"findings": 2}
+    if tok["passed"] != row["passed"]:
+        assert tok["status"] == "depends_on_setting"
 
 
 def test_cli_list_and_bad_input(capsys):
@@ -314,3 +494,6 @@ def test_cli_list_and_bad_input(capsys):
     assert main(["findings", "--finding", "nope"]) == 2
     assert "error: Unknown finding 'nope'" in capsys.readouterr().err
     assert main(["findings", "--k", "0"]) == 2
+    assert main(["findings", "--seeds", "0"]) == 2
+    assert main(["findings", "--sizes", "20,x"]) == 2
+    assert "--sizes takes positive integers" in capsys.readouterr().err

@@ -131,6 +131,22 @@ def test_heros_file_is_unscored_with_subset_genre(tmp_path):
     assert load_pairs(f"heros:{path}").queries == p.queries
 
 
+def test_paper_defaults_keep_news_where_the_pairs_have_genres(tmp_path):
+    """N2O §8 kept the newstext parts of STS only: news is the default genre where the file has one."""
+    path = tmp_path / "sts-dev.csv"
+    rows = write_stsb(path, sentences(90), n=60)
+    p = load_pairs(str(path))
+    genres = sorted(set(p.frame["genre"]))
+    assert paper_defaults(p.source, genres)["genres"] == ["news"]
+    assert paper_defaults(p.source)["genres"] is None  # genres unknown: no filter
+    assert paper_defaults(p.source, ["main-captions", "main-forums"])["genres"] is None  # no news genre in the file
+    kept = filter_pairs(p, min_score=None, max_overlap=None, genres=["news"])
+    assert len(kept.pairs) == sum(r[0] == "main-news" for r in rows) == 60 - kept.dropped["genre"]
+    assert set(kept.pairs.frame["genre"]) == {"main-news"}
+    lee = load_pairs("builtin:lee")
+    assert paper_defaults(lee.source, sorted(set(lee.frame["genre"])))["genres"] is None  # the Lee pairs have none
+
+
 # ------------------------------------------------------------------------------------------- bad input
 
 

@@ -14,14 +14,17 @@ the existing cores (pipeline + overlap for neighbors, heros.run for minimal pair
 Settings are the papers' unless stated: N2O findings use k = 50 (capped at N - 1), the pooled query samples,
 exact search on raw cosine (no z-normalization); HEROS findings use Heros' normalization (s - b)/(1 - b) on pairs
 made from the corpus; the human-similarity findings use gensim's Lee pairs (the corpus has no human scores).
-Several findings have a second composition (stop words kept vs dropped) evaluated beside the one the verdict
-uses, so the effect of the composition is shown, never hidden. Claims about models that are not available
-offline (ELMo, BERT, GPT, InferSent, USE, ...) are mapped to an offline analogue only where that is faithful;
-the others are listed in `NOT_TESTABLE` with the reason.
+Each finding's verdict uses one setting fixed before any result was seen (`Finding.scoring`, with its reason in
+`setting_reason`: the paper's own setup, or `DEFAULT_SETTING` where the paper is silent, the same for every
+finding); other settings (stop words kept vs dropped, tf-idf left out) are judged beside it as sensitivity rows,
+so the effect of the setting is shown and counted (`FindingResult.status`, `summary_counts`), never chosen.
+Each finding is judged on every run of `FindingParams.run_seeds` × `run_sizes` and reports "holds in x of n".
+Claims about models that are not available offline (ELMo, BERT, GPT, InferSent, USE, ...) are mapped to an
+offline analogue only where that is faithful; the others are listed in `NOT_TESTABLE` with the reason.
 
 The package, by job: `verdict` (the result types), `rules_n2o` / `rules_heros` / `rules_sts` (the pure rules, by
-paper), `catalog` (FINDINGS, NOT_TESTABLE, `finding`) and `compute` (the evidence through the cores; `judge`,
-`check_finding`, `check_findings`). This face exports their public names.
+paper), `catalog` (FINDINGS, `finding`), `untestable` (NOT_TESTABLE) and `compute` (the evidence through the
+cores; `judge`, `check_finding`, `check_findings`). This face exports their public names.
 """
 
 from __future__ import annotations
@@ -30,9 +33,9 @@ from n2o_core.evaluation.findings.catalog import (
     FINDINGS,
     HEROS_SET,
     N2O_SET,
-    NOT_TESTABLE,
     STATIC,
     STS_SET,
+    TFIDF_FAMILIES,
     TRANSFORMERS,
     finding,
 )
@@ -54,21 +57,28 @@ from n2o_core.evaluation.findings.rules_heros import (
     negations_above_synonym,
 )
 from n2o_core.evaluation.findings.rules_n2o import (
+    PAPER_LOWEST_KAPPA,
     above_chance,
+    apart_from_every_family,
     further_than_analogue,
     group_agreement,
-    highest_by_factor,
-    lowest,
+    highest_apart,
+    lowest_apart,
     popular_share_more_words,
     rankings_stable,
+    subword_apart,
 )
 from n2o_core.evaluation.findings.rules_sts import znorm_narrows_range, znorm_raises
+from n2o_core.evaluation.findings.untestable import NOT_TESTABLE
 from n2o_core.evaluation.findings.verdict import (
+    ALL_NO_TFIDF,
     ALL_WORDS,
     CONTENT,
+    DEFAULT_SETTING,
     HEROS,
     NEIGHBORS,
     PAPERS,
+    STATUSES,
     STS,
     Check,
     Evidence,
@@ -80,11 +90,14 @@ from n2o_core.evaluation.findings.verdict import (
     Untestable,
     Verdict,
     mark,
+    summary_counts,
 )
 
 __all__ = [
+    "ALL_NO_TFIDF",
     "ALL_WORDS",
     "CONTENT",
+    "DEFAULT_SETTING",
     "FINDINGS",
     "HEROS",
     "HEROS_SET",
@@ -92,9 +105,12 @@ __all__ = [
     "NEIGHBORS",
     "NOT_TESTABLE",
     "PAPERS",
+    "PAPER_LOWEST_KAPPA",
     "STATIC",
+    "STATUSES",
     "STS",
     "STS_SET",
+    "TFIDF_FAMILIES",
     "TRANSFORMERS",
     "Check",
     "Evidence",
@@ -108,6 +124,7 @@ __all__ = [
     "Verdict",
     "above_chance",
     "antonym_clearly_below_synonym",
+    "apart_from_every_family",
     "check_finding",
     "check_findings",
     "evidence",
@@ -115,9 +132,9 @@ __all__ = [
     "further_than_analogue",
     "group_agreement",
     "heros_evidence",
-    "highest_by_factor",
+    "highest_apart",
     "judge",
-    "lowest",
+    "lowest_apart",
     "main_below_antonym",
     "mark",
     "negation_far_above",
@@ -127,6 +144,8 @@ __all__ = [
     "popular_share_more_words",
     "rankings_stable",
     "sts_evidence",
+    "subword_apart",
+    "summary_counts",
     "znorm_narrows_range",
     "znorm_raises",
 ]

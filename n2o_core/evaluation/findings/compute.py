@@ -14,6 +14,7 @@ import pandas as pd
 from n2o_core.errors import N2OError
 from n2o_core.evaluation.findings.catalog import FINDINGS, finding
 from n2o_core.evaluation.findings.verdict import (
+    ALL_NO_TFIDF,
     ALL_WORDS,
     CONTENT,
     HEROS,
@@ -34,10 +35,19 @@ if TYPE_CHECKING:
     from n2o_core.workspace import Workspace
 
 
+#: Seeds per finding when none are asked for: three runs (seed, seed + 1, seed + 2), cheap where the embeddings are
+#: shared (only the queries, and for HEROS the minimal pairs, change with the seed).
+DEFAULT_SEEDS = 3
+
+
 @dataclass(frozen=True)
 class FindingParams:
     """How the evidence is computed: k (the papers' 50, capped at N − 1), the query samples (n_queries × n_samples,
-    seed), minimal pairs per HEROS subset, and m for popular neighbors (Table 2: top 5 of every embedder)."""
+    seed), minimal pairs per HEROS subset, m for popular neighbors (Table 2: top 5 of every embedder), and the runs
+    each finding is judged on: `n_seeds` seeds (seed, seed + 1, ...) × `sizes` (corpus sizes: fixed random samples
+    of the corpus, seed 0, as --max-sentences draws them; empty: the corpus as it is). The reference run, whose
+    numbers a verdict shows, is the first seed at the largest size. The seed draws the queries and the minimal
+    pairs; the corpus sample is the same for every seed, so each size is embedded once."""
 
     k: int = 50
     n_queries: int = 100
@@ -45,6 +55,16 @@ class FindingParams:
     seed: int = 0
     heros_pairs: int = 200
     popular_m: int = 5
+    n_seeds: int = DEFAULT_SEEDS
+    sizes: tuple[int, ...] = ()
+
+    @property
+    def run_seeds(self) -> tuple[int, ...]:
+        return tuple(self.seed + i for i in range(max(self.n_seeds, 1)))
+
+    def run_sizes(self, n: int) -> tuple[int, ...]:
+        """The corpus sizes of the runs on a corpus of n sentences, largest first (a size ≥ n is the corpus)."""
+        return tuple(sorted({min(s, n) for s in self.sizes} or {n}, reverse=True))
 
 
 def popular_evidence(
@@ -106,6 +126,7 @@ def neighbor_evidence(
     ev = Evidence(errors=dict(prepared.errors))
     k = effective_k(params.k, k_max)
     ev.setup = {
+        "data": f"the current corpus ({ws.corpus.name})",
         "corpus": ws.corpus.name,
         "sentences": n,
         "k": k,
@@ -127,7 +148,8 @@ def neighbor_evidence(
         rho_k = robustness_across_k(prepared.ids_at(k_max), k_grid(k_max))
         if len(plan.samples) >= 2:
             rho_s = robustness_across_samples(res.sampled.per_sample)
-    ev.n2o = N2OEvidence(mean, std, k, n, len(plan.samples[0]), len(plan.samples), rho_k, rho_s)
+    per = tuple(pd.DataFrame(m, index=names, columns=names) for m in res.sampled.per_sample)
+    ev.n2o = N2OEvidence(mean, std, k, n, len(plan.samples[0]), len(plan.samples), rho_k, rho_s, per)
     ids = prepared.ids_at(k)
     for words, stop in ((CONTENT, SBERT_STOP_WORDS), (ALL_WORDS, None)):
         df, rand = token_overlap_report(ws.corpus.texts, plan.pool, ids, k, stop_words=stop, seed=params.seed)
@@ -135,6 +157,9 @@ def neighbor_evidence(
         ev.random_tokens[words] = rand
         if len(names) >= 2:
             ev.popular[words] = popular_evidence(ws.corpus.texts, plan.pool, ids, k, params.popular_m, stop)
+    no_tfidf = {e: v for e, v in ids.items() if e != "tfidf"}
+    if "tfidf" in ids and len(no_tfidf) >= 2:
+        ev.popular[ALL_NO_TFIDF] = popular_evidence(ws.corpus.texts, plan.pool, no_tfidf, k, params.popular_m)
     return ev
 
 
@@ -153,6 +178,7 @@ def heros_evidence(
     )
     ev = Evidence()
     ev.setup = {
+        "data": f"minimal pairs made from the current corpus ({ws.corpus.name})",
         "corpus": ws.corpus.name,
         "sentences": len(ws.corpus),
         "pairs per subset (asked)": params.heros_pairs,
@@ -190,7 +216,12 @@ def sts_evidence(cache: Cache, embedders: Sequence[str], progress: Progress | No
     fit = load_corpus("builtin:lee-news", cache_dir=cache.root)
     ws = Workspace(fit, cache=cache)
     ev = Evidence()
-    ev.setup = {"pairs": pairs.source.label, "rated pairs": len(pairs), "corpus-trained embedders fit on": fit.name}
+    ev.setup = {
+        "data": "gensim's Lee pairs, not the current corpus",
+        "pairs": pairs.source.label,
+        "rated pairs": len(pairs),
+        "corpus-trained embedders fit on": fit.name,
+    }
     frames = []
     for i, e in enumerate(embedders):
         if progress:
@@ -205,26 +236,76 @@ def sts_evidence(cache: Cache, embedders: Sequence[str], progress: Progress | No
     return ev
 
 
-def evidence(
-    ws: Workspace, f: Finding, params: FindingParams = FindingParams(), progress: Progress | None = None
-) -> Evidence:
-    """What finding `f` needs, computed for its own embedders (`f.embedders`) through the cores."""
+def _one_evidence(ws: Workspace, f: Finding, params: FindingParams, progress: Progress | None) -> Evidence:
     if f.analysis == NEIGHBORS:
         return neighbor_evidence(ws, f.embedders, params, progress)
     if f.analysis == HEROS:
         return heros_evidence(ws, f.embedders, params, progress)
     if f.analysis == STS:
-        return sts_evidence(ws.cache, f.embedders, progress)
+        ev = sts_evidence(ws.cache, f.embedders, progress)
+        ev.setup["runs"] = "one: the Lee pairs do not change with the seed or the corpus size"
+        return ev
     raise N2OError(f"Unknown analysis '{f.analysis}'.")
 
 
-def judge(f: Finding, ev: Evidence, seconds: float = 0.0) -> FindingResult:
-    """Apply the finding's check (and its alternative) to computed evidence: pure."""
+def evidence(
+    ws: Workspace, f: Finding, params: FindingParams = FindingParams(), progress: Progress | None = None
+) -> Evidence:
+    """What finding `f` needs, computed for its own embedders (`f.embedders`) through the cores, on every run
+    (`params.run_seeds` × `params.run_sizes`): the reference run (first seed, largest size) with the other runs in
+    its `replicates`. The human-similarity findings read gensim's Lee pairs, the same on every run: one run."""
+    from dataclasses import replace
+
+    from n2o_core.corpora.corpus import sample_corpus
+    from n2o_core.workspace import Workspace as _Ws
+
+    if f.analysis == STS:
+        return _one_evidence(ws, f, params, progress)
+    runs = [(size, seed) for size in params.run_sizes(len(ws.corpus)) for seed in params.run_seeds]
+    out: Evidence | None = None
+    spaces: dict[int, Workspace] = {}
+    for i, (size, seed) in enumerate(runs):
+        if size not in spaces:
+            spaces[size] = ws if size >= len(ws.corpus) else _Ws(sample_corpus(ws.corpus, size, 0), cache=ws.cache)
+        tag = f"run {i + 1}/{len(runs)} (seed {seed}, {size:,} sentences): " if len(runs) > 1 else ""
+        step = (lambda stage, d, t, tag=tag: progress(tag + stage, d, t)) if progress else None
+        ev = _one_evidence(spaces[size], f, replace(params, seed=seed), step)
+        if out is None:
+            out = ev
+        else:
+            out.replicates.append(ev)
+    assert out is not None
+    return out
+
+
+def _judged(f: Finding, ev: Evidence) -> tuple[Verdict, list[Verdict]]:
     v = f.check(ev)
     if v.passed is None and ev.errors:
         v = Verdict(None, v.summary + " (" + "; ".join(f"{e}: {m}" for e, m in ev.errors.items()) + ")")
-    alt = f.alternative[1](ev) if f.alternative else None
-    return FindingResult(f, v, alt, dict(ev.setup), dict(ev.errors), seconds)
+    return v, [check(ev) for _, check in f.sensitivity]
+
+
+def judge(f: Finding, ev: Evidence, seconds: float = 0.0) -> FindingResult:
+    """Apply the finding's check (and its sensitivity settings') to computed evidence, on the reference run and on
+    each replicate run: pure. `holds` / `runs` count the runs whose verdict is ✓ / ✓ or ✗."""
+    v, sens = _judged(f, ev)
+    every = [(ev, v, sens)] + [(r, *_judged(f, r)) for r in ev.replicates]
+    holds = sum(x.passed is True for _, x, _ in every)
+    runs = sum(x.passed is not None for _, x, _ in every)
+    sens_counts = [
+        (sum(s[j].passed is True for _, _, s in every), sum(s[j].passed is not None for _, _, s in every))
+        for j in range(len(sens))
+    ]
+    rows = [
+        {"seed": e.setup.get("seed"), "sentences": e.setup.get("sentences"), "passed": x.passed}
+        | {f"sensitivity {j + 1}": s[j].passed for j in range(len(s))}
+        for e, x, s in every
+    ]
+    errors = dict(ev.errors)
+    for r in ev.replicates:
+        for e, m in r.errors.items():
+            errors.setdefault(e, m)
+    return FindingResult(f, v, sens, dict(ev.setup), errors, seconds, holds, runs, sens_counts, rows)
 
 
 def check_finding(

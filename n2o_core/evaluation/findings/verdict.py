@@ -23,6 +23,17 @@ PAPERS = {
 }
 #: Token-overlap compositions: content words (the token overlap page's default) or every word.
 CONTENT, ALL_WORDS = "content", "all"
+#: Popular-neighbor evidence with every word counted, tf-idf left out of the embedders whose top m must agree.
+ALL_NO_TFIDF = "all, without tfidf"
+
+#: Where a paper is silent, every finding uses this one default (never a per-finding choice).
+DEFAULT_SETTING = (
+    "the tool's one default where a paper is silent, the same for every finding: every token counted (lowercased "
+    "words, no stop-word list), word vectors averaged over all tokens, raw cosine, exact search"
+)
+
+#: The summary's categories (`FindingResult.status`), in the order they are counted.
+STATUSES = ("holds", "fails", "depends_on_setting", "unstable", "not_checked")
 
 
 # =====================================================================================================================
@@ -78,6 +89,7 @@ class N2OEvidence:
     n_samples: int
     rho_k: pd.DataFrame | None = None
     rho_samples: pd.DataFrame | None = None
+    per_sample: tuple[pd.DataFrame, ...] = ()
 
     @property
     def chance(self) -> float:
@@ -86,6 +98,10 @@ class N2OEvidence:
     @property
     def names(self) -> list[str]:
         return list(self.mean.index)
+
+    def samples(self) -> tuple[pd.DataFrame, ...]:
+        """The N2O matrix of each query sample (the mean alone when the per-sample matrices were not kept)."""
+        return self.per_sample or (self.mean,)
 
 
 @dataclass(frozen=True)
@@ -114,6 +130,8 @@ class Evidence:
     sts: pd.DataFrame | None = None
     setup: dict[str, Any] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
+    #: the other runs (seeds × corpus sizes) of the same analysis, each judged like this one
+    replicates: list[Evidence] = field(default_factory=list)
 
 
 Check = Callable[[Evidence], Verdict]
@@ -124,8 +142,11 @@ class Finding:
     """One qualitative finding of a paper, the embedders and analysis it needs, and its rule.
 
     `statement`: the paper's words (quoted) or a close paraphrase; `tested`: what is computed here (the offline
-    analogue, when one is used, is named); `scoring`: the composition / scoring the verdict uses; `alternative`:
-    (label, check) of a second composition shown beside it."""
+    analogue, when one is used, is named); `scoring`: the composition / scoring the verdict uses, fixed before any
+    result was seen; `setting_reason`: why (the paper's words, or `DEFAULT_SETTING` where the paper is silent);
+    `sensitivity`: (label, check) of the other settings, shown beside the verdict with their own ✓ / ✗ but never
+    deciding it; `cutoff_reason`: where each number in the rule comes from (or the test and its null); `data`:
+    the data the finding reads when it is not the current corpus."""
 
     id: str
     paper: str
@@ -138,8 +159,16 @@ class Finding:
     rule: str
     scoring: str
     check: Check
-    alternative: tuple[str, Check] | None = None
+    setting_reason: str = ""
+    sensitivity: tuple[tuple[str, Check], ...] = ()
     paper_numbers: str = ""
+    cutoff_reason: str = ""
+    data: str = ""
+
+    @property
+    def alternative(self) -> tuple[str, Check] | None:
+        """The first sensitivity setting (label, check), for readers of the former single alternative."""
+        return self.sensitivity[0] if self.sensitivity else None
 
 
 @dataclass(frozen=True)
@@ -154,19 +183,43 @@ class Untestable:
 
 @dataclass
 class FindingResult:
-    """A finding with its verdict (and the alternative composition's), the setup it was computed with, the
-    embedders that failed and the time it took."""
+    """A finding with its verdict under its own setting (`verdict`: the reference run, the first seed at the
+    largest corpus size), the sensitivity settings' verdicts on the same run, how many of the runs (seeds ×
+    corpus sizes) hold (`holds` of `runs`, runs that could not be judged not counted), the same for each
+    sensitivity setting, one row per run, the setup, the embedders that failed and the time it took."""
 
     finding: Finding
     verdict: Verdict
-    alternative: Verdict | None = None
+    sensitivity: list[Verdict] = field(default_factory=list)
     setup: dict[str, Any] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
     seconds: float = 0.0
+    holds: int = 0
+    runs: int = 0
+    sensitivity_holds: list[tuple[int, int]] = field(default_factory=list)
+    run_rows: list[dict[str, Any]] = field(default_factory=list)
 
     @property
     def mark(self) -> str:
         return self.verdict.mark
+
+    @property
+    def alternative(self) -> Verdict | None:
+        """The first sensitivity setting's verdict, for readers of the former single alternative."""
+        return self.sensitivity[0] if self.sensitivity else None
+
+    @property
+    def status(self) -> str:
+        """One of STATUSES: not_checked (no run could be judged); depends_on_setting (a sensitivity setting's
+        verdict differs from the verdict's on the reference run); unstable (holds in some runs, not all); holds
+        (every run); fails (no run)."""
+        if self.runs == 0 or self.verdict.passed is None:
+            return "not_checked"
+        if any(v.passed is not None and v.passed != self.verdict.passed for v in self.sensitivity):
+            return "depends_on_setting"
+        if 0 < self.holds < self.runs:
+            return "unstable"
+        return "holds" if self.holds == self.runs else "fails"
 
     def to_json(self) -> dict[str, Any]:
         f = self.finding
@@ -180,22 +233,51 @@ class FindingResult:
             "embedders": list(f.embedders),
             "rule": f.rule,
             "scoring": f.scoring,
+            "setting_reason": f.setting_reason,
+            "cutoff_reason": f.cutoff_reason,
+            "data": f.data or "the current corpus",
             "paper_numbers": f.paper_numbers,
             "passed": self.verdict.passed,
             "summary": self.verdict.summary,
             "numbers": _json_numbers(self.verdict.numbers),
+            "holds": self.holds,
+            "runs": self.runs,
+            "status": self.status,
+            "sensitivity": [
+                {
+                    "scoring": label,
+                    "passed": v.passed,
+                    "summary": v.summary,
+                    "numbers": _json_numbers(v.numbers),
+                    "holds": h,
+                    "runs": n,
+                }
+                for (label, _), v, (h, n) in zip(
+                    f.sensitivity, self.sensitivity, self.sensitivity_counts(), strict=True
+                )
+            ],
+            "run_verdicts": self.run_rows,
             "setup": self.setup,
             "errors": self.errors,
             "seconds": round(self.seconds, 2),
         }
-        if self.alternative is not None and f.alternative is not None:
-            out["alternative"] = {
-                "scoring": f.alternative[0],
-                "passed": self.alternative.passed,
-                "summary": self.alternative.summary,
-                "numbers": _json_numbers(self.alternative.numbers),
-            }
         return out
+
+    def sensitivity_counts(self) -> list[tuple[int, int]]:
+        """(holds, runs) of each sensitivity setting, in `finding.sensitivity`'s order."""
+        if len(self.sensitivity_holds) == len(self.sensitivity):
+            return self.sensitivity_holds
+        return [(int(v.passed is True), int(v.passed is not None)) for v in self.sensitivity]
+
+
+def summary_counts(results: Sequence[FindingResult]) -> dict[str, int]:
+    """How many findings hold, fail, depend on the setting, are unstable across runs or could not be checked
+    (`FindingResult.status`), with the total: the top-level "summary" of `findings --json`."""
+    out = {s: 0 for s in STATUSES}
+    for r in results:
+        out[r.status] += 1
+    out["findings"] = len(results)
+    return out
 
 
 def _json_numbers(d: Mapping[str, float]) -> dict[str, float | None]:

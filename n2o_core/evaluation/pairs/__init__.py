@@ -37,6 +37,7 @@ from __future__ import annotations
 
 from n2o_core.evaluation.pairs.files import guess_pair_columns, pair_file_columns, read_pair_file
 from n2o_core.evaluation.pairs.filters import (
+    NEWS_GENRE,
     OVERLAP_MEASURES,
     PAPER_MAX_OVERLAP,
     PAPER_MIN_SCORE,
@@ -57,6 +58,7 @@ from n2o_core.evaluation.pairs.sources import lee_pairs, load_pairs, synthetic_p
 
 __all__ = [
     "FRAME_COLUMNS",
+    "NEWS_GENRE",
     "OVERLAP_MEASURES",
     "PAPER_MAX_OVERLAP",
     "PAPER_MIN_SCORE",

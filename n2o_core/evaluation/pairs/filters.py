@@ -26,13 +26,21 @@ def word_overlap(query: str, paraphrase: str, measure: str = "query") -> float:
     return len(q & p) / den if den else 0.0
 
 
-def paper_defaults(source: PairSource) -> dict[str, Any]:
+#: N2O §8: "We also constrain the sentence pairs to come from the newstext-based parts of the dataset."
+NEWS_GENRE = "news"
+
+
+def paper_defaults(source: PairSource, genres_present: Sequence[str] = ()) -> dict[str, Any]:
     """The paper's filter settings where they mean something: min score 4 and max overlap 0.6 for human-scored
     pairs; no thresholds for unscored ones (Heros files, synthetic pairs: one-word edits by construction, word
-    overlap about 0.9, so the paper's overlap filter would drop every one of them). For a Heros file only the
-    synonym subset is a paraphrase, so its default genre is "synonym"; no genre filter otherwise."""
+    overlap about 0.9, so the paper's overlap filter would drop every one of them). Genre: for human-scored pairs
+    whose genres (`genres_present`, the pair file's genre column) include a news genre, "news" (the paper kept the
+    newstext parts of STS only); for a Heros file "synonym" (only that subset is a paraphrase); none otherwise
+    (a file without genres, e.g. gensim's Lee pairs, which are news documents throughout)."""
     genres = ["synonym"] if source.kind == "heros" else None
     if source.scored and not source.synthetic:
+        if any(_genre_match(g, [NEWS_GENRE]) for g in genres_present if g):
+            genres = [NEWS_GENRE]
         return {"min_score": PAPER_MIN_SCORE, "max_overlap": PAPER_MAX_OVERLAP, "genres": genres}
     return {"min_score": None, "max_overlap": None, "genres": genres}
 

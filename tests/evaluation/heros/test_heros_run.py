@@ -32,12 +32,35 @@ def test_run_heros_result_shape(result):
     assert result.meta["pair_counts"] == {s: 4 for s in ALL_SUBSETS}
 
 
-def test_normalized_follows_from_raw_and_baseline(result):
-    b = result.baseline["tfidf"]
+def test_normalized_follows_from_raw_and_baseline(result, tmp_path):
+    """Heros' numbers recomputed here from tf-idf vectors, one cosine at a time: each pair's raw cosine, the baseline
+    b (App. D: the mean cosine between the first and the second half of the distinct originals) and the subset means
+    of (s - b) / (1 - b)."""
+    from n2o_core.corpora import from_texts
+    from n2o_core.storage.cache import Cache
+    from n2o_core.workspace import Workspace
+
+    ws = Workspace(from_texts(list(CORPUS), name="texts"), cache=Cache(tmp_path / "cache"))
+    pairs = result.pairs
+    originals = list(dict.fromkeys(pairs["original"]))
+    vec = {}
+    for t in originals + pairs["variant"].tolist():
+        v = ws.encode_texts("tfidf", [t])
+        vec[t] = np.asarray(v.toarray() if hasattr(v, "toarray") else v, np.float64).ravel()
+
+    def cos(x, y):
+        return float(vec[x] @ vec[y] / (np.linalg.norm(vec[x]) * np.linalg.norm(vec[y])))
+
+    h = len(originals) // 2
+    b = float(np.mean([cos(x, y) for x in originals[:h] for y in originals[h:]]))
+    assert result.baseline["tfidf"] == pytest.approx(b, abs=1e-9)
     r = result.results.set_index("subset")
-    # the mean of (s - b) / (1 - b) is (mean s - b) / (1 - b)
-    assert np.allclose(r["normalized"], (r["raw"] - b) / (1 - b))
-    assert (r["ci_low"] <= r["normalized"] + 1e-12).all() and (r["normalized"] <= r["ci_high"] + 1e-12).all()
+    for sub in ALL_SUBSETS:
+        rows = pairs[pairs["subset"] == sub]
+        raw = [cos(o, v) for o, v in zip(rows["original"], rows["variant"], strict=True)]
+        assert r.loc[sub, "raw"] == pytest.approx(np.mean(raw), abs=1e-9), sub
+        assert r.loc[sub, "normalized"] == pytest.approx(np.mean([(s - b) / (1 - b) for s in raw]), abs=1e-9), sub
+        assert r.loc[sub, "ci_low"] <= r.loc[sub, "normalized"] <= r.loc[sub, "ci_high"]
     assert (r["raw"] < 1).all() and (r["raw"] > 0).all()
 
 
