@@ -10,7 +10,15 @@ import pandas as pd
 import streamlit as st
 
 from n2o_core.corpora import Corpus
-from n2o_core.evaluation.findings import FINDINGS, NOT_TESTABLE, PAPERS, Finding, FindingParams, FindingResult
+from n2o_core.evaluation.findings import (
+    FINDINGS,
+    NOT_TESTABLE,
+    PAPERS,
+    Finding,
+    FindingParams,
+    FindingResult,
+    summary_counts,
+)
 from n2o_core.settings import HEROS_PAIR_CHOICES, Settings, param_int_choice
 from ui import findings_data
 from ui.shell import through_app
@@ -56,11 +64,18 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
             if f.paper == paper:
                 _finding(f, results[f.id], errors.get(f.id))
     _untestable()
-    done = [r.to_json() for r in results.values() if r is not None]
-    if done:
+    checked = [r for r in results.values() if r is not None]
+    if checked:
+        doc = {
+            "corpus": corpus.name,
+            "sentences": len(corpus),
+            "params": vars(p),
+            "summary": summary_counts(checked),
+            "findings": [r.to_json() for r in checked],
+        }
         st.download_button(
-            "Download the checked findings (JSON)",
-            json.dumps({"corpus": corpus.name, "params": vars(p), "findings": done}, indent=1, default=str),
+            "Download the checked findings (JSON, as `findings --json`)",
+            json.dumps(doc, indent=1, default=str),
             file_name="findings.json",
             mime="application/json",
             key="findings_json",
@@ -91,6 +106,16 @@ def _check_all_help() -> str:
     )
 
 
+#: How each status reads in the summary.
+STATUS_LABELS = {
+    "holds": "holds",
+    "fails": "fails",
+    "depends_on_setting": "depends on the setting",
+    "unstable": "unstable across runs",
+    "not_checked": "not checked",
+}
+
+
 def _summary(results: dict[str, FindingResult | None]) -> None:
     rows = []
     for f in FINDINGS:
@@ -100,23 +125,33 @@ def _summary(results: dict[str, FindingResult | None]) -> None:
                 "": r.mark if r else "",
                 "paper": f"{f.paper} {f.where}",
                 "finding": f.title,
-                "numbers": r.verdict.summary if r else "not checked yet",
+                "status": STATUS_LABELS[r.status] if r else "not computed yet",
+                "holds": f"{r.holds} of {r.runs}" if r else "",
+                "numbers": r.verdict.summary if r else "",
             }
         )
     df = pd.DataFrame(rows)
-    n_ok, n_bad, n_none = (int((df[""] == m).sum()) for m in ("✓", "✗", "–"))
-    n_done = sum(r is not None for r in results.values())
+    checked = [r for r in results.values() if r is not None]
+    counts = summary_counts(checked)
     st.markdown(
-        f"**{n_ok} ✓ · {n_bad} ✗**"
-        + (f" · {n_none} could not be checked" if n_none else "")
-        + f" — {n_done} of {len(FINDINGS)} findings computed; {len(NOT_TESTABLE)} more are not testable here "
+        f"**{counts['holds']} hold · {counts['fails']} fail · {counts['depends_on_setting']} depend on the "
+        f"setting**"
+        + (f" · {counts['unstable']} unstable across runs" if counts["unstable"] else "")
+        + (f" · {counts['not_checked']} could not be checked" if counts["not_checked"] else "")
+        + f" — {len(checked)} of {len(FINDINGS)} findings computed, each under the one setting fixed before "
+        f"looking (the paper's, else the tool's default); {len(NOT_TESTABLE)} more are not testable here "
         "(listed at the end)."
     )
     st.dataframe(
         df,
         hide_index=True,
         key="findings_summary",
-        column_config={"": st.column_config.TextColumn(width=30), "numbers": st.column_config.TextColumn(width=640)},
+        column_config={
+            "": st.column_config.TextColumn(width=30),
+            "status": st.column_config.TextColumn(width=150),
+            "holds": st.column_config.TextColumn(width=70),
+            "numbers": st.column_config.TextColumn(width=900),
+        },
     )
 
 
@@ -131,7 +166,10 @@ def _finding(f: Finding, r: FindingResult | None, error: str | None) -> None:
             f"**Tested here:** {f.tested}  \n"
             f"**Embedders:** {', '.join(f'`{e}`' for e in f.embedders)}  \n"
             f"**Rule:** {f.rule}  \n"
-            f"**Scoring:** {f.scoring}" + (f"  \n**Paper:** {f.paper_numbers}" if f.paper_numbers else "")
+            f"**Setting:** {f.scoring} — {f.setting_reason}"
+            + (f"  \n**Cut-off:** {f.cutoff_reason}" if f.cutoff_reason else "")
+            + (f"  \n**Data:** {f.data}" if f.data else "")
+            + (f"  \n**Paper:** {f.paper_numbers}" if f.paper_numbers else "")
         )
         if error:
             st.error(error, icon="⚠️")
@@ -139,18 +177,30 @@ def _finding(f: Finding, r: FindingResult | None, error: str | None) -> None:
             st.button("Check", key=f"check_{f.id}", on_click=_ask, args=(f.id,))
             return
         v = r.verdict
-        st.markdown(f"**:{_COLOURS[v.mark]}[{v.mark}]** {v.summary}")
+        st.markdown(
+            f"**:{_COLOURS[v.mark]}[{v.mark}]** {v.summary}  \n"
+            f"Holds in **{r.holds} of {r.runs}** runs (seeds × corpus sizes) · {STATUS_LABELS[r.status]}"
+        )
         if v.table is not None and len(v.table):
             st.dataframe(_rounded(v.table), hide_index=True, key=f"table_{f.id}")
-        if r.alternative is not None and f.alternative is not None:
-            a = r.alternative
-            st.markdown(f"With {f.alternative[0]}: **:{_COLOURS[a.mark]}[{a.mark}]** {a.summary}")
+        _sensitivity(f, r)
         for e, msg in r.errors.items():
             st.warning(f"**{e}** is left out: {msg}")
         st.caption(
             " · ".join(f"{k}: {_plain(v)}" for k, v in r.setup.items())
             + f" · computed in {r.seconds:.1f} s (from the cache when it was there)"
         )
+
+
+def _sensitivity(f: Finding, r: FindingResult) -> None:
+    """The other settings, each with its own verdict: shown beside the verdict, never deciding it."""
+    if not r.sensitivity:
+        return
+    lines = [
+        f"- {label}: **:{_COLOURS[a.mark]}[{a.mark}]** {a.summary} ({h} of {n} runs)"
+        for (label, _), a, (h, n) in zip(f.sensitivity, r.sensitivity, r.sensitivity_counts())
+    ]
+    st.markdown("**Sensitivity** (other settings, not deciding the verdict):\n" + "\n".join(lines))
 
 
 def _plain(v: object) -> str:

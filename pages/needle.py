@@ -152,7 +152,7 @@ def results_table(results: pd.DataFrame, tag: str) -> pd.DataFrame:
 def _filters(pairs: Pairs, pkey: tuple) -> tuple:
     """The paper's filters as controls (its defaults for this kind of pairs); returns `ev.filter_key`."""
     src = pairs.source
-    paper = paper_defaults(src)
+    paper = paper_defaults(src, sorted(g for g in set(pairs.frame["genre"]) if g))  # news only, as the paper
     tag = hashlib.sha1(repr(pkey).encode()).hexdigest()[:8]
     kmin_on, kmin, kov_on, kov, kg = (f"w_n{x}_{tag}" for x in ("min_on", "min", "ovl_on", "ovl", "genre"))
     kept = st.session_state.setdefault("_needle_thresholds", {})  # per source, kept past a page switch

@@ -27,14 +27,14 @@ def _frame(app, columns):
     return got[0]
 
 
-SUMMARY = ["", "paper", "finding", "numbers"]
+SUMMARY = ["", "paper", "finding", "status", "holds", "numbers"]
 
 
 def test_lists_every_finding_unchecked(app):
     _open(app)
     summary = _frame(app, SUMMARY)
     assert list(summary["finding"]) == [f.title for f in FINDINGS]
-    assert set(summary["numbers"]) == {"not checked yet"}
+    assert set(summary["status"]) == {"not computed yet"} and set(summary["numbers"]) == {""}
     md = " ".join(m.value for m in app.markdown)
     for f in FINDINGS:
         assert f.rule in md and f.statement in md
@@ -60,15 +60,17 @@ def test_check_one_finding_shows_the_cores_numbers(app, app_env):
     app.button(key="check_n2o-tfidf-apart").click().run()
     no_exception(app)
     core = _core(app_env, "n2o-tfidf-apart")
-    shown = _frame(app, ["a", "b", "kind", "n2o", "std"])
+    shown = _frame(app, list(core.verdict.table.columns))
     pd.testing.assert_frame_equal(shown.reset_index(drop=True), core.verdict.table.round(4), check_dtype=False)
     summary = _frame(app, SUMMARY).set_index("finding")
     row = summary.loc[core.finding.title]
     assert row[""] == core.mark and row["numbers"] == core.verdict.summary
+    assert row["holds"] == f"{core.holds} of {core.runs}" and core.runs == 3  # three seeds, as the CLI's default
     md = " ".join(m.value for m in app.markdown)
-    assert core.verdict.summary in md
+    assert core.verdict.summary in md and f"Holds in **{core.holds} of {core.runs}**" in md
+    assert core.finding.setting_reason in md
     # a finding with other embedders is not computed by this click
-    assert summary.loc["Averaged static word embeddings agree with each other", "numbers"] == "not checked yet"
+    assert summary.loc["Averaged static word embeddings agree with each other", "status"] == "not computed yet"
 
 
 def test_human_similarity_findings_share_one_computation(app, app_env):
@@ -81,7 +83,7 @@ def test_human_similarity_findings_share_one_computation(app, app_env):
         assert summary.loc[core.finding.title, "numbers"] == core.verdict.summary
         assert summary.loc[core.finding.title, ""] == core.mark
         md = " ".join(m.value for m in app.markdown)
-        assert core.alternative.summary in md  # the other composition (stop words dropped) is shown beside it
+        assert core.sensitivity[0].summary in md  # the other composition (stop words dropped) is shown beside it
     shown = _frames(app, ["embedder", "n", "pearson", "pearson_znorm", "spearman", "spearman_znorm"])
     assert len(shown) == 2
     assert np.allclose(shown[0].iloc[0, 2:].astype(float), core.verdict.table.iloc[0, 2:].astype(float).round(4))
