@@ -121,6 +121,9 @@ def runnable(argv: list[str], folder: Path, corpus: Path) -> list[str]:
         elif a == "--pairs" and argv[0] == "heros":
             out += [a, "20"]
             next(it)
+        elif a == "--permutations":  # fewer permutations and resamples on the test corpus
+            out += [a, "20", "--bootstrap", "20"]
+            next(it)
         elif a == "--pairs" and argv[0] == "needle":
             out += [a, str(folder / next(it))]
         else:
