@@ -56,9 +56,50 @@ def connect(scheduler: Any) -> Any:
     if not isinstance(scheduler, str) or not scheduler.strip():
         raise N2OError(f"A Dask scheduler must be an address like tcp://host:8786 (got {scheduler!r}).")
     try:
-        return Client(scheduler.strip(), timeout=20)
+        client = Client(scheduler.strip(), timeout=20)
     except (OSError, TimeoutError) as e:
         raise N2OError(f"Cannot reach the Dask scheduler at {scheduler}: {e}") from e
+    try:
+        check_environment(client)
+    except BaseException:
+        client.close()
+        raise
+    return client
+
+
+#: What a user reads when the scheduler or a worker lacks this package (instead of "Error during
+#: deserialization of the task graph", which is all Dask reports to the client).
+CANNOT_IMPORT = "the Dask {who} cannot import n2o_core: install this package there (pip install .)"
+
+
+def check_environment(client: Any) -> None:
+    """N2OError when the scheduler or a worker cannot import n2o_core. The probe is the standard library's
+    `importlib.util.find_spec`, which every Python can unpickle, so it runs even where n2o_core is missing."""
+    import importlib.util
+
+    try:
+        on_scheduler = client.run_on_scheduler(importlib.util.find_spec, "n2o_core")
+        on_workers = client.run(importlib.util.find_spec, "n2o_core")
+    except Exception as e:  # noqa: BLE001 - any failure of the probe itself
+        raise N2OError(f"Could not check the Dask cluster's Python environment: {_first_line(e)}{_ENV_HINT}") from e
+    if on_scheduler is None:
+        raise N2OError(_sentence(CANNOT_IMPORT.format(who="scheduler")))
+    missing = sorted(address for address, spec in on_workers.items() if spec is None)
+    if missing:
+        who = f"worker{'s' if len(missing) > 1 else ''} at {', '.join(missing[:3])}"
+        raise N2OError(_sentence(CANNOT_IMPORT.format(who=who)))
+
+
+def _sentence(text: str) -> str:
+    return text[0].upper() + text[1:] + "."
+
+
+def _worker_error(e: BaseException) -> str:
+    """A worker's failure in one clause: the missing package named when that is the cause."""
+    text = _first_line(e)
+    if "n2o_core" in text or "deserializ" in text.lower():
+        return f"{text} ({CANNOT_IMPORT.format(who='scheduler or a worker')})"
+    return f"{text}{_ENV_HINT}"
 
 
 def n_workers(client: Any) -> int:
@@ -133,7 +174,7 @@ def embed(
     except N2OError:
         raise
     except Exception as e:  # noqa: BLE001 - a worker failing is reported in one sentence
-        raise EmbedderError(f"Embedder '{spec}' failed on a Dask worker: {_first_line(e)}{_ENV_HINT}") from e
+        raise EmbedderError(f"Embedder '{spec}' failed on a Dask worker: {_worker_error(e)}") from e
     finally:
         for f in futures:
             f.release()
@@ -232,7 +273,7 @@ def exact_knn(
     except N2OError:
         raise
     except Exception as e:  # noqa: BLE001
-        raise N2OError(f"The neighbor search failed on a Dask worker: {_first_line(e)}{_ENV_HINT}") from e
+        raise N2OError(f"The neighbor search failed on a Dask worker: {_worker_error(e)}") from e
     finally:
         for f in futures:
             f.release()

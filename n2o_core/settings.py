@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field, replace
 
 from n2o_core.corpora.specs import DEFAULT_CORPUS, linkable_spec
 from n2o_core.limits import K_MAX
+from n2o_core.runtime.server_mode import operator_scheduler
 
 #: Cold start on 2 cores stays tolerable at this many sentences (the sidebar exposes it).
 DEFAULT_MAX_SENTENCES = 5000
@@ -51,9 +52,9 @@ class Settings:
 def env_defaults(environ: Mapping[str, str] | None = None) -> Settings:
     """Defaults, overridable by N2O_DEFAULT_CORPUS, N2O_DEFAULT_EMBEDDERS (comma list),
     N2O_MAX_SENTENCES, N2O_DEFAULT_QUERIES and N2O_DEFAULT_SAMPLES (tests and demos use a small setup), and
-    N2O_SCHEDULER (a Dask scheduler address)."""
+    N2O_DASK_SCHEDULER (or N2O_SCHEDULER: the operator's Dask scheduler, `runtime.server_mode`)."""
     env = os.environ if environ is None else environ
-    s = Settings(scheduler=env.get("N2O_SCHEDULER", "").strip())
+    s = Settings(scheduler=operator_scheduler(environ))
     corpus = env.get("N2O_DEFAULT_CORPUS", "").strip()
     if corpus:
         s = replace(s, corpus=corpus)

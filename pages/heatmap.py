@@ -230,7 +230,7 @@ def _downloads(lo: data.Loaded, res: ComparisonResult, fig: go.Figure, names: tu
         dist = overlap.n2o_distribution(res.mean, list(names))
         order = list(dist.groupby("embedder")["n2o"].median().sort_values(ascending=False).index)
         return [
-            report.Figure(fig, page.chance_caption(lo, k).replace("**", ""), title="N2O of every pair"),
+            report.Figure(fig, page.chance_caption(lo, k, markdown=False), title="N2O of every pair"),
             report.Figure(
                 figures.n2o_boxplot(dist, chance=res.chance, order=order),
                 "Each box: one embedder's N2O with every other embedder (Lin & Smith 2019, Fig. 6).",

@@ -122,7 +122,7 @@ def _sources(
             {
                 "column": LABELS["n2o_mean"],
                 "source": QUALITY_COLUMNS["n2o_mean"].source,
-                "this table": f"{page.chance_caption(lo, res.k).replace('**', '')}",
+                "this table": f"{page.chance_caption(lo, res.k, markdown=False)}",
             },
             {
                 "column": LABELS["needle_mrr"],

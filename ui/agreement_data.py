@@ -43,7 +43,7 @@ from n2o_core.search.result import Neighbors
 from n2o_core.settings import Settings
 from n2o_core.workspace import Workspace
 
-from . import data
+from . import data, failures
 from .guard import message
 from .progress import StageProgress, stage_progress
 
@@ -65,8 +65,9 @@ MAX_NEIGHBOR_ARRAYS = 24
 
 @st.cache_resource(show_spinner=False)
 def _memo() -> dict[str, Any]:
-    """Process-wide memo: all-pairs neighbors by key (LRU), failures by key, finished maps by key."""
-    return {"neighbors": OrderedDict(), "failed": {}, "maps": {}}
+    """Process-wide memo: all-pairs neighbors by key (LRU), finished maps by key (failures are per session:
+    `ui.failures`)."""
+    return {"neighbors": OrderedDict(), "maps": {}}
 
 
 @dataclass
@@ -115,8 +116,9 @@ def load(settings: Settings, corpus: Corpus) -> AgreementData:
     todo = []
     for eid in settings.embedders:
         key = (corpus.fingerprint, eid, out.k_max, settings.znorm, out.approx, settings.scheduler)
-        if key in memo["failed"]:
-            out.errors[eid] = memo["failed"][key]
+        known = failures.get("agreement", key)
+        if known:
+            out.errors[eid] = known
         elif key in memo["neighbors"]:
             memo["neighbors"].move_to_end(key)
             out.neighbors[eid] = memo["neighbors"][key]
@@ -137,9 +139,7 @@ def load(settings: Settings, corpus: Corpus) -> AgreementData:
                     ws, eid, out.k_max, znorm=settings.znorm, approx=out.approx, on_stage=stage_progress(bar, text)
                 )
             except Exception as e:  # noqa: BLE001 - reported per embedder; the others go on
-                if not isinstance(e, N2OError):
-                    log.exception("embedder %s failed", eid)
-                memo["failed"][key] = out.errors[eid] = message(e, f"Embedder '{eid}'")
+                out.errors[eid] = failures.remember("agreement", key, message(e, f"Embedder '{eid}'"))
                 bar.empty()
                 line.markdown(f"**{eid}**: failed — {out.errors[eid]}")
                 continue
@@ -157,8 +157,8 @@ def load(settings: Settings, corpus: Corpus) -> AgreementData:
 
 
 def clear_failures() -> None:
-    """Forget failed embedders, so the next run tries them again."""
-    _memo()["failed"].clear()
+    """Forget this session's failed embedders, so the next run tries them again."""
+    failures.clear("agreement")
 
 
 def loaded(settings: Settings, corpus: Corpus | None) -> AgreementData:
@@ -348,8 +348,6 @@ def _run(w: dict, job: MapJob, ad: AgreementData, key: tuple) -> None:
         w["warm"] = w["warm"] or job.result.method == "umap"
         _memo()["maps"][key] = job.result
     except Exception as e:  # noqa: BLE001 - shown on the page
-        if not isinstance(e, N2OError):
-            log.exception("UMAP map of %s failed", job.eid)
         job.error = message(e, f"The UMAP map of '{job.eid}'")
     finally:
         job.finished.set()

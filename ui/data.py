@@ -35,6 +35,7 @@ from n2o_core.settings import Settings
 from n2o_core.storage.cache import Cache
 from n2o_core.workspace import Workspace
 
+from . import failures as failures_
 from .guard import message
 from .progress import stage_progress
 
@@ -150,18 +151,18 @@ def query_plan(n: int, n_queries: int, n_samples: int, seed: int) -> pipeline.Qu
 
 @st.cache_resource(show_spinner=False)
 def _memo() -> dict[str, dict]:
-    """Process-wide memo: prepared neighbors by key, and failures by key (with their sentence)."""
-    return {"neighbors": {}, "failed": {}}
+    """Process-wide memo: prepared neighbors by key (failures are per session: `ui.failures`)."""
+    return {"neighbors": {}}
 
 
 def clear_failures() -> None:
-    """Forget failed embedders, so the next run tries them again."""
-    _memo()["failed"].clear()
+    """Forget this session's failed embedders and Dask connection, so the next run tries them again."""
+    failures_.clear()
 
 
 def failures() -> dict:
-    """The failures remembered in this process (key -> sentence)."""
-    return _memo()["failed"]
+    """The failures this visitor's session remembers ((area, key) -> sentence)."""
+    return failures_.items()
 
 
 @dataclass
@@ -208,14 +209,15 @@ def load(settings: Settings, corpus_: Corpus, on_ready: Callable[[Loaded], None]
     ws = workspace(corpus_.fingerprint, corpus_, settings.scheduler)
     memo = _memo()
     if settings.scheduler:  # connect once, up front: an unreachable scheduler is one message, not one per embedder
-        skey = ("scheduler", settings.scheduler)
-        if skey in memo["failed"]:
-            raise N2OError(memo["failed"][skey])
+        known = failures_.get("scheduler", settings.scheduler)
+        if known:
+            raise N2OError(known)
         try:
             ws.client()
         except Exception as e:  # noqa: BLE001
-            memo["failed"][skey] = message(e, "Connecting to the Dask scheduler")
-            raise N2OError(memo["failed"][skey]) from e
+            raise N2OError(
+                failures_.remember("scheduler", settings.scheduler, message(e, "Connecting to the Dask scheduler"))
+            ) from e
     k_max = k_max_for(len(corpus_))
     plan = query_plan(len(corpus_), settings.n_queries, settings.n_samples, settings.seed)
     prepared = pipeline.Prepared(plan, k_max, settings.znorm, settings.approx)
@@ -223,8 +225,9 @@ def load(settings: Settings, corpus_: Corpus, on_ready: Callable[[Loaded], None]
     todo = []
     for eid in settings.embedders:
         key = _neighbor_key(corpus_, eid, plan, k_max, settings)
-        if key in memo["failed"]:
-            prepared.errors[eid] = memo["failed"][key]
+        known = failures_.get("embedder", key)
+        if known:
+            prepared.errors[eid] = known
         elif key in memo["neighbors"]:
             prepared.neighbors[eid] = memo["neighbors"][key]
         else:
@@ -283,10 +286,7 @@ def _prepare_with_progress(
                         on_stage=stage_progress(bar, stage_text),
                     )
             except Exception as e:  # noqa: BLE001 - reported per embedder; the others go on
-                if not isinstance(e, N2OError):
-                    log.exception("embedder %s failed", eid)
-                msg = message(e, f"Embedder '{eid}'")
-                memo["failed"][key] = msg
+                msg = failures_.remember("embedder", key, message(e, f"Embedder '{eid}'"))
                 prepared.errors[eid] = msg
                 bar.empty()
                 line.markdown(f"**{eid}**: failed — {msg}")
@@ -383,8 +383,6 @@ def single_query(lo: Loaded, qid: int) -> tuple[dict[str, Neighbors], dict[str, 
         try:
             out[e] = _one_query(lo.corpus.fingerprint, e, qid, lo.k_max, lo.settings.znorm, lo.ws)
         except Exception as ex:  # noqa: BLE001
-            if not isinstance(ex, N2OError):
-                log.exception("query %s with %s failed", qid, e)
             errs[e] = message(ex, f"Embedder '{e}'")
     return out, errs, in_pool
 
@@ -402,8 +400,6 @@ def free_text(lo: Loaded, text: str) -> tuple[dict[str, Neighbors], dict[str, st
         try:
             out[e] = _free_text(lo.corpus.fingerprint, e, text, lo.k_max, lo.settings.znorm, lo.ws)
         except Exception as ex:  # noqa: BLE001
-            if not isinstance(ex, N2OError):
-                log.exception("free-text query with %s failed", e)
             errs[e] = message(ex, f"Embedder '{e}'")
     return out, errs
 

@@ -11,14 +11,20 @@ from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlExcepti
 
 from n2o_core.errors import N2OError
 
-log = logging.getLogger("n2o_explorer")
+log = logging.getLogger("n2o")
+_LOGGED = "_n2o_logged"
 
 
 def message(e: BaseException, what: str = "") -> str:
-    """The user-facing sentence for an exception."""
+    """The user-facing sentence for an exception. An unexpected one (not an N2OError) is logged here, with its
+    traceback, on the logger 'n2o' (once per exception), so the sentence's "details in the server log" holds."""
     if isinstance(e, N2OError):
         return str(e)
     prefix = f"{what} failed" if what else "Something failed"
+    if not getattr(e, _LOGGED, False):
+        log.error("%s unexpectedly", prefix, exc_info=e)
+        with contextlib.suppress(AttributeError, TypeError):  # a few built-in exceptions take no attributes
+            setattr(e, _LOGGED, True)
     return f"{prefix} unexpectedly ({type(e).__name__}); the details are in the server log."
 
 
@@ -33,8 +39,7 @@ def shown(what: str = "", stop: bool = False) -> Iterator[None]:
         st.error(str(e), icon="⚠️")
         if stop:
             st.stop()
-    except Exception as e:  # noqa: BLE001 - the last resort: the page keeps working
-        log.exception("%s failed", what or "a dashboard block")
+    except Exception as e:  # noqa: BLE001 - the last resort: the page keeps working (`message` logs it)
         st.error(message(e, what), icon="⚠️")
         if stop:
             st.stop()

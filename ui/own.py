@@ -18,10 +18,12 @@ import os
 import streamlit as st
 
 from n2o_core.corpora import Corpus, load_corpus
+from n2o_core.corpora.uploads import check_upload_size
 from n2o_core.embedders import user as ue
 from n2o_core.embedders.base import FAMILY_GROUPS, EmbedderInfo
 from n2o_core.errors import CorpusError, N2OError
 from n2o_core.figures.style import FAMILY_COLORS
+from n2o_core.runtime.server_mode import upload_limit_mb
 
 from . import data
 from .guard import message
@@ -182,8 +184,6 @@ def _add_spec() -> None:
     try:
         emb = get_embedder(spec, cache_dir=data.cache().path("models"))
     except Exception as e:  # noqa: BLE001 - one sentence in place; the others keep working
-        if not isinstance(e, N2OError):
-            log.exception("loading %s failed", spec)
         st.session_state[_MSG] = ("error", message(e, f"Loading '{spec}'"))
         return
     typed_specs().add(spec)
@@ -203,11 +203,10 @@ def _add_vectors() -> None:
         st.session_state[_MSG] = ("error", "Choose a usable corpus first: the vectors must have one row per sentence.")
         return
     try:
+        check_upload_size(f.name, f.size)  # the browser checks too, but a crafted request can skip it
         arr = ue.read_vectors(f.name, f.getvalue())
         eid = ue.save_vectors(data.cache(), f.name, arr, corpus.fingerprint, len(corpus))
     except Exception as e:  # noqa: BLE001
-        if not isinstance(e, N2OError):
-            log.exception("reading uploaded vectors %s failed", f.name)
         st.session_state[_MSG] = ("error", message(e, f"Reading {f.name}"))
         return
     _select(eid)
@@ -231,6 +230,7 @@ def advanced(corpus: Corpus | None) -> None:
         type=[e.lstrip(".") for e in ue.VECTOR_EXTENSIONS],
         key="w_own_vectors",
         on_change=_add_vectors,
+        max_upload_size=upload_limit_mb(),
         help="One row per corpus sentence, in the corpus's order (download the sentences below); "
         "numbers only, no NaN. Kept in the server's cache for this corpus.",
     )

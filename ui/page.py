@@ -54,13 +54,16 @@ def loaded(
     return out
 
 
-def chance_caption(lo: data.Loaded, k: int) -> str:
-    """Corpus size, k, chance level k/(N−1), samples and search mode, in one line."""
+def chance_caption(lo: data.Loaded, k: int, markdown: bool = True) -> str:
+    """Corpus size, k, chance level k/(N−1), samples and search mode, in one line: Markdown for the page, or plain
+    text (`markdown=False`: no bold, no escapes) for a report or a file."""
     n = len(lo.corpus)
     samples = lo.plan.samples
+    bold = "**" if markdown else ""
+    name = escape_markdown(lo.corpus.name) if markdown else lo.corpus.name
     return (
-        f"Corpus **{escape_markdown(lo.corpus.name)}**: N = {n:,} sentences · k = {k} · chance level k/(N−1) = "
-        f"**{chance_level(k, n):.4f}** · {len(samples)} sample(s) of {len(samples[0])} queries · "
+        f"Corpus {bold}{name}{bold}: N = {n:,} sentences · k = {k} · chance level k/(N−1) = "
+        f"{bold}{chance_level(k, n):.4f}{bold} · {len(samples)} sample(s) of {len(samples[0])} queries · "
         f"{'approximate' if lo.settings.approx else 'exact'} search"
         f"{' · z-normalized' if lo.settings.znorm else ''}"
     )

@@ -20,11 +20,12 @@ from n2o_core.corpora import (
     text_columns,
     upload_name,
 )
-from n2o_core.corpora.uploads import MAX_UPLOAD_MB, check_upload_size
+from n2o_core.corpora.uploads import check_upload_size
 from n2o_core.embedders.base import EmbedderInfo
-from n2o_core.embedders.user import dataset_link_refusal
+from n2o_core.embedders.user import dataset_link_refusal, model_dirs
 from n2o_core.errors import CorpusError
 from n2o_core.limits import K_MAX, MIN_EMBEDDERS, check_corpus_size, k_max_for
+from n2o_core.runtime import server_mode
 from n2o_core.settings import MAX_SENTENCES_CHOICES, Settings, env_defaults, from_query, to_query
 from n2o_core.text import escape_markdown
 
@@ -111,16 +112,17 @@ def _parse_upload(name: str, digest: str, raw: bytes, column: str | None) -> str
 def _upload_widget() -> str | None:
     """File upload with a text-column picker; returns the spec of the loaded upload, or None."""
     exts = [e.lstrip(".") for e in SUPPORTED_EXTENSIONS]
+    limit = server_mode.upload_limit_mb()
     f = st.file_uploader(
         "Corpus file",
         type=exts,
         key="w_upload",
-        max_upload_size=MAX_UPLOAD_MB,
+        max_upload_size=limit,
         help="One sentence per line (.txt) or one per row of a text column (.csv/.tsv/.jsonl/.parquet). "
-        f"Paragraphs are split into sentences; duplicates are dropped. Up to {MAX_UPLOAD_MB} MB.",
+        f"Paragraphs are split into sentences; duplicates are dropped. Up to {limit} MB.",
     )
     if f is None:
-        st.info(f"Upload a file (up to {MAX_UPLOAD_MB} MB) to compare embedders on it.")
+        st.info(f"Upload a file (up to {limit} MB) to compare embedders on it.")
         return None
     column = None
     try:
@@ -187,7 +189,9 @@ def _corpus_picker(defaults: Settings) -> tuple[str, str | None, str]:
         options.insert(0, defaults.corpus)
     uploads: dict[str, str] = st.session_state.get("_uploads", {})
     options += [u for u in uploads if u not in options]
-    options += [own.HF, UPLOAD]
+    if not server_mode.shared() or server_mode.hub_allowed() or model_dirs():  # else no dataset could load
+        options.append(own.HF)
+    options.append(UPLOAD)
     if st.session_state.get(_W["corpus"]) not in options:
         st.session_state[_W["corpus"]] = defaults.corpus
 
@@ -257,8 +261,7 @@ def _load_corpus(choice: str, spec: str, text_column: str) -> Corpus | None:
 def _embedder_picker(infos: dict[str, EmbedderInfo], corpus: Corpus | None) -> None:
     """The embedders, grouped by family, the user's own ones in their family, with the colour legend."""
     sb = st.sidebar
-    scheduler = str(st.session_state.get("w_scheduler") or "").strip()
-    all_infos, left_out = own.infos(infos, corpus, scheduler)
+    all_infos, left_out = own.infos(infos, corpus, scheduler())
     known = own.picker_order(list(all_infos), all_infos)
     chosen = st.session_state.get(_W["embedders"], [])
     for eid in chosen:
@@ -345,6 +348,13 @@ def _advanced(corpus: Corpus | None) -> None:
             "prepared link opens straight onto this view. Remove talk=1 from the link (or use the faint "
             "link at the bottom right) to get the controls back.",
         )
+        _dask_control()
+
+
+def _dask_control() -> None:
+    """The Dask scheduler field (a personal server); on a shared server only a switch for the operator's
+    scheduler (N2O_DASK_SCHEDULER), and nothing when there is none: a visitor never names a host."""
+    if not server_mode.shared():
         st.text_input(
             "Dask scheduler",
             key="w_scheduler",
@@ -352,6 +362,22 @@ def _advanced(corpus: Corpus | None) -> None:
             help="Encode corpus shards and search neighbors on a Dask cluster's workers. Same results, "
             "same cache. Empty: this server's process. Not stored in the link.",
         )
+    elif server_mode.operator_scheduler():
+        st.toggle(
+            "Compute on the server's Dask cluster",
+            value=True,
+            key="w_use_cluster",
+            help="Embedding and neighbor search run on the cluster this server's operator set up. Same results.",
+        )
+
+
+def scheduler() -> str:
+    """The Dask scheduler this session uses: the typed one on a personal server; on a shared server the
+    operator's (when the visitor keeps it on) or none."""
+    if not server_mode.shared():
+        return str(st.session_state.get("w_scheduler") or "").strip()
+    address = server_mode.operator_scheduler()
+    return address if address and st.session_state.get("w_use_cluster", True) else ""
 
 
 def _settings(spec: str | None, text_column: str) -> Settings:
@@ -368,7 +394,7 @@ def _settings(spec: str | None, text_column: str) -> Settings:
         znorm=bool(st.session_state[_W["znorm"]]),
         order=st.session_state[_W["order"]],
         text_column=text_column,
-        scheduler=str(st.session_state.get("w_scheduler") or "").strip(),
+        scheduler=scheduler(),
     )
 
 

@@ -82,9 +82,10 @@ def _print_result(res: ComparisonResult, corpus_name: str, wall: float) -> None:
         f"corpus {corpus_name}: N={res.corpus_size}, k={res.k}, {len(res.samples)} samples x "
         f"{len(res.samples[0])} queries, chance k/(N-1) = {res.chance:.5f}"
     )
-    print(" " * w + "".join(f"{e[:10]:>11s}" for e in names))
+    col = max(10, *(len(e) for e in names)) + 1  # every id in full: the widest one sets the columns
+    print(" " * w + "".join(f"{e:>{col}s}" for e in names))
     for i, e in enumerate(names):
-        print(f"{e:{w}s}" + "".join(f"{res.mean[i, j]:11.3f}" for j in range(len(names))))
+        print(f"{e:{w}s}" + "".join(f"{res.mean[i, j]:{col}.3f}" for j in range(len(names))))
     print(f"std across samples: max {np.max(res.std):.4f}")
     if any(r is not None for r in res.recall.values()):
         print(

@@ -2,8 +2,8 @@
 
 An upload is stored as one JSON cache entry (`uploads/<fingerprint>.json`: name, texts, duplicates removed), with
 the cache's sidecar check, so a damaged file is detected and reported instead of read. Uploads are capped at
-`MAX_UPLOAD_MB` (the browser refuses bigger files; `check_upload_size` refuses them on the server too, since a
-crafted request can skip the browser's check).
+`MAX_UPLOAD_MB`, or `$N2O_MAX_UPLOAD_MB` (the browser refuses bigger files; `check_upload_size` refuses them on
+the server too, since a crafted request can skip the browser's check).
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import re
 
 from n2o_core.corpora.corpus import Corpus, from_texts
 from n2o_core.errors import CorpusError
+from n2o_core.runtime.server_mode import DEFAULT_MAX_UPLOAD_MB, upload_limit_mb
 from n2o_core.storage.cache import Cache
 
 __all__ = [
@@ -28,7 +29,7 @@ __all__ = [
 UPLOAD_PREFIX = "upload:"
 #: The largest corpus file the dashboard accepts, in MB (10^6 bytes, as Streamlit counts them): about 500,000
 #: sentences, well above what the dashboard's sentence caps compare.
-MAX_UPLOAD_MB = 50
+MAX_UPLOAD_MB = DEFAULT_MAX_UPLOAD_MB
 _SPEC = re.compile(r"^upload:[0-9a-f]{8,64}$")
 
 
@@ -38,10 +39,12 @@ def is_upload_spec(spec: str) -> bool:
 
 
 def check_upload_size(filename: str, n_bytes: int) -> None:
-    """CorpusError naming the cap when an upload is larger than MAX_UPLOAD_MB."""
-    if n_bytes > MAX_UPLOAD_MB * 1_000_000:
+    """CorpusError naming the cap when an upload is larger than the server's limit (N2O_MAX_UPLOAD_MB,
+    default MAX_UPLOAD_MB; `runtime.server_mode.upload_limit_mb`)."""
+    limit = upload_limit_mb()
+    if n_bytes > limit * 1_000_000:
         raise CorpusError(
-            f"'{filename[:120]}' is {n_bytes / 1e6:,.1f} MB; uploads are limited to {MAX_UPLOAD_MB} MB. "
+            f"'{filename[:120]}' is {n_bytes / 1e6:,.1f} MB; uploads are limited to {limit} MB. "
             "Upload a sample of it, or use the command line (python -m n2o_core compare --corpus FILE)."
         )
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import logging
 import os
 import sys
 import zlib
@@ -16,6 +17,8 @@ from n2o_core.embedders.base import Progress
 from n2o_core.errors import EmbedderError, N2OError
 from n2o_core.runtime.import_lock import heavy_imports
 from n2o_core.storage.fileio import hash_key
+
+log = logging.getLogger("n2o")
 
 #: Bumped when a backend changes the vectors it returns for the same model and settings.
 EMBEDDER_CODE_VERSION = "1"
@@ -71,19 +74,52 @@ def package_file(dist: str, suffix: str) -> Path:
 def _reason(exc: BaseException) -> str:
     if isinstance(exc, ModuleNotFoundError) and exc.name:
         return f"the Python package '{exc.name.split('.')[0]}' is not installed"
-    text = " ".join(str(exc).split()) or type(exc).__name__
+    text = " ".join(str(exc).split()).rstrip(".") or type(exc).__name__
     return text if len(text) <= 240 else text[:237] + "..."
 
 
+def file_reason(exc: BaseException) -> str:
+    """Why a user's file could not be read, in words that never quote it: a parser's message may carry the
+    file's bytes (`could not convert string to float: 'root:x:0:0'`), so only the exception's kind is named."""
+    if isinstance(exc, ModuleNotFoundError) and exc.name:
+        return f"the Python package '{exc.name.split('.')[0]}' is not installed"
+    if isinstance(exc, PermissionError):
+        return "the server may not read it"
+    if isinstance(exc, IsADirectoryError):
+        return "a folder stands where a file was expected"
+    if isinstance(exc, FileNotFoundError):
+        return "a file it needs is missing"
+    if isinstance(exc, MemoryError):
+        return "the server ran out of memory reading it"
+    if isinstance(exc, UnicodeDecodeError):
+        return f"it is not UTF-8 text (byte {exc.start:,})"
+    return f"its content is not in a format this loader reads ({type(exc).__name__})"
+
+
 @contextlib.contextmanager
-def loading(what: str, action: str = "load") -> Iterator[None]:
-    """Turn any failure while loading (or another `action` on) `what` into an EmbedderError with one sentence."""
+def loading(what: str, action: str = "load", user_file: bool = False) -> Iterator[None]:
+    """Turn any failure while loading (or another `action` on) `what` into an EmbedderError with one sentence.
+    `user_file`: `what` is a file or folder a user named, so the sentence never quotes the exception (it may
+    carry the file's content, `file_reason`); the exception goes to the server log (logger 'n2o')."""
     try:
         yield
     except N2OError:
         raise
     except (Exception, SystemExit) as exc:  # noqa: BLE001 - third-party loaders raise anything
-        raise EmbedderError(f"Could not {action} {what}: {_reason(exc)}.") from exc
+        if not user_file:
+            raise EmbedderError(f"Could not {action} {what}: {_reason(exc)}.") from exc
+        log.warning("could not %s %s", action, what, exc_info=exc)
+        raise EmbedderError(f"Could not {action} {what}: {file_reason(exc)}; the details are in the log.") from None
+
+
+def is_local_path(name_or_path: str) -> bool:
+    """Whether a model name is a path on this machine (absolute, ~, ./, or an existing relative path)."""
+    if name_or_path.startswith(("/", "~", ".", "\\")):
+        return True
+    try:
+        return Path(name_or_path).expanduser().exists()
+    except OSError:
+        return True
 
 
 @contextlib.contextmanager

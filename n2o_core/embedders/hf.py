@@ -21,6 +21,7 @@ from n2o_core.embedders._util import (
     digest,
     encode_in_batches,
     finish,
+    is_local_path,
     loading,
     path_identity,
     quiet_libraries,
@@ -70,7 +71,7 @@ def load_hf(name_or_path: str) -> tuple[Any, Any]:
 
 def _load_hf(name_or_path: str) -> tuple[Any, Any]:
     if name_or_path not in _LOADED:
-        with loading(f"the transformers model '{name_or_path}'"):
+        with loading(f"the transformers model '{name_or_path}'", user_file=is_local_path(name_or_path)):
             with heavy_imports():
                 from transformers import AutoModel, AutoTokenizer
 

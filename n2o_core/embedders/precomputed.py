@@ -20,7 +20,7 @@ from pathlib import Path
 import numpy as np
 
 from n2o_core.corpora import fingerprint_texts
-from n2o_core.embedders._util import EMBEDDER_CODE_VERSION, check_texts, digest, report
+from n2o_core.embedders._util import EMBEDDER_CODE_VERSION, check_texts, digest, file_reason, report
 from n2o_core.embedders.base import EmbedderInfo, Progress
 from n2o_core.errors import EmbedderError
 from n2o_core.storage.fileio import file_identity
@@ -41,12 +41,14 @@ def load_vectors_with_norms(path: str | os.PathLike) -> tuple[np.ndarray, np.nda
     the search's own kernel, which also tells whether every value is finite), for `exact_knn(row_inv=...)`; None
     for other dtypes."""
     p = Path(path).expanduser()
-    if not p.is_file():
+    if not p.exists():
         raise EmbedderError(f"Vectors file not found: {p}.")
+    if not p.is_file():
+        raise EmbedderError(f"{p} is not a regular file: vectors are a .npy file.")
     try:
         arr = np.load(p, allow_pickle=False, mmap_mode="r")
-    except (ValueError, OSError, EOFError) as exc:
-        raise EmbedderError(f"{p.name} is not a readable .npy array of numbers ({exc}).") from exc
+    except (ValueError, OSError, EOFError) as exc:  # numpy's message may quote the file's first bytes
+        raise EmbedderError(f"{p.name} is not a readable .npy array of numbers ({file_reason(exc)}).") from None
     if arr.ndim != 2 or arr.shape[0] == 0 or arr.shape[1] == 0:
         raise EmbedderError(f"{p.name} must hold a 2-D array (one row per sentence); its shape is {arr.shape}.")
     if not (np.issubdtype(arr.dtype, np.floating) or np.issubdtype(arr.dtype, np.integer)):

@@ -42,6 +42,7 @@ from n2o_core.embedders._util import (
     digest,
     encode_in_batches,
     finish,
+    is_local_path,
     length_batches,
     loading,
     package_version,
@@ -81,7 +82,7 @@ def load_sentence_transformer(name_or_path: str) -> Any:
     """A SentenceTransformer on CPU, loaded once per process."""
     with _LOCK:
         if name_or_path not in _MODELS:
-            with loading(f"the sentence-transformers model '{name_or_path}'"):
+            with loading(f"the sentence-transformers model '{name_or_path}'", user_file=is_local_path(name_or_path)):
                 with heavy_imports():
                     from sentence_transformers import SentenceTransformer
 

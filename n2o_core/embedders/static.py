@@ -284,9 +284,11 @@ def sniff_format(path: Path) -> str:
 def load_word_vectors(path: str | os.PathLike) -> tuple[VectorTable, str]:
     """Load a word-vector file (format auto-detected); returns the table and the detected format."""
     p = Path(path).expanduser()
-    if not p.is_file():
+    if not p.exists():
         raise EmbedderError(f"Word-vector file not found: {p}.")
-    with loading(f"word vectors from {p.name}"):
+    if not p.is_file():
+        raise EmbedderError(f"{p} is not a regular file: a word-vector file is a .txt, .vec or .bin file.")
+    with loading(f"word vectors from {p.name}", user_file=True):
         fmt = sniff_format(p)
         if fmt == "fasttext-bin":
             with heavy_imports():

@@ -14,6 +14,10 @@ that decides which of them a shared link may name.
 - uploaded vectors by their id `vec:<label>-<digest>`: the file itself stays in the server's cache, a link only
   names it, and it is used only with the corpus it was uploaded for.
 
+On a **shared server** (`N2O_SHARED=1`, `n2o_core.runtime.server_mode`) a local path is used only under
+`$N2O_MODEL_DIRS` (none when it is unset: typing a path is no exception), and model or dataset *names* only when
+the operator turned the hub on (`N2O_HUB=1`).
+
 Everything here is checked before any model is loaded or anything is embedded; refusals are one sentence.
 """
 
@@ -29,6 +33,7 @@ from pathlib import Path
 import numpy as np
 
 from n2o_core.errors import EmbedderError, N2OError
+from n2o_core.runtime import server_mode
 from n2o_core.storage.cache import Cache
 
 __all__ = [
@@ -127,9 +132,8 @@ def is_local(spec: str) -> bool:
 
 
 def model_dirs(environ: Mapping[str, str] | None = None) -> tuple[Path, ...]:
-    """The folders of $N2O_MODEL_DIRS, resolved (empty when it is not set)."""
-    env = os.environ if environ is None else environ
-    raw = env.get(MODEL_DIRS_ENV, "")
+    """The folders of $N2O_MODEL_DIRS (or the server's config file), resolved (empty when it is not set)."""
+    raw = server_mode.server_environ(environ).get(MODEL_DIRS_ENV, "")
     return tuple(Path(p).expanduser().resolve() for p in raw.split(os.pathsep) if p.strip())
 
 
@@ -149,17 +153,47 @@ def typed_refusal(spec: str, environ: Mapping[str, str] | None = None) -> str | 
     except EmbedderError as e:
         return str(e)
     if not is_local(spec):
-        return None
+        return _hub_refusal(spec_target(spec), "models", environ)
     dirs = model_dirs(environ)
     if dirs and not _inside(spec_target(spec), dirs):
         return (
             f"This server uses local models only from {', '.join(str(d) for d in dirs)} "
             f"(${MODEL_DIRS_ENV}); '{spec_target(spec)[:80]}' is outside."
         )
-    target = Path(spec_target(spec)).expanduser()
+    if not dirs and server_mode.shared(environ):
+        return _NO_PATHS
+    return _file_refusal(spec, Path(spec_target(spec)).expanduser())
+
+
+_NO_PATHS = (
+    f"This shared server reads no files or folders named by a visitor (the operator may list model folders in "
+    f"${MODEL_DIRS_ENV}); upload your vectors under Advanced instead."
+)
+
+
+def _hub_refusal(name: str, what: str, environ: Mapping[str, str] | None = None) -> str | None:
+    """Why a hub name may not be used on this server (shared, hub off), or None."""
+    if server_mode.hub_allowed(environ):
+        return None
+    return (
+        f"This shared server does not fetch {what} from the Hugging Face hub ('{name[:80]}'); "
+        f"the operator may allow it with {server_mode.HUB_ENV}=1."
+    )
+
+
+def _file_refusal(spec: str, target: Path) -> str | None:
+    """Not found, or not the kind of file system entry the spec needs (a regular file for wv:, a folder else)."""
+    shown = str(target)[:120]
+    want_file = spec.startswith("wv:")
+    kind = "Word-vector file" if want_file else "Model folder"
     if not target.exists():
-        kind = "Word-vector file" if spec.startswith("wv:") else "Model folder"
-        return f"{kind} not found on the server: {spec_target(spec)[:120]}."
+        return f"{kind} not found on the server: {shown}."
+    if want_file and not target.is_file():
+        return f"{shown} is not a regular file: a word-vector file is a .txt, .vec or .bin file."
+    if not want_file and not target.is_dir():
+        return f"{shown} is not a folder: a local model is the folder that holds its config.json."
+    if not want_file and not any((target / f).is_file() for f in ("config.json", "modules.json")):
+        return f"{shown} holds no config.json: it is not a Hugging Face or sentence-transformers model folder."
     return None
 
 
@@ -171,7 +205,7 @@ def link_refusal(spec: str, typed: Collection[str] = (), environ: Mapping[str, s
     except EmbedderError as e:
         return str(e)
     if not is_local(spec):
-        return None
+        return _hub_refusal(spec_target(spec), "models", environ)
     return _path_rule(spec, spec_target(spec), typed, environ)
 
 
@@ -189,7 +223,7 @@ def dataset_link_refusal(
     except N2OError as e:
         return str(e)
     if not is_local(f"st:{name}"):
-        return None
+        return _hub_refusal(name, "datasets", environ)
     return _path_rule(spec, name, typed, environ)
 
 
@@ -199,6 +233,8 @@ def _path_rule(key: str, target: str, typed: Collection[str], environ: Mapping[s
         if _inside(target, dirs):
             return None
         return f"'{target[:200]}' is outside the server's model folders (${MODEL_DIRS_ENV})"
+    if server_mode.shared(environ):
+        return f"this shared server reads no files or folders named by a visitor (only those under ${MODEL_DIRS_ENV})"
     if key in typed:
         return None
     return (

@@ -250,3 +250,18 @@ def test_compare_on_vectors_files_never_imports_pandas(corpus_and_vectors):
     p = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert p.stdout.split()[-2:] == ["0", "False"], p.stdout + p.stderr
     assert set(json.loads((d / "o.json").read_text())["token_overlap"]) == {"A", "B"}
+
+
+def test_compare_table_shows_every_id_in_full(corpus_and_vectors, capsys):
+    d, corpus = corpus_and_vectors
+    long_a, long_b = "glove-6b-50d-mine", "another-long-embedder"
+    vectors = ["--vectors", f"{long_a}={d / 'a.npy'}", "--vectors", f"{long_b}={d / 'b.npy'}"]
+    rc = run(
+        ["compare", "--corpus", str(corpus), *vectors, "--k", "5", "--queries", "10", "--samples", "2"], d / "cache"
+    )
+    assert rc == 0
+    lines = capsys.readouterr().out.splitlines()
+    header = next(line for line in lines if long_a in line and long_b in line)
+    assert header.split() == [long_a, long_b]  # never cut to 'glove-6b-5'
+    row = next(line for line in lines if line.startswith(long_a + " ") and line != header)
+    assert len(row) == len(header)  # the numbers sit under their ids

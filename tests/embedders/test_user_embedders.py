@@ -47,6 +47,7 @@ def test_names_and_paths(tmp_path, monkeypatch):
 def test_link_rule(tmp_path):
     model = tmp_path / "allowed" / "m"
     model.mkdir(parents=True)
+    (model / "config.json").write_text("{}")
     other = tmp_path / "other"
     other.mkdir()
     no_env: dict[str, str] = {}

@@ -97,7 +97,7 @@ def run_app(corpus: str, cache_dir: str, out: str) -> int:
         "spec": spec,
         "exceptions": [str(e.value) for e in at.exception],
         "errors": sorted(str(e.value) for e in at.error),
-        "failed": sorted(str(v) for v in memo["failed"].values()),
+        "failed": sorted(str(v) for v in _session_failures(at).values()),
         "neighbors": {str(key[1]): _digest(nb.ids, nb.sims) for key, nb in sorted(memo["neighbors"].items())},
     }
     from n2o_core.storage.fileio import atomic_write_text
@@ -125,3 +125,13 @@ def main(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
+
+
+def _session_failures(at) -> dict:
+    """The failures the app remembered for this AppTest session (`ui.failures`, per visitor)."""
+    from ui.failures import STATE_KEY
+
+    try:
+        return dict(at.session_state[STATE_KEY])
+    except KeyError:
+        return {}
