@@ -9,6 +9,7 @@ that off and reruns, so a shared deep link on a fresh server is served by this s
 from __future__ import annotations
 
 import importlib
+import logging
 import os
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -22,6 +23,13 @@ from ui.guard import shown  # noqa: E402
 from ui.shell import through_app  # noqa: E402
 
 through_app()
+
+_log = logging.getLogger("n2o")  # what "the details are in the server log" points to: the server's stderr
+if not any(getattr(h, "name", "") == "n2o-server-log" for h in _log.handlers):
+    _handler = logging.StreamHandler()
+    _handler.name = "n2o-server-log"
+    _handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+    _log.addHandler(_handler)
 
 st.set_page_config(
     page_title="N2O Explorer",

@@ -47,7 +47,7 @@ from . import data, failures
 from .guard import message
 from .progress import StageProgress, stage_progress
 
-log = logging.getLogger("n2o_explorer")
+log = logging.getLogger("n2o")
 T = TypeVar("T")
 
 #: Map parameters (the core's defaults; fixed so every visitor shares one cached map per embedder).

@@ -39,7 +39,7 @@ from . import failures as failures_
 from .guard import message
 from .progress import stage_progress
 
-log = logging.getLogger("n2o_explorer")
+log = logging.getLogger("n2o")
 T = TypeVar("T")
 
 

@@ -47,7 +47,7 @@ from . import data, heros_data
 from .guard import message
 from .progress import bar_progress
 
-log = logging.getLogger("n2o_explorer")
+log = logging.getLogger("n2o")
 
 #: Corpus sentences kept per pair and embedder that outrank the paraphrase (shown on the needle page).
 NEEDLE_TOP = 5
@@ -189,8 +189,6 @@ def _run_each(
             try:
                 _keep(kind, key, work(eid, _bar_progress(bar, eid, stages)))
             except Exception as e:  # noqa: BLE001 - reported per embedder; the others go on
-                if not isinstance(e, N2OError):
-                    log.exception("%s with %s failed", kind, eid)
                 errors[eid] = message(e, f"Embedder '{eid}'")
                 bar.empty()
                 st.markdown(f"**{eid}**: failed — {errors[eid]}")

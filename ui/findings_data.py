@@ -11,7 +11,6 @@ from collections import OrderedDict
 import streamlit as st
 
 from n2o_core.corpora import Corpus
-from n2o_core.errors import N2OError
 from n2o_core.evaluation.findings import Evidence, Finding, FindingParams, FindingResult, evidence, judge
 from n2o_core.settings import Settings
 
@@ -19,7 +18,7 @@ from . import data
 from .guard import message
 from .progress import bar_progress
 
-log = logging.getLogger("n2o_explorer")
+log = logging.getLogger("n2o")
 
 #: The papers' k: every neighbor-based finding is judged at k = 50 (capped at N - 1).
 PAPER_K = 50
@@ -75,8 +74,6 @@ def compute(settings: Settings, corpus: Corpus, findings: list[Finding], p: Find
             try:
                 ev = evidence(ws, f, p, progress=bar_progress(bar, _stage_line))
             except Exception as e:  # noqa: BLE001 - one failed analysis leaves the others
-                if not isinstance(e, N2OError):
-                    log.exception("findings: %s failed", f.id)
                 failed[key] = message(e, _what(f).capitalize())
                 bar.empty()
                 continue

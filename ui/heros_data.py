@@ -8,7 +8,6 @@ import logging
 import pandas as pd
 import streamlit as st
 
-from n2o_core.errors import N2OError
 from n2o_core.evaluation.heros.generate import PairSet
 from n2o_core.evaluation.heros.run import PAIR_VIEW_COLUMNS, EmbedderScores, make_pairs, pairs_ready, score_embedder
 from n2o_core.workspace import Workspace
@@ -16,7 +15,7 @@ from n2o_core.workspace import Workspace
 from .data import Loaded
 from .guard import message
 
-log = logging.getLogger("n2o_explorer")
+log = logging.getLogger("n2o")
 
 
 @st.cache_data(show_spinner=False, max_entries=16)
@@ -78,8 +77,6 @@ def scores(
                 bar.progress(1.0, text=f"{e} done")
             _done().add((lo.corpus.fingerprint, e, n_per, seed, znorm))
         except Exception as ex:  # noqa: BLE001 - reported per embedder
-            if not isinstance(ex, N2OError):
-                log.exception("HEROS scoring with %s failed", e)
             errors[e] = message(ex, f"Embedder '{e}'")
             continue
         frames.append(sc.results)

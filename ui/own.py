@@ -28,7 +28,7 @@ from n2o_core.runtime.server_mode import upload_limit_mb
 from . import data
 from .guard import message
 
-log = logging.getLogger("n2o_explorer")
+log = logging.getLogger("n2o")
 
 #: The corpus picker's entry for a Hugging Face dataset.
 HF = "__hf__"

@@ -19,7 +19,7 @@ from n2o_core.settings import Settings
 
 from . import data
 
-log = logging.getLogger("n2o_explorer")
+log = logging.getLogger("n2o")
 
 
 @st.cache_resource(show_spinner=False)

@@ -13,14 +13,13 @@ from typing import Any
 import streamlit as st
 
 from n2o_core.corpora import Corpus
-from n2o_core.errors import N2OError
 from n2o_core.evaluation.probe.run import ProbeResult, run_probe
 
 from . import data
 from .guard import message
 from .progress import bar_progress
 
-log = logging.getLogger("n2o_explorer")
+log = logging.getLogger("n2o")
 
 _MAX_ENTRIES = 16
 
@@ -69,9 +68,7 @@ def run(corpus: Corpus, setup: ProbeSetup, scheduler: str = "") -> ProbeResult:
                 progress=_progress(bar, status, what),
                 skip_failed=True,
             )
-        except Exception as e:
-            if not isinstance(e, N2OError):
-                log.exception("probing failed")
+        except Exception:
             status.update(label=f"{what}: stopped", state="error", expanded=False)
             raise
         bar.progress(1.0, text=f"done in {res.meta.get('seconds', 0):.0f} s")

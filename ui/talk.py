@@ -22,7 +22,7 @@ import streamlit as st
 
 from n2o_core.settings import TALK_PARAM, param_flag
 
-log = logging.getLogger("n2o_explorer")
+log = logging.getLogger("n2o")
 
 #: Fonts in figures are this much larger in talk mode, figure heights `HEIGHT_SCALE` taller.
 FONT_SCALE = 1.6

@@ -7,9 +7,11 @@ Every command module imports from here and from nowhere else in `n2o_core.cli`.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import sys
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from n2o_core.errors import N2OError
@@ -250,13 +252,37 @@ def write_json(
     atomic_write_text(path, text)
 
 
+@contextlib.contextmanager
+def _log_to_file(args: argparse.Namespace) -> Iterator[None]:
+    """While a command runs, the library's log (logger "n2o": the details behind "the details are in the log")
+    goes to `<cache>/logs/n2o.log`, opened only when something is logged, so stderr keeps one `error:` line."""
+    import logging
+
+    from n2o_core.storage.cache import default_cache_dir
+
+    log = logging.getLogger("n2o")
+    path = Path(getattr(args, "cache_dir", None) or default_cache_dir()) / "logs" / "n2o.log"
+    handler: logging.Handler | None = None
+    with contextlib.suppress(OSError):
+        path.parent.mkdir(parents=True, exist_ok=True)
+        handler = logging.FileHandler(path, delay=True, encoding="utf-8")
+        handler.setFormatter(logging.Formatter("%(asctime)s %(levelname)s %(name)s: %(message)s"))
+        log.addHandler(handler)
+    try:
+        yield
+    finally:
+        if handler is not None:
+            log.removeHandler(handler)
+            handler.close()
+
+
 def run_command(args: argparse.Namespace) -> int:
     """Run the parsed subcommand (`args.func`) with library notices on stderr. Bad input (N2OError) or a file that
     cannot be read or written (OSError): one `error:` line on stderr and 2; Ctrl-C: 130."""
     from n2o_core.runtime.notices import listen
 
     try:
-        with listen(lambda m: print(f"note: {m}", file=sys.stderr, flush=True)):
+        with _log_to_file(args), listen(lambda m: print(f"note: {m}", file=sys.stderr, flush=True)):
             return int(args.func(args) or 0)
     except N2OError as e:
         print(f"error: {e}", file=sys.stderr)
