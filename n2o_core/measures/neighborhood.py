@@ -6,7 +6,7 @@ With NN_A(i) the k nearest neighbors of sentence i under embedder A:
 
 - `mutual_knn` (Huh et al. 2024, "The platonic representation hypothesis", ICML: mutual k-NN alignment):
   mean over sentences of |NN_A(i) ∩ NN_B(i)| / k. This *is* N2O (Lin & Smith 2019) with every sentence a query,
-  and is computed by the project's own N2O (`n2o_core.analyses.agreement.per_sentence_n2o`) from the same cached
+  and is computed by the project's own N2O count (`analyses.overlap.overlap_counts`) from the same cached
   every-sentence neighbor arrays (`pipeline.every_sentence_neighbors`); chance level k / (n - 1).
 - `jaccard_knn`: mean over sentences of |NN_A(i) ∩ NN_B(i)| / |NN_A(i) ∪ NN_B(i)| (0 when both are empty).
 - `cknna` (Huh et al. 2024, "centered kernel nearest-neighbor alignment"): CKA restricted to pairs that are near
@@ -30,7 +30,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from n2o_core.analyses.agreement import per_sentence_n2o
+from n2o_core.analyses.overlap import overlap_counts
 from n2o_core.errors import N2OError
 from n2o_core.search.exact import exact_knn
 
@@ -185,7 +185,7 @@ def jaccard_per_sentence(e: Entries, a: NeighborLists, b: NeighborLists) -> np.n
 def mutual_knn_from(a: NeighborLists, b: NeighborLists) -> float:
     """Mean |NN_A ∩ NN_B| / k: the project's N2O with every sentence a query."""
     _check_pair(a, b)
-    return float(per_sentence_n2o(a.ids, b.ids, a.k).mean())
+    return float((overlap_counts(a.ids, b.ids, a.k) / float(a.k)).mean())
 
 
 def jaccard_knn_from(a: NeighborLists, b: NeighborLists) -> float:

@@ -33,7 +33,6 @@ from itertools import combinations
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import pandas as pd
 import scipy.sparse as sp
 
 from n2o_core.errors import N2OError
@@ -63,6 +62,8 @@ from n2o_core.measures.nulls import (
 from n2o_core.measures.pairwise import MAX_ROWS
 
 if TYPE_CHECKING:
+    import pandas as pd
+
     from n2o_core.workspace import Workspace
 
 #: Sentences of the kernel measures by default (0 = every sentence).
@@ -127,6 +128,8 @@ class MeasureComparison:
     def to_frame(self) -> pd.DataFrame:
         """Columns a, b, measure, value, ci_lo, ci_hi, null_mean, p, n (sentences of the value), null_n."""
         cols = ["a", "b", "measure", "value", "ci_lo", "ci_hi", "null_mean", "p", "n", "null_n"]
+        import pandas as pd  # on first use: the measures command and the page import this module to start
+
         return pd.DataFrame(self.rows, columns=cols)
 
     def value(self, a: str, b: str, measure: str) -> float:

@@ -18,13 +18,14 @@ def test_findings_page_checks_a_finding(server, browser):
         assert page.locator(f".st-key-finding_{f.id}").count() == 1, f.id
     assert "fpairs=200" in page.url
 
-    # tf-idf vs the static averages: embedders the session's server already uses (cheap)
-    page.locator(".st-key-check_n2o-tfidf-apart button").click()
-    card = page.locator(".st-key-finding_n2o-tfidf-apart")
-    card.get_by_text("mean N2O within").first.wait_for(timeout=240_000)
+    # z-normalization and averaged GloVe on the Lee pairs: two cheap embedders
+    page.locator(".st-key-check_sts-znorm-glove button").click()
+    card = page.locator(".st-key-finding_sts-znorm-glove")
+    card.get_by_text("Holds in").first.wait_for(timeout=240_000)
     settle(page)
     no_exception(page)
-    assert card.locator(".st-key-check_n2o-tfidf-apart").count() == 0  # the button gave way to the verdict
+    assert card.locator(".st-key-check_sts-znorm-glove").count() == 0  # the button gave way to the verdict
     text = card.inner_text()
     assert ("✓" in text) or ("✗" in text)
+    assert "Sensitivity" in text  # the other composition beside the verdict, never deciding it
     page.close()
