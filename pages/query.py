@@ -40,16 +40,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     qid, query_text = _query(lo)
     if query_text is None:
         st.stop()
-    c1, c2 = st.columns(2)
-    r = c1.slider(
-        "Outlier rank r",
-        1,
-        k,
-        min(3, k),
-        key="w_r",
-        help="Outliers: neighbors ranked ≤ r by one embedder and outside every other embedder's top k.",
-    )
-    show = c2.slider("Neighbors shown per embedder", 1, k, min(k, 10), key="w_show")
+    r, show = _rank_controls(k)
     found, in_pool, note = _search(lo, qid, query_text)
     qtok = token_set(query_text)
     _query_line(lo, query_text, note)
@@ -60,6 +51,26 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     if qid is not None and in_pool:
         page.approximate_note(lo, k, names)
     _downloads(lo, qid, query_text, found, names, pop, out, r)
+
+
+def _rank_controls(k: int) -> tuple[int, int]:
+    """The outlier rank r and the neighbors shown, both from 1 to k (no slider when k = 1 leaves no choice)."""
+    if k < 2:
+        return 1, 1
+    for key in ("w_r", "w_show"):  # a value from a larger k starts over at the default
+        if int(st.session_state.get(key, 1)) > k:
+            del st.session_state[key]
+    c1, c2 = st.columns(2)
+    r = c1.slider(
+        "Outlier rank r",
+        1,
+        k,
+        min(3, k),
+        key="w_r",
+        help="Outliers: neighbors ranked ≤ r by one embedder and outside every other embedder's top k.",
+    )
+    show = c2.slider("Neighbors shown per embedder", 1, k, min(k, 10), key="w_show")
+    return int(r), int(show)
 
 
 def _query(lo: data.Loaded) -> tuple[int | None, str | None]:
