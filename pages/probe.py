@@ -27,7 +27,7 @@ from n2o_core.settings import (
     param_multi_choice,
 )
 from n2o_core.text import escape_markdown
-from ui import data, downloads, page, probe_data
+from ui import data, downloads, page, probe_data, talk
 from ui.shell import through_app
 
 through_app()
@@ -184,16 +184,8 @@ def _deviations(per_class: int) -> None:
             )
 
 
-def _results(res: ProbeResult, corpus: Corpus, setup: probe_data.ProbeSetup) -> None:
-    for key, msg in res.errors.items():
-        st.error(f"**{escape_markdown(key)}** is left out: {escape_markdown(msg)}", icon="⚠️")
-    meta = res.meta
-    st.caption(
-        f"Corpus **{escape_markdown(corpus.name)}** ({len(corpus):,} sentences) · {setup.per_class:,} items per "
-        f"class at most · seed {setup.seed} · computed in {meta.get('seconds', 0):.0f} s "
-        f"(tasks {meta.get('tasks_seconds', 0):.0f} s)."
-    )
-
+def _task_section(res: ProbeResult) -> None:
+    """The tasks' table, the noise note and the skipped tasks."""
     st.subheader("The tasks")
     st.dataframe(task_table(res), hide_index=True, column_config={"majority %": st.column_config.NumberColumn()})
     st.caption(
@@ -206,6 +198,19 @@ def _results(res: ProbeResult, corpus: Corpus, setup: probe_data.ProbeSetup) -> 
     if len(skipped):
         st.caption("A larger corpus (the sidebar's sentence cap) gives these tasks their items.")
 
+
+def _results(res: ProbeResult, corpus: Corpus, setup: probe_data.ProbeSetup) -> None:
+    for key, msg in res.errors.items():
+        st.error(f"**{escape_markdown(key)}** is left out: {escape_markdown(msg)}", icon="⚠️")
+    meta = res.meta
+    st.caption(
+        f"Corpus **{escape_markdown(corpus.name)}** ({len(corpus):,} sentences) · {setup.per_class:,} items per "
+        f"class at most · seed {setup.seed} · computed in {meta.get('seconds', 0):.0f} s "
+        f"(tasks {meta.get('tasks_seconds', 0):.0f} s)."
+    )
+
+    if not talk.active():  # on a projector the results come first, alone
+        _task_section(res)
     names = res.embedders
     for clf in setup.classifiers:
         st.subheader(f"Accuracy, {LABELS[clf]}")

@@ -294,7 +294,7 @@ def _embedder_picker(infos: dict[str, EmbedderInfo], corpus: Corpus | None) -> N
     )
     groups = [all_infos[e].family_group for e in st.session_state[_W["embedders"]] if e in all_infos]
     if groups:
-        sb.markdown(own.legend(groups), unsafe_allow_html=True)
+        sb.markdown(own.legend(groups) + own.CHIP_CSS, unsafe_allow_html=True)
     if len(st.session_state[_W["embedders"]]) < MIN_EMBEDDERS:
         sb.warning(f"Choose at least {MIN_EMBEDDERS} embedders to compare.")
 
