@@ -35,7 +35,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         fig = figures.n2o_heatmap(
             res.mean, names, std=res.std, chance=res.chance, k=res.k, title=f"{len(names)} embedders ready so far"
         )
-        live.plotly_chart(fig, key=f"partial-{len(names)}")
+        live.plotly_chart(fig, key=f"partial-{len(names)}", width="content")
 
     lo = page.loaded(settings, corpus, on_ready=draw_partial)
     live.empty()
@@ -82,7 +82,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
 
 def _matrix(lo: data.Loaded, res: ComparisonResult, fig: go.Figure, names: tuple[str, ...]) -> None:
     s = lo.settings
-    st.plotly_chart(fig, key="heatmap")
+    st.plotly_chart(fig, key="heatmap", width="content")
     st.caption(
         page.chance_caption(lo, res.k)
         + ". Colours span the off-diagonal values (the diagonal, each embedder with itself, is left blank); "

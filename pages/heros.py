@@ -58,7 +58,9 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     s = lo.settings
     c1, c2 = st.columns([3, 2])
     n_per = _pairs_per_subset(c1)
-    scored = _scored_names(lo, _averaging(c2))
+    avg = _averaging(c2)
+    heros_data.choose(n_per, avg)  # the Quality page shows this same run
+    scored = _scored_names(lo, avg)
     if s.znorm:
         st.caption("Cosines are taken after z-normalizing each dimension with the corpus statistics.")
     pairset = _minimal_pairs(lo, n_per)

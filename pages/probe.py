@@ -16,16 +16,18 @@ from n2o_core.evaluation.probe import TASK_NAMES, TASKS
 from n2o_core.evaluation.probe.readout import CLASSIFIERS, MLP_SPARSE_DIMS
 from n2o_core.evaluation.probe.report import judged_shares, noise_half_width, ranking_display
 from n2o_core.evaluation.probe.run import ProbeResult
+from n2o_core.evaluation.probe.split import split_sizes, test_half_width
 from n2o_core.figures import probe as figures_probe
 from n2o_core.settings import (
     PROBE_DEFAULT_PER_CLASS,
+    PROBE_NOISE_POINTS,
     PROBE_PER_CLASS_CHOICES,
     Settings,
     param_int_choice,
     param_multi_choice,
 )
 from n2o_core.text import escape_markdown
-from ui import data, downloads, page, probe_data
+from ui import data, downloads, page, probe_data, talk
 from ui.shell import through_app
 
 through_app()
@@ -75,6 +77,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
                 "parsed once (spaCy), then every task, sentence vector and readout is cached: a second run reads "
                 "them back."
             )
+            st.caption(_noise_line(setup.per_class))
             st.button("Run probing", type="primary", key="probe_run", on_click=_ask)
             st.stop()
         try:
@@ -83,6 +86,22 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
             st.warning(probe_data.describe_error(e), icon="⚠️")
             st.stop()
     _results(res, corpus, setup)
+
+
+def _noise_line(per_class: int) -> str:
+    """What the chosen size buys (the test split's 95% interval on a binary task) and what it costs."""
+    hw = test_half_width(per_class)
+    line = (
+        f"At {per_class:,} items per class a two-class task is tested on {2 * split_sizes(per_class)[2]:,} items: "
+        f"accuracies are known to ±{hw:.1f} points (95%) where the corpus fills the classes."
+    )
+    if per_class >= PROBE_DEFAULT_PER_CLASS:
+        line += (
+            f" The page opens at the smallest size within ±{PROBE_NOISE_POINTS:g} points; a first (cold) run at "
+            "this size parses the corpus and trains every classifier on every task: expect many minutes on a "
+            "small machine (100 per class is quicker, at ±13.9 points). Later runs read the cache."
+        )
+    return line
 
 
 def _ask() -> None:
@@ -165,16 +184,8 @@ def _deviations(per_class: int) -> None:
             )
 
 
-def _results(res: ProbeResult, corpus: Corpus, setup: probe_data.ProbeSetup) -> None:
-    for key, msg in res.errors.items():
-        st.error(f"**{escape_markdown(key)}** is left out: {escape_markdown(msg)}", icon="⚠️")
-    meta = res.meta
-    st.caption(
-        f"Corpus **{escape_markdown(corpus.name)}** ({len(corpus):,} sentences) · {setup.per_class:,} items per "
-        f"class at most · seed {setup.seed} · computed in {meta.get('seconds', 0):.0f} s "
-        f"(tasks {meta.get('tasks_seconds', 0):.0f} s)."
-    )
-
+def _task_section(res: ProbeResult) -> None:
+    """The tasks' table, the noise note and the skipped tasks."""
     st.subheader("The tasks")
     st.dataframe(task_table(res), hide_index=True, column_config={"majority %": st.column_config.NumberColumn()})
     st.caption(
@@ -187,6 +198,19 @@ def _results(res: ProbeResult, corpus: Corpus, setup: probe_data.ProbeSetup) -> 
     if len(skipped):
         st.caption("A larger corpus (the sidebar's sentence cap) gives these tasks their items.")
 
+
+def _results(res: ProbeResult, corpus: Corpus, setup: probe_data.ProbeSetup) -> None:
+    for key, msg in res.errors.items():
+        st.error(f"**{escape_markdown(key)}** is left out: {escape_markdown(msg)}", icon="⚠️")
+    meta = res.meta
+    st.caption(
+        f"Corpus **{escape_markdown(corpus.name)}** ({len(corpus):,} sentences) · {setup.per_class:,} items per "
+        f"class at most · seed {setup.seed} · computed in {meta.get('seconds', 0):.0f} s "
+        f"(tasks {meta.get('tasks_seconds', 0):.0f} s)."
+    )
+
+    if not talk.active():  # on a projector the results come first, alone
+        _task_section(res)
     names = res.embedders
     for clf in setup.classifiers:
         st.subheader(f"Accuracy, {LABELS[clf]}")

@@ -13,14 +13,8 @@ from n2o_core.analyses.compare import ComparisonResult
 from n2o_core.analyses.quality import QUALITY_COLUMNS, column_correlation, quality_csv, quality_display, quality_table
 from n2o_core.corpora import Corpus
 from n2o_core.figures import evaluation as figures_eval
-from n2o_core.settings import (
-    HEROS_DEFAULT_PAIRS,
-    NEEDLE_DEFAULT_SOURCE,
-    SIMILARITY_DEFAULT_SOURCE,
-    Settings,
-    param_choice,
-)
-from ui import data, page
+from n2o_core.settings import HEROS_AVERAGING, NEEDLE_DEFAULT_SOURCE, SIMILARITY_DEFAULT_SOURCE, Settings, param_choice
+from ui import data, heros_data, page
 from ui import evaluation_data as ev
 from ui.guard import message
 from ui.shell import through_app
@@ -28,6 +22,13 @@ from ui.shell import through_app
 through_app()
 
 LABELS = {k: c.label for k, c in QUALITY_COLUMNS.items()}
+#: The scatter opens on two columns that differ between embedders (needle MRR on one-word edits is ~1 for all).
+SCATTER_DEFAULT = ("n2o_mean", "sts_spearman")
+_NEEDLE_DEFAULT_LABEL = (
+    "the gensim Lee corpus's human-rated document pairs"
+    if NEEDLE_DEFAULT_SOURCE == "builtin:lee"
+    else f"SYNTHETIC ({NEEDLE_DEFAULT_SOURCE})"
+)
 
 
 def render(settings: Settings, corpus: Corpus | None) -> None:
@@ -42,7 +43,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     names = lo.names
     res = data.comparison(lo.key, tuple(names), lo.k, lo)
     ncfg, scfg = _configs(lo)
-    n_per = HEROS_DEFAULT_PAIRS
+    n_per, _, _ = heros_data.composition(lo)  # the HEROS page's run: one run serves both pages
     asked = st.session_state.pop("_quality_run", None)  # set by a button's callback, before this run
     if asked is not None:
         _run(asked, lo, ncfg, scfg, n_per)
@@ -74,7 +75,7 @@ def _configs(lo: data.Loaded) -> tuple[dict[str, Any], dict[str, Any]]:
     ncfg = ev.last("needle", fp) or {
         "pkey": ev.pair_key(NEEDLE_DEFAULT_SOURCE, {}, lo.corpus, s.seed),
         "fkey": ev.filter_key(None, None, ()),
-        "label": f"SYNTHETIC ({NEEDLE_DEFAULT_SOURCE})",
+        "label": _NEEDLE_DEFAULT_LABEL,
     }
     scfg = ev.last("sts", fp) or {
         "pkey": ev.pair_key(SIMILARITY_DEFAULT_SOURCE, {}, None, 0),
@@ -90,13 +91,14 @@ def _quality_table(
     names = lo.names
     needle = ev.needle_known(lo, ncfg["pkey"], ncfg["fkey"])
     sts = ev.sts_known(lo.ws, scfg["pkey"], names)
-    heros = ev.heros_known(lo, n_per, lo.settings.seed)
+    _, _, scored = heros_data.composition(lo)
+    heros = heros_data.known(lo, n_per, lo.settings.seed, scored)
     todo = []
     if len(needle) < len(names):
         todo.append(("needle", f"Run the paraphrase needle on {ncfg['label']}"))
     if len(sts) < len(names):
         todo.append(("sts", f"Run human similarity on {scfg['label']}"))
-    if len(heros) < len(names):
+    if len(set(heros.get("embedder", []))) < len(names):
         todo.append(("heros", f"Run HEROS ({n_per} minimal pairs per subset from {lo.corpus.name})"))
     if todo:
         st.caption("Columns whose analysis has not been run for this corpus and these embedders show —:")
@@ -107,7 +109,7 @@ def _quality_table(
         n2o=res.mean,
         needle=pd.concat([r.results for r in needle.values()]) if needle else None,
         sts=pd.concat([r.results for r in sts.values()]) if sts else None,
-        heros=pd.concat([r.results for r in heros.values()]) if heros else None,
+        heros=heros if len(heros) else None,
         dims=ev.dims(lo),
     )
 
@@ -138,8 +140,9 @@ def _sources(
             {
                 "column": LABELS["negation_sensitivity"],
                 "source": QUALITY_COLUMNS["negation_sensitivity"].source,
-                "this table": f"{n_per} pairs per subset made from {lo.corpus.name}, seed {s.seed}, every token "
-                "averaged" + ("; z-normalized" if s.znorm else ""),
+                "this table": f"{n_per} pairs per subset made from {lo.corpus.name}, seed {s.seed}, "
+                + heros_averaging_text(lo)
+                + ("; z-normalized" if s.znorm else ""),
             },
             {"column": LABELS["dim"], "source": QUALITY_COLUMNS["dim"].source, "this table": ""},
         ]
@@ -150,7 +153,7 @@ def _scatter(table: pd.DataFrame, names: list[str]) -> None:
     """Any two columns against each other (the choice kept in the URL as qx= and qy=), with their correlation."""
     st.subheader("Any two columns")
     keys = list(QUALITY_COLUMNS)
-    for w, param, default in (("w_qx", "qx", "n2o_mean"), ("w_qy", "qy", "needle_mrr")):
+    for w, param, default in (("w_qx", "qx", SCATTER_DEFAULT[0]), ("w_qy", "qy", SCATTER_DEFAULT[1])):
         if w not in st.session_state:  # the link's value counts once; then the control decides
             v, note = param_choice(st.query_params, param, keys, default)
             if note:
@@ -167,6 +170,12 @@ def _scatter(table: pd.DataFrame, names: list[str]) -> None:
         + ("not defined (fewer than 3, or a constant column)" if rho != rho else f"**{rho:.2f}**")
         + ". With this few embedders a correlation is a hint, not evidence."
     )
+
+
+def heros_averaging_text(lo: data.Loaded) -> str:
+    """How the HEROS column averaged word vectors (as on the HEROS page)."""
+    _, avg, _ = heros_data.composition(lo)
+    return f"averaged word vectors: {HEROS_AVERAGING.get(avg, avg)}"
 
 
 def _filters_text(fkey: tuple) -> str:
@@ -191,7 +200,8 @@ def _run(kind: str, lo: data.Loaded, ncfg: dict[str, Any], scfg: dict[str, Any],
             pairs = ev.pairs(scfg["pkey"])
             _, errors = ev.sts(lo.ws, pairs, scfg["pkey"], lo.names)
         else:
-            _, errors = ev.heros(lo, n_per, lo.settings.seed)
+            _, _, scored = heros_data.composition(lo)
+            _, errors = heros_data.run(lo, n_per, lo.settings.seed, scored)
     except Exception as e:  # noqa: BLE001 - one sentence in place
         st.warning(message(e, "The analysis"), icon="⚠️")
         return

@@ -17,8 +17,8 @@ from n2o_core.export import report
 from n2o_core.export import tables as export
 from n2o_core.search.result import Neighbors
 from n2o_core.settings import MAX_QUERY_CHARS, Settings, param_query
-from n2o_core.text import highlight_shared, token_set
-from ui import data, downloads, page
+from n2o_core.text import SBERT_STOP_WORDS, content_tokens, highlight_shared, token_set
+from ui import data, downloads, page, talk
 from ui.shell import through_app
 
 through_app()
@@ -32,6 +32,11 @@ _TABLE_CSS = (
 )
 
 
+#: Talk mode: neighbors per embedder, and a smaller table text so six embedders fit side by side.
+TALK_NEIGHBORS = 5
+_TALK_CSS = "<style>table.nb{font-size:0.62rem}table.nb td,table.nb th{padding:2px 3px}</style>"
+
+
 def render(settings: Settings, corpus: Corpus | None) -> None:
     """Draw the page for the sidebar's settings and corpus."""
     st.header("Query explorer")
@@ -40,6 +45,26 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     qid, query_text = _query(lo)
     if query_text is None:
         st.stop()
+    r, show = _rank_controls(k)
+    found, in_pool, note = _search(lo, qid, query_text)
+    qtok = frozenset(content_tokens(query_text, SBERT_STOP_WORDS))  # shared words as Token overlap counts them
+    _query_line(lo, query_text, note)
+    names = [e for e in lo.names if e in found]
+    _neighbor_grid(lo.corpus.texts, found, names, show, qtok)
+    lists = {e: [int(i) for i in found[e].ids[0, :k]] for e in names}
+    pop, out = _popular_and_outliers(lo.corpus.texts, lists, k, r, qtok)
+    if qid is not None and in_pool:
+        page.approximate_note(lo, k, names)
+    _downloads(lo, qid, query_text, found, names, pop, out, r)
+
+
+def _rank_controls(k: int) -> tuple[int, int]:
+    """The outlier rank r and the neighbors shown, both from 1 to k (no slider when k = 1 leaves no choice)."""
+    if k < 2:
+        return 1, 1
+    for key in ("w_r", "w_show"):  # a value from a larger k starts over at the default
+        if int(st.session_state.get(key, 1)) > k:
+            del st.session_state[key]
     c1, c2 = st.columns(2)
     r = c1.slider(
         "Outlier rank r",
@@ -50,16 +75,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         help="Outliers: neighbors ranked ≤ r by one embedder and outside every other embedder's top k.",
     )
     show = c2.slider("Neighbors shown per embedder", 1, k, min(k, 10), key="w_show")
-    found, in_pool, note = _search(lo, qid, query_text)
-    qtok = token_set(query_text)
-    _query_line(lo, query_text, note)
-    names = [e for e in lo.names if e in found]
-    _neighbor_grid(lo.corpus.texts, found, names, show, qtok)
-    lists = {e: [int(i) for i in found[e].ids[0, :k]] for e in names}
-    pop, out = _popular_and_outliers(lo.corpus.texts, lists, k, r, qtok)
-    if qid is not None and in_pool:
-        page.approximate_note(lo, k, names)
-    _downloads(lo, qid, query_text, found, names, pop, out, r)
+    return int(r), int(show)
 
 
 def _query(lo: data.Loaded) -> tuple[int | None, str | None]:
@@ -156,7 +172,8 @@ def _query_line(lo: data.Loaded, query_text: str, note: str) -> None:
         unsafe_allow_html=True,
     )
     st.caption(
-        f"k = {lo.k} · words shared with the query are highlighted · cosine similarity"
+        f"k = {lo.k} · content words shared with the query are highlighted (stop words are not, as on Token "
+        "overlap) · cosine similarity"
         f"{' after z-normalization' if lo.settings.znorm else ''}"
     )
 
@@ -185,6 +202,9 @@ def _neighbor_grid(
     """The neighbor tables, four embedders a row."""
     st.markdown(_TABLE_CSS, unsafe_allow_html=True)
     per_row = 4
+    if talk.active():  # every embedder side by side, a few neighbors each: one screen
+        per_row, show = max(1, len(names)), min(show, TALK_NEIGHBORS)
+        st.markdown(_TALK_CSS, unsafe_allow_html=True)
     for start in range(0, len(names), per_row):
         cols = st.columns(per_row)
         for col, e in zip(cols, names[start : start + per_row]):

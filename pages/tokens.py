@@ -11,7 +11,7 @@ from n2o_core.export import report
 from n2o_core.figures import n2o as figures
 from n2o_core.settings import TOKEN_WORDS, TOKEN_WORDS_DEFAULT, Settings, param_choice
 from n2o_core.text import SBERT_STOP_WORDS_NAME
-from ui import data, downloads, page
+from ui import data, downloads, page, talk
 from ui.shell import through_app
 
 through_app()
@@ -53,7 +53,8 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         f"sentences per query ({random_level:.3f}). Embedders far above the line find neighbors by shared words; "
         "transformers often find paraphrases with fewer shared words."
     )
-    st.dataframe(order.assign(**{c: order[c].round(4) for c in ("mean", "ci_low", "ci_high")}), hide_index=True)
+    if not talk.active():  # on a projector the figure is the view
+        st.dataframe(order.assign(**{c: order[c].round(4) for c in ("mean", "ci_low", "ci_high")}), hide_index=True)
     skipped = int(df["n_no_tokens"].max()) if "n_no_tokens" in df and len(df) else 0
     if skipped:
         st.caption(f"{skipped} querie(s) without a content word are left out (n_no_tokens).")

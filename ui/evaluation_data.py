@@ -36,14 +36,13 @@ import streamlit as st
 from n2o_core.analyses.quality import embedder_dims
 from n2o_core.corpora import Corpus
 from n2o_core.errors import N2OError
-from n2o_core.evaluation.heros.run import EmbedderScores, score_embedder
 from n2o_core.evaluation.needle import NeedleResult, run_needle
 from n2o_core.evaluation.pairs import FilteredPairs, Pairs, filter_pairs, load_pairs, pair_file_columns
 from n2o_core.evaluation.sts import STSResult, rank_table, run_sts
 from n2o_core.storage.fileio import atomic_write
 from n2o_core.workspace import Workspace
 
-from . import data, heros_data
+from . import data
 from .guard import message
 from .progress import bar_progress
 
@@ -311,41 +310,6 @@ def dims(lo: data.Loaded) -> dict[str, int]:
     return _dims(lo.corpus.fingerprint, tuple(lo.names), lo.ws)
 
 
-# --------------------------------------------------------------------------- HEROS negation
-
-
-def _heros_key(lo: data.Loaded, eid: str, n_per: int, seed: int) -> tuple:
-    return (lo.corpus.fingerprint, eid, n_per, seed, lo.settings.znorm)
-
-
-def heros_known(lo: data.Loaded, n_per: int, seed: int) -> dict[str, EmbedderScores]:
-    """HEROS scores already computed for the loaded embedders on this corpus's minimal pairs (nothing is run)."""
-    memo = _memo()["heros"]
-    return {e: memo[_heros_key(lo, e, n_per, seed)] for e in lo.names if _heros_key(lo, e, n_per, seed) in memo}
-
-
-def heros(lo: data.Loaded, n_per: int, seed: int) -> tuple[pd.DataFrame, dict[str, str]]:
-    """HEROS results rows (embedder, subset, normalized, ...) of every loaded embedder, as the HEROS page scores
-    them with every token averaged; (rows, errors by embedder)."""
-    errors: dict[str, str] = {}
-    known = heros_known(lo, n_per, seed)
-    todo = [(e, _heros_key(lo, e, n_per, seed)) for e in lo.names if e not in known]
-    if todo:
-        pairset = heros_data.pairs(lo, n_per, seed)
-        if pairset.pairs.empty:
-            raise N2OError(f"No minimal pairs could be made from '{lo.corpus.name}'.")
-
-        def work(eid: str, progress: Callable[..., None]) -> EmbedderScores:
-            out = score_embedder(lo.ws, pairset.pairs, eid, seed=seed, znorm=lo.settings.znorm)
-            progress(1, 1)
-            return out
-
-        _run_each("heros", todo, "Scoring the HEROS minimal pairs", work, {}, errors)
-    parts = heros_known(lo, n_per, seed)
-    frames = [parts[e].results for e in lo.names if e in parts]
-    return (pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()), errors
-
-
 __all__ = [
     "NEEDLE_BOOT",
     "NEEDLE_TOP",
@@ -354,8 +318,6 @@ __all__ = [
     "dims",
     "filter_key",
     "filtered",
-    "heros",
-    "heros_known",
     "last",
     "needle",
     "needle_known",

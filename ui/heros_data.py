@@ -8,8 +8,11 @@ import logging
 import pandas as pd
 import streamlit as st
 
+from n2o_core.embedders.infos import with_stop_words_dropped
+from n2o_core.errors import N2OError
 from n2o_core.evaluation.heros.generate import PairSet
 from n2o_core.evaluation.heros.run import PAIR_VIEW_COLUMNS, EmbedderScores, make_pairs, pairs_ready, score_embedder
+from n2o_core.settings import HEROS_AVERAGING_DEFAULT, HEROS_DEFAULT_PAIRS
 from n2o_core.workspace import Workspace
 
 from .data import Loaded
@@ -86,3 +89,43 @@ def scores(
         status.update(label="Scores ready", state="complete", expanded=False)
     results = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     return results, baselines, per_pair, errors
+
+
+def choose(n_per: int, avg: str) -> None:
+    """Remember the HEROS page's choices (pairs per subset, averaging) for this session: the Quality page shows
+    the same run."""
+    st.session_state["_heros_choice"] = (int(n_per), str(avg))
+
+
+def composition(lo: Loaded) -> tuple[int, str, dict[str, str]]:
+    """The run both HEROS views use: the HEROS page's last choices in this session, else its defaults:
+    (pairs per subset, averaging, loaded embedder -> the id scored for it)."""
+    n_per, avg = st.session_state.get("_heros_choice", (HEROS_DEFAULT_PAIRS, HEROS_AVERAGING_DEFAULT))
+    scored = {e: with_stop_words_dropped(e) if avg == "nostop" else e for e in lo.names}
+    return int(n_per), str(avg), scored
+
+
+def known(lo: Loaded, n_per: int, seed: int, scored: dict[str, str]) -> pd.DataFrame:
+    """Results rows already scored in this process for (some of) the loaded embedders, under their loaded ids;
+    nothing new runs."""
+    fp, znorm = lo.corpus.fingerprint, lo.settings.znorm
+    done = [e for e, sid in scored.items() if (fp, sid, n_per, seed, znorm) in _done()]
+    if not done or (fp, n_per, seed) not in _done():
+        return pd.DataFrame()
+    pairset = _pairs(fp, n_per, seed, lo.ws)
+    frames = []
+    for e in done:
+        rows = _score(fp, scored[e], n_per, seed, znorm, lo.ws, pairset.pairs).results.copy()
+        rows["embedder"] = e
+        frames.append(rows)
+    return pd.concat(frames, ignore_index=True)
+
+
+def run(lo: Loaded, n_per: int, seed: int, scored: dict[str, str]) -> tuple[pd.DataFrame, dict[str, str]]:
+    """Score the loaded embedders as the HEROS page does (progress shown): (rows under the loaded ids, errors)."""
+    pairset = pairs(lo, n_per, seed)
+    if pairset.pairs.empty:
+        raise N2OError(f"No minimal pairs could be made from '{lo.corpus.name}'.")
+    _, _, _, errors = scores(lo, pairset, n_per, seed, list(scored.values()))
+    back = {sid: e for e, sid in scored.items()}
+    return known(lo, n_per, seed, scored), {back.get(k, k): v for k, v in errors.items()}

@@ -33,15 +33,6 @@ log = logging.getLogger("n2o")
 #: The corpus picker's entry for a Hugging Face dataset.
 HF = "__hf__"
 #: Marks before each embedder in the picker (a multiselect shows plain text), close to the figures' hues.
-FAMILY_MARK = {
-    "tf-idf": "🟫",
-    "static averages": "🟦",
-    "subword": "🟩",
-    "distilled": "🟪",
-    "transformers": "🟧",
-    "precomputed": "🟥",
-    "other": "⬜",
-}
 FAMILY_NAME = {"precomputed": "your vectors"}
 _OWN = "_own"  # session: ids of the user's embedders (specs and vectors), in the order added
 _MSG = "_own_msg"  # session: (kind, text) shown under the Advanced controls after an add
@@ -148,13 +139,21 @@ def picker_order(ids: list[str], infos_: dict[str, EmbedderInfo]) -> list[str]:
 
 
 def picker_label(eid: str, inf: EmbedderInfo | None) -> str:
-    """'🟦 glove-6b-50d · GloVe, 50-d': the family's mark, the id, the method and the dimension."""
-    group = inf.family_group if inf else ue.family_group_of(eid)
-    mark = FAMILY_MARK.get(group, FAMILY_MARK["other"])
+    """'glove-6b-50d · GloVe, 50-d': the id, the method and the dimension, in plain text (an emoji mark shows as
+    an empty box without an emoji font; the family colours are in the legend under the picker)."""
     if inf is None:
-        return f"{mark} {eid}"
+        return eid
+    group = inf.family_group
     method = FAMILY_NAME.get(group, inf.family) if inf.family == "user" else inf.family
-    return f"{mark} {eid}  ·  {method}, {data.dim_label(inf)}"
+    return f"{eid} · {method}, {data.dim_label(inf)}"
+
+
+#: Chips of the embedder picker show their whole label (the id first), wrapping rather than cut.
+CHIP_CSS = (
+    "<style>[data-testid='stSidebar'] [data-baseweb='tag']{max-width:100% !important;height:auto}"
+    "[data-testid='stSidebar'] [data-baseweb='tag'] span{max-width:none !important;white-space:normal;"
+    "overflow:visible;text-overflow:clip}</style>"
+)
 
 
 def legend(groups: list[str]) -> str:

@@ -158,8 +158,11 @@ def draw() -> tuple[Settings, Corpus | None]:
     for note in st.session_state.get("_notes", []):
         st.sidebar.warning(escape_markdown(note))  # notes quote the link's values: text, never markdown
     choice, spec, text_column = _corpus_picker(defaults)
-    _cap_picker(defaults)
+    cap_slot = st.sidebar.container()  # filled once the corpus's size is known
+    _keep_cap(defaults)
     corpus = _load_corpus(choice, spec, text_column) if spec is not None else None
+    with cap_slot:
+        _cap_picker(corpus)
     _embedder_picker(infos, corpus)
     _neighbor_controls(defaults, corpus)
     _advanced(corpus)
@@ -216,12 +219,27 @@ def _corpus_picker(defaults: Settings) -> tuple[str, str | None, str]:
     return choice, spec, text_column
 
 
-def _cap_picker(defaults: Settings) -> None:
-    """The sample size (the URL may name one outside the usual choices: it joins them)."""
+def _keep_cap(defaults: Settings) -> None:
+    """The sample size survives runs in which its picker is not drawn (a corpus smaller than any sample)."""
+    want = st.session_state.get(_W["max_sentences"], st.session_state.get("_want_cap", defaults.max_sentences))
+    st.session_state["_want_cap"] = st.session_state[_W["max_sentences"]] = int(want)
+
+
+def _full_size(corpus: Corpus) -> int:
+    """How many sentences the corpus has before any sample is drawn."""
+    return len(corpus.training_texts) if corpus.training_texts is not None else len(corpus)
+
+
+def _cap_picker(corpus: Corpus | None) -> None:
+    """The sample size, only when it can matter: a corpus with more sentences than the smallest sample (the URL
+    may name a size outside the usual choices: it joins them)."""
+    cap = int(st.session_state[_W["max_sentences"]])
+    if corpus is not None and _full_size(corpus) <= min(min(MAX_SENTENCES_CHOICES), cap):
+        return
     caps = list(MAX_SENTENCES_CHOICES)
-    if st.session_state.get(_W["max_sentences"]) not in caps:
-        caps = sorted(set(caps) | {int(st.session_state.get(_W["max_sentences"]) or defaults.max_sentences)})
-    st.sidebar.selectbox(
+    if cap not in caps:
+        caps = sorted(set(caps) | {cap})
+    st.selectbox(
         "Sentences (fixed sample)",
         caps,
         key=_W["max_sentences"],
@@ -279,29 +297,49 @@ def _embedder_picker(infos: dict[str, EmbedderInfo], corpus: Corpus | None) -> N
     )
     groups = [all_infos[e].family_group for e in st.session_state[_W["embedders"]] if e in all_infos]
     if groups:
-        sb.markdown(own.legend(groups), unsafe_allow_html=True)
+        sb.markdown(own.legend(groups) + own.CHIP_CSS, unsafe_allow_html=True)
     if len(st.session_state[_W["embedders"]]) < MIN_EMBEDDERS:
         sb.warning(f"Choose at least {MIN_EMBEDDERS} embedders to compare.")
 
 
+def _kept(field: str, hi: int, default: int) -> tuple[int, int]:
+    """A number widget whose range depends on the corpus: (the value the user asked for, the value shown).
+
+    The asked value lives outside the widget's key (`_want_<field>`), so a corpus too small for it lowers only
+    what is shown, and a larger corpus brings it back; the widget's own state would otherwise be reset to its
+    minimum whenever its range changes."""
+    want_key = f"_want_{field}"
+    if want_key not in st.session_state:
+        st.session_state[want_key] = int(st.session_state.get(_W[field], default))
+    want = int(st.session_state[want_key])
+    shown = max(1, min(want, hi))
+    st.session_state[_W[field]] = shown
+    return want, shown
+
+
+def _remember(field: str) -> None:
+    """on_change of a range-dependent widget: the user's choice becomes the asked value."""
+    st.session_state[f"_want_{field}"] = int(st.session_state[_W[field]])
+
+
 def _k_slider(defaults: Settings, n: int | None) -> None:
-    """k, capped by what the corpus allows (a k from the URL above the cap is lowered, with a note)."""
+    """k, capped by what the corpus allows (a k above the cap is lowered for this corpus, with a note; the
+    asked k comes back with a corpus large enough for it)."""
     sb = st.sidebar
     k_max = k_max_for(n) if n else k_max_for(10**9)
-    k_now = int(st.session_state.get(_W["k"], defaults.k))
-    if k_now > k_max:
-        sb.warning(f"k={k_now} is above what this corpus allows ({k_max} = min({K_MAX}, N − 1)); using k={k_max}.")
-        st.session_state[_W["k"]] = k_max
+    want, shown = _kept("k", k_max, defaults.k)
+    if want > shown:
+        sb.warning(f"k = {want} is above what this corpus allows ({k_max} = min({K_MAX}, N − 1)); using k = {k_max}.")
     if k_max > 1:
         sb.slider(
             "k (neighbors per query)",
             1,
             k_max,
             key=_W["k"],
+            on_change=_remember,
+            args=("k",),
             help=f"Neighbors are searched once at k = {k_max}; changing k only slices cached results.",
         )
-    else:
-        st.session_state[_W["k"]] = 1
 
 
 def _neighbor_controls(defaults: Settings, corpus: Corpus | None) -> None:
@@ -310,10 +348,18 @@ def _neighbor_controls(defaults: Settings, corpus: Corpus | None) -> None:
     n = len(corpus) if corpus is not None else None
     _k_slider(defaults, n)
     q_hi = max(1, n or 100_000)
-    if int(st.session_state.get(_W["n_queries"], 1)) > q_hi:
-        st.session_state[_W["n_queries"]] = q_hi
+    want, shown = _kept("n_queries", q_hi, defaults.n_queries)
     c1, c2 = sb.columns(2)
-    c1.number_input("Queries", 1, q_hi, key=_W["n_queries"], step=50)
+    c1.number_input(
+        "Queries",
+        1,
+        q_hi,
+        key=_W["n_queries"],
+        step=50,
+        on_change=_remember,
+        args=("n_queries",),
+        help=None if want <= shown else f"{want:,} asked; this corpus has {q_hi:,} sentences.",
+    )
     c2.number_input("Samples", 1, 100, key=_W["n_samples"], step=1)
     c1.number_input("Seed", 0, 2**31 - 1, key=_W["seed"], step=1)
     c2.radio(

@@ -44,7 +44,28 @@ _WIDGETS = (
     "stButtonGroup",
     "stFileUploader",
     "stLinkButton",
+    "stToggle",
+    "stSegmentedControl",
+    "stExpander",
+    "stTabs",
 )
+#: Each page's main figure (by its key): in talk mode it is drawn `FILL_HEIGHT_PX` tall (a figure with a fixed
+#: width, the N2O heatmap, keeps its proportions), so it fills a 1920×1080 screen without scrolling.
+MAIN_FIGURES = frozenset(
+    {
+        "heatmap",
+        "box",
+        "tokens",
+        "heros",
+        "agree_hist",
+        "needle",
+        "sts_bars",
+        "quality_scatter",
+        "probe_heatmap_lr",
+        "probe_heatmap_mlp",
+    }
+)
+FILL_HEIGHT_PX = 600
 CSS = (
     "<style>"
     '[data-testid="stSidebar"],[data-testid="stSidebarCollapsedControl"],[data-testid="stExpandSidebarButton"],'
@@ -79,15 +100,21 @@ def _scale_fonts(node: Any, scale: float) -> None:
             _scale_fonts(v, scale)
 
 
-def enlarge(figure: Any, font_scale: float = FONT_SCALE, height_scale: float = HEIGHT_SCALE) -> dict:
-    """A copy of a plotly figure (go.Figure or dict) with larger fonts, margins and height, as a dict."""
+def enlarge(
+    figure: Any, font_scale: float = FONT_SCALE, height_scale: float = HEIGHT_SCALE, fill: int | None = None
+) -> dict:
+    """A copy of a plotly figure (go.Figure or dict) with larger fonts, margins and height, as a dict; `fill`:
+    this height in px instead (a fixed width is scaled with the height)."""
     d = figure.to_dict() if hasattr(figure, "to_dict") else copy.deepcopy(dict(figure))
     layout = d.setdefault("layout", {})
     _scale_fonts(d, font_scale)  # every explicit size, the layout's base font included
     base = layout.get("font") or {}
     if not isinstance(base.get("size"), (int, float)):
         layout["font"] = dict(base, size=round(12 * font_scale, 1))  # plotly's default base size
-    layout["height"] = round(float(layout.get("height") or 450) * height_scale)
+    old_h = float(layout.get("height") or 450)
+    layout["height"] = round(fill if fill else old_h * height_scale)
+    if isinstance(layout.get("width"), (int, float)):
+        layout["width"] = round(layout["width"] * layout["height"] / old_h)
     margin = layout.get("margin")
     if isinstance(margin, dict):
         layout["margin"] = {k: round(v * font_scale) if isinstance(v, (int, float)) else v for k, v in margin.items()}
@@ -106,7 +133,8 @@ def _install() -> None:
     def plotly_chart(self, figure_or_data, *args, **kwargs):  # type: ignore[no-untyped-def]
         if active():
             try:
-                figure_or_data = enlarge(figure_or_data)
+                fill = FILL_HEIGHT_PX if kwargs.get("key") in MAIN_FIGURES else None
+                figure_or_data = enlarge(figure_or_data, fill=fill)
             except Exception:  # noqa: BLE001 - a figure that cannot be enlarged is shown as it is
                 log.exception("talk mode: could not enlarge a figure")
         return original(self, figure_or_data, *args, **kwargs)

@@ -20,10 +20,22 @@ HEROS_LABELS = {
     "synonym": "Synonym",
     "antonym": "Antonym",
     "typo": "Typo",
-    "random": "Random MLM",
+    "random": "Random (corpus word)",
     "negation_main": "Negation (Main)",
     "negation_antonym": "Negation (Antonym)",
 }
+
+
+#: The Random subset's label when its words came from a masked LM (Heros' own way; `mlm_model=`).
+RANDOM_MLM_LABEL = "Random MLM"
+
+
+def subset_label(subset: str, mlm: bool = False) -> str:
+    """A subset's display name; the Random subset is named by how its words were drawn (offline: a corpus word
+    with the target's tag; `mlm`: a masked-LM fill, as in the paper)."""
+    if subset == "random" and mlm:
+        return RANDOM_MLM_LABEL
+    return HEROS_LABELS.get(subset, subset)
 
 
 def _check_heros(results: pd.DataFrame) -> None:
@@ -47,6 +59,7 @@ def heros_heatmap(
     relative_to: str | None = None,
     decimals: int = 2,
     title: str | None = None,
+    mlm: bool = False,
 ) -> go.Figure:
     """Embedder (rows, order of appearance) × subset (columns, Heros' order) heatmap with each value written
     in its cell, as in Heros' Figure 1.
@@ -94,7 +107,7 @@ def heros_heatmap(
         cb = label
     else:
         z = vals - ref_vals
-        ref_name = HEROS_LABELS.get(str(relative_to), str(relative_to))
+        ref_name = subset_label(str(relative_to), mlm)
         custom = np.dstack([custom, np.broadcast_to(ref_vals, z.shape)])
         hover += f"<br>{label} minus {ref_name}: %{{z:+.3f}} ({ref_name}: %{{customdata[5]:.3f}})"
         m = float(np.nanmax(np.abs(z))) if np.isfinite(z).any() else 0.0
@@ -106,7 +119,7 @@ def heros_heatmap(
     fig = go.Figure(
         go.Heatmap(
             z=z,
-            x=[HEROS_LABELS.get(c, c) for c in subsets],
+            x=[subset_label(c, mlm) for c in subsets],
             y=names,
             customdata=custom,
             text=text,
@@ -134,7 +147,7 @@ def _fit_range(lo: np.ndarray, hi: np.ndarray, pad: float = 0.08) -> list[float]
     return [a - room, b + room]
 
 
-def heros_bars(results: pd.DataFrame, *, title: str | None = None) -> go.Figure:
+def heros_bars(results: pd.DataFrame, *, title: str | None = None, mlm: bool = False) -> go.Figure:
     """Baseline-normalized similarity per subset (x) and embedder (color), 95% bootstrap CI bars; raw cosine
     on hover. The y-axis spans the values and CIs (with a little room), not 0-1, so the bars' lengths are
     not proportional to the values: read the axis, or use `heros_heatmap`.
@@ -149,7 +162,7 @@ def heros_bars(results: pd.DataFrame, *, title: str | None = None) -> go.Figure:
         v = sub["normalized"].to_numpy(float)
         fig.add_trace(
             go.Bar(
-                x=list(sub["subset"]),
+                x=[subset_label(str(c), mlm) for c in sub["subset"]],
                 y=v,
                 name=name,
                 marker_color=colors[name],

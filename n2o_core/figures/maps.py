@@ -24,7 +24,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from n2o_core.errors import N2OError
-from n2o_core.figures.style import FONT
+from n2o_core.figures.style import FONT, TEXT, darken, reference_line
 
 #: Characters of a sentence shown in its hover label (the rest becomes "…").
 HOVER_CHARS = 120
@@ -200,13 +200,13 @@ def agreement_maps(
         title=dict(text=title, x=0, xanchor="left") if title else None,
         height=height,
         margin=dict(l=10, r=10, t=70 if title else 40, b=10),
-        font=FONT,
+        font=dict(FONT, color=TEXT),
         template="plotly_white",
         dragmode=dragmode,
         hovermode="closest",
         uirevision="agreement-maps",  # keep zoom and pan when the selection changes
     )
-    return fig
+    return darken(fig)
 
 
 def selected_points_ids(points: Sequence[Mapping]) -> list[int]:
@@ -259,22 +259,17 @@ def agreement_histogram(
         )
     )
     mean = float(v.mean())
-    fig.add_vline(x=mean, line=dict(color="#E45756", width=2), annotation_text=f"mean {mean:.3f}")
+    reference_line(fig, mean, f"mean {mean:.3f}", axis="x", color="#E45756", dash="solid")
     if chance is not None:
-        fig.add_vline(
-            x=chance,
-            line=dict(color="#555", dash="dot"),
-            annotation_text=f"chance {chance:.3f}",
-            annotation_position="top left",
-        )
+        reference_line(fig, chance, f"chance {chance:.3f}", axis="x")
     fig.update_layout(
         title=dict(text=title, x=0, xanchor="left") if title else None,
         height=height,
         margin=dict(l=10, r=10, t=50 if title else 20, b=10),
-        font=FONT,
+        font=dict(FONT, color=TEXT),
         template="plotly_white",
         xaxis=dict(title=label, range=[-0.5 / k, min(1.0, v.max() + 2.0 / k) + 0.5 / k]),
         yaxis=dict(title="sentences"),
         bargap=0,
     )
-    return fig
+    return darken(fig)

@@ -17,7 +17,7 @@ from scipy.cluster.hierarchy import leaves_list, linkage
 from scipy.spatial.distance import squareform
 
 from n2o_core.errors import N2OError
-from n2o_core.figures.style import NEUTRAL, PALETTE, base_layout, embedder_colors, heatmap_range
+from n2o_core.figures.style import NEUTRAL, PALETTE, base_layout, embedder_colors, heatmap_range, reference_line
 
 # --------------------------------------------------------------------------- ordering
 
@@ -123,7 +123,18 @@ def n2o_heatmap(
     size = max(360, 60 * n + 140)
     base_layout(fig, title, size)
     fig.update_layout(xaxis=dict(constrain="domain"), yaxis=dict(scaleanchor="x", constrain="domain"))
+    # square cells and the colour bar right beside the matrix: the figure is as wide as the matrix, its row
+    # labels and the bar (a front end shows it at this width rather than stretched to the page)
+    fig.update_layout(width=heatmap_width(names, size))
     return fig
+
+
+def heatmap_width(names: Sequence[str], height: int) -> int:
+    """The width of an N2O heatmap of `height` px: the square matrix, the longest row label and the colour bar."""
+    longest = max((len(str(n)) for n in names), default=4)
+    # row labels (~7 px a character) beside the matrix, less the slanted column labels below it, which take
+    # height from the square; then the colour bar with its ticks
+    return int(height + 3 * longest + 100)
 
 
 def _chance_range(values: np.ndarray, c: float, extend_to_chance: bool | None) -> tuple[float, float, str]:
@@ -224,16 +235,11 @@ def n2o_boxplot(
                 showlegend=False,
             )
         )
-    if chance is not None:
-        fig.add_hline(
-            y=chance,
-            line_dash="dot",
-            line_color="#888",
-            annotation_text=f"chance {chance:.4f}",
-            annotation_position="top left",
-        )
     fig.update_yaxes(title="N2O with the other embedders", rangemode="tozero")
-    return base_layout(fig, title, 420)
+    fig = base_layout(fig, title, 420)
+    if chance is not None:
+        reference_line(fig, chance, f"chance {chance:.4f}")
+    return fig
 
 
 # --------------------------------------------------------------------------- robustness across k (§6)
@@ -377,6 +383,7 @@ def _ci_bars(
             ),
             customdata=df[[low, high, "n"]].to_numpy(),
             hovertemplate="%{x}<br>" + hover_extra + "<extra></extra>",
+            showlegend=False,
         )
     )
     fig.update_yaxes(title=ytitle, rangemode="tozero")
@@ -401,13 +408,7 @@ def token_overlap_bars(df: pd.DataFrame, *, random_level: float | None = None, t
         title,
     )
     if random_level is not None and np.isfinite(random_level):
-        fig.add_hline(
-            y=random_level,
-            line_dash="dot",
-            line_color="#888",
-            annotation_text=f"random sentences {random_level:.3f}",
-            annotation_position="top left",
-        )
+        reference_line(fig, random_level, f"random sentences {random_level:.3f}")
     return fig
 
 

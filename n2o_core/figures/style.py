@@ -20,11 +20,14 @@ __all__ = [
     "FONT",
     "NEUTRAL",
     "PALETTE",
+    "TEXT",
     "base_layout",
     "bump_chart",
     "colors_for",
+    "darken",
     "embedder_colors",
     "heatmap_range",
+    "reference_line",
 ]
 
 #: A qualitative palette for things that are not embedders (embedders take their family's colour).
@@ -44,6 +47,8 @@ PALETTE = (
 )
 #: The font of every figure.
 FONT = dict(family="Inter, Helvetica, Arial, sans-serif", size=13)
+#: Text, tick labels and axis titles: dark enough for print and a projector (Streamlit's theme greys them).
+TEXT = "#1f2330"
 #: Cells kept off a colour scale (the N2O diagonal).
 NEUTRAL = "#e6e6e6"
 
@@ -55,8 +60,39 @@ def base_layout(fig: go.Figure, title: str | None, height: int) -> go.Figure:
         title=dict(text=title, x=0, xanchor="left") if title else None,
         height=height,
         margin=dict(l=10, r=10, t=50 if title else 20, b=10),
-        font=FONT,
+        font=dict(FONT, color=TEXT),
         template="plotly_white",
+    )
+    return darken(fig)
+
+
+def darken(fig: go.Figure) -> go.Figure:
+    """Dark tick labels, axis titles, legend and colour-bar text on every axis and trace of `fig` (in place)."""
+    dark = dict(tickfont=dict(color=TEXT), title=dict(font=dict(color=TEXT)))
+    fig.update_xaxes(**dark)
+    fig.update_yaxes(**dark)
+    fig.update_layout(legend=dict(font=dict(color=TEXT)))
+    for trace in fig.data:
+        if "colorbar" in trace:
+            trace.update(colorbar=dict(tickfont=dict(color=TEXT), title=dict(font=dict(color=TEXT))))
+    return fig
+
+
+def reference_line(
+    fig: go.Figure, value: float, label: str, *, axis: str = "y", color: str = "#555", dash: str = "dot"
+) -> go.Figure:
+    """A dotted reference line at `value` on the `axis` ("y": horizontal, "x": vertical), named in the legend
+    (top right, above the plot) rather than written on the plot, where a label can cover a bar or a tick."""
+    if axis == "y":
+        fig.add_hline(y=value, line=dict(color=color, dash=dash, width=1.5))
+    else:
+        fig.add_vline(x=value, line=dict(color=color, dash=dash, width=1.5))
+    fig.add_trace(
+        go.Scatter(x=[None], y=[None], mode="lines", line=dict(color=color, dash=dash, width=1.5), name=label)
+    )
+    fig.update_layout(
+        showlegend=True,
+        legend=dict(orientation="h", x=1, xanchor="right", y=1.0, yanchor="bottom", bgcolor="rgba(255,255,255,0)"),
     )
     return fig
 

@@ -9,7 +9,7 @@ from browser_app import no_exception, settle
 
 def test_evaluation_pages_render_in_chromium(server, browser):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    page.goto(f"{server}/needle")
+    page.goto(f"{server}/needle?npairs=synthetic:heros-synonym:100")
     page.get_by_role("heading", name="Paraphrase needle · SYNTHETIC pairs").wait_for(timeout=300_000)
     settle(page, timeout=300_000)
     no_exception(page)

@@ -119,8 +119,10 @@ def test_boxplot_one_box_per_embedder_with_all_partners(sampled):
     res, _ = sampled
     dist = overlap.n2o_distribution(res.mean, res.embedders)
     fig = figures.n2o_boxplot(dist, chance=0.05, order=["b", "a", "c", "d"])
-    assert [t.name for t in fig.data] == ["b", "a", "c", "d"]
-    for t in fig.data:
+    boxes = [t for t in fig.data if t.type == "box"]
+    assert [t.name for t in boxes] == ["b", "a", "c", "d"]
+    assert [t.name for t in fig.data if t.type != "box"] == ["chance 0.0500"]  # named in the legend, not on the plot
+    for t in boxes:
         i = res.embedders.index(t.name)
         expected = sorted(res.mean[i, j] for j in range(4) if j != i)
         assert sorted(np.asarray(t.y)) == pytest.approx(expected)
@@ -226,7 +228,7 @@ def test_heros_bars_grouped_by_subset_with_a_fitted_axis(heros_results):
     fig = figures_heros.heros_bars(heros_results)
     assert [t.name for t in fig.data] == ["e1", "e2"]
     assert fig.layout.barmode == "group"
-    assert list(fig.data[1].x) == ["typo", "synonym", "negation_main"]
+    assert list(fig.data[1].x) == ["Typo", "Synonym", "Negation (Main)"]
     np.testing.assert_allclose(np.asarray(fig.data[1].customdata)[:, 0], [0.90, 0.93, 0.91])
     np.testing.assert_allclose(fig.data[0].error_y.array, [0.01, 0.01, 0.01], atol=1e-12)
     lo, hi = fig.layout.yaxis.range

@@ -47,7 +47,7 @@ def assert_table_matches(shown, expected):
 
 
 def test_synthetic_pairs_are_labelled_and_ranked_as_run_needle_ranks_them(app):
-    open_needle(app)
+    open_needle(app, npairs="synthetic:heros-synonym:100")
     assert app.header[0].value == "Paraphrase needle · SYNTHETIC pairs"
     assert any("SYNTHETIC pairs, not human paraphrases" in w.value for w in app.warning)
     assert app.query_params["npairs"] == "synthetic:heros-synonym:100"
@@ -138,8 +138,8 @@ def test_bad_link_values_are_named_and_replaced(app):
     notes = [w.value for w in app.warning]
     assert any("'npairs' in the link must be one of" in n for n in notes)
     assert any("'max_overlap' in the link must be a number from 0.05 to 1" in n for n in notes)
-    assert app.query_params["npairs"] == "synthetic:heros-synonym:100"
-    assert app.query_params["max_overlap"] == "off"  # the default for synthetic pairs
+    assert app.query_params["npairs"] == "builtin:lee"  # the default: human pairs that ship offline
+    assert app.query_params["max_overlap"] == "0.6"  # the paper's filter for human pairs
 
 
 def test_lee_human_pairs_with_the_papers_filters(app):

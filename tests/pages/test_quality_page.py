@@ -11,6 +11,7 @@ from test_needle_page import workspace
 
 from n2o_core.analyses.compare import compare
 from n2o_core.analyses.quality import negation_sensitivity
+from n2o_core.embedders.infos import with_stop_words_dropped
 from n2o_core.evaluation.heros.run import make_pairs, score_embedder
 from n2o_core.evaluation.pairs import lee_pairs
 from n2o_core.evaluation.sts import run_sts
@@ -35,9 +36,10 @@ def shown(values) -> list[str]:
 
 
 def test_quality_columns_buttons_and_scatter(app):
-    from ui import evaluation_data
+    from ui import evaluation_data, heros_data
 
     evaluation_data._memo.clear()  # results other tests left in this process would fill columns
+    heros_data._done().clear()  # the HEROS page's runs too (one run serves both pages)
     app.query_params.update({"emb": ",".join(NAMES)})
     app.run()
     app.switch_page("pages/quality.py").run(timeout=600)
@@ -54,7 +56,7 @@ def test_quality_columns_buttons_and_scatter(app):
     for c in ("mrr", "sts", "neg"):  # not run yet
         assert t[COLS[c]].tolist() == ["—"] * len(NAMES)
     assert {b.key for b in app.button} >= {"run_needle", "run_sts", "run_heros"}
-    assert app.query_params["qx"] == "n2o_mean" and app.query_params["qy"] == "needle_mrr"
+    assert app.query_params["qx"] == "n2o_mean" and app.query_params["qy"] == "sts_spearman"
     assert "not shown (no value)" in plotly_specs(app)["quality_scatter"]["layout"]["title"]["text"]
 
     app.button(key="run_sts").click().run(timeout=600)
@@ -66,7 +68,7 @@ def test_quality_columns_buttons_and_scatter(app):
     app.button(key="run_heros").click().run(timeout=600)
     no_exception(app)
     pairs = make_pairs(ws, 50, 0).pairs
-    rows = [score_embedder(ws, pairs, e, seed=0).results for e in NAMES]
+    rows = [score_embedder(ws, pairs, with_stop_words_dropped(e), seed=0).results.assign(embedder=e) for e in NAMES]
     neg = negation_sensitivity(pd.concat(rows))
     assert table(app)[COLS["neg"]].tolist() == shown(neg.loc[NAMES])
 

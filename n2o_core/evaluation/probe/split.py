@@ -38,6 +38,24 @@ def split_sizes(n: int, n_classes: int = 2, min_test: int = MIN_TEST) -> tuple[i
     return n - 2 * k, k, k
 
 
+#: z of a two-sided 95% normal interval.
+Z95 = 1.959963984540054
+
+
+def test_half_width(per_class: int, n_classes: int = 2) -> float:
+    """Half-width, in points, of the 95% interval of an accuracy near 50% measured on the test split that
+    `per_class` items per class give a task of `n_classes` classes (normal approximation to the binomial)."""
+    n_test = n_classes * split_sizes(per_class, n_classes)[2]
+    return 100 * Z95 * math.sqrt(0.25 / n_test)
+
+
+def per_class_for(half_width: float, choices: tuple[int, ...], n_classes: int = 2) -> int:
+    """The smallest of `choices` whose test split measures a binary (by default) task's accuracy within
+    ±`half_width` points (95%); the largest choice when none does."""
+    fits = [c for c in sorted(choices) if test_half_width(c, n_classes) <= half_width]
+    return fits[0] if fits else max(choices)
+
+
 def _dedup(items: list[Item]) -> list[Item]:
     seen: set[str] = set()
     out = []

@@ -1,0 +1,95 @@
+"""End to end: no two text boxes of a plotly figure overlap (tick labels, annotations, legend entries), read from
+the rendered SVG in Chromium; and (slow) a talk-mode screenshot of every page at 1920×1080 into docs/screenshots/
+for a person to read."""
+
+from __future__ import annotations
+
+import pytest
+from browser_app import ROOT, no_exception, settle
+
+#: Pages whose figures need no button press (path with its query string, what to wait for).
+PAGES = ("heatmap", "heatmap?view=box", "tokens", "agreement", "needle", "similarity")
+
+_BOXES = """
+() => Array.from(document.querySelectorAll('.js-plotly-plot')).map(plot => {
+  const sel = '.xtick text, .ytick text, .annotation-text, .legendtext, .cbaxis text, .g-gtitle text';
+  return Array.from(plot.querySelectorAll(sel))
+    .filter(t => t.textContent.trim() && t.getBBox().width > 0)
+    .map(t => { const r = t.getBoundingClientRect();
+                return {text: t.textContent, x0: r.left, y0: r.top, x1: r.right, y1: r.bottom}; });
+})
+"""
+
+
+def overlaps(boxes: list[dict], slack: float = 1.5) -> list[tuple[str, str]]:
+    """Pairs of text boxes that overlap by more than `slack` px both ways."""
+    out = []
+    for i, a in enumerate(boxes):
+        for b in boxes[i + 1 :]:
+            w = min(a["x1"], b["x1"]) - max(a["x0"], b["x0"])
+            h = min(a["y1"], b["y1"]) - max(a["y0"], b["y0"])
+            if w > slack and h > slack:
+                out.append((a["text"], b["text"]))
+    return out
+
+
+def test_overlaps_finds_overlapping_boxes():
+    a = {"text": "a", "x0": 0, "y0": 0, "x1": 10, "y1": 10}
+    assert overlaps([a, dict(a, text="b", x0=5, x1=15)]) == [("a", "b")]
+    assert overlaps([a, dict(a, text="c", x0=10, x1=20)]) == []
+
+
+def _open(page, server: str, path: str, talk: bool = False) -> None:
+    sep = "&" if "?" in path else "?"  # the heatmap is the app's main page: "" (its own path is not a page)
+    page.goto(f"{server}/{path}{sep + 'talk=1' if talk else ''}")
+    settle(page, timeout=300_000)
+    page.wait_for_timeout(300)
+    settle(page, timeout=300_000)
+    no_exception(page)
+
+
+def test_no_figure_labels_overlap(server, browser):
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    bad = {}
+    for path in PAGES:
+        _open(page, server, path)
+        page.locator("[data-testid='stPlotlyChart']").first.wait_for(timeout=120_000)
+        page.wait_for_timeout(500)
+        for i, boxes in enumerate(page.evaluate(_BOXES)):
+            found = overlaps(boxes)
+            if found:
+                bad[f"{path} #{i}"] = found
+    page.close()
+    assert not bad, bad
+
+
+SHOTS = {
+    "": "heatmap",
+    "?view=box": "heatmap-box",
+    "?view=robustness": "heatmap-robustness",
+    "query": "query",
+    "tokens": "tokens",
+    "heros": "heros",
+    "agreement": "agreement",
+    "needle": "needle",
+    "similarity": "similarity",
+    "quality": "quality",
+    "findings": "findings",
+    "probe?tasks=sentlen,bshift,tense&per_class=50": "probe",
+    "about": "about",
+}
+
+
+@pytest.mark.slow
+def test_talk_mode_screenshots(server, browser):
+    """Every page in talk mode at 1920×1080, saved for reading (docs/screenshots/<page>.png; talk-mode.png is the
+    heatmap); each page without an exception element."""
+    out = ROOT / "docs" / "screenshots"
+    page = browser.new_page(viewport={"width": 1920, "height": 1080})
+    for path, name in SHOTS.items():
+        _open(page, server, path, talk=True)
+        page.wait_for_timeout(1500)
+        page.screenshot(path=str(out / f"{name}.png"))
+        if name == "heatmap":
+            page.screenshot(path=str(out / "talk-mode.png"))
+    page.close()

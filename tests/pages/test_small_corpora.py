@@ -1,0 +1,57 @@
+"""AppTest: every page on uploaded corpora of 3, 10, 50 and 120 sentences. The user's k is kept where it fits and
+lowered with a note where it does not; every widget's range stays valid (no exception element on any page)."""
+
+from __future__ import annotations
+
+import pytest
+from app_checks import no_exception, shown
+from synthetic_text import sentences
+
+PAGES = (
+    "heatmap",
+    "query",
+    "tokens",
+    "heros",
+    "agreement",
+    "needle",
+    "similarity",
+    "quality",
+    "findings",
+    "probe",
+    "about",
+)
+
+
+def _upload(app, n: int) -> None:
+    app.run()
+    app.sidebar.selectbox(key="w_corpus").set_value("__upload__").run()
+    text = "\n".join(sentences(n, seed=5)).encode()
+    app.sidebar.file_uploader[0].set_value((f"small-{n}.txt", text, "text/plain")).run()
+    no_exception(app)
+    assert any(f"{n} sentences" in c.value for c in app.sidebar.caption)
+
+
+@pytest.mark.parametrize("n", [3, 10, 50, 120])
+def test_every_page_on_a_small_upload(app, n):
+    _upload(app, n)
+    lowered = n - 1 < 10
+    want = str(min(10, n - 1))
+    assert app.query_params["k"] == want  # k = 10 kept where it fits, else N - 1
+    notes = [w for w in shown(app.sidebar.warning).splitlines() if "k = 10 is above" in w]
+    assert bool(notes) == lowered
+    # a 50-line corpus has no sample to choose
+    assert not any(s.label == "Sentences (fixed sample)" for s in app.sidebar.selectbox)
+    for page in PAGES:
+        app.switch_page(f"pages/{page}.py").run()
+        no_exception(app)
+        assert not any("failed unexpectedly" in e.value for e in app.error), (page, [e.value for e in app.error])
+        assert app.query_params["k"] == want, page
+
+
+def test_k_comes_back_on_a_larger_corpus(app):
+    _upload(app, 3)
+    assert app.query_params["k"] == "2"
+    app.sidebar.selectbox(key="w_corpus").set_value(app.sidebar.selectbox(key="w_corpus").options[0]).run()
+    no_exception(app)
+    assert app.query_params["k"] == "10"
+    assert not any("is above" in w.value for w in app.sidebar.warning)
