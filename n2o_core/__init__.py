@@ -13,6 +13,7 @@ The engine behind the dashboard and the command line, as a Python API (no UI):
     n2o.sts("builtin:lee", ["tfidf"])                      # cosine vs human similarity (Pitfalls)
     n2o.heros(corpus, ["glove-6b-50d"], n_pairs=200)       # HEROS-style minimal pairs
     n2o.probe(corpus, ["glove-6b-50d"], tasks="sentlen")   # SentEval probing tasks built from the corpus
+    n2o.similarity_measures(corpus, ["tfidf", "glove-6b-50d"])  # CKA, CKNNA, RSA, Procrustes, CCA; nulls
 
 Each result has `.to_frame()` (pandas) and `.to_json()` (the document the CLI writes). The functions live in
 `n2o_core.api` and are imported on first use, so `import n2o_core` stays light. The folders below are the
@@ -36,15 +37,38 @@ __all__ = [
     "load_corpus",
     "needle",
     "probe",
+    "similarity_measures",
     "sts",
     "workspace",
 ]
 
 if TYPE_CHECKING:
-    from n2o_core.api import agreement, compare, heros, list_embedders, load_corpus, needle, probe, sts, workspace
+    from n2o_core.api import (
+        agreement,
+        compare,
+        heros,
+        list_embedders,
+        load_corpus,
+        needle,
+        probe,
+        similarity_measures,
+        sts,
+        workspace,
+    )
     from n2o_core.errors import N2OError
 
-_API = {"agreement", "compare", "heros", "list_embedders", "load_corpus", "needle", "probe", "sts", "workspace"}
+_API = {
+    "agreement",
+    "compare",
+    "heros",
+    "list_embedders",
+    "load_corpus",
+    "similarity_measures",
+    "needle",
+    "probe",
+    "sts",
+    "workspace",
+}
 
 
 def __getattr__(name: str) -> Any:

@@ -33,6 +33,7 @@ if TYPE_CHECKING:
     from n2o_core.evaluation.needle import StageProgress as NeedleProgress
     from n2o_core.evaluation.probe.run import ProbeResult
     from n2o_core.evaluation.sts import STSResult
+    from n2o_core.measures.run import MeasureComparison
     from n2o_core.pipeline import StageProgress
     from n2o_core.storage.cache import Cache
     from n2o_core.workspace import Workspace
@@ -42,7 +43,18 @@ if TYPE_CHECKING:
     #: Embedders: ids and (name, vectors) pairs, or a mapping of names to vectors (None: the name is an id).
     EmbeddersLike: TypeAlias = Sequence[str | tuple[str, Any]] | Mapping[str, Any]
 
-__all__ = ["agreement", "compare", "heros", "list_embedders", "load_corpus", "needle", "probe", "sts", "workspace"]
+__all__ = [
+    "agreement",
+    "compare",
+    "heros",
+    "list_embedders",
+    "load_corpus",
+    "needle",
+    "probe",
+    "similarity_measures",
+    "sts",
+    "workspace",
+]
 
 
 def list_embedders() -> list[EmbedderInfo]:
@@ -354,3 +366,27 @@ def probe(
         raise N2OError(f"per_class must be a positive number of items per class (got {per_class}).")
     ws, ids = workspace(corpus, embedders, max_sentences=max_sentences, cache_dir=cache_dir)
     return run_probe(ws, _default_ids(ids), tasks=chosen, classifiers=list(classifiers), per_class=per_class, seed=seed)
+
+
+def similarity_measures(
+    corpus: CorpusLike | Workspace,
+    embedders: EmbeddersLike,
+    *,
+    k: int = 10,
+    measure_ids: Sequence[str] | None = None,
+    permutations: int = 100,
+    bootstrap: int = 100,
+    subsample: int = 5000,
+    seed: int = 0,
+    max_sentences: int | None = None,
+    cache_dir: str | None = None,
+) -> MeasureComparison:
+    """Similarity measures beyond N2O for every pair of embedders (CKA linear/unbiased/RBF, CKNNA, mutual k-NN,
+    Jaccard, RSA, Procrustes, regression R², SVCCA, PWCCA; `measure_ids` picks some), each with a permutation
+    null (mean, p) and a bootstrap interval; kernel measures on a seeded subsample of `subsample` sentences."""
+    from n2o_core.measures.run import compare_measures
+
+    ws, ids = workspace(corpus, embedders, max_sentences=max_sentences, cache_dir=cache_dir)
+    return compare_measures(
+        ws, ids, k, measure_ids, permutations_=permutations, bootstrap=bootstrap, subsample=subsample, seed=seed
+    )
