@@ -193,14 +193,18 @@ def _finding(f: Finding, r: FindingResult | None, error: str | None) -> None:
 
 
 def _sensitivity(f: Finding, r: FindingResult) -> None:
-    """The other settings, each with its own verdict: shown beside the verdict, never deciding it."""
+    """The other settings (and, beyond the paper, the rule on linear CKA), each with its own verdict: shown beside
+    the verdict, never deciding it."""
     if not r.sensitivity:
         return
     lines = [
         f"- {label}: **:{_COLOURS[a.mark]}[{a.mark}]** {a.summary} ({h} of {n} runs)"
         for (label, _), a, (h, n) in zip(f.sensitivity, r.sensitivity, r.sensitivity_counts())
     ]
-    st.markdown("**Sensitivity** (other settings, not deciding the verdict):\n" + "\n".join(lines))
+    st.markdown(
+        "**Sensitivity** (other settings and, beyond the paper, other measures; none decides the verdict):\n"
+        + "\n".join(lines)
+    )
 
 
 def _plain(v: object) -> str:

@@ -497,3 +497,175 @@ def test_cli_list_and_bad_input(capsys):
     assert main(["findings", "--seeds", "0"]) == 2
     assert main(["findings", "--sizes", "20,x"]) == 2
     assert "--sizes takes positive integers" in capsys.readouterr().err
+
+
+# ----------------------------------------------------------------------------------------------- linear CKA rows
+
+#: The findings with a CKA row (the rules on the N2O matrix between embedders that carry over to CKA).
+CKA_FINDINGS = ("n2o-static-agree", "n2o-subword-apart", "n2o-tfidf-apart", "n2o-cls-outlier")
+
+
+def _cka_by_gram(arrays):
+    """Linear CKA of every two arrays from the n x n Gram matrices: <HKH, HLH>_F / (||HKH||_F ||HLH||_F), written
+    out here (not the core's feature-space route)."""
+    names = list(arrays)
+    grams = {}
+    for e, X in arrays.items():
+        X = np.asarray(X, np.float64)
+        H = np.eye(len(X)) - 1.0 / len(X)
+        grams[e] = H @ (X @ X.T) @ H
+    m = pd.DataFrame(np.eye(len(names)), index=names, columns=names)
+    for a in names:
+        for b in names:
+            if a != b:
+                K, L = grams[a], grams[b]
+                m.loc[a, b] = np.sum(K * L) / np.sqrt(np.sum(K * K) * np.sum(L * L))
+    return m
+
+
+def _cka_rules_by_hand(C):
+    """Each CKA row's verdict and main numbers, recomputed from a CKA matrix C with the rules written out."""
+    names = list(C.index)
+
+    def mean_with(e, others):
+        return np.mean([C.loc[e, o] for o in others])
+
+    within = np.mean([C.loc[a, b] for a, b in [("glove-6b-50d", "word2vec"), ("glove-6b-50d", "fasttext"),
+                                              ("word2vec", "fasttext")]])  # fmt: skip
+    between = np.mean([C.loc[s, t] for s in fd.STATIC for t in fd.TRANSFORMERS])
+    cls_others = [e for e in names if e not in ("minilm-l6-cls", "minilm-l6-mean")]
+    cls_d = mean_with("minilm-l6-mean", cls_others) - mean_with("minilm-l6-cls", cls_others)
+    sub_others = [e for e in names if e not in ("fasttext-sub", "fasttext")]
+    pair = C.loc["fasttext", "fasttext-sub"]
+    sub_d = mean_with("fasttext", sub_others) - mean_with("fasttext-sub", sub_others)
+    rest = [e for e in names if e != "tfidf"]
+    fam_d = {
+        fam: np.mean([C.loc[f, o] for f in members for o in rest if o != f])
+        - np.mean([C.loc["tfidf", f] for f in members])
+        for fam, members in fd.TFIDF_FAMILIES.items()
+    }
+    return {
+        "n2o-static-agree": (bool(within > between), {"within": within, "between": between}),
+        "n2o-cls-outlier": (bool(cls_d > 0), {"difference": cls_d}),
+        "n2o-subword-apart": (
+            bool(within - pair > 0 and sub_d > 0),
+            {"CKA(fasttext, fasttext-sub)": pair, "pair difference": within - pair, "difference": sub_d},
+        ),
+        "n2o-tfidf-apart": (
+            all(d > 0 for d in fam_d.values()),
+            {"families apart": sum(d > 0 for d in fam_d.values())}
+            | {f"tfidf with {fam}": np.mean([C.loc["tfidf", f] for f in m]) for fam, m in fd.TFIDF_FAMILIES.items()},
+        ),
+    }
+
+
+def _cka_row(r):
+    (j,) = [j for j, (label, _) in enumerate(r.finding.sensitivity) if label == fd.CKA_SCORING]
+    return j, r.sensitivity[j]
+
+
+def test_cka_rows_are_the_rules_on_a_gram_matrix_cka(ws, monkeypatch):
+    """Every run's CKA row equals the rule applied to a CKA matrix computed here from the Gram matrices of the same
+    arrays (every sentence of the run's corpus; tf-idf through its truncated SVD); CKA is computed once per corpus
+    size and embedder, whatever the number of seeds."""
+    import n2o_core.measures.feature_space as fs
+    from n2o_core.corpora.corpus import sample_corpus
+    from n2o_core.measures.run import dense_view
+    from n2o_core.workspace import Workspace
+
+    calls = []
+    real = fs.feature_space
+    monkeypatch.setattr(fs, "feature_space", lambda X: calls.append(X.shape) or real(X))
+    params = fd.FindingParams(k=20, n_queries=30, n_samples=3, seed=1, n_seeds=2, sizes=(100, 200))
+    res = fd.check_findings(ws, list(CKA_FINDINGS), params)
+    assert len(calls) == 2 * len(fd.N2O_SET)  # one feature space per embedder and size: the seeds reuse the values
+    by_size = {}
+    for size in (200, 100):
+        space = ws if size == 200 else Workspace(sample_corpus(ws.corpus, size, 0), cache=ws.cache)
+        arrays = {e: dense_view(space.embeddings(e), 0) for e in fd.N2O_SET}
+        by_size[size] = _cka_rules_by_hand(_cka_by_gram(arrays))
+    for r in res:
+        j, row = _cka_row(r)
+        assert len(r.finding.sensitivity) == 1 and "beyond the paper" in r.finding.sensitivity[j][0]
+        ok, numbers = by_size[200][r.finding.id]
+        assert row.passed is ok, r.finding.id
+        for key, value in numbers.items():
+            assert row.numbers[key] == pytest.approx(value, abs=1e-9), (r.finding.id, key)
+        assert "linear CKA on all 200 sentences" in row.summary
+        # every run (2 seeds x 2 sizes) counted; the seeds of one size agree, CKA not depending on the query seed
+        expected = [by_size[x["sentences"]][r.finding.id][0] for x in r.run_rows]
+        assert [x[f"sensitivity {j + 1}"] for x in r.run_rows] == expected
+        assert r.sensitivity_counts()[j] == (sum(expected), 4)
+        doc = r.to_json()["sensitivity"][j]
+        assert (doc["scoring"], doc["passed"], doc["holds"], doc["runs"]) == (fd.CKA_SCORING, ok, sum(expected), 4)
+    by_id = {r.finding.id: r for r in res}
+    assert "no interval" in _cka_row(by_id["n2o-cls-outlier"])[1].summary
+    assert "truncated SVD" in _cka_row(by_id["n2o-tfidf-apart"])[1].summary
+    assert "ci_low" not in _cka_row(by_id["n2o-tfidf-apart"])[1].table.columns
+
+
+def _same_verdict(a, b):
+    assert (a.passed, a.summary, a.numbers) == (b.passed, b.summary, b.numbers)
+    assert (a.table is None) == (b.table is None)
+    if a.table is not None:
+        pd.testing.assert_frame_equal(a.table, b.table)
+
+
+def test_cka_rows_change_no_verdict_and_no_other_row(ws):
+    """Judged with the CKA rows and with them removed: the verdicts, statuses, counts and every other row are the
+    same, on every finding (the CKA matrix in the evidence changes nothing the other checks read)."""
+    from dataclasses import replace
+
+    ids = [*CKA_FINDINGS, "n2o-above-chance", "tokens-tfidf-highest", "popular-lexical", "n2o-robust-k"]
+    params = fd.FindingParams(k=10, n_queries=20, n_samples=2, n_seeds=2)
+    ev = fd.evidence(ws, fd.finding(ids[1]), params)
+    assert ev.cka is not None and all(r.cka is not None for r in ev.replicates)
+    for fid in ids:
+        f = fd.finding(fid)
+        without = replace(f, sensitivity=tuple(s for s in f.sensitivity if s[0] != fd.CKA_SCORING))
+        assert len(without.sensitivity) == len(f.sensitivity) - (fid in CKA_FINDINGS)
+        a, b = fd.judge(f, ev), fd.judge(without, ev)
+        assert (a.status, a.holds, a.runs) == (b.status, b.holds, b.runs), fid
+        keep = [j for j, s in enumerate(f.sensitivity) if s[0] != fd.CKA_SCORING]
+        for va, vb in [(a.verdict, b.verdict), *zip([a.sensitivity[j] for j in keep], b.sensitivity, strict=True)]:
+            _same_verdict(va, vb)
+        assert [a.sensitivity_counts()[j] for j in keep] == b.sensitivity_counts()
+        ja, jb = a.to_json(), b.to_json()
+        ja["sensitivity"] = [x for x in ja["sensitivity"] if x["scoring"] != fd.CKA_SCORING]
+        ja.pop("run_verdicts"), jb.pop("run_verdicts")
+        assert ja == jb, fid
+        if fid not in CKA_FINDINGS:  # nor does the CKA matrix itself
+            no_cka = replace(ev, cka=None, replicates=[replace(r, cka=None) for r in ev.replicates])
+            assert fd.judge(f, no_cka).to_json() == fd.judge(f, ev).to_json()
+
+
+def test_cka_row_never_makes_a_finding_depend_on_the_setting():
+    """A CKA row that disagrees with the verdict is shown with its own ✗ and counted, but the status stays the
+    verdict's (another measure, not another setting); without a CKA matrix the row says why."""
+    f = fd.finding("n2o-cls-outlier")
+    names = ["minilm-l6-cls", "minilm-l6-mean", "x", "y"]
+    n2o = _matrix(names, {("minilm-l6-mean", "x"): 0.3, ("minilm-l6-mean", "y"): 0.3,
+                          ("minilm-l6-cls", "x"): 0.1, ("minilm-l6-cls", "y"): 0.1})  # fmt: skip
+    cka = _matrix(names, {("minilm-l6-mean", "x"): 0.5, ("minilm-l6-mean", "y"): 0.4,
+                          ("minilm-l6-cls", "x"): 0.6, ("minilm-l6-cls", "y"): 0.5})  # fmt: skip
+    ev = fd.Evidence(n2o=_ev([n2o, n2o * 1.01]), cka=cka, cka_note="linear CKA on all 101 sentences")
+    r = fd.judge(f, ev)
+    (row,) = r.sensitivity
+    assert r.verdict.passed is True and row.passed is False and r.status == "holds"
+    assert row.numbers["difference"] == pytest.approx(0.45 - 0.55) and row.numbers["lower for"] == 0
+    assert row.numbers["minilm-l6-cls mean CKA"] == pytest.approx(0.55)
+    assert fd.BY_VALUE in row.summary and "on all 101 sentences" in row.summary
+    assert r.to_json()["sensitivity"][0]["holds"] == 0 and r.to_json()["sensitivity"][0]["runs"] == 1
+    assert fd.summary_counts([r])["depends_on_setting"] == 0
+    # a setting's row still counts: the token findings are unchanged (test_status_and_holds_over_runs)
+    ev.cka, ev.cka_note = None, "The similarity measures need at least 4 sentences (got 3)."
+    (row,) = fd.judge(f, ev).sensitivity
+    assert row.passed is None and row.summary == "not checked: no linear CKA: " + ev.cka_note
+    ev.cka = cka.drop(index="y", columns="y").rename(index={"x": "z"}, columns={"x": "z"})
+    assert fd.judge(fd.finding("n2o-static-agree"), ev).sensitivity[0].summary.startswith("not checked: no linear CKA")
+
+
+def test_only_the_n2o_matrix_findings_have_a_cka_row():
+    with_cka = [f.id for f in fd.FINDINGS if any(label == fd.CKA_SCORING for label, _ in f.sensitivity)]
+    assert with_cka == list(CKA_FINDINGS)
+    assert fd.CKA_SCORING in fd.OTHER_MEASURES and "beyond the paper" in fd.CKA_SCORING

@@ -6,7 +6,7 @@ import numpy as np
 import pandas as pd
 from app_checks import no_exception
 
-from n2o_core.evaluation.findings import FINDINGS, NOT_TESTABLE, FindingParams, check_finding
+from n2o_core.evaluation.findings import CKA_SCORING, FINDINGS, NOT_TESTABLE, FindingParams, check_finding
 
 
 def _open(app):
@@ -69,6 +69,9 @@ def test_check_one_finding_shows_the_cores_numbers(app, app_env):
     md = " ".join(m.value for m in app.markdown)
     assert core.verdict.summary in md and f"Holds in **{core.holds} of {core.runs}**" in md
     assert core.finding.setting_reason in md
+    (cka,) = core.sensitivity  # the rule on linear CKA, beyond the paper: shown with its own mark and runs
+    h, n = core.sensitivity_counts()[0]
+    assert f"{CKA_SCORING}: **" in md and f"{cka.summary} ({h} of {n} runs)" in md and n == 3
     # a finding with other embedders is not computed by this click
     assert summary.loc["Averaged static word embeddings agree with each other", "status"] == "not computed yet"
 

@@ -18,13 +18,18 @@ Each finding's verdict uses one setting fixed before any result was seen (`Findi
 `setting_reason`: the paper's own setup, or `DEFAULT_SETTING` where the paper is silent, the same for every
 finding); other settings (stop words kept vs dropped, tf-idf left out) are judged beside it as sensitivity rows,
 so the effect of the setting is shown and counted (`FindingResult.status`, `summary_counts`), never chosen.
+Beyond the papers, the findings that judge the N2O matrix between embedders add one sensitivity row
+(`CKA_SCORING`): the same rule on the linear CKA matrix of the same embedders on every sentence of the same corpus
+(`rules_cka`, `cka_matrix`); it has its own ✓ / ✗ and holds of runs but never makes a finding depend on the
+setting (`OTHER_MEASURES`).
 Each finding is judged on every run of `FindingParams.run_seeds` × `run_sizes` and reports "holds in x of n".
 Claims about models that are not available offline (ELMo, BERT, GPT, InferSent, USE, ...) are mapped to an
 offline analogue only where that is faithful; the others are listed in `NOT_TESTABLE` with the reason.
 
 The package, by job: `verdict` (the result types), `rules_n2o` / `rules_heros` / `rules_sts` (the pure rules, by
-paper), `catalog` (FINDINGS, `finding`), `untestable` (NOT_TESTABLE) and `compute` (the evidence through the
-cores; `judge`, `check_finding`, `check_findings`). This face exports their public names.
+paper; `rules_cka`: the N2O rules on linear CKA), `catalog` (FINDINGS, `finding`), `untestable` (NOT_TESTABLE)
+and `compute` (the evidence through the cores; `cka_matrix`, `judge`, `check_finding`, `check_findings`). This face
+exports their public names.
 """
 
 from __future__ import annotations
@@ -40,15 +45,25 @@ from n2o_core.evaluation.findings.catalog import (
     finding,
 )
 from n2o_core.evaluation.findings.compute import (
+    CkaCache,
     FindingParams,
     check_finding,
     check_findings,
+    cka_matrix,
     evidence,
     heros_evidence,
     judge,
     neighbor_evidence,
     popular_evidence,
     sts_evidence,
+)
+from n2o_core.evaluation.findings.rules_cka import (
+    BY_VALUE,
+    cka_apart_from_every_family,
+    cka_evidence,
+    cka_further_than_analogue,
+    cka_group_agreement,
+    cka_subword_apart,
 )
 from n2o_core.evaluation.findings.rules_heros import (
     antonym_clearly_below_synonym,
@@ -73,10 +88,12 @@ from n2o_core.evaluation.findings.untestable import NOT_TESTABLE
 from n2o_core.evaluation.findings.verdict import (
     ALL_NO_TFIDF,
     ALL_WORDS,
+    CKA_SCORING,
     CONTENT,
     DEFAULT_SETTING,
     HEROS,
     NEIGHBORS,
+    OTHER_MEASURES,
     PAPERS,
     STATUSES,
     STS,
@@ -96,6 +113,8 @@ from n2o_core.evaluation.findings.verdict import (
 __all__ = [
     "ALL_NO_TFIDF",
     "ALL_WORDS",
+    "BY_VALUE",
+    "CKA_SCORING",
     "CONTENT",
     "DEFAULT_SETTING",
     "FINDINGS",
@@ -104,6 +123,7 @@ __all__ = [
     "N2O_SET",
     "NEIGHBORS",
     "NOT_TESTABLE",
+    "OTHER_MEASURES",
     "PAPERS",
     "PAPER_LOWEST_KAPPA",
     "STATIC",
@@ -113,6 +133,7 @@ __all__ = [
     "TFIDF_FAMILIES",
     "TRANSFORMERS",
     "Check",
+    "CkaCache",
     "Evidence",
     "Finding",
     "FindingParams",
@@ -127,6 +148,12 @@ __all__ = [
     "apart_from_every_family",
     "check_finding",
     "check_findings",
+    "cka_apart_from_every_family",
+    "cka_evidence",
+    "cka_further_than_analogue",
+    "cka_group_agreement",
+    "cka_matrix",
+    "cka_subword_apart",
     "evidence",
     "finding",
     "further_than_analogue",

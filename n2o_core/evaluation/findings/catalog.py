@@ -1,6 +1,9 @@
 """The catalogue: every finding of the papers checked here (`FINDINGS`, each with its rule bound to the embedders it
 names, the setting its verdict uses and why, the other settings shown as sensitivity rows, and where each cut-off
-comes from), and `finding(id)`. The findings that cannot be checked offline are in `untestable`."""
+comes from), and `finding(id)`. The findings that judge the N2O matrix between embedders carry one more sensitivity
+row beyond the paper, the same rule on linear CKA (`rules_cka`); the others' rules do not carry over to CKA (a
+chance level, k, query samples or token overlap), so they get none. The findings that cannot be checked offline
+are in `untestable`."""
 
 from __future__ import annotations
 
@@ -10,6 +13,12 @@ from functools import partial
 import pandas as pd
 
 from n2o_core.errors import N2OError
+from n2o_core.evaluation.findings.rules_cka import (
+    cka_apart_from_every_family,
+    cka_further_than_analogue,
+    cka_group_agreement,
+    cka_subword_apart,
+)
 from n2o_core.evaluation.findings.rules_heros import (
     antonym_clearly_below_synonym,
     main_below_antonym,
@@ -32,6 +41,7 @@ from n2o_core.evaluation.findings.rules_sts import znorm_narrows_range, znorm_ra
 from n2o_core.evaluation.findings.verdict import (
     ALL_NO_TFIDF,
     ALL_WORDS,
+    CKA_SCORING,
     CONTENT,
     DEFAULT_SETTING,
     HEROS,
@@ -226,6 +236,7 @@ FINDINGS: tuple[Finding, ...] = (
         _N2O_SCORING,
         _c_static_agree,
         _N2O_REASON,
+        sensitivity=((CKA_SCORING, partial(cka_group_agreement, group=STATIC, others=TRANSFORMERS)),),
         cutoff_reason="No cut-off: “high in comparison to other categories” is read as within > between.",
     ),
     Finding(
@@ -249,6 +260,7 @@ FINDINGS: tuple[Finding, ...] = (
         _N2O_SCORING,
         _c_subword,
         _N2O_REASON,
+        sensitivity=((CKA_SCORING, partial(cka_subword_apart, sub="fasttext-sub", analogue="fasttext", group=STATIC)),),
         cutoff_reason=f"No ratio: “much lower” is read as lower beyond the query-sampling error; {_CI_SAMPLES}.",
     ),
     Finding(
@@ -266,6 +278,7 @@ FINDINGS: tuple[Finding, ...] = (
         _N2O_SCORING,
         _c_tfidf_apart,
         _N2O_REASON,
+        sensitivity=((CKA_SCORING, partial(cka_apart_from_every_family, target="tfidf", families=TFIDF_FAMILIES)),),
         cutoff_reason=f"No cut-off: “low” is read as below the family's own agreement with the rest; {_CI_SAMPLES}.",
     ),
     Finding(
@@ -285,6 +298,9 @@ FINDINGS: tuple[Finding, ...] = (
         _N2O_SCORING,
         _c_cls,
         _N2O_REASON,
+        sensitivity=(
+            (CKA_SCORING, partial(cka_further_than_analogue, target="minilm-l6-cls", analogue="minilm-l6-mean")),
+        ),
         cutoff_reason=f"No ratio: “yields higher N2O” is read as higher beyond the sampling error; {_CI_SAMPLES}.",
     ),
     Finding(

@@ -1,11 +1,13 @@
 """Computing what the findings read, through the existing cores (pipeline + overlap for neighbors, heros.run for
-minimal pairs, sts for human similarity), and judging it: `evidence`, `judge`, `check_finding`, `check_findings`."""
+minimal pairs, sts for human similarity, measures for linear CKA), and judging it: `evidence`, `cka_matrix`, `judge`,
+`check_finding`, `check_findings`."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+from itertools import combinations
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -31,6 +33,7 @@ from n2o_core.evaluation.findings.verdict import (
 from n2o_core.text import SBERT_STOP_WORDS, token_set
 
 if TYPE_CHECKING:
+    from n2o_core.measures.feature_space import FeatureSpace
     from n2o_core.storage.cache import Cache
     from n2o_core.workspace import Workspace
 
@@ -106,12 +109,69 @@ def popular_evidence(
     return PopularEvidence(m, k, len(pop_vals), n_pop, mean_ci(np.array(pop_vals)), mean_ci(np.array(all_vals)))
 
 
+@dataclass
+class CkaCache:
+    """Linear CKA kept within one check (`evidence`, `check_findings`): the values by (corpus fingerprint, embedder
+    a, embedder b) and each embedder's feature space by (corpus fingerprint, embedder), so the seeds of one corpus
+    size, and the findings on other sets of the same embedders, compute nothing again."""
+
+    values: dict[tuple[str, str, str], float] = field(default_factory=dict)  # (fingerprint, a, b), a < b
+    spaces: dict[tuple[str, str], FeatureSpace] = field(default_factory=dict)
+
+
+def cka_matrix(ws: Workspace, names: Sequence[str], cache: CkaCache | None = None) -> pd.DataFrame:
+    """Linear CKA (biased HSIC, Kornblith et al. 2019; `measures.kernel.cka_linear`) of every two of `names` on
+    every sentence of the workspace's corpus, from its cached embeddings: in feature space (O(N d²) per embedder,
+    never an N x N matrix), sparse tf-idf through its truncated SVD (`measures.run.dense_view`, seed 0). What
+    `cache` holds is reused, what is computed is added to it: CKA does not depend on the query seed. Diagonal 1."""
+    from n2o_core.measures.feature_space import cross, feature_space
+    from n2o_core.measures.kernel import cka_linear_from
+    from n2o_core.measures.run import dense_view
+
+    memo = CkaCache() if cache is None else cache
+    fp = ws.corpus.fingerprint
+
+    def space(e: str) -> FeatureSpace:
+        if (fp, e) not in memo.spaces:
+            memo.spaces[fp, e] = feature_space(dense_view(ws.embeddings(e), 0))
+        return memo.spaces[fp, e]
+
+    m = np.eye(len(names))
+    for i, j in combinations(range(len(names)), 2):
+        lo, hi = sorted((names[i], names[j]))
+        key = (fp, lo, hi)
+        if key not in memo.values:
+            a, b = space(names[i]), space(names[j])
+            memo.values[key] = cka_linear_from(a, b, cross(a, b))
+        m[i, j] = m[j, i] = memo.values[key]
+    return pd.DataFrame(m, index=list(names), columns=list(names))
+
+
+def _cka_of(ws: Workspace, names: Sequence[str], cache: CkaCache | None) -> tuple[pd.DataFrame | None, str]:
+    """The CKA matrix and how it was computed, or None and why not (the N2O evidence stands either way)."""
+    from n2o_core.measures.run import TFIDF_SVD_DIM
+
+    if len(names) < 2:
+        return None, "fewer than 2 embedders"
+    try:
+        cka = cka_matrix(ws, names, cache)
+    except N2OError as exc:
+        return None, str(exc)
+    svd = f"; tf-idf as its {TFIDF_SVD_DIM}-d truncated SVD" if "tfidf" in names else ""
+    return cka, f"linear CKA on all {len(ws.corpus):,} sentences{svd}"
+
+
 def neighbor_evidence(
-    ws: Workspace, embedders: Sequence[str], params: FindingParams, progress: Progress | None = None
+    ws: Workspace,
+    embedders: Sequence[str],
+    params: FindingParams,
+    progress: Progress | None = None,
+    cka_cache: CkaCache | None = None,
 ) -> Evidence:
     """N2O (mean/std over the query samples, robustness across k and samples), token overlap and popular-neighbor
     overlap (content words and every word) for `embedders` on the workspace's corpus, through the pipeline
-    (embeddings and neighbors at k_max come from the cache when computed before, e.g. by the dashboard)."""
+    (embeddings and neighbors at k_max come from the cache when computed before, e.g. by the dashboard), and the
+    linear CKA matrix of the same embedders on every sentence (`cka_matrix`, values reused from `cka_cache`)."""
     from n2o_core.analyses.compare import comparison
     from n2o_core.analyses.overlap import k_grid, robustness_across_k, robustness_across_samples, token_overlap_report
     from n2o_core.limits import check_corpus_size, effective_k, k_max_for
@@ -150,6 +210,11 @@ def neighbor_evidence(
             rho_s = robustness_across_samples(res.sampled.per_sample)
     per = tuple(pd.DataFrame(m, index=names, columns=names) for m in res.sampled.per_sample)
     ev.n2o = N2OEvidence(mean, std, k, n, len(plan.samples[0]), len(plan.samples), rho_k, rho_s, per)
+    if progress:
+        progress("linear CKA", 0, 1)
+    ev.cka, ev.cka_note = _cka_of(ws, names, cka_cache)
+    if progress:
+        progress("linear CKA", 1, 1)
     ids = prepared.ids_at(k)
     for words, stop in ((CONTENT, SBERT_STOP_WORDS), (ALL_WORDS, None)):
         df, rand = token_overlap_report(ws.corpus.texts, plan.pool, ids, k, stop_words=stop, seed=params.seed)
@@ -236,9 +301,11 @@ def sts_evidence(cache: Cache, embedders: Sequence[str], progress: Progress | No
     return ev
 
 
-def _one_evidence(ws: Workspace, f: Finding, params: FindingParams, progress: Progress | None) -> Evidence:
+def _one_evidence(
+    ws: Workspace, f: Finding, params: FindingParams, progress: Progress | None, cka_cache: CkaCache
+) -> Evidence:
     if f.analysis == NEIGHBORS:
-        return neighbor_evidence(ws, f.embedders, params, progress)
+        return neighbor_evidence(ws, f.embedders, params, progress, cka_cache)
     if f.analysis == HEROS:
         return heros_evidence(ws, f.embedders, params, progress)
     if f.analysis == STS:
@@ -249,18 +316,24 @@ def _one_evidence(ws: Workspace, f: Finding, params: FindingParams, progress: Pr
 
 
 def evidence(
-    ws: Workspace, f: Finding, params: FindingParams = FindingParams(), progress: Progress | None = None
+    ws: Workspace,
+    f: Finding,
+    params: FindingParams = FindingParams(),
+    progress: Progress | None = None,
+    cka_cache: CkaCache | None = None,
 ) -> Evidence:
     """What finding `f` needs, computed for its own embedders (`f.embedders`) through the cores, on every run
     (`params.run_seeds` × `params.run_sizes`): the reference run (first seed, largest size) with the other runs in
-    its `replicates`. The human-similarity findings read gensim's Lee pairs, the same on every run: one run."""
+    its `replicates`. The human-similarity findings read gensim's Lee pairs, the same on every run: one run.
+    Linear CKA is computed once per corpus size and embedder pair (kept in `cka_cache`; a new one when None)."""
     from dataclasses import replace
 
     from n2o_core.corpora.corpus import sample_corpus
     from n2o_core.workspace import Workspace as _Ws
 
+    cache = CkaCache() if cka_cache is None else cka_cache
     if f.analysis == STS:
-        return _one_evidence(ws, f, params, progress)
+        return _one_evidence(ws, f, params, progress, cache)
     runs = [(size, seed) for size in params.run_sizes(len(ws.corpus)) for seed in params.run_seeds]
     out: Evidence | None = None
     spaces: dict[int, Workspace] = {}
@@ -269,7 +342,7 @@ def evidence(
             spaces[size] = ws if size >= len(ws.corpus) else _Ws(sample_corpus(ws.corpus, size, 0), cache=ws.cache)
         tag = f"run {i + 1}/{len(runs)} (seed {seed}, {size:,} sentences): " if len(runs) > 1 else ""
         step = (lambda stage, d, t, tag=tag: progress(tag + stage, d, t)) if progress else None
-        ev = _one_evidence(spaces[size], f, replace(params, seed=seed), step)
+        ev = _one_evidence(spaces[size], f, replace(params, seed=seed), step, cache)
         if out is None:
             out = ev
         else:
@@ -328,12 +401,13 @@ def check_findings(
     embedders share one computation."""
     chosen = [finding(i) for i in ids] if ids else list(FINDINGS)
     shared: dict[tuple[str, tuple[str, ...]], tuple[Evidence, float]] = {}
+    cka_cache = CkaCache()
     out = []
     for f in chosen:
         key = (f.analysis, f.embedders)
         if key not in shared:
             t0 = time.perf_counter()
-            ev = evidence(ws, f, params, progress)
+            ev = evidence(ws, f, params, progress, cka_cache)
             shared[key] = (ev, time.perf_counter() - t0)
         ev, secs = shared[key]
         out.append(judge(f, ev, secs))

@@ -32,6 +32,14 @@ DEFAULT_SETTING = (
     "words, no stop-word list), word vectors averaged over all tokens, raw cosine, exact search"
 )
 
+#: The sensitivity row that applies an N2O finding's rule to the linear CKA matrix of the same embedders on the same
+#: corpus: beyond the papers, a different measure rather than another setting of the paper's.
+CKA_SCORING = "linear CKA instead of N2O (beyond the paper: Kornblith et al. 2019)"
+#: Sensitivity rows that swap the measure, not the setting: shown and counted like the others (their own ✓ / ✗,
+#: holds of runs) but, a different measure's disagreement saying nothing about the paper's setting, never making a
+#: finding "depends on the setting" (`FindingResult.status`).
+OTHER_MEASURES = frozenset({CKA_SCORING})
+
 #: The summary's categories (`FindingResult.status`), in the order they are counted.
 STATUSES = ("holds", "fails", "depends_on_setting", "unstable", "not_checked")
 
@@ -120,7 +128,8 @@ class PopularEvidence:
 @dataclass
 class Evidence:
     """What the checks read: any of N2O, token overlap (per composition), popular neighbors (per composition),
-    HEROS scores (heros.score.RESULT_COLUMNS) and human-similarity correlations (sts.RESULT_COLUMNS)."""
+    HEROS scores (heros.score.RESULT_COLUMNS), human-similarity correlations (sts.RESULT_COLUMNS) and the linear
+    CKA matrix of the N2O embedders (for the sensitivity rows beyond the paper)."""
 
     n2o: N2OEvidence | None = None
     tokens: dict[str, pd.DataFrame] = field(default_factory=dict)
@@ -130,6 +139,10 @@ class Evidence:
     sts: pd.DataFrame | None = None
     setup: dict[str, Any] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
+    #: linear CKA of every two embedders of `n2o` on every sentence of the run's corpus (None: not computed)
+    cka: pd.DataFrame | None = None
+    #: how `cka` was computed (sentences, tf-idf's route), or why it is missing
+    cka_note: str = ""
     #: the other runs (seeds × corpus sizes) of the same analysis, each judged like this one
     replicates: list[Evidence] = field(default_factory=list)
 
@@ -211,11 +224,17 @@ class FindingResult:
     @property
     def status(self) -> str:
         """One of STATUSES: not_checked (no run could be judged); depends_on_setting (a sensitivity setting's
-        verdict differs from the verdict's on the reference run); unstable (holds in some runs, not all); holds
-        (every run); fails (no run)."""
+        verdict differs from the verdict's on the reference run; the rows of `OTHER_MEASURES`, another measure
+        rather than another setting, are not counted here); unstable (holds in some runs, not all); holds (every
+        run); fails (no run)."""
         if self.runs == 0 or self.verdict.passed is None:
             return "not_checked"
-        if any(v.passed is not None and v.passed != self.verdict.passed for v in self.sensitivity):
+        settings = [
+            v
+            for (label, _), v in zip(self.finding.sensitivity, self.sensitivity, strict=False)
+            if label not in OTHER_MEASURES
+        ]
+        if any(v.passed is not None and v.passed != self.verdict.passed for v in settings):
             return "depends_on_setting"
         if 0 < self.holds < self.runs:
             return "unstable"
