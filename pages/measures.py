@@ -41,10 +41,11 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     setup = _controls(lo)
     res = md.known(lo.ws, setup)
     if res is None:
-        st.info(
+        note = st.empty()
+        note.info(
             f"Computing every measure for {len(lo.names)} embedders on {len(lo.corpus):,} sentences with "
-            f"{setup.permutations} permutations takes a minute or more on two cores; the result is kept for this "
-            "server process."
+            f"{setup.permutations} permutations takes minutes on two cores (benchmarks/README.md); the result is "
+            "kept for this server process."
         )
         if not st.session_state.pop("measures_asked", False):  # set by the button's callback before this run
             st.button("Compute the measures", type="primary", key="measures_run", on_click=_ask)
@@ -54,6 +55,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         except Exception as e:  # noqa: BLE001 - one sentence in place
             st.warning(message(e, "Computing the measures"), icon="⚠️")
             st.stop()
+        note.empty()
     _results(res)
 
 

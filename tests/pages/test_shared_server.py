@@ -5,6 +5,7 @@ server log"."""
 from __future__ import annotations
 
 import logging
+from pathlib import Path
 
 import pytest
 from app_checks import EMBEDDERS, no_exception, shown
@@ -24,10 +25,12 @@ def _everything(at) -> str:
     return shown([*at.sidebar.error, *at.error, *at.sidebar.warning, *at.warning, *at.markdown, *at.sidebar.markdown])
 
 
+ROOT = Path(__file__).resolve().parents[2]
+
+
 @pytest.fixture
 def new_app(app_env, monkeypatch):
     """A factory of fresh AppTest sessions of app.py (each one a visitor); forgets the bare-run failures after."""
-    from conftest import ROOT
 
     monkeypatch.chdir(ROOT)
     yield lambda: AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
