@@ -142,17 +142,7 @@ def _summary(results: dict[str, FindingResult | None]) -> None:
         f"looking (the paper's, else the tool's default); {len(NOT_TESTABLE)} more are not testable here "
         "(listed at the end)."
     )
-    st.dataframe(
-        df,
-        hide_index=True,
-        key="findings_summary",
-        column_config={
-            "": st.column_config.TextColumn(width=30),
-            "status": st.column_config.TextColumn(width=150),
-            "holds": st.column_config.TextColumn(width=70),
-            "numbers": st.column_config.TextColumn(width=900),
-        },
-    )
+    st.table(df, hide_index=True)  # a static table: the numbers wrap, whole, instead of being cut at a width
 
 
 def _finding(f: Finding, r: FindingResult | None, error: str | None) -> None:

@@ -18,7 +18,7 @@ from n2o_core.measures.nulls import DEFAULT_BOOTSTRAP, DEFAULT_PERMUTATIONS
 from n2o_core.measures.run import DEFAULT_SUBSAMPLE, TFIDF_SVD_DIM, MeasureComparison
 from n2o_core.measures.summary import rank_movers, rank_table, similarity_matrix
 from n2o_core.settings import Settings
-from ui import data, page
+from ui import data, page, talk
 from ui import measures_data as md
 from ui.guard import message
 from ui.shell import through_app
@@ -29,17 +29,14 @@ through_app()
 def render(settings: Settings, corpus: Corpus | None) -> None:
     """Draw the page for the sidebar's settings and corpus."""
     st.header("Similarity measures")
-    st.caption(
-        "N2O is one local view of how alike two embedders are. Researchers also compare embedding spaces with "
-        "kernel and geometric measures (CKA, RSA, Procrustes, CCA) and with neighborhood alignment (mutual k-NN, "
-        "CKNNA). Each value comes with what two unrelated spaces give (a permutation null: the rows of B "
-        "shuffled) and a bootstrap interval over sentences. Neighborhoods use cosine, as N2O does; CKA, RSA, "
-        "Procrustes, regression and CCA take the vectors as embedded (centred inside each formula); tf-idf "
-        f"enters through its {TFIDF_SVD_DIM}-dimension truncated SVD."
-    )
+    on_talk = talk.active()
+    if not on_talk:  # on a projector the matrices are the view
+        _intro()
     lo = page.loaded(settings, corpus)
     setup = _controls(lo)
     res = md.known(lo.ws, setup)
+    if res is None and on_talk:  # no button on a projector: the last result computed for these embedders and k
+        res = md.latest(lo.ws, setup.embedders, setup.k)
     if res is None:
         note = st.empty()
         note.info(
@@ -57,6 +54,18 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
             st.stop()
         note.empty()
     _results(res)
+
+
+def _intro() -> None:
+    """What the page compares, above the controls."""
+    st.caption(
+        "N2O is one local view of how alike two embedders are. Researchers also compare embedding spaces with "
+        "kernel and geometric measures (CKA, RSA, Procrustes, CCA) and with neighborhood alignment (mutual k-NN, "
+        "CKNNA). Each value comes with what two unrelated spaces give (a permutation null: the rows of B "
+        "shuffled) and a bootstrap interval over sentences. Neighborhoods use cosine, as N2O does; CKA, RSA, "
+        "Procrustes, regression and CCA take the vectors as embedded (centred inside each formula); tf-idf "
+        f"enters through its {TFIDF_SVD_DIM}-dimension truncated SVD."
+    )
 
 
 def _ask() -> None:
@@ -82,19 +91,10 @@ def _controls(lo: data.Loaded) -> md.MeasureSetup:
 def _results(res: MeasureComparison) -> None:
     base = "mutual_knn" if "mutual_knn" in res.measures else res.measures[0]
     order = cluster_order(similarity_matrix(res, base))
-    st.caption(
-        f"N = {res.corpus_size:,} sentences · k = {res.k} · RBF CKA and RSA on a seeded subsample of "
-        f"{res.subsample:,} · nulls: {res.permutations} permutations (feature and kernel measures on "
-        f"{res.null_subsample:,} sentences) · intervals: {res.bootstrap} bootstrap resamples · seed {res.seed}. "
-        f"Embedders in the order that clusters them under {base}."
-    )
-    st.subheader("Every measure, every pair")
-    st.plotly_chart(figures_measures.measure_matrices(res, order=order), key="measures_matrices")
-    st.caption(
-        "Each panel's title gives its null: the mean value when the rows of one space are shuffled (what unrelated "
-        "spaces give). 'n.s.': the permutation p is above 0.05. Directional measures (regression R², PWCCA, "
-        "CKNNA) read row → column."
-    )
+    if talk.active():  # one screen: the matrices alone at the top, four panels a row
+        st.plotly_chart(figures_measures.measure_matrices(res, order=order, cols=4), key="measures_matrices")
+    else:
+        _matrices(res, order, base)
     _agreement(res)
     _movers(res)
     st.subheader("Embedder maps")
@@ -110,6 +110,23 @@ def _results(res: MeasureComparison) -> None:
     )
     with st.expander("All values"):
         st.dataframe(res.to_frame().round(4), hide_index=True)
+
+
+def _matrices(res: MeasureComparison, order: list[int], base: str) -> None:
+    """The setup line, then every measure's matrix with how to read it."""
+    st.caption(
+        f"N = {res.corpus_size:,} sentences · k = {res.k} · RBF CKA and RSA on a seeded subsample of "
+        f"{res.subsample:,} · nulls: {res.permutations} permutations (feature and kernel measures on "
+        f"{res.null_subsample:,} sentences) · intervals: {res.bootstrap} bootstrap resamples · seed {res.seed}. "
+        f"Embedders in the order that clusters them under {base}."
+    )
+    st.subheader("Every measure, every pair")
+    st.plotly_chart(figures_measures.measure_matrices(res, order=order), key="measures_matrices")
+    st.caption(
+        "Each panel's title gives its null: the mean value when the rows of one space are shuffled (what unrelated "
+        "spaces give). 'n.s.': the permutation p is above 0.05. Directional measures (regression R², PWCCA, "
+        "CKNNA) read row → column."
+    )
 
 
 def _agreement(res: MeasureComparison) -> None:

@@ -14,7 +14,7 @@ from n2o_core.analyses.quality import QUALITY_COLUMNS, column_correlation, quali
 from n2o_core.corpora import Corpus
 from n2o_core.figures import evaluation as figures_eval
 from n2o_core.settings import HEROS_AVERAGING, NEEDLE_DEFAULT_SOURCE, SIMILARITY_DEFAULT_SOURCE, Settings, param_choice
-from ui import data, heros_data, page
+from ui import data, heros_data, page, talk
 from ui import evaluation_data as ev
 from ui.guard import message
 from ui.shell import through_app
@@ -34,11 +34,13 @@ _NEEDLE_DEFAULT_LABEL = (
 def render(settings: Settings, corpus: Corpus | None) -> None:
     """Draw the page for the sidebar's settings and corpus."""
     st.header("Quality beside agreement")
-    st.caption(
-        "Does an embedder that agrees with the others also do well on the quality measures? One row per "
-        "embedder: its mean N2O with the others beside its paraphrase-needle MRR, its correlation with human "
-        "similarity, its sensitivity to negation (HEROS) and its dimension."
-    )
+    on_talk = talk.active()  # on a projector: the table and the scatter, without the reading notes
+    if not on_talk:
+        st.caption(
+            "Does an embedder that agrees with the others also do well on the quality measures? One row per "
+            "embedder: its mean N2O with the others beside its paraphrase-needle MRR, its correlation with human "
+            "similarity, its sensitivity to negation (HEROS) and its dimension."
+        )
     lo = page.loaded(settings, corpus)
     names = lo.names
     res = data.comparison(lo.key, tuple(names), lo.k, lo)
@@ -55,12 +57,13 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     )
     with st.expander("Where each column comes from", expanded=False):
         st.dataframe(_sources(lo, res, ncfg, scfg, n_per), hide_index=True)
-    st.caption(
-        "The needle and human-similarity columns show the run last shown on their pages in this session (else "
-        "the pages' defaults); HEROS negation sensitivity = normalized similarity (s − b)/(1 − b) of Synonym minus "
-        "Negation (Main): positive means a negated sentence moves further from the original than a synonym swap. "
-        "N2O says how alike two embedders are, not which is better: read it beside the quality columns."
-    )
+    if not on_talk:
+        st.caption(
+            "The needle and human-similarity columns show the run last shown on their pages in this session (else "
+            "the pages' defaults); HEROS negation sensitivity = normalized similarity (s − b)/(1 − b) of Synonym minus "
+            "Negation (Main): positive means a negated sentence moves further from the original than a synonym swap. "
+            "N2O says how alike two embedders are, not which is better: read it beside the quality columns."
+        )
     st.download_button(
         "Table (CSV)", quality_csv(table), file_name="quality_vs_agreement.csv", mime="text/csv", key="dl_quality"
     )
@@ -100,7 +103,7 @@ def _quality_table(
         todo.append(("sts", f"Run human similarity on {scfg['label']}"))
     if len(set(heros.get("embedder", []))) < len(names):
         todo.append(("heros", f"Run HEROS ({n_per} minimal pairs per subset from {lo.corpus.name})"))
-    if todo:
+    if todo and not talk.active():  # no buttons on a projector
         st.caption("Columns whose analysis has not been run for this corpus and these embedders show —:")
         for col, (kind, label) in zip(st.columns(len(todo)), todo):
             col.button(label, key=f"run_{kind}", on_click=st.session_state.__setitem__, args=("_quality_run", kind))
@@ -151,7 +154,8 @@ def _sources(
 
 def _scatter(table: pd.DataFrame, names: list[str]) -> None:
     """Any two columns against each other (the choice kept in the URL as qx= and qy=), with their correlation."""
-    st.subheader("Any two columns")
+    if not talk.active():
+        st.subheader("Any two columns")
     keys = list(QUALITY_COLUMNS)
     for w, param, default in (("w_qx", "qx", SCATTER_DEFAULT[0]), ("w_qy", "qy", SCATTER_DEFAULT[1])):
         if w not in st.session_state:  # the link's value counts once; then the control decides

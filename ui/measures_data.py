@@ -41,6 +41,15 @@ def known(ws: Workspace, setup: MeasureSetup) -> MeasureComparison | None:
     return _memo().get((ws.corpus.fingerprint, setup))
 
 
+def latest(ws: Workspace, embedders: tuple[str, ...], k: int) -> MeasureComparison | None:
+    """The most recent result computed in this process for this corpus, these embedders and k, whatever its
+    measures, permutations or subsample (talk mode shows it: there is no button to press there), or None."""
+    for (fp, setup), res in reversed(_memo().items()):
+        if fp == ws.corpus.fingerprint and setup.embedders == embedders and setup.k == k:
+            return res
+    return None
+
+
 def run(ws: Workspace, setup: MeasureSetup) -> MeasureComparison:
     """`compare_measures` with a status and a progress bar; memoized. Raises what it raises (N2OError: one
     sentence for the page to show)."""
@@ -70,4 +79,4 @@ def run(ws: Workspace, setup: MeasureSetup) -> MeasureComparison:
     return res
 
 
-__all__ = ["MeasureSetup", "known", "run"]
+__all__ = ["MeasureSetup", "known", "latest", "run"]

@@ -46,32 +46,35 @@ _WIDGETS = (
     "stLinkButton",
     "stToggle",
     "stSegmentedControl",
-    "stExpander",
-    "stTabs",
 )
-#: Each page's main figure (by its key): in talk mode it is drawn `FILL_HEIGHT_PX` tall (a figure with a fixed
-#: width, the N2O heatmap, keeps its proportions), so it fills a 1920×1080 screen without scrolling.
-MAIN_FIGURES = frozenset(
-    {
-        "heatmap",
-        "box",
-        "tokens",
-        "heros",
-        "agree_hist",
-        "needle",
-        "sts_bars",
-        "quality_scatter",
-        "probe_heatmap_lr",
-        "probe_heatmap_mlp",
-    }
-)
+#: Blocks hidden whole in talk mode: expanders ("Downloads", "Embedders and pairs", ...) and tabs (secondary
+#: tables such as the query explorer's Popular neighbors / Outliers). In Streamlit 1.67 an expander sits in an
+#: `stLayoutWrapper` of its own and tabs are an `stTabs` block, neither inside an `stElementContainer`.
+_BLOCKS = ('[data-testid="stLayoutWrapper"]:has(> [data-testid="stExpander"])', '[data-testid="stTabs"]')
 FILL_HEIGHT_PX = 600
+#: Each page's main figure (by its key) and its height in px in talk mode (a figure with a fixed width, the N2O
+#: heatmap, keeps its proportions), so that it fills a 1920×1080 screen without scrolling.
+MAIN_FIGURES: dict[str, int] = {
+    "heatmap": FILL_HEIGHT_PX,
+    "box": FILL_HEIGHT_PX,
+    "tokens": FILL_HEIGHT_PX,
+    "heros": FILL_HEIGHT_PX,
+    "agree_hist": FILL_HEIGHT_PX,
+    "needle": FILL_HEIGHT_PX,
+    "sts_bars": FILL_HEIGHT_PX,
+    "quality_scatter": 560,
+    "probe_heatmap_lr": FILL_HEIGHT_PX,
+    "probe_heatmap_mlp": FILL_HEIGHT_PX,
+    "measures_matrices": 880,
+}
 CSS = (
     "<style>"
     '[data-testid="stSidebar"],[data-testid="stSidebarCollapsedControl"],[data-testid="stExpandSidebarButton"],'
     '[data-testid="stHeader"],[data-testid="stToolbar"],[data-testid="stDecoration"],'
     '[data-testid="stSidebarNav"],.modebar-container{display:none !important}'
     + ",".join(f'[data-testid="stElementContainer"]:has([data-testid="{w}"])' for w in _WIDGETS)
+    + ","
+    + ",".join(_BLOCKS)
     + "{display:none !important}"
     f"html{{font-size:{ROOT_FONT_PX}px}}"
     '[data-testid="stMainBlockContainer"]{padding-top:1.2rem;padding-bottom:1rem;max-width:none}'
@@ -133,7 +136,7 @@ def _install() -> None:
     def plotly_chart(self, figure_or_data, *args, **kwargs):  # type: ignore[no-untyped-def]
         if active():
             try:
-                fill = FILL_HEIGHT_PX if kwargs.get("key") in MAIN_FIGURES else None
+                fill = MAIN_FIGURES.get(str(kwargs.get("key")))
                 figure_or_data = enlarge(figure_or_data, fill=fill)
             except Exception:  # noqa: BLE001 - a figure that cannot be enlarged is shown as it is
                 log.exception("talk mode: could not enlarge a figure")

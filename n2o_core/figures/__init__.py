@@ -7,6 +7,7 @@
     heros       HEROS minimal pairs: embedder x subset heatmap, grouped bars with CIs
     evaluation  paraphrase needle (MRR), human similarity (correlation bars, rank_bump), quality scatter
     probe       probing tasks: accuracy heatmap, ranking_bump across classifiers
+    labels      label_positions: a text position per scatter point so that labels neither overlap nor leave the plot
     maps        per-sentence agreement: linked WebGL maps, histogram, hover labels, downsampling
 
     from n2o_core.figures import n2o_heatmap            # or: import n2o_core.figures.n2o as figures

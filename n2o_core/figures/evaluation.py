@@ -10,6 +10,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from n2o_core.errors import N2OError
+from n2o_core.figures.labels import label_positions
 from n2o_core.figures.style import PALETTE, base_layout, bump_chart, colors_for
 
 #: Display names of the four scorings of `n2o_core.evaluation.sts` (in its SCORINGS order).
@@ -139,26 +140,36 @@ def quality_scatter(
     ok = both[x].notna() & both[y].notna()
     shown = both[ok]
     colors = colors_for(table["embedder"].tolist(), color_order)
+    log_x = x == "dim" and len(shown) > 0 and shown[x].max() / max(shown[x].min(), 1) > 50
+    log_y = y == "dim" and len(shown) > 0 and shown[y].max() / max(shown[y].min(), 1) > 50
+    names = shown["embedder"].tolist()
     fig = go.Figure(
         go.Scatter(
             x=shown[x],
             y=shown[y],
             mode="markers+text",
-            text=shown["embedder"],
-            textposition="top center",
-            marker=dict(size=12, color=[colors.get(e, PALETTE[0]) for e in shown["embedder"]]),
+            text=names,
+            textposition=label_positions(
+                shown[x].tolist(),
+                shown[y].tolist(),
+                names,
+                width_px=850,
+                height_px=360,
+                font_px=13,
+                log_x=log_x,
+                log_y=log_y,
+            ),
+            cliponaxis=False,
+            marker=dict(size=12, color=[colors.get(e, PALETTE[0]) for e in names]),
             hovertemplate="%{text}<br>" + labels.get(x, x) + " %{x:.4g}<br>" + labels.get(y, y) + " %{y:.4g}"
             "<extra></extra>",
             showlegend=False,
         )
     )
-    fig.update_xaxes(title=labels.get(x, x))
-    fig.update_yaxes(title=labels.get(y, y))
-    if x == "dim" and len(shown) and shown[x].max() / max(shown[x].min(), 1) > 50:
-        fig.update_xaxes(type="log")
-    if y == "dim" and len(shown) and shown[y].max() / max(shown[y].min(), 1) > 50:
-        fig.update_yaxes(type="log")
+    fig.update_xaxes(title=labels.get(x, x), type="log" if log_x else None)
+    fig.update_yaxes(title=labels.get(y, y), type="log" if log_y else None)
     left_out = both.loc[~ok, "embedder"].tolist()
     if left_out:
         title = (title or "") + f"<br><sup>not shown (no value): {', '.join(left_out)}</sup>"
-    return base_layout(fig, title, 460)
+    fig = base_layout(fig, title, 460)
+    return fig.update_layout(margin=dict(l=20, r=30, t=70 if title else 40, b=20))

@@ -18,6 +18,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from n2o_core.figures.labels import label_positions
 from n2o_core.figures.style import base_layout, embedder_colors
 from n2o_core.measures import get_measure
 from n2o_core.measures.summary import classical_mds, similarity_matrix, value_matrix
@@ -72,7 +73,7 @@ def measure_matrices(
     for msr in measures:
         null = _null_of(cmp, msr)
         titles.append(f"{msr}" + (f" (null {null:.3f})" if null is not None else ""))
-    fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=0.08, vertical_spacing=0.12)
+    fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=0.04, vertical_spacing=0.1)
     for idx, msr in enumerate(measures):
         m = get_measure(msr)
         M = value_matrix(cmp, msr)[np.ix_(order, order)]
@@ -103,7 +104,19 @@ def measure_matrices(
             col=idx % cols + 1,
         )
     fig.update_yaxes(autorange="reversed")
+    _outer_ticks_only(fig, len(measures), rows, cols)
     return base_layout(fig, None, max(360, 330 * rows))
+
+
+def _outer_ticks_only(fig: go.Figure, n: int, rows: int, cols: int) -> None:
+    """Every panel shows the embedders in one order: name them once, on the first column (rows) and on the lowest
+    panel of each column, so no panel's tick labels run into its neighbour's or the title below."""
+    for idx in range(n):
+        row, col = idx // cols + 1, idx % cols + 1
+        if col > 1:
+            fig.update_yaxes(showticklabels=False, row=row, col=col)
+        if idx + cols < n:
+            fig.update_xaxes(showticklabels=False, row=row, col=col)
 
 
 def measure_agreement_heatmap(cmp: MeasureComparison) -> go.Figure:
@@ -130,6 +143,7 @@ def measure_agreement_heatmap(cmp: MeasureComparison) -> go.Figure:
         )
     )
     fig.update_yaxes(autorange="reversed")
+    fig.update_xaxes(tickangle=-90)  # twelve names side by side: upright, none runs into the next
     return base_layout(fig, f"Do the measures rank the {len(cmp.embedders)} embedders' pairs alike?", 520)
 
 
@@ -152,8 +166,11 @@ def embedder_maps(cmp: MeasureComparison, measures: Sequence[str] | None = None,
                 y=xy[:, 1],
                 mode="markers+text",
                 text=names,
-                textposition="top center",
+                textposition=label_positions(
+                    xy[:, 0].tolist(), xy[:, 1].tolist(), names, width_px=260, height_px=260, font_px=LABEL_SIZE
+                ),
                 textfont=dict(size=LABEL_SIZE),
+                cliponaxis=False,
                 marker=dict(size=11, color=[colors[e] for e in names]),
                 hovertemplate="%{text}<extra>" + msr + "</extra>",
                 showlegend=False,

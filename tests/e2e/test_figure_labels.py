@@ -48,17 +48,54 @@ def _open(page, server: str, path: str, talk: bool = False) -> None:
     no_exception(page)
 
 
+def _overlapping(page, path: str) -> dict[str, list[tuple[str, str]]]:
+    """The overlapping text boxes of every figure on the page, by figure."""
+    page.locator("[data-testid='stPlotlyChart']").first.wait_for(timeout=120_000)
+    page.wait_for_timeout(500)
+    return {f"{path} #{i}": found for i, boxes in enumerate(page.evaluate(_BOXES)) if (found := overlaps(boxes))}
+
+
+def _click_all(page, buttons: str) -> None:
+    """Press each button matching `buttons` in turn (each press reruns the page), until none is left."""
+    for _ in range(5):
+        found = page.locator(buttons)
+        if found.count() == 0:
+            return
+        found.first.click()
+        settle(page, timeout=300_000)
+        no_exception(page)
+
+
+def run_quality(page, server: str) -> None:
+    """The quality page after its default runs (the needle, human-similarity and HEROS buttons pressed)."""
+    _open(page, server, "quality")
+    _click_all(page, "[data-testid='stButton'] button:has-text('Run ')")
+
+
+def run_measures(page, server: str, permutations: int = 20) -> None:
+    """The measures page computed with few permutations (kept for the server process, talk mode shows it)."""
+    _open(page, server, "measures")
+    box = page.get_by_label("Permutations")
+    box.fill(str(permutations))
+    box.press("Enter")
+    settle(page, timeout=300_000)
+    button = page.get_by_role("button", name="Compute the measures")
+    if button.count():  # none when this server has computed them already
+        button.click()
+        settle(page, timeout=600_000)
+    no_exception(page)
+
+
 def test_no_figure_labels_overlap(server, browser):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     bad = {}
     for path in PAGES:
         _open(page, server, path)
-        page.locator("[data-testid='stPlotlyChart']").first.wait_for(timeout=120_000)
-        page.wait_for_timeout(500)
-        for i, boxes in enumerate(page.evaluate(_BOXES)):
-            found = overlaps(boxes)
-            if found:
-                bad[f"{path} #{i}"] = found
+        bad.update(_overlapping(page, path))
+    run_quality(page, server)
+    bad.update(_overlapping(page, "quality"))
+    run_measures(page, server)
+    bad.update(_overlapping(page, "measures"))
     page.close()
     assert not bad, bad
 
@@ -75,6 +112,7 @@ SHOTS = {
     "similarity": "similarity",
     "quality": "quality",
     "findings": "findings",
+    "measures": "measures",
     "probe?tasks=sentlen,bshift,tense&per_class=50": "probe",
     "about": "about",
 }
@@ -86,6 +124,8 @@ def test_talk_mode_screenshots(server, browser):
     heatmap); each page without an exception element."""
     out = ROOT / "docs" / "screenshots"
     page = browser.new_page(viewport={"width": 1920, "height": 1080})
+    run_quality(page, server)  # the runs that talk mode (no buttons) shows
+    run_measures(page, server)
     for path, name in SHOTS.items():
         _open(page, server, path, talk=True)
         page.wait_for_timeout(1500)

@@ -17,13 +17,14 @@ def _open(app):
 
 
 def _frames(app, columns):
-    """The dataframes on the page with exactly these columns (st.dataframe has no key in AppTest)."""
-    return [d.value for d in app.dataframe if list(d.value.columns) == list(columns)]
+    """The dataframes and static tables (the summary) on the page with exactly these columns (st.dataframe has no
+    key in AppTest)."""
+    return [d.value for d in [*app.dataframe, *app.table] if list(d.value.columns) == list(columns)]
 
 
 def _frame(app, columns):
     got = _frames(app, columns)
-    assert len(got) == 1, [list(d.value.columns) for d in app.dataframe]
+    assert len(got) == 1, [list(d.value.columns) for d in [*app.dataframe, *app.table]]
     return got[0]
 
 
