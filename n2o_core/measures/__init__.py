@@ -6,7 +6,8 @@ Families (one module each, formula and reference in its docstring):
 - `geometry`: procrustes (angular shape distance), regression_r2 (B from A);
 - `cca`: svcca, pwcca;
 - `nulls`: permutation nulls and bootstrap intervals; `run`: every measure for every pair of a workspace's
-  embedders, with nulls (`compare_measures`).
+  embedders, with nulls (`compare_measures`), through `engine` (one family at a time) and `batched` (the
+  feature-space draws in batches, threads).
 
 All but the neighborhood measures take the vectors as embedded and center them inside their formula. `MEASURES`
 lists every measure with its properties (like ReSi's repsim/measures): whether it is symmetric, what leaves it

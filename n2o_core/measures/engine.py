@@ -4,12 +4,15 @@ Each family prepares every embedder once and draws the same permutations and res
 
 - neighborhood (`NeighborFamily`): the k-NN lists of every sentence. A permutation relabels B's lists
   (O(n k)); a bootstrap resample weights the per-sentence terms by how often each sentence was drawn.
-- feature (`FeatureFamily`): `FeatureSpace`s on every sentence (values) and on the null rows; a permutation
-  costs one m x da x db product (and the small eigendecompositions of Procrustes and CCA); a resample of the
-  null rows recomputes their spaces (O(m d^2) per embedder).
+- feature (`FeatureFamily`): `FeatureSpace`s on every sentence (values) and on the null rows; the draws run in
+  each side's singular basis (`batched`): a chunk of permutations costs one batched m x ra x rb product and
+  batched small eigendecompositions (Procrustes, CCA); a resample of the null rows recomputes their spaces
+  (O(m d^2) per embedder).
 - kernel (`KernelFamily`): triangles on the kernel rows (values, `pairwise.PairwiseSpace`) and dense float32
   matrices on the null rows; a permutation gathers B's m x m matrices once and takes one dot product per pair
   and measure; a resample is a quadratic form in the draw counts (c^T (K o L) c and K c), no gather.
+
+Independent work (embedders' spaces, pairs, chunks of draws) runs on `batched.map_threads`, BLAS at one thread.
 
 Values are keyed by (a, b, measure) with (a, b) an ordered pair: both orders for asymmetric measures.
 """
@@ -23,6 +26,7 @@ from itertools import combinations
 import numpy as np
 
 import n2o_core.measures.neighborhood as nb
+from n2o_core.measures.batched import CHUNK, Basis, basis, map_threads, pair_values
 from n2o_core.measures.cca import pwcca_pair, svcca_from
 from n2o_core.measures.feature_space import FeatureSpace, cross, feature_space
 from n2o_core.measures.geometry import procrustes_from, regression_r2_from
@@ -177,39 +181,60 @@ class FeatureFamily:
         self.null_rows = np.asarray(null_rows)
 
     def run(self, perms: np.ndarray, draws: np.ndarray) -> FamilyResult:
-        """Values on every sentence; null over `perms` and bootstrap over `draws` of the null rows."""
+        """Values on every sentence; null over `perms` and bootstrap over `draws` of the null rows (batched
+        draws in each side's singular basis, `batched.pair_values`, on `batched.WORKERS` threads)."""
         m = self.null_rows.size
         res = FamilyResult(n=self.n, null_n=m, boot_n=m)
         pairs = pairs_of(self.names)
-        spaces = {e: feature_space(X) for e, X in self.arrays.items()}
-        for a, b in pairs:
-            res.value.update(feature_values(spaces[a], spaces[b], cross(spaces[a], spaces[b]), (a, b), self.measures))
-        del spaces
+        spaces = dict(zip(self.names, map_threads(feature_space, [self.arrays[e] for e in self.names]), strict=True))
+
+        def value(pair: tuple[str, str]) -> dict[Key, float]:
+            a, b = pair
+            return feature_values(spaces[a], spaces[b], cross(spaces[a], spaces[b]), (a, b), self.measures)
+
+        for got in map_threads(value, pairs):
+            res.value.update(got)
+        spaces.clear()
         keys = list(res.value)
         small = {e: feature_space(np.asarray(X[self.null_rows], np.float64)) for e, X in self.arrays.items()}
         centered = {e: s.centered() for e, s in small.items()}
         for a, b in pairs:
             C = centered[a].T @ centered[b]
             res.null_observed.update(feature_values(small[a], small[b], C, (a, b), self.measures))
-        rows: list[dict[Key, float]] = []
-        for p in perms:
-            row: dict[Key, float] = {}
-            shuffled = {b: centered[b][p] for b in self.names[1:]}
-            for a, b in pairs:
-                C = centered[a].T @ shuffled[b]
-                sb = small[b]
-                row.update(feature_values(small[a], sb, C, (a, b), self.measures, sb.row_sq[p]))
-            rows.append(row)
-        res.null = _stack(rows, keys)
-        boot_rows: list[dict[Key, float]] = []
-        for d in draws:  # resamples of the null rows
-            rs = {e: feature_space(c[d]) for e, c in centered.items()}
-            row = {}
-            for a, b in pairs:
-                row.update(feature_values(rs[a], rs[b], rs[a].centered().T @ rs[b].centered(), (a, b), self.measures))
-            boot_rows.append(row)
-        res.boot = _stack(boot_rows, keys) if len(draws) else {}
+        bases = {e: basis(small[e], centered[e]) for e in self.names}
+        chunks = [perms[s : s + CHUNK] for s in range(0, len(perms), CHUNK)]
+        res.null = _concat(map_threads(lambda P: self._null_chunk(bases, P), chunks), keys)
+        if len(draws):
+            res.boot = _concat(map_threads(lambda d: self._resample(centered, d), list(draws)), keys)
         return res
+
+    def _null_chunk(self, bases: dict[str, Basis], P: np.ndarray) -> dict[Key, np.ndarray]:
+        """Every pair's null values for the permutations P (T, m) of B's rows: M = Ua^T Ub[p], batched."""
+        out: dict[Key, np.ndarray] = {}
+        for j, b in enumerate(self.names[1:], start=1):
+            bb = bases[b]
+            Ub, row_sq = bb.U[P], bb.row_sq[P]
+            for a in self.names[:j]:
+                out.update(pair_values(bases[a], bb, bases[a].U.T @ Ub, (a, b), self.measures, row_sq))
+        return out
+
+    def _resample(self, centered: dict[str, np.ndarray], d: np.ndarray) -> dict[Key, np.ndarray]:
+        """Every pair's values on one resample d of the null rows (each side re-centered and re-decomposed)."""
+        bs = {}
+        for e, c in centered.items():
+            sp = feature_space(c[d])
+            bs[e] = basis(sp, sp.centered())
+        out: dict[Key, np.ndarray] = {}
+        for a, b in pairs_of(self.names):
+            out.update(pair_values(bs[a], bs[b], (bs[a].U.T @ bs[b].U)[None], (a, b), self.measures))
+        return out
+
+
+def _concat(parts: list[dict[Key, np.ndarray]], keys: list[Key]) -> dict[Key, np.ndarray]:
+    """The draws of every key, in order (nan where a part lacks the key)."""
+    return {
+        key: np.concatenate([p.get(key, np.full(1, np.nan)) for p in parts]) if parts else np.zeros(0) for key in keys
+    }
 
 
 # --------------------------------------------------------------------------- kernel (pairwise)
@@ -269,10 +294,11 @@ class KernelFamily:
 
     def _spaces(self) -> dict[str, PairwiseSpace]:
         want = set(self.measures)
-        return {
-            e: pairwise_space(X, rbf="cka_rbf" in want, dist="rsa_pearson" in want, rank="rsa_spearman" in want)
-            for e, X in self.arrays.items()
-        }
+
+        def space(X: np.ndarray) -> PairwiseSpace:
+            return pairwise_space(X, rbf="cka_rbf" in want, dist="rsa_pearson" in want, rank="rsa_spearman" in want)
+
+        return dict(zip(self.names, map_threads(space, [self.arrays[e] for e in self.names]), strict=True))
 
     def _dots(self, a: str, b: str, x: np.ndarray, y: np.ndarray) -> dict[Key, float]:
         """Full-matrix sums of x * y per measure row (float32 BLAS dot products: enough for a null draw)."""
@@ -299,24 +325,32 @@ class KernelFamily:
         keys = [(a, b, msr) for a, b in pairs for msr in self.measures]
         for a, b in pairs:
             res.null_observed.update(self._dots(a, b, mats[a], mats[b]))
-        rows: list[dict[Key, float]] = []
-        for p in perms:
+
+        def null_row(p: np.ndarray) -> dict[Key, float]:
             flat = (p[:, None] * m + p[None, :]).ravel()  # entry (i, j) of the shuffled matrix
             row: dict[Key, float] = {}
-            for b in self.names[1:]:
+            for j, b in enumerate(self.names[1:], start=1):
                 gathered = np.take(mats[b], flat, axis=1)
-                for a in self.names[: self.names.index(b)]:
+                for a in self.names[:j]:
                     row.update(self._dots(a, b, mats[a], gathered))
-            rows.append(row)
-        res.null = _stack(rows, keys)
+            return row
+
+        res.null = _stack(map_threads(null_row, list(perms)), keys)
         if len(draws):
             C = np.stack([np.bincount(d, minlength=m) for d in draws]).astype(np.float64)
-            for a, b in pairs:
+
+            def boot(pair: tuple[str, str]) -> dict[Key, np.ndarray]:
+                a, b = pair
                 da, db = dense[a], dense[b]
+                out: dict[Key, np.ndarray] = {}
                 if "cka_rbf" in self.measures:
-                    res.boot[(a, b, "cka_rbf")] = _rbf_cka_counts(da.K, db.K, C)
+                    out[(a, b, "cka_rbf")] = _rbf_cka_counts(da.K, db.K, C)
                 if "rsa_spearman" in self.measures:
-                    res.boot[(a, b, "rsa_spearman")] = _unit_offdiag_moments(da.R, db.R, C)
+                    out[(a, b, "rsa_spearman")] = _unit_offdiag_moments(da.R, db.R, C)
                 if "rsa_pearson" in self.measures:
-                    res.boot[(a, b, "rsa_pearson")] = _unit_offdiag_moments(da.D, db.D, C)
+                    out[(a, b, "rsa_pearson")] = _unit_offdiag_moments(da.D, db.D, C)
+                return out
+
+            for got in map_threads(boot, pairs):
+                res.boot.update(got)
         return res
