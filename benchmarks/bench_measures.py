@@ -240,6 +240,7 @@ def main() -> None:
     p.add_argument("--full-n", type=int, default=0, help="sentences of part 2 (0: the whole corpus); -1 skips it")
     p.add_argument("--cache-dir", default=None)
     p.add_argument("--no-save", action="store_true")
+    p.add_argument("--name", default="measures", help="results/<name>.{json,txt} (default %(default)s)")
     args = p.parse_args()
     ids = args.embedder or list(DEFAULT_EMBEDDER_IDS[:6])
 
@@ -247,7 +248,7 @@ def main() -> None:
     from n2o_core.storage.cache import Cache
     from n2o_core.workspace import Workspace
 
-    rec = Recorder("measures")
+    rec = Recorder(args.name)
     tracemalloc.start()
     cache = Cache(args.cache_dir)
     corpus = load_corpus(args.corpus, max_sentences=args.n, cache_dir=cache.root)
