@@ -9,8 +9,9 @@ cache and errors as sentences in place. Nothing here computes.
   draws the PCA maps meanwhile and polls the job. umap-learn's numba code compiles once per server process, for
   tens of seconds (measured: benchmarks/README.md, 'Measurements behind the code's choices'); it happens during
   the first UMAP map someone asks for, inside that background job. It is not started at page load
-  (`projection.warm_up_umap` in a thread): on a shared 2-core machine that would spend those CPU seconds whether or not anyone wants UMAP, slowing the PCA view everyone sees first. A
-  corpus too small for UMAP is refused before any compilation.
+  (`projection.warm_up_umap` in a thread): on a shared 2-core machine that would spend those CPU seconds
+  whether or not anyone wants UMAP, slowing the PCA view everyone sees first. A corpus too small for UMAP is
+  refused before any compilation.
   Maps are cached on disk by the core, so a later process reads them instead of computing them.
 """
 
