@@ -23,7 +23,6 @@ from __future__ import annotations
 import csv
 import io
 import itertools
-import json
 import os
 import re
 import statistics
@@ -35,6 +34,7 @@ import n2o_core.corpora.segment as seg
 from n2o_core.corpora.corpus import Corpus, from_texts, normalized_lines
 from n2o_core.errors import CorpusError
 from n2o_core.runtime.gcpause import paused_gc
+from n2o_core.storage.fileio import json_objects
 
 __all__ = ["MAX_SENTENCE_CHARS", "SUPPORTED_EXTENSIONS", "list_columns", "load_bytes", "load_file", "load_hf_dataset"]
 
@@ -187,17 +187,10 @@ def _read_table(label: str, ext: str, data: bytes):  # type: ignore[no-untyped-d
     if not text.strip():
         raise CorpusError(f"'{label}' is empty.")
     if ext in (".jsonl", ".ndjson"):
-        rows: list[dict[str, Any]] = []
-        for i, line in enumerate(_lines(text), start=1):
-            if not line.strip():
-                continue
-            try:
-                row = json.loads(line)
-            except json.JSONDecodeError as e:
-                raise CorpusError(f"'{label}' is not valid JSON Lines: line {i} is not JSON ({e.msg}).") from None
-            if not isinstance(row, dict):
-                raise CorpusError(f"'{label}' is not valid JSON Lines: line {i} is not a JSON object.")
-            rows.append(row)
+        try:
+            rows = [row for _, row in json_objects(_lines(text))]
+        except ValueError as e:
+            raise CorpusError(f"'{label}' is not valid JSON Lines: {e}.") from None
         return pd.DataFrame(rows)
 
     sep = "\t" if ext == ".tsv" else ","

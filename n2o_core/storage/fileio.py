@@ -14,7 +14,7 @@ import hashlib
 import json
 import os
 import tempfile
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import IO, Any
 
@@ -93,3 +93,18 @@ def atomic_write_json(path: str | os.PathLike, obj: Any, *, indent: int | None =
     """Write a JSON document atomically (UTF-8, keys sorted)."""
     text = json.dumps(obj, indent=indent, sort_keys=True, ensure_ascii=False, allow_nan=allow_nan)
     atomic_write_text(path, text)
+
+
+def json_objects(lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any]]]:
+    """(line number from 1, object) of every non-blank line of JSON Lines text; ValueError naming the line when one
+    is not JSON or not a JSON object (the caller says which file)."""
+    for n, line in enumerate(lines, start=1):
+        if not line.strip():
+            continue
+        try:
+            obj = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"line {n} is not JSON ({exc.msg})") from None
+        if not isinstance(obj, dict):
+            raise ValueError(f"line {n} is not a JSON object")
+        yield n, obj

@@ -16,6 +16,7 @@ import pandas as pd
 
 from n2o_core.errors import N2OError
 from n2o_core.evaluation.pairs.frame import STSB_COLUMNS, Pairs, PairSource, column_key, pairs_from_records
+from n2o_core.storage.fileio import json_objects
 
 _S1 = ("sentence1", "sentence_1", "sentence_a", "sentencea", "s1", "text1", "text_1", "text_a", "query", "anchor")
 _S2 = ("sentence2", "sentence_2", "sentence_b", "sentenceb", "s2", "text2", "text_2", "text_b", "paraphrase")
@@ -151,18 +152,12 @@ def heros_file_pairs(path: str) -> Pairs:
 
 def _read_jsonl(p: Path, text: str, src: PairSource, columns: dict[str, str | None], scale: float | None) -> Pairs:
     """A .jsonl pair file: one JSON object per line, the union of their keys as the header."""
-    recs, lines = [], []
-    for n, line in enumerate(text.splitlines(), start=1):
-        if not line.strip():
-            continue
-        try:
-            obj = json.loads(line)
-        except json.JSONDecodeError as exc:
-            raise N2OError(f"'{p.name}', line {n} is not JSON ({exc.msg}).") from None
-        if not isinstance(obj, dict):
-            raise N2OError(f"'{p.name}', line {n} is not a JSON object.")
-        recs.append(obj)
-        lines.append(n)
+    try:
+        numbered = list(json_objects(text.splitlines()))
+    except ValueError as exc:
+        raise N2OError(f"'{p.name}', {exc}.") from None
+    lines = [n for n, _ in numbered]
+    recs = [obj for _, obj in numbered]
     if not recs:
         raise N2OError(f"Pairs file '{p.name}' has no pairs.")
     header = list(dict.fromkeys(k for r in recs for k in r))
