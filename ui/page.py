@@ -39,7 +39,7 @@ def loaded(
         st.info("Choose a usable corpus in the sidebar.")
         st.stop()
     if len(settings.embedders) < min_embedders:
-        st.info(f"Choose at least {min_embedders} embedder(s) in the sidebar.")
+        st.info(f"Choose at least {min_embedders} embedder{'s' if min_embedders != 1 else ''} in the sidebar.")
         st.stop()
     try:
         out = data.load(settings, corpus, on_ready=on_ready)

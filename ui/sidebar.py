@@ -24,7 +24,7 @@ from n2o_core.corpora.uploads import check_upload_size
 from n2o_core.embedders.base import EmbedderInfo
 from n2o_core.embedders.user import dataset_link_refusal, model_dirs
 from n2o_core.errors import CorpusError
-from n2o_core.limits import K_MAX, MIN_EMBEDDERS, check_corpus_size, k_max_for
+from n2o_core.limits import K_MAX, check_corpus_size, k_max_for
 from n2o_core.runtime import server_mode
 from n2o_core.settings import MAX_SENTENCES_CHOICES, Settings, env_defaults, from_query, to_query
 from n2o_core.text import escape_markdown
@@ -298,8 +298,6 @@ def _embedder_picker(infos: dict[str, EmbedderInfo], corpus: Corpus | None) -> N
     groups = [all_infos[e].family_group for e in st.session_state[_W["embedders"]] if e in all_infos]
     if groups:
         sb.markdown(own.legend(groups) + own.CHIP_CSS, unsafe_allow_html=True)
-    if len(st.session_state[_W["embedders"]]) < MIN_EMBEDDERS:
-        sb.warning(f"Choose at least {MIN_EMBEDDERS} embedders to compare.")
 
 
 def _kept(field: str, hi: int, default: int) -> tuple[int, int]:
