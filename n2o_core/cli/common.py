@@ -24,7 +24,9 @@ if TYPE_CHECKING:
 __all__ = [
     "CACHE_DIR_HELP",
     "CORPUS_HELP",
+    "PROBE_UNITS",
     "ProgressBars",
+    "StageBars",
     "add_cache_dir_arg",
     "add_corpus_args",
     "add_embedder_args",
@@ -208,6 +210,41 @@ def check_embedders(ids: Sequence[str], ws: Workspace) -> None:
 
 
 # ------------------------------------------------------------------------------------------------ output
+
+
+#: Units of the probing run's progress stages (sentences parsed, then tasks read out).
+PROBE_UNITS = {"tokenize": "sent", "parse": "sent", "tasks": "task"}
+BAR_DELAY = 0.5  # seconds: a stage that ends sooner (read from the cache, a tiny corpus) shows no bar
+
+
+class StageBars:
+    """One tqdm bar per progress stage, on stderr (shown once the stage has taken BAR_DELAY seconds): a
+    `progress(stage, done, total)` callback; `units` names each stage's unit (default "task")."""
+
+    def __init__(self, units: dict[str, str] | None = None) -> None:
+        self.units = units or {}
+        self.bars: dict[str, Any] = {}
+
+    def __call__(self, stage: str, done: int, total: int) -> None:
+        from tqdm.auto import tqdm
+
+        bar = self.bars.get(stage)
+        if bar is not None and bar.disable:
+            return  # closed: the stage is done
+        if bar is None:
+            unit = self.units.get(stage, "task")
+            bar = self.bars[stage] = tqdm(
+                total=total, desc=f"{stage:24s}", unit=unit, file=sys.stderr, leave=True, delay=BAR_DELAY
+            )
+        bar.total = total
+        if done > bar.n:
+            bar.update(done - bar.n)
+        if done >= total:
+            bar.close()
+
+    def close(self) -> None:
+        for bar in self.bars.values():
+            bar.close()
 
 
 class ProgressBars:

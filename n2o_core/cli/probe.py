@@ -12,6 +12,8 @@ import sys
 from typing import Any
 
 from n2o_core.cli.common import (
+    PROBE_UNITS,
+    StageBars,
     add_cache_dir_arg,
     add_corpus_args,
     add_embedder_args,
@@ -25,9 +27,6 @@ from n2o_core.cli.common import (
 from n2o_core.errors import N2OError
 from n2o_core.evaluation.probe.tasks import TASKS
 from n2o_core.storage.fileio import atomic_write_text
-
-UNITS = {"tokenize": "sent", "parse": "sent", "tasks": "task"}
-BAR_DELAY = 0.5  # seconds: a stage that ends sooner (read from the cache, a tiny corpus) shows no bar
 
 
 def add_parser(subparsers: Any) -> None:
@@ -56,34 +55,6 @@ def add_parser(subparsers: Any) -> None:
     p.set_defaults(func=run)
 
 
-class _Bars:
-    """One tqdm bar per progress stage, on stderr (shown once the stage has taken BAR_DELAY seconds)."""
-
-    def __init__(self) -> None:
-        self.bars: dict[str, Any] = {}
-
-    def __call__(self, stage: str, done: int, total: int) -> None:
-        from tqdm.auto import tqdm
-
-        bar = self.bars.get(stage)
-        if bar is not None and bar.disable:
-            return  # closed: the stage is done
-        if bar is None:
-            unit = UNITS.get(stage, "task")
-            bar = self.bars[stage] = tqdm(
-                total=total, desc=f"{stage:24s}", unit=unit, file=sys.stderr, leave=True, delay=BAR_DELAY
-            )
-        bar.total = total
-        if done > bar.n:
-            bar.update(done - bar.n)
-        if done >= total:
-            bar.close()
-
-    def close(self) -> None:
-        for bar in self.bars.values():
-            bar.close()
-
-
 def run(args: argparse.Namespace) -> int:
     """Run the `probe` subcommand."""
     from n2o_core.embedders.registry import DEFAULT_EMBEDDER_IDS
@@ -106,7 +77,7 @@ def run(args: argparse.Namespace) -> int:
         ids.append(name)
     if not ids:
         ids = list(DEFAULT_EMBEDDER_IDS)
-    bars = _Bars()
+    bars = StageBars(PROBE_UNITS)
     try:
         res = run_probe(
             ws,

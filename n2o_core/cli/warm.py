@@ -8,7 +8,9 @@ both stored in the cache the app reads ($N2O_CACHE_DIR or ./cache); with exact s
 in the background after its first view (then a new query sample in the talk is a slice of them). Defaults are
 the app's own, including the N2O_DEFAULT_* environment variables, so `warm` with no option prepares exactly the
 view a fresh server opens on.
-`--heros N` also makes the HEROS page's minimal pairs (N per subset) and scores every embedder on them.
+`--heros N` also makes the HEROS page's minimal pairs (N per subset) and scores every embedder on them;
+`--probe` runs the probing page's first view (every task, both classifiers, the page's items per class), whose
+cold run parses the corpus and trains every readout.
 
 Then it prints what it filled (new cache entries by kind, with their size) and measures, in a new Python process
 that may not embed or search anything, how long the first page's work will take from this cache (imports, corpus,
@@ -29,7 +31,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from n2o_core.cli.common import CACHE_DIR_HELP, CORPUS_HELP, ProgressBars, check_max_sentences
+from n2o_core.cli.common import CACHE_DIR_HELP, CORPUS_HELP, PROBE_UNITS, ProgressBars, StageBars, check_max_sentences
 from n2o_core.errors import N2OError
 
 if TYPE_CHECKING:
@@ -41,7 +43,7 @@ __all__ = ["add_parser", "first_page", "run"]
 
 def add_parser(subparsers: Any) -> None:
     """Add the `warm` subcommand (defaults: the dashboard's, N2O_DEFAULT_* included)."""
-    from n2o_core.settings import HEROS_AVERAGING, HEROS_AVERAGING_DEFAULT, env_defaults
+    from n2o_core.settings import HEROS_AVERAGING, HEROS_AVERAGING_DEFAULT, PROBE_DEFAULT_PER_CLASS, env_defaults
 
     d = env_defaults()
     p = subparsers.add_parser(
@@ -76,6 +78,16 @@ def add_parser(subparsers: Any) -> None:
         choices=list(HEROS_AVERAGING),
         default=HEROS_AVERAGING_DEFAULT,
         help="averaged word vectors on the HEROS page (default %(default)s, as the page)",
+    )
+    p.add_argument(
+        "--probe",
+        type=int,
+        nargs="?",
+        const=PROBE_DEFAULT_PER_CLASS,
+        default=0,
+        metavar="PER_CLASS",
+        help="also run the probing page's first view: every task, both classifiers, PER_CLASS items per class "
+        f"(default when given without a number: {PROBE_DEFAULT_PER_CLASS}, as the page)",
     )
     p.add_argument("--cache-dir", default=None, help=CACHE_DIR_HELP)
     p.add_argument("--no-check", action="store_true", help="skip the first-page timing in a new process")
@@ -139,6 +151,8 @@ def run(args: argparse.Namespace) -> int:
     bars.close()
     if args.heros:
         _heros(ws, [e for e in ids if e not in failed], args, failed)
+    if args.probe:
+        _probe(ws, [e for e in ids if e not in failed], args, failed)
     after = _entries(cache)
     new = {rel: after[rel] for rel in after if before.get(rel) != after[rel]}
     print(_filled(new, time.perf_counter() - t_all))
@@ -164,6 +178,32 @@ def _heros(ws: Workspace, ids: list[str], args: argparse.Namespace, failed: dict
         except N2OError as e:
             failed[f"{scored} (HEROS)"] = str(e)
             print(f"  HEROS {scored}: FAILED: {e}")
+
+
+def _probe(ws: Workspace, ids: list[str], args: argparse.Namespace, failed: dict[str, str]) -> None:
+    """The probing page's first view (its defaults: every task, every classifier), with progress bars."""
+    from n2o_core.evaluation.probe.run import run_probe
+
+    if args.probe < 1:
+        raise N2OError(f"--probe must be a positive number of items per class (got {args.probe}).")
+    t0 = time.perf_counter()
+    bars = StageBars(PROBE_UNITS)
+    try:
+        res = run_probe(ws, ids, per_class=args.probe, seed=args.seed, progress=bars, skip_failed=True)
+    except N2OError as e:
+        failed["probing"] = str(e)
+        print(f"  probing: FAILED: {e}")
+        return
+    finally:
+        bars.close()
+    for eid, msg in res.errors.items():
+        failed[f"{eid} (probing)"] = msg
+        print(f"  probing {eid}: FAILED: {msg}")
+    n_tasks = int(res.tasks["skipped"].isna().sum())
+    print(
+        f"  probing: {n_tasks} tasks x {len(res.embedders)} embedders at {args.probe:,} per class at most, ready "
+        f"in {time.perf_counter() - t0:.1f} s"
+    )
 
 
 def _filled(new: dict[str, int], seconds: float) -> str:
