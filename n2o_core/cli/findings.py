@@ -13,6 +13,7 @@ from typing import Any
 
 from n2o_core.cli.common import add_corpus_args, add_json_arg, check_max_sentences, open_workspace, write_json
 from n2o_core.errors import N2OError
+from n2o_core.storage.fileio import atomic_write_text
 
 
 def add_parser(subparsers: Any) -> None:
@@ -46,6 +47,9 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--pairs", type=int, default=200, metavar="N", help="HEROS pairs per subset (default %(default)s)")
     p.add_argument("--list", action="store_true", help="print the findings and the untestable ones; compute nothing")
     add_json_arg(p, "write every result as JSON")
+    p.add_argument(
+        "--markdown", default=None, metavar="OUT", help="write the findings as a Markdown table (the README's)"
+    )
     p.set_defaults(func=run)
 
 
@@ -124,15 +128,19 @@ def run(args: argparse.Namespace) -> int:
         f"\n{counts['holds']} hold, {counts['fails']} fail, {counts['depends_on_setting']} depend on the setting, "
         f"{counts['unstable']} unstable across runs, {counts['not_checked']} not checked, of {len(results)} findings"
     )
+    doc = {
+        "corpus": corpus.name,
+        "sentences": len(corpus),
+        "params": vars(params),
+        "summary": counts,
+        "findings": [r.to_json() for r in results],
+    }
     if args.json:
-        doc = {
-            "corpus": corpus.name,
-            "sentences": len(corpus),
-            "params": vars(params),
-            "summary": counts,
-            "findings": [r.to_json() for r in results],
-        }
         write_json(args.json, doc, allow_nan=True, default=_jsonable)
+    if args.markdown:
+        from n2o_core.export.findings_table import findings_markdown
+
+        atomic_write_text(args.markdown, findings_markdown(doc))
     return 0
 
 

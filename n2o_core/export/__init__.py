@@ -3,6 +3,7 @@
     tables   matrix_csv (one row per embedder pair), neighbors_json / neighbors_frame / neighbors_csv (neighbors
              with their texts and cosines), table_csv / table_json (any frame), figure_image (PNG/SVG bytes)
     report   html_report: Figure, Table and Text blocks in one HTML file (no script, no network)
+    findings_table  findings_markdown: the papers' findings (a `findings --json` document) as a Markdown table
     vectors  save_vectors: a corpus's vectors as a float32 .npy (`n2o embed ... --out`), MAX_DENSE_BYTES
 
     from n2o_core.export import html_report, Figure, Table     # or: import n2o_core.export.report as report
@@ -22,6 +23,7 @@ __all__ = [
     "Table",
     "Text",
     "figure_image",
+    "findings_markdown",
     "html_report",
     "matrix_csv",
     "neighbors_csv",
@@ -33,6 +35,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from n2o_core.export.findings_table import findings_markdown
     from n2o_core.export.report import Figure, Table, Text, html_report
     from n2o_core.export.tables import (
         figure_image,
@@ -53,6 +56,7 @@ _LAZY = {
     "table_csv": "tables",
     "table_json": "tables",
     "figure_image": "tables",
+    "findings_markdown": "findings_table",
     "Figure": "report",
     "Table": "report",
     "Text": "report",

@@ -465,7 +465,8 @@ def test_cli_prints_each_finding_with_its_mark(ws, tmp_path, capsys):
     out = tmp_path / "f.json"
     rc = main(["findings", "--corpus", str(corpus), "--cache-dir", str(ws.cache.root), "--finding", "n2o-tfidf-apart",
                "--finding", "tokens-tfidf-highest", "--queries", "20", "--samples", "2", "--k", "10",
-               "--seeds", "2", "--sizes", "60,120", "--json", str(out)])  # fmt: skip
+               "--seeds", "2", "--sizes", "60,120", "--json", str(out),
+               "--markdown", str(tmp_path / "f.md")])  # fmt: skip
     assert rc == 0
     text = capsys.readouterr().out
     doc = json.loads(out.read_text())
@@ -485,6 +486,18 @@ def test_cli_prints_each_finding_with_its_mark(ws, tmp_path, capsys):
     assert doc["summary"] == {s: statuses.count(s) for s in fd.STATUSES} | {"findings": 2}
     if tok["passed"] != row["passed"]:
         assert tok["status"] == "depends_on_setting"
+    # the Markdown table is made from the same document: one row per finding, its numbers as in the JSON
+    from n2o_core.export.findings_table import findings_markdown
+
+    md = (tmp_path / "f.md").read_text()
+    assert md == findings_markdown(doc)
+    header, rule, f_row, tok_row, _, counts = md.splitlines()
+    assert header.startswith("| finding | where | status |") and rule.startswith("|---|")
+    assert f_row.startswith(f"| {f['title']} | N2O {f['where']} |") and f"| {f['holds']} of 4 |" in f_row
+    assert f["summary"].replace("|", "\\|") in f_row
+    mark = "✓" if row["passed"] else "✗"
+    assert f"| {mark} content words ({row['holds']} of 4) |" in tok_row
+    assert counts.startswith(f"{doc['summary']['holds']} hold, {doc['summary']['fails']} fail")
 
 
 def test_cli_list_and_bad_input(capsys):
