@@ -17,8 +17,10 @@ from n2o_core.evaluation.findings import (
     Finding,
     FindingParams,
     FindingResult,
+    findings_document,
     summary_counts,
 )
+from n2o_core.export.findings_table import findings_markdown
 from n2o_core.settings import HEROS_PAIR_CHOICES, Settings, param_int_choice
 from ui import findings_data
 from ui.shell import through_app
@@ -66,19 +68,21 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     _untestable()
     checked = [r for r in results.values() if r is not None]
     if checked:
-        doc = {
-            "corpus": corpus.name,
-            "sentences": len(corpus),
-            "params": vars(p),
-            "summary": summary_counts(checked),
-            "findings": [r.to_json() for r in checked],
-        }
-        st.download_button(
+        doc = findings_document(corpus.name, len(corpus), p, checked)
+        c1, c2 = st.columns(2)
+        c1.download_button(
             "Download the checked findings (JSON, as `findings --json`)",
-            json.dumps(doc, indent=1, default=str),
+            json.dumps(doc, indent=1, allow_nan=True),
             file_name="findings.json",
             mime="application/json",
             key="findings_json",
+        )
+        c2.download_button(
+            "Download them as a Markdown table (as `findings --markdown`)",
+            findings_markdown(doc),
+            file_name="findings.md",
+            mime="text/markdown",
+            key="findings_md",
         )
 
 

@@ -73,7 +73,7 @@ def _print_catalogue() -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the `findings` subcommand."""
-    from n2o_core.evaluation.findings import FindingParams, check_findings, finding, summary_counts
+    from n2o_core.evaluation.findings import FindingParams, check_findings, finding, findings_document, summary_counts
 
     if args.list:
         _print_catalogue()
@@ -128,15 +128,9 @@ def run(args: argparse.Namespace) -> int:
         f"\n{counts['holds']} hold, {counts['fails']} fail, {counts['depends_on_setting']} depend on the setting, "
         f"{counts['unstable']} unstable across runs, {counts['not_checked']} not checked, of {len(results)} findings"
     )
-    doc = {
-        "corpus": corpus.name,
-        "sentences": len(corpus),
-        "params": vars(params),
-        "summary": counts,
-        "findings": [r.to_json() for r in results],
-    }
+    doc = findings_document(corpus.name, len(corpus), params, results)
     if args.json:
-        write_json(args.json, doc, allow_nan=True, default=_jsonable)
+        write_json(args.json, doc, allow_nan=True)
     if args.markdown:
         from n2o_core.export.findings_table import findings_markdown
 
@@ -171,10 +165,3 @@ def _print_result(r: Any) -> None:
         print(_wrap(f"{v.mark} with {label} (sensitivity, {h} of {n} runs): {v.summary}"))
     if f.paper_numbers:
         print(_wrap(f"paper: {f.paper_numbers}"))
-
-
-def _jsonable(obj: Any) -> Any:
-    """numpy scalars and the like in setup dicts."""
-    if hasattr(obj, "item"):
-        return obj.item()
-    return str(obj)

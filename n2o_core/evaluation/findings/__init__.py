@@ -106,6 +106,7 @@ from n2o_core.evaluation.findings.verdict import (
     Progress,
     Untestable,
     Verdict,
+    findings_document,
     mark,
     summary_counts,
 )
@@ -156,6 +157,7 @@ __all__ = [
     "cka_subword_apart",
     "evidence",
     "finding",
+    "findings_document",
     "further_than_analogue",
     "group_agreement",
     "heros_evidence",

@@ -299,5 +299,36 @@ def summary_counts(results: Sequence[FindingResult]) -> dict[str, int]:
     return out
 
 
+def findings_document(
+    corpus_name: str, sentences: int, params: Any, results: Sequence[FindingResult]
+) -> dict[str, Any]:
+    """The `findings --json` document (the page's download is the same): corpus, sentences, the run's parameters
+    (a dataclass or a mapping), the summary counts and every finding's `to_json()`; numpy scalars become Python
+    numbers, so `json.dumps` needs no default."""
+    raw = {
+        "corpus": corpus_name,
+        "sentences": int(sentences),
+        "params": dict(vars(params)) if not isinstance(params, Mapping) else dict(params),
+        "summary": summary_counts(results),
+        "findings": [r.to_json() for r in results],
+    }
+    return _plain(raw)
+
+
+def _plain(obj: Any) -> Any:
+    """numpy scalars and arrays, tuples and sets -> JSON's own types (anything else unknown -> its str)."""
+    if isinstance(obj, Mapping):
+        return {str(k): _plain(v) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return [_plain(v) for v in obj]
+    if isinstance(obj, np.ndarray):
+        return _plain(obj.tolist())
+    if isinstance(obj, np.generic):
+        return obj.item()
+    if obj is None or isinstance(obj, (str, int, float, bool)):
+        return obj
+    return str(obj)
+
+
 def _json_numbers(d: Mapping[str, float]) -> dict[str, float | None]:
     return {k: (round(float(v), 6) if v is not None and np.isfinite(v) else None) for k, v in d.items()}
