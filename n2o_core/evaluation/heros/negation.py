@@ -215,7 +215,7 @@ def negate_at(doc: Any, target: Any) -> Outcome:
     bare = not any(c.dep_ in ("aux", "auxpass") for c in target.children)
     if target.tag_ == "VBN" and target.dep_ != "conj" and bare:
         return _fail("bare_participle", target.i)  # "the ban not imposed last year"
-    if bare and target.dep_ in ("ccomp", "xcomp") and target.head.lemma_.lower() in BARE_INFINITIVE_HEADS:
-        if target.tag_ in ("VB", "VBP"):  # "saw profits fall" -> "saw profits not fall"
-            return Outcome(render(doc, insert_before={target.i: "not"}), "not_before", target.i)
+    bare_infinitive = target.dep_ in ("ccomp", "xcomp") and target.tag_ in ("VB", "VBP")
+    if bare and bare_infinitive and target.head.lemma_.lower() in BARE_INFINITIVE_HEADS:
+        return Outcome(render(doc, insert_before={target.i: "not"}), "not_before", target.i)  # "saw it not fall"
     return negate_verb(doc, target)
