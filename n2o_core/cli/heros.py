@@ -21,6 +21,7 @@ from n2o_core.cli.common import (
     write_json,
 )
 from n2o_core.errors import N2OError
+from n2o_core.evaluation.heros.averaging import AVERAGING, AVERAGING_DEFAULT
 from n2o_core.storage.fileio import atomic_write_text
 
 if TYPE_CHECKING:
@@ -53,6 +54,13 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument("--n-boot", type=int, default=1000, help="bootstrap resamples for the 95%% CI")
     p.add_argument(
         "--znorm", action="store_true", help="z-normalize each dimension with the corpus statistics before cosine"
+    )
+    p.add_argument(
+        "--averaging",
+        choices=list(AVERAGING),
+        default=AVERAGING_DEFAULT,
+        help="averaged word vectors: stop words dropped, as Heros and the dashboard (nostop), or every token (all); "
+        "default %(default)s",
     )
     add_json_arg(p)
     p.add_argument(
@@ -123,6 +131,7 @@ def run(args: argparse.Namespace) -> int:
             mlm_model=args.mlm_model,
             n_boot=args.n_boot,
             znorm=args.znorm,
+            averaging=args.averaging,
         )
     finally:
         bars.close()
@@ -148,6 +157,9 @@ def _report(res: HerosResult, pairs: pd.DataFrame | None, n_pairs: int) -> None:
     if pairs is None and (len(counts) < 6 or min(counts.values()) < n_pairs):
         print(f"warning: fewer than {n_pairs} pairs for some subsets: {counts}", file=sys.stderr)
     print(f"pairs per subset: {counts}  ({res.meta['pairs_seconds']} s)")
+    swapped = [f"{a} -> {b}" for a, b in res.meta.get("scored_ids", {}).items() if a != b]
+    if swapped:
+        print("averaged word vectors with stop words dropped (--averaging nostop): " + ", ".join(swapped))
     if res.dropped:
         print(
             "dropped (failed rule applications): "
