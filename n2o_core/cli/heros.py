@@ -70,7 +70,12 @@ def add_parser(subparsers: Any) -> None:
         metavar="N",
         help="keep only the first N pairs per subset in the JSON (default: all)",
     )
-    add_sample_md_args(p, of="the pairs", per="pairs per subset")
+    add_sample_md_args(
+        p, of="the pairs (with an empty 'valid?' column for a judge)", per="pairs per subset", default_n=100
+    )
+    p.add_argument(
+        "--sample-seed", type=int, default=None, help="seed of the --sample-md draw (default: --seed)", metavar="N"
+    )
     add_cache_dir_arg(p)
     p.set_defaults(func=run)
 
@@ -141,7 +146,12 @@ def run(args: argparse.Namespace) -> int:
     if args.sample_md:
         atomic_write_text(
             args.sample_md,
-            sample_markdown(res.pairs, args.sample_n, args.seed, title=f"HEROS-style pairs from {ws.corpus.name}"),
+            sample_markdown(
+                res.pairs,
+                args.sample_n,
+                args.seed if args.sample_seed is None else args.sample_seed,
+                title=f"HEROS-style pairs from {ws.corpus.name}",
+            ),
         )
     return 0
 
