@@ -119,6 +119,8 @@ def negate_verb(doc: Any, v: Any) -> Outcome:
     """Negate verb token `v` (or remove its existing negation)."""
     if _negated_subject(v):
         return _fail("negative_subject", v.i)
+    if any(c.dep_ == "dobj" and c.lower_ in NEGATIVE_WORDS for c in v.children):
+        return _fail("negative_object", v.i)  # "will do nothing" -> "will not do nothing"
     auxes = sorted((c for c in v.children if c.dep_ in ("aux", "auxpass") and c.i < v.i), key=lambda t: t.i)
     neg = _existing_negation(doc, v, auxes)
     if neg is not None:
@@ -163,15 +165,18 @@ def _existing_negation(doc: Any, v: Any, auxes: list[Any]) -> Any | None:
 def _fixed_phrase(doc: Any, neg: Any) -> bool:
     """ "not only", "not at all", "not even": removing "not" would leave a broken phrase."""
     nxt = doc[neg.i + 1].lower_ if neg.i + 1 < len(doc) else ""
-    return nxt in ("only", "at", "even", "just", "least")
+    prev = doc[neg.i - 1].lower_ if neg.i > 0 else ""
+    return nxt in ("only", "at", "even", "just", "least") or prev == "or"  # "whether or not"
 
 
 def _negate_after_aux(doc: Any, aux: Any) -> Outcome:
     if aux.tag_ == "TO":  # "to boost" -> "not to boost"
         return Outcome(render(doc, insert_before={aux.i: "not"}), "not_before_to", aux.i)
     nxt = doc[aux.i + 1] if aux.i + 1 < len(doc) else None
-    if nxt is not None and nxt.dep_ in _SUBJECTS:
-        return _fail("inverted_subject", aux.i)
+    if (nxt is not None and nxt.dep_ in _SUBJECTS) or any(
+        c.dep_ in _SUBJECTS and c.i > aux.i for c in (aux.head if aux.dep_ in ("aux", "auxpass") else aux).children
+    ):
+        return _fail("inverted_subject", aux.i)  # "Only if ... will the member states be willing"
     if any(c.dep_ == "expl" for c in aux.head.children) or any(c.dep_ == "expl" for c in aux.children):
         return _fail("existential_there", aux.i)  # "There is not also speculation": English says "no"
     if nxt is not None and nxt.lower_ in SENTENCE_ADVERBS:

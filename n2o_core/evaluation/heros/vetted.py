@@ -13,8 +13,9 @@ order (the first row whose context matches is used):
 - `synonyms`, `antonyms`: lemmas separated by "|", best first, each vetted to hold wherever the row matches;
 - `only`, `block`: context conditions `key=v1|v2|@set` separated by spaces; every `only` condition must hold and
   no `block` condition may. Keys: `subj` (a verb's subject), `obj` (its object, or its passive subject), `head`
-  (an adjective's noun, or the subject of its linking verb), `link` (the linking verb), `next` (the next word),
-  `tag` (Penn tag). `@name` names a word set of `data/vetted_sets.csv` ("@qty": price, shares, sales ...);
+  (an adjective's noun, or the subject of its linking verb), `link` (the linking verb), `next` / `prev` (the
+  next / previous word), `tag` (Penn tag). `@name` names a word set of `data/vetted_sets.csv` ("@qty": price,
+  shares, sales ...);
 - `takes`: the slots the word fills grammatically, for the Random subset ("trans intr that"; "pred attr to to_np
   of that with ... it_to it_that" for adjectives: "keen to go", "similar to it", "aware of", "it is odd that").
 
@@ -229,10 +230,12 @@ def slot_of(tok: Any, doc: Any) -> Slot | None:
     """The context of a verb or adjective token, or None when it is in a frame the lexicon does not cover
     (two objects, an object complement, a verb's own adjective or clause complement ...)."""
     nxt = doc[tok.i + 1].lower_ if tok.i + 1 < len(doc) else ""
+    prev = doc[tok.i - 1].lower_ if tok.i > 0 else ""
     slot = _verb_slot(tok) if tok.pos_ == "VERB" else _adjective_slot(tok, doc) if tok.pos_ == "ADJ" else None
     if slot is None:
         return None
-    return Slot(slot.pos, slot.frame, (*slot.fields, ("next", frozenset([nxt]))), slot.needs)
+    fields = (*slot.fields, ("next", frozenset([nxt])), ("prev", frozenset([prev])))
+    return Slot(slot.pos, slot.frame, fields, slot.needs)
 
 
 def _holds(c: Cond, slot: Slot) -> bool:

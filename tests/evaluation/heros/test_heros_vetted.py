@@ -73,6 +73,8 @@ def test_negation_antonym_only_where_not_reads_well(nlp):
         ("There is also speculation that the President will keep the dollar low.", "existential_there"),
         ("We're now the largest major on campus with 400 students this year.", "adverb_after_auxiliary"),
         ("But not everybody believes that outsourcing and offshoring are the solution.", "negative_subject"),
+        ("Only if their rights are respected will the member states be willing to act.", "inverted_subject"),
+        ("The latest scandal will do nothing to reassure foreign investors in the banks.", "negative_object"),
     ],
 )
 def test_negation_main_drops_what_reads_badly(nlp, text, reason):
@@ -83,6 +85,13 @@ def test_negation_main_drops_what_reads_badly(nlp, text, reason):
 def test_negation_main_before_a_comma(nlp):
     doc = nlp("He did, however, admit that copyright owners have lost control of their copyright.")
     assert negate_main(doc).text.startswith("He did not, however, admit that")
+
+
+def test_whether_or_not_keeps_its_not(nlp):
+    doc = nlp("They want to find out whether or not they should allow the sale next year.")
+    allow = next(t for t in doc if t.text == "allow")
+    out = negate_at(doc, allow)
+    assert out.text is None or "whether or not" in out.text
 
 
 def test_typos_are_one_edit():
