@@ -88,7 +88,7 @@ def one_edit_typo(word: str, rng: random.Random, op: str | None = None) -> tuple
     """
     if len(word) < 3:
         return word, "none"
-    ops = [op] if op else list(EDIT_OPS)
+    ops = [op] if op else [o for o in EDIT_OPS if o != "deletion" or len(word) > 3]  # not "won" -> "wn"
     near = _keyboard_neighbors()
     for _ in range(20):
         kind = rng.choice(ops)
