@@ -132,7 +132,7 @@ def _minimal_pairs(lo: data.Loaded, n_per: int) -> PairSet:
     if pairset.pairs.empty:
         st.warning(
             "No minimal pairs could be made from this corpus (it needs English sentences of 8–25 words "
-            "with a verb or adjective that has WordNet synonyms and antonyms)."
+            "with a verb or predicative adjective that the vetted HEROS lexicon lists for its context)."
         )
         st.stop()
     return pairset
