@@ -333,16 +333,18 @@ def heros(
     n_boot: int = 1000,
     max_sentences: int | None = None,
     cache_dir: str | None = None,
+    averaging: str = "nostop",
 ) -> HerosResult:
     """HEROS-style minimal pairs (Chiang et al.) made from the corpus: cosine of each sentence with its synonym,
     antonym, typo, random-word and negation variants, raw and normalized by the random-pair baseline,
-    s' = (s - b) / (1 - b)."""
+    s' = (s - b) / (1 - b). `averaging`: "nostop" (averaged word vectors without stop words, as Heros and the
+    dashboard) or "all" (every token)."""
     from n2o_core.evaluation.heros.run import run_heros
 
     if n_pairs < 1:
         raise N2OError(f"n_pairs must be at least 1 (got {n_pairs}).")
     ws, ids = workspace(corpus, embedders, max_sentences=max_sentences, seed=seed, cache_dir=cache_dir)
-    return run_heros(ws, _default_ids(ids), n_pairs=n_pairs, seed=seed, n_boot=n_boot, znorm=znorm)
+    return run_heros(ws, _default_ids(ids), n_pairs=n_pairs, seed=seed, n_boot=n_boot, znorm=znorm, averaging=averaging)
 
 
 def probe(

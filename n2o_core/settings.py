@@ -12,6 +12,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 
 from n2o_core.corpora.specs import DEFAULT_CORPUS, linkable_spec
+from n2o_core.evaluation.heros.averaging import AVERAGING, AVERAGING_DEFAULT
 from n2o_core.evaluation.probe.split import per_class_for
 from n2o_core.limits import K_MAX
 from n2o_core.runtime.server_mode import operator_scheduler
@@ -225,9 +226,9 @@ MAX_QUERY_CHARS = 1000
 TOKEN_WORDS: dict[str, str] = {"content": "content words (stop words dropped)", "all": "every word"}
 TOKEN_WORDS_DEFAULT = "content"
 #: Averaged word vectors on the HEROS page (`avg=`): stop words dropped, as the sentence-transformers GloVe models
-#: Heros evaluated do, or every token, as the N2O paper averaged.
-HEROS_AVERAGING: dict[str, str] = {"nostop": "stop words dropped (as Heros)", "all": "all tokens (as N2O)"}
-HEROS_AVERAGING_DEFAULT = "nostop"
+#: Heros evaluated do, or every token, as the N2O paper averaged. Defined once in the core (the CLI's --averaging).
+HEROS_AVERAGING: dict[str, str] = AVERAGING
+HEROS_AVERAGING_DEFAULT = AVERAGING_DEFAULT
 
 
 def param_choice(

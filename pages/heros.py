@@ -9,7 +9,7 @@ import streamlit as st
 from streamlit.delta_generator import DeltaGenerator
 
 from n2o_core.corpora import Corpus
-from n2o_core.embedders.infos import with_stop_words_dropped
+from n2o_core.evaluation.heros.averaging import scored_id
 from n2o_core.evaluation.heros.generate import PairSet
 from n2o_core.export import report
 from n2o_core.figures import heros as figures_heros
@@ -115,7 +115,7 @@ def _averaging(col: DeltaGenerator) -> str:
 
 def _scored_names(lo: data.Loaded, avg: str) -> list[str]:
     """The embedders to score: averaged word vectors without stop words when `avg` says so (named in a caption)."""
-    scored = [with_stop_words_dropped(e) if avg == "nostop" else e for e in lo.names]
+    scored = [scored_id(e, avg) for e in lo.names]
     swapped = [f"{a} → {b}" for a, b in zip(lo.names, scored) if a != b]
     if swapped:
         st.caption(f"Averaged word vectors with stop words dropped ({SBERT_STOP_WORDS_NAME}): " + ", ".join(swapped))
@@ -132,7 +132,7 @@ def _minimal_pairs(lo: data.Loaded, n_per: int) -> PairSet:
     if pairset.pairs.empty:
         st.warning(
             "No minimal pairs could be made from this corpus (it needs English sentences of 8–25 words "
-            "with a verb or adjective that has WordNet synonyms and antonyms)."
+            "with a verb or predicative adjective that the vetted HEROS lexicon lists for its context)."
         )
         st.stop()
     return pairset

@@ -8,8 +8,8 @@ import logging
 import pandas as pd
 import streamlit as st
 
-from n2o_core.embedders.infos import with_stop_words_dropped
 from n2o_core.errors import N2OError
+from n2o_core.evaluation.heros.averaging import scored_id
 from n2o_core.evaluation.heros.generate import PairSet
 from n2o_core.evaluation.heros.run import PAIR_VIEW_COLUMNS, EmbedderScores, make_pairs, pairs_ready, score_embedder
 from n2o_core.settings import HEROS_AVERAGING_DEFAULT, HEROS_DEFAULT_PAIRS
@@ -101,7 +101,7 @@ def composition(lo: Loaded) -> tuple[int, str, dict[str, str]]:
     """The run both HEROS views use: the HEROS page's last choices in this session, else its defaults:
     (pairs per subset, averaging, loaded embedder -> the id scored for it)."""
     n_per, avg = st.session_state.get("_heros_choice", (HEROS_DEFAULT_PAIRS, HEROS_AVERAGING_DEFAULT))
-    scored = {e: with_stop_words_dropped(e) if avg == "nostop" else e for e in lo.names}
+    scored = {e: scored_id(e, avg) for e in lo.names}
     return int(n_per), str(avg), scored
 
 

@@ -102,12 +102,12 @@ def add_json_arg(p: argparse.ArgumentParser, help_text: str | None = "write the 
     p.add_argument("--json", default=None, metavar="OUT", help=help_text)
 
 
-def add_sample_md_args(p: argparse.ArgumentParser, *, of: str, per: str) -> None:
-    """--sample-md OUT.md (a Markdown sample `of` what was made) and --sample-n (`per` what, default 30)."""
+def add_sample_md_args(p: argparse.ArgumentParser, *, of: str, per: str, default_n: int = 30) -> None:
+    """--sample-md OUT.md (a Markdown sample `of` what was made) and --sample-n (`per` what, default `default_n`)."""
     p.add_argument(
         "--sample-md", default=None, metavar="OUT.md", help=f"write a Markdown sample of {of} for reading by hand"
     )
-    p.add_argument("--sample-n", type=int, default=30, help=f"{per} in --sample-md (default %(default)s)")
+    p.add_argument("--sample-n", type=int, default=default_n, help=f"{per} in --sample-md (default %(default)s)")
 
 
 def add_pair_options(p: argparse.ArgumentParser) -> None:

@@ -21,6 +21,7 @@ from n2o_core.cli.common import (
     write_json,
 )
 from n2o_core.errors import N2OError
+from n2o_core.evaluation.heros.averaging import AVERAGING, AVERAGING_DEFAULT
 from n2o_core.storage.fileio import atomic_write_text
 
 if TYPE_CHECKING:
@@ -54,6 +55,13 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument(
         "--znorm", action="store_true", help="z-normalize each dimension with the corpus statistics before cosine"
     )
+    p.add_argument(
+        "--averaging",
+        choices=list(AVERAGING),
+        default=AVERAGING_DEFAULT,
+        help="averaged word vectors: stop words dropped, as Heros and the dashboard (nostop), or every token (all); "
+        "default %(default)s",
+    )
     add_json_arg(p)
     p.add_argument(
         "--json-max-pairs",
@@ -62,7 +70,12 @@ def add_parser(subparsers: Any) -> None:
         metavar="N",
         help="keep only the first N pairs per subset in the JSON (default: all)",
     )
-    add_sample_md_args(p, of="the pairs", per="pairs per subset")
+    add_sample_md_args(
+        p, of="the pairs (with an empty 'valid?' column for a judge)", per="pairs per subset", default_n=100
+    )
+    p.add_argument(
+        "--sample-seed", type=int, default=None, help="seed of the --sample-md draw (default: --seed)", metavar="N"
+    )
     add_cache_dir_arg(p)
     p.set_defaults(func=run)
 
@@ -123,6 +136,7 @@ def run(args: argparse.Namespace) -> int:
             mlm_model=args.mlm_model,
             n_boot=args.n_boot,
             znorm=args.znorm,
+            averaging=args.averaging,
         )
     finally:
         bars.close()
@@ -132,7 +146,12 @@ def run(args: argparse.Namespace) -> int:
     if args.sample_md:
         atomic_write_text(
             args.sample_md,
-            sample_markdown(res.pairs, args.sample_n, args.seed, title=f"HEROS-style pairs from {ws.corpus.name}"),
+            sample_markdown(
+                res.pairs,
+                args.sample_n,
+                args.seed if args.sample_seed is None else args.sample_seed,
+                title=f"HEROS-style pairs from {ws.corpus.name}",
+            ),
         )
     return 0
 
@@ -148,6 +167,9 @@ def _report(res: HerosResult, pairs: pd.DataFrame | None, n_pairs: int) -> None:
     if pairs is None and (len(counts) < 6 or min(counts.values()) < n_pairs):
         print(f"warning: fewer than {n_pairs} pairs for some subsets: {counts}", file=sys.stderr)
     print(f"pairs per subset: {counts}  ({res.meta['pairs_seconds']} s)")
+    swapped = [f"{a} -> {b}" for a, b in res.meta.get("scored_ids", {}).items() if a != b]
+    if swapped:
+        print("averaged word vectors with stop words dropped (--averaging nostop): " + ", ".join(swapped))
     if res.dropped:
         print(
             "dropped (failed rule applications): "

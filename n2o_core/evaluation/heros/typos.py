@@ -2,9 +2,11 @@
 
 The list is codespell's `dictionary.txt` (PyPI `codespell`, built largely from Wikipedia's "Lists of
 common misspellings", the source the paper used); only entries with a single correction are used,
-inverted to correct word -> misspellings. Without codespell, or for words not in it, one
-deletion, keyboard-adjacent substitution or adjacent transposition is applied (He et al., 2021),
-drawn from the caller's seeded RNG and retried until the result is not itself an English word.
+inverted to correct word -> misspellings, and of those only misspellings one edit away that keep the first
+letter (the list also holds "neccsessary" for "necessary", which no reader takes for one typo).
+Without codespell, or for words not in it, one deletion, keyboard-adjacent substitution or adjacent
+transposition is applied (He et al., 2021), drawn from the caller's seeded RNG and retried until the result
+is not itself an English word.
 """
 
 from __future__ import annotations
@@ -86,7 +88,7 @@ def one_edit_typo(word: str, rng: random.Random, op: str | None = None) -> tuple
     """
     if len(word) < 3:
         return word, "none"
-    ops = [op] if op else list(EDIT_OPS)
+    ops = [op] if op else [o for o in EDIT_OPS if o != "deletion" or len(word) > 3]  # not "won" -> "wn"
     near = _keyboard_neighbors()
     for _ in range(20):
         kind = rng.choice(ops)
@@ -116,7 +118,11 @@ def make_typo(
     if not _ALPHA.match(low):
         return None, "not_alphabetic"
     if use_list:
-        listed = [m for m in common_misspellings().get(low, ()) if not is_word(m)]
+        listed = [
+            m
+            for m in common_misspellings().get(low, ())
+            if m[:1] == low[:1] and damerau_levenshtein(m, low) == 1 and not is_word(m)
+        ]
         if listed:
             return match_case(rng.choice(listed), word), "misspelling_list"
     for _ in range(tries):

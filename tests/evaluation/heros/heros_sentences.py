@@ -1,5 +1,6 @@
-"""Hand-written news sentences shared by the HEROS tests: each has a verb or adjective with WordNet synonyms
-and antonyms, except the "boosted" sentence (boost has no antonym)."""
+"""Hand-written news sentences shared by the HEROS tests: six of them have a verb or predicative adjective that the
+vetted lexicon lists for its context (approved the merger, sales increased, shares rose, were illegal, profits
+fell, boosted its exports)."""
 
 SENTENCES = [
     "The strong economy helped the government win the election last year.",

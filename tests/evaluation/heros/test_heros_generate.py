@@ -58,22 +58,22 @@ def test_each_rule_changes_what_it_should(pairset):
             assert ("not" in v) != ("not" in o) or ("n't" in r.original), r
 
 
-def test_word_without_antonym_is_skipped():
-    # "boost" has WordNet synonyms but no antonym, and is the sentence's only candidate target
-    ps = generate_pairs(["The firm boosted its exports to China and Japan in March."], 1)
+def test_word_outside_the_vetted_lexicon_is_skipped():
+    # "doubled" and "new" are not vetted targets: no pair, whatever WordNet knows of them
+    ps = generate_pairs(["The firm doubled its exports to China and Japan in the new year."], 1)
     assert ps.pairs.empty
     assert ps.skipped == {"no_target": 1}
     assert ps.n_parsed == 1
 
 
 def test_untargetable_word_is_passed_over_for_another():
-    # "boosted" cannot be a target; "cheap" (antonym "expensive") is chosen instead
-    no_random = [s for s in ALL_SUBSETS if s != "random"]  # a one-sentence corpus has no other adjective
-    ps = generate_pairs(["The firm boosted its exports to China with a cheap product line."], 1, subsets=no_random)
+    # "doubled" cannot be a target; the predicative "cheap" (antonym "expensive") is chosen instead
+    ps = generate_pairs(["The firm doubled its exports to China because its phones were cheap."], 1)
     assert set(ps.pairs["target"]) == {"cheap"}
-    assert set(ps.pairs["subset"]) == set(no_random)
-    ant = ps.pairs.set_index("subset").loc["antonym"]
-    assert ant["variant"] == "The firm boosted its exports to China with an expensive product line."
+    assert set(ps.pairs["subset"]) == set(ALL_SUBSETS)
+    by = ps.pairs.set_index("subset")["variant"]
+    assert by["antonym"] == "The firm doubled its exports to China because its phones were expensive."
+    assert by["negation_antonym"] == "The firm doubled its exports to China because its phones were not cheap."
 
 
 def test_deterministic_given_seed(pairset):
@@ -99,26 +99,27 @@ def test_missing_masked_lm_gives_clear_error(monkeypatch):
         MaskedLMFiller("no-such/model", pipeline_factory=factory)
 
 
-def test_compounds_prepositional_verbs_and_nouns_are_not_targets():
+def test_attributive_adjectives_infinitive_verbs_and_nouns_are_not_targets():
     from n2o_core.evaluation.heros.generate import _is_candidate
     from n2o_core.evaluation.heros.nlp import load_nlp
+    from n2o_core.evaluation.heros.vetted import match
 
     nlp = load_nlp()
-    doc = nlp("The engineer continued to repair the hard disk of the old computer.")
+    doc = nlp("The engineer continued to repair the hard disk because the old one was cheap.")
     cands = {t.text for t in doc if _is_candidate(t, doc)}
-    assert "hard" not in cands  # WordNet compound "hard disk"
     assert "continued" not in cands  # "continue to": a synonym may not take "to"
-    assert "old" in cands and "repair" in cands
+    assert {t.text for t in doc if _is_candidate(t, doc) and match(t, doc)} == {"cheap"}  # "hard disk": no
     doc = nlp("The Olympic champion set a new personal best of 22.38 seconds this season.")
     assert "best" not in {t.text for t in doc if _is_candidate(t, doc)}  # "a personal best" is a noun
 
 
 def test_synonym_is_never_an_inflection_or_a_word_already_there():
     ps = generate_pairs(
-        ["Prices were high and wages were low across the whole of the country last year."],
+        ["Shares in the firm rose sharply in March after the results were published."],
         1,
         subsets=["synonym", "antonym"],
     )
+    assert not ps.pairs.empty
     for r in ps.pairs.itertuples():
         assert r.replacement.lower() not in r.original.lower().split()
         assert not r.replacement.lower().startswith(r.target.lower())

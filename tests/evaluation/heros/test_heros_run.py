@@ -77,6 +77,9 @@ def test_sample_markdown_lists_every_subset(result):
     for s in ALL_SUBSETS:
         assert f"## {s} (2)" in md
     assert md.count("\n| ") >= 6 * 3  # header + 2 rows per subset
+    assert md.count("| valid? |") == 6 and md.count("valid: _ / 2") == 6  # an empty column for the judge
+    rows = [line for line in md.splitlines() if line.startswith("| 1 |") or line.startswith("| 2 |")]
+    assert len(rows) == 12 and all(line.endswith("|  |") for line in rows)
 
 
 def test_cli_heros_writes_json(tmp_path, cache_dir):
@@ -100,6 +103,8 @@ def test_cli_heros_writes_json(tmp_path, cache_dir):
             str(md),
             "--sample-n",
             "2",
+            "--sample-seed",
+            "7",
         ]
     )
     assert rc == 0
@@ -108,7 +113,7 @@ def test_cli_heros_writes_json(tmp_path, cache_dir):
     assert {r["subset"] for r in data["results"]} == set(ALL_SUBSETS)
     assert set(data["results"][0]) >= {"embedder", "subset", "n", "raw", "normalized", "ci_low", "ci_high"}
     assert len(data["pairs"]) == 18 and set(data["dropped"]) == set(ALL_SUBSETS)
-    assert md.read_text().count("## ") == 6
+    assert md.read_text().count("## ") == 6 and "(seed 7)" in md.read_text()
 
 
 def test_cli_heros_scores_a_pairs_file(tmp_path, cache_dir, capsys):

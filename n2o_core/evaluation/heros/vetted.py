@@ -1,0 +1,287 @@
+"""The hand-vetted HEROS lexicon: which words may be targets, in which contexts, and what replaces them.
+
+Heros chose every replacement by hand (its §2.2.3: the choice "is impossible to be done using an automatic
+process"). WordNet alone picks wrong senses ("raise money" -> "lift money", "third round" -> "third circular"),
+so the generator uses this vetted list instead: `data/vetted_lexicon.csv`, one row per lemma x context, read in
+order (the first row whose context matches is used):
+
+- `lemma`, `pos` ("v" verb, "a" adjective);
+- `frame`: a verb's "trans" (a direct object, or passive), "intr" (neither) or "that" (a clause complement);
+  an adjective's "pred" (after a linking verb: "is cheap", "seemed happy") or "attr" (before its noun);
+- `class`: "super/sub" meaning class; a random word never shares the target's super class ("High -> Big" cannot
+  happen: both are "size");
+- `synonyms`, `antonyms`: lemmas separated by "|", best first, each vetted to hold wherever the row matches;
+- `only`, `block`: context conditions `key=v1|v2|@set` separated by spaces; every `only` condition must hold and
+  no `block` condition may. Keys: `subj` (a verb's subject), `obj` (its object, or its passive subject), `head`
+  (an adjective's noun, or the subject of its linking verb), `link` (the linking verb), `next` / `prev` (the
+  next / previous word), `tag` (Penn tag). `@name` names a word set of `data/vetted_sets.csv` ("@qty": price,
+  shares, sales ...);
+- `takes`: the slots the word fills grammatically, for the Random subset ("trans intr that"; "pred attr to to_np
+  of that with ... it_to it_that" for adjectives: "keen to go", "similar to it", "aware of", "it is odd that").
+
+Rows without synonyms and antonyms are the random-word pool (common words of one main sense, so a random word
+never turns out a near-synonym in context: "cut rates" -> "lift rates" cannot happen). Words outside the list are
+never targets.
+"""
+
+from __future__ import annotations
+
+import csv
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+#: Prepositions and complementizers that, right after a predicative adjective, select its complement.
+COMPLEMENT_WORDS = frozenset(["to", "of", "that", "with", "about", "for", "at", "on", "in", "from", "by", "over"])
+#: Verbs an adjective can be predicative after ("is cheap", "seemed happy", "remains unclear").
+LINKING_VERBS = frozenset(["be", "become", "remain", "seem", "look", "appear", "feel", "sound", "stay", "prove", "get"])
+_OBJ_POS = frozenset(["NOUN", "PROPN", "PRON"])
+
+
+@dataclass(frozen=True)
+class Cond:
+    """One context condition: `key` (subj, obj, head, link, next, tag) has one of `values`."""
+
+    key: str
+    values: frozenset[str]
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One vetted row: a target lemma in one context, with its replacements."""
+
+    lemma: str
+    pos: str
+    frame: str
+    cls: str
+    synonyms: tuple[str, ...]
+    antonyms: tuple[str, ...]
+    only: tuple[Cond, ...]
+    block: tuple[Cond, ...]
+    takes: frozenset[str]
+    row: int
+
+    @property
+    def super_class(self) -> str:
+        return self.cls.split("/", 1)[0]
+
+    @property
+    def is_target(self) -> bool:
+        return bool(self.synonyms and self.antonyms)
+
+
+@dataclass(frozen=True)
+class Slot:
+    """A target token's context, as the lexicon's conditions read it."""
+
+    pos: str  # "v" or "a"
+    frame: str  # trans / intr / that (verbs); pred / attr (adjectives)
+    fields: tuple[tuple[str, frozenset[str]], ...]
+    needs: frozenset[str]  # what a random replacement must take (frame and complement)
+
+    def get(self, key: str) -> frozenset[str]:
+        return next((v for k, v in self.fields if k == key), frozenset())
+
+
+def _data_text(name: str) -> str:
+    return resources.files("n2o_core.evaluation.heros").joinpath("data", name).read_text(encoding="utf-8")
+
+
+@lru_cache(maxsize=1)
+def word_sets() -> dict[str, frozenset[str]]:
+    """The named word sets (`data/vetted_sets.csv`): set name -> lowercase words."""
+    rows = csv.DictReader(_data_text("vetted_sets.csv").splitlines())
+    return {r["set"].strip(): frozenset(r["words"].lower().split()) for r in rows}
+
+
+def _conds(text: str, sets: dict[str, frozenset[str]]) -> tuple[Cond, ...]:
+    out = []
+    for part in text.split():
+        key, _, vals = part.partition("=")
+        words: set[str] = set()
+        for v in vals.split("|"):
+            words |= sets[v[1:]] if v.startswith("@") else {v.lower()}
+        out.append(Cond(key, frozenset(words)))
+    return tuple(out)
+
+
+def _words(text: str) -> tuple[str, ...]:
+    return tuple(w.strip().lower() for w in text.split("|") if w.strip())
+
+
+@lru_cache(maxsize=1)
+def entries() -> tuple[Entry, ...]:
+    """Every row of `data/vetted_lexicon.csv`, in file order."""
+    sets = word_sets()
+    out = []
+    for k, r in enumerate(csv.DictReader(_data_text("vetted_lexicon.csv").splitlines())):
+        out.append(
+            Entry(
+                lemma=r["lemma"].strip().lower(),
+                pos=r["pos"].strip(),
+                frame=r["frame"].strip(),
+                cls=r["class"].strip(),
+                synonyms=_words(r["synonyms"]),
+                antonyms=_words(r["antonyms"]),
+                only=_conds(r["only"], sets),
+                block=_conds(r["block"], sets),
+                takes=frozenset(r["takes"].split()),
+                row=k + 2,
+            )
+        )
+    return tuple(out)
+
+
+@lru_cache(maxsize=1)
+def _by_lemma() -> dict[tuple[str, str], tuple[Entry, ...]]:
+    out: dict[tuple[str, str], list[Entry]] = {}
+    for e in entries():
+        out.setdefault((e.lemma, e.pos), []).append(e)
+    return {k: tuple(v) for k, v in out.items()}
+
+
+def target_lemmas() -> frozenset[tuple[str, str]]:
+    """(lemma, pos) of every word that can be a target."""
+    return frozenset((e.lemma, e.pos) for e in entries() if e.is_target)
+
+
+def _forms(tok: Any) -> frozenset[str]:
+    return frozenset({tok.lower_, tok.lemma_.lower()})
+
+
+def _subject(verb: Any) -> Any | None:
+    """The verb's subject, or, for a conjoined verb without one, its head verb's ("rose and then fell")."""
+    for v in (verb, verb.head if verb.dep_ == "conj" else None):
+        if v is None:
+            continue
+        subj = next((c for c in v.children if c.dep_ in ("nsubj", "nsubjpass", "expl")), None)
+        if subj is not None:
+            return subj
+    return None
+
+
+def _verb_slot(tok: Any) -> Slot | None:
+    kids = list(tok.children)
+    if any(c.dep_ in ("dative", "oprd", "prt") for c in kids):
+        return None
+    passive = tok.tag_ == "VBN" and any(c.dep_ in ("nsubjpass", "auxpass") for c in kids)
+    dobj = next((c for c in kids if c.dep_ == "dobj"), None)
+    subj = _subject(tok)
+    fields: dict[str, frozenset[str]] = {"tag": frozenset([tok.tag_])}
+    if passive:
+        frame = "trans"
+        if subj is not None:
+            fields["obj"] = _forms(subj)
+    elif dobj is not None:
+        if dobj.pos_ not in _OBJ_POS:  # "finished third", "rose 5%"
+            return None
+        frame = "trans"
+        fields["obj"] = _forms(dobj)
+        if subj is not None:
+            fields["subj"] = _forms(subj)
+    elif any(c.dep_ == "ccomp" and c.i > tok.i for c in kids):
+        if any(c.dep_ == "ccomp" and any(g.tag_ == "TO" for g in c.children) for c in kids):
+            return None  # "believe it to be": not a clause a replacement verb takes
+        frame = "that"
+        if subj is not None:
+            fields["subj"] = _forms(subj)
+    else:
+        if any(c.dep_ in ("xcomp", "ccomp", "acomp", "attr") for c in kids):
+            return None
+        frame = "intr"
+        if subj is not None:
+            fields["subj"] = _forms(subj)
+    needs = {frame}
+    if any(c.dep_ == "npadvmod" and any(g.like_num for g in c.subtree) for c in kids):
+        needs.add("measure")  # "rose 3.8%": a random verb must take a measure ("walked 3.8%")
+    return Slot("v", frame, tuple(fields.items()), frozenset(needs))
+
+
+def _adjective_slot(tok: Any, doc: Any) -> Slot | None:
+    fields: dict[str, frozenset[str]] = {"tag": frozenset([tok.tag_])}
+    nxt = doc[tok.i + 1].lower_ if tok.i + 1 < len(doc) else ""
+    if tok.dep_ == "acomp" and tok.head.i < tok.i and tok.head.lemma_.lower() in LINKING_VERBS:
+        link = tok.head
+        subj = _subject(link)
+        fields["link"] = _forms(link)
+        if subj is not None:
+            fields["head"] = _forms(subj)
+        needs = {"pred"}
+        infinitive = nxt == "to" and tok.i + 2 < len(doc) and doc[tok.i + 2].tag_ == "VB"
+        if subj is not None and subj.lower_ == "it" and nxt in ("to", "that"):
+            needs.add(f"it_{nxt}")
+        elif nxt == "to":
+            needs.add("to" if infinitive else "to_np")  # "keen to play" / "similar to that"
+        elif nxt in COMPLEMENT_WORDS:
+            needs.add(nxt)
+        if any(c.dep_ == "ccomp" for c in tok.children) and not needs & {"it_that", "that"}:
+            needs.add("it_that" if subj is not None and subj.lower_ == "it" else "that")  # "sure you'll see"
+        frame = "pred"
+    elif tok.dep_ == "amod" and tok.head.i > tok.i:
+        fields["head"] = _forms(tok.head)
+        needs, frame = {"attr"}, "attr"
+    else:
+        return None
+    return Slot("a", frame, tuple(fields.items()), frozenset(needs))
+
+
+def slot_of(tok: Any, doc: Any) -> Slot | None:
+    """The context of a verb or adjective token, or None when it is in a frame the lexicon does not cover
+    (two objects, an object complement, a verb's own adjective or clause complement ...)."""
+    nxt = doc[tok.i + 1].lower_ if tok.i + 1 < len(doc) else ""
+    prev = doc[tok.i - 1].lower_ if tok.i > 0 else ""
+    slot = _verb_slot(tok) if tok.pos_ == "VERB" else _adjective_slot(tok, doc) if tok.pos_ == "ADJ" else None
+    if slot is None:
+        return None
+    fields = (*slot.fields, ("next", frozenset([nxt])), ("prev", frozenset([prev])))
+    return Slot(slot.pos, slot.frame, fields, slot.needs)
+
+
+def _holds(c: Cond, slot: Slot) -> bool:
+    return bool(slot.get(c.key) & c.values)
+
+
+def entry_fits(e: Entry, slot: Slot) -> bool:
+    """Whether row `e` applies in `slot`: same frame, every `only` condition holds, no `block` condition does."""
+    if e.frame != slot.frame:
+        return False
+    return all(_holds(c, slot) for c in e.only) and not any(_holds(c, slot) for c in e.block)
+
+
+def match(tok: Any, doc: Any) -> tuple[Entry, Slot] | None:
+    """The first vetted target row for this token in its sentence, with the token's slot; None when there is none."""
+    pos = {"VERB": "v", "ADJ": "a"}.get(tok.pos_)
+    if pos is None:
+        return None
+    rows = _by_lemma().get((tok.lemma_.lower(), pos))
+    if not rows:
+        return None
+    slot = slot_of(tok, doc)
+    if slot is None:
+        return None
+    for e in rows:
+        if e.is_target and entry_fits(e, slot):
+            return e, slot
+    return None
+
+
+def random_candidates(target: Entry, slot: Slot) -> list[str]:
+    """Random-word rows (no synonyms or antonyms: common words of one main sense) that fill the target's slot
+    grammatically (they take its frame and complement) and mean something else: another super class, not one
+    of the target's synonyms or antonyms. Sorted."""
+    banned = {target.lemma, *target.synonyms, *target.antonyms}
+    out = set()
+    for e in entries():
+        if e.is_target or e.pos != target.pos or e.lemma in banned or e.super_class == target.super_class:
+            continue
+        if target.lemma in e.synonyms or target.lemma in e.antonyms:
+            continue
+        if slot.needs <= _takes(e.lemma, e.pos):
+            out.add(e.lemma)
+    return sorted(out)
+
+
+@lru_cache(maxsize=4096)
+def _takes(lemma: str, pos: str) -> frozenset[str]:
+    return frozenset().union(*(e.takes for e in _by_lemma().get((lemma, pos), ())))
