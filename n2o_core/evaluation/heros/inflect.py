@@ -69,3 +69,19 @@ def article_for(word: str) -> str:
     if w.startswith(_AN_EXCEPTIONS):
         return "a"
     return "an" if w[:1] in "aeiou" else "a"
+
+
+@lru_cache(maxsize=100_000)
+def verb_lemma(form: str, spacy_lemma: str, tag: str) -> str:
+    """The lemma of verb `form` (tagged `tag`): spaCy's when inflecting it back to `tag` gives `form`, else
+    LemmInflect's ("staged": spaCy says "stag", whose past is "stagged"; LemmInflect says "stage")."""
+    lemma = spacy_lemma.lower()
+    form = form.lower()
+    if tag not in INFLECTABLE_TAGS or inflect(lemma, tag) == form:
+        return lemma
+    from lemminflect import getLemma
+
+    for candidate in getLemma(form, upos="VERB"):
+        if inflect(candidate.lower(), tag) == form:
+            return candidate.lower()
+    return lemma

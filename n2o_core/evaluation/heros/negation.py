@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from n2o_core.evaluation.heros.edit import render
-from n2o_core.evaluation.heros.inflect import match_case
+from n2o_core.evaluation.heros.inflect import match_case, verb_lemma
 
 NEGATORS = frozenset({"not", "n't", "nt", "n’t"})
 _CONTRACTED_AUX = {"ca": "can", "wo": "will", "sha": "shall"}
@@ -138,7 +138,7 @@ def negate_verb(doc: Any, v: Any) -> Outcome:
             return _fail("inverted_subject", v.i)
         if v.lemma_.lower() == "be":
             return _negate_after_aux(doc, v)
-        phrase = f"{_DO_SUPPORT[v.tag_]} not {v.lemma_.lower()}"
+        phrase = f"{_DO_SUPPORT[v.tag_]} not {verb_lemma(v.text, v.lemma_, v.tag_)}"
         return Outcome(render(doc, replace={v.i: match_case(phrase, v.text)}), "do_support", v.i)
     if v.tag_ == "VB" and v.dep_ == "ROOT":  # imperative
         return Outcome(render(doc, replace={v.i: match_case(f"do not {v.text.lower()}", v.text)}), "do_support", v.i)

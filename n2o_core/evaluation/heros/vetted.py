@@ -14,7 +14,8 @@ order (the first row whose context matches is used):
 - `only`, `block`: context conditions `key=v1|v2|@set` separated by spaces; every `only` condition must hold and
   no `block` condition may. Keys: `subj` (a verb's subject), `obj` (its object, or its passive subject), `head`
   (an adjective's noun, or the subject of its linking verb), `link` (the linking verb), `next` / `prev` (the
-  next / previous word), `tag` (Penn tag). `@name` names a word set of `data/vetted_sets.csv` ("@qty": price,
+  next / previous word), `tag` (Penn tag), `prep` (a verb's prepositions: "ban them from" has "from").
+  `@name` names a word set of `data/vetted_sets.csv` ("@qty": price,
   shares, sales ...);
 - `takes`: the slots the word fills grammatically, for the Random subset ("trans intr that"; "pred attr to to_np
   of that with ... it_to it_that" for adjectives: "keen to go", "similar to it", "aware of", "it is odd that").
@@ -169,6 +170,7 @@ def _verb_slot(tok: Any) -> Slot | None:
     dobj = next((c for c in kids if c.dep_ == "dobj"), None)
     subj = _subject(tok)
     fields: dict[str, frozenset[str]] = {"tag": frozenset([tok.tag_])}
+    fields["prep"] = frozenset(c.lower_ for c in kids if c.dep_ in ("prep", "agent", "dative"))
     if passive:
         frame = "trans"
         if subj is not None:
@@ -209,8 +211,9 @@ def _adjective_slot(tok: Any, doc: Any) -> Slot | None:
             fields["head"] = _forms(subj)
         needs = {"pred"}
         infinitive = nxt == "to" and tok.i + 2 < len(doc) and doc[tok.i + 2].tag_ == "VB"
-        if subj is not None and subj.lower_ == "it" and nxt in ("to", "that"):
-            needs.add(f"it_{nxt}")
+        for_to = nxt == "for" and any(t.tag_ == "TO" for t in doc[tok.i + 2 : tok.head.right_edge.i + 1])
+        if subj is not None and subj.lower_ == "it" and (nxt in ("to", "that") or for_to):
+            needs.add("it_to" if for_to else f"it_{nxt}")  # "it is hard (for anyone) to start"
         elif nxt == "to":
             needs.add("to" if infinitive else "to_np")  # "keen to play" / "similar to that"
         elif nxt in COMPLEMENT_WORDS:

@@ -127,3 +127,40 @@ def test_random_pool_never_shares_the_target_class():
 
     pool = random_candidates(size, Slot("a", "pred", (), frozenset(["pred"])))
     assert pool and "tall" not in pool and "large" not in pool and "big" not in pool
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        # the invalid pairs of the judged sample (docs/heros_sample.md, seed 7321): each class is no target now
+        ("Chepkemei however took part and finished third in last Sunday's world best 10K race in Puerto Rico.",
+         "finished"),  # a placing: "completed third", "started third"
+        ("Southwest, which has the highest market value of any US carrier, said it would remain profitable.",
+         "profitable"),  # "remain lucrative" of a company
+        ("I can't believe that so many of these comments are against the minimum wage!", "believe"),  # astonishment
+        ("But he said it was wrong to put China under the same embargo as other countries.", "wrong"),  # moral
+        ("The minister wants to hit them where it hurts most by banning them from matches.", "banning"),  # permit from
+        ("To be honest, I'm getting bored with all the drug scandals, especially Balco.", "honest"),  # fixed phrase
+    ],
+)  # fmt: skip
+def test_the_judged_sample_failures_are_no_targets(nlp, text, word):
+    assert word not in _targets(nlp, text)
+
+
+def test_it_for_to_slot_takes_only_it_to_adjectives(nlp):
+    """ "it will be difficult for anyone to start": a random adjective must read in "it is ADJ for X to" (not
+    "sorry", "famous": the judged sample's two invalid random words)."""
+    text = "Such sums mean it will be difficult for anyone to start a new game studio, said Mr Walsh."
+    doc = nlp(text)
+    tok = next(t for t in doc if t.text == "difficult")
+    entry, slot = match(tok, doc)
+    assert "it_to" in slot.needs
+    words = random_candidates(entry, slot)
+    assert words and "sorry" not in words and "famous" not in words
+
+
+def test_do_support_uses_the_verbs_own_lemma(nlp):
+    """spaCy lemmatizes "staged" as "stag"; the negation must read "did not stage"."""
+    doc = nlp("Serena Williams staged a remarkable recovery to beat Lindsay Davenport and win the title.")
+    out = negate_main(doc)
+    assert out.text is not None and "did not stage a remarkable recovery" in out.text
