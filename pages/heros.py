@@ -11,6 +11,7 @@ from streamlit.delta_generator import DeltaGenerator
 from n2o_core.corpora import Corpus
 from n2o_core.evaluation.heros.averaging import scored_id
 from n2o_core.evaluation.heros.generate import PairSet
+from n2o_core.evaluation.heros.validity import validity_sentence
 from n2o_core.export import report
 from n2o_core.figures import heros as figures_heros
 from n2o_core.settings import (
@@ -75,6 +76,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         + ", ".join(f"{k} {v}" for k, v in pairset.counts().items())
         + f". {WHAT[show]} Hover for raw cosine, normalized value, CI and n."
     )
+    st.caption(validity_sentence())
     normalized, raw = _tables(results, baselines, per_pair)
     _downloads(lo, fig, show, WHAT[show], normalized.round(4), raw.round(4), per_pair, n_per)
 

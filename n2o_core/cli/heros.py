@@ -167,6 +167,10 @@ def _report(res: HerosResult, pairs: pd.DataFrame | None, n_pairs: int) -> None:
     if pairs is None and (len(counts) < 6 or min(counts.values()) < n_pairs):
         print(f"warning: fewer than {n_pairs} pairs for some subsets: {counts}", file=sys.stderr)
     print(f"pairs per subset: {counts}  ({res.meta['pairs_seconds']} s)")
+    if pairs is None:
+        from n2o_core.evaluation.heros.validity import validity_sentence
+
+        print(validity_sentence())
     swapped = [f"{a} -> {b}" for a, b in res.meta.get("scored_ids", {}).items() if a != b]
     if swapped:
         print("averaged word vectors with stop words dropped (--averaging nostop): " + ", ".join(swapped))
