@@ -21,7 +21,7 @@ MODES = {
     "upload": "Upload a scored pair file",
     "hf": "Hugging Face dataset (online)",
 }
-RULES = {"heros-synonym": "one word → a WordNet synonym", "heros-typo": "one word misspelled"}
+RULES = {"heros-synonym": "one word → a synonym (vetted HEROS lexicon)", "heros-typo": "one word misspelled"}
 AUTO = "(auto)"
 _ROLES = ("sentence1", "sentence2", "score", "genre")
 EXTENSIONS = ["tsv", "csv", "txt", "jsonl", "parquet"]
