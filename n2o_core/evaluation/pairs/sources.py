@@ -106,9 +106,9 @@ def synthetic_pairs(
     progress: Any = None,
 ) -> Pairs:
     """Up to `n` pairs made from corpus sentences by one HEROS rule (`n2o_core.evaluation.heros.generate`): sentence1 is
-    the corpus sentence, sentence2 the same sentence with one verb/adjective replaced by a synonym from the vetted HEROS lexicon
-    ("heros-synonym") or misspelled ("heros-typo"). Synthetic, NOT human paraphrases, and unscored. Generated
-    pairs are cached per corpus and request (`heros.pair_cache`)."""
+    the corpus sentence, sentence2 the same sentence with one verb/adjective replaced by a synonym from the vetted
+    HEROS lexicon ("heros-synonym") or misspelled ("heros-typo"). Synthetic, NOT human paraphrases, and unscored.
+    Generated pairs are cached per corpus and request (`heros.pair_cache`)."""
     from n2o_core.evaluation.heros.pair_cache import cached_generate_pairs
 
     subset = SYNTHETIC_RULES.get(rule)
