@@ -9,8 +9,8 @@ Each family prepares every embedder once and draws the same permutations and res
   batched small eigendecompositions (Procrustes, CCA); a resample of the null rows recomputes their spaces
   (O(m d^2) per embedder).
 - kernel (`KernelFamily`): triangles on the kernel rows (values, `pairwise.PairwiseSpace`) and dense float32
-  matrices on the null rows; a permutation gathers B's m x m matrices once and takes one dot product per pair
-  and measure; a resample is a quadratic form in the draw counts (c^T (K o L) c and K c), no gather.
+  matrices on the null rows; a permutation gathers B's m x m matrices once (rows, then columns) and takes one dot
+  product per pair and measure; a resample is a quadratic form in the draw counts (c^T (K o L) c and K c), no gather.
 
 Independent work (embedders' spaces, pairs, chunks of draws) runs on `batched.map_threads`, BLAS at one thread.
 Each family's `run` reports its progress as the fraction of its units of work done (pairs' values, draws) through
@@ -352,19 +352,16 @@ class KernelFamily:
             out[(a, b, "rsa_pearson")] = tri_correlation(sa.dist, sb.dist)
         return out
 
-    def _null_row(self, stack: np.ndarray, p: np.ndarray) -> dict[Key, float]:
+    def _null_row(self, mats: dict[str, np.ndarray], p: np.ndarray) -> dict[Key, float]:
         """Every pair's sums for one permutation p of the null rows: each B's matrices gathered once (rows, then
-        columns: entry (i, j) is B's (p_i, p_j)) and multiplied with every earlier embedder's at once (float32
-        BLAS: enough for a null draw). `stack`: (embedders x measures, m*m), row e * measures + measure."""
+        columns: entry (i, j) is B's (p_i, p_j)), one float32 BLAS dot product per pair and measure (enough for a
+        null draw)."""
         nm, m = len(self.measures), p.size
         row: dict[Key, float] = {}
         for j, b in enumerate(self.names[1:], start=1):
-            mb = stack[j * nm : (j + 1) * nm].reshape(nm, m, m)
-            gathered = np.take(mb[:, p, :], p, axis=2).reshape(nm, m * m)
-            prod = stack[: j * nm] @ gathered.T  # (j * nm, nm): every earlier embedder's rows with B's
-            for i, a in enumerate(self.names[:j]):
-                for q, msr in enumerate(self.measures):
-                    row[(a, b, msr)] = float(prod[i * nm + q, q])
+            gathered = np.take(mats[b].reshape(nm, m, m)[:, p, :], p, axis=2).reshape(nm, m * m)
+            for a in self.names[:j]:
+                row.update({(a, b, msr): float(np.dot(mats[a][q], gathered[q])) for q, msr in enumerate(self.measures)})
         return row
 
     def run(self, perms: np.ndarray, draws: np.ndarray, progress: FamilyProgress | None = None) -> FamilyResult:
@@ -382,9 +379,7 @@ class KernelFamily:
         sigmas = {e: s.sigma or 1.0 for e, s in spaces.items()}
         spaces.clear()  # the triangles: 3 x 2 n^2 bytes per embedder
         dense = {e: dense_kernels(X[self.null_positions], sigmas[e]) for e, X in self.arrays.items()}
-        stack = np.concatenate([_stacked(dense[e], self.measures) for e in self.names])
-        nm = len(self.measures)
-        mats = {e: stack[j * nm : (j + 1) * nm] for j, e in enumerate(self.names)}
+        mats = {e: _stacked(d, self.measures) for e, d in dense.items()}
         keys = [(a, b, msr) for a, b in pairs for msr in self.measures]
         for a, b in pairs:
             res.null_observed.update(
@@ -392,7 +387,7 @@ class KernelFamily:
             )
         step = 25 / max(len(perms), 1)
         res.null = _stack(
-            map_threads(lambda p: self._null_row(stack, p), list(perms), on_done=lambda: units(step)), keys
+            map_threads(lambda p: self._null_row(mats, p), list(perms), on_done=lambda: units(step)), keys
         )
         if len(draws):
             C = np.stack([np.bincount(d, minlength=m) for d in draws]).astype(np.float64)

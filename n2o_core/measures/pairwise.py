@@ -83,16 +83,18 @@ def _float32_order(v: np.ndarray) -> np.ndarray:
     return low[high]
 
 
-def average_ranks(v: np.ndarray) -> np.ndarray:
-    """0-based ranks of v with ties sharing their mean rank (as scipy.stats.rankdata, minus one), float64."""
+def average_ranks(v: np.ndarray, dtype: type[np.floating] = np.float64) -> np.ndarray:
+    """0-based ranks of v with ties sharing their mean rank (as scipy.stats.rankdata, minus one), as `dtype`
+    (float32 halves the memory of 12.5M ranks: the mean ranks are rounded to it as they are written)."""
     # tied values get their mean rank whatever their order among themselves
     fast = v.dtype == np.float32 and v.ndim == 1
     order = _float32_order(np.ascontiguousarray(v)) if fast else np.argsort(v)
     sv = v[order]
     starts = np.flatnonzero(np.r_[True, sv[1:] != sv[:-1]])
-    ends = np.r_[starts[1:], sv.size]
-    ranks = np.empty(v.size, np.float64)
-    ranks[order] = np.repeat((starts + ends - 1) / 2.0, ends - starts)
+    del sv
+    ends = np.r_[starts[1:], v.size]
+    ranks = np.empty(v.size, dtype)
+    ranks[order] = np.repeat(((starts + ends - 1) / 2.0).astype(dtype), ends - starts)
     return ranks
 
 
@@ -219,7 +221,7 @@ def pairwise_space(
     if dist or rank:
         d = tris.pop(0)
         if rank:
-            r = (average_ranks(d) if d.size else np.zeros(0)).astype(np.float32)
+            r = average_ranks(d, np.float32) if d.size else np.zeros(0, np.float32)
             _center_scale(r)
             out.rank = r
         if dist:
