@@ -248,12 +248,14 @@ class StageBars:
 
 
 class ProgressBars:
-    """One tqdm bar per (embedder, stage) on stderr: an `on_stage(eid, stage, done, total)` callback."""
+    """One tqdm bar per (embedder, stage) on stderr: an `on_stage(eid, stage, done, total)` callback. Counts
+    sentences unless `units` names another unit for a stage ({"measures": "pair"})."""
 
-    def __init__(self) -> None:
+    def __init__(self, units: dict[str, str] | None = None) -> None:
         from tqdm.auto import tqdm
 
         self._tqdm = tqdm
+        self.units = dict(units or {})
         self.bars: dict[tuple[str, str], Any] = {}
 
     def __call__(self, eid: str, stage: str, done: int, total: int) -> None:
@@ -263,7 +265,7 @@ class ProgressBars:
             return  # finished at once (loaded from the cache): no bar
         if bar is None:
             bar = self.bars[key] = self._tqdm(
-                total=total, desc=f"{stage:9s} {eid}", unit="sent", leave=True, file=sys.stderr
+                total=total, desc=f"{stage:9s} {eid}", unit=self.units.get(stage, "sent"), leave=True, file=sys.stderr
             )
         if done > bar.n:
             bar.update(done - bar.n)  # tqdm redraws at most every 0.1 s

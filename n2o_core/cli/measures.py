@@ -109,7 +109,8 @@ def run(args: argparse.Namespace) -> int:
     check_embedders(ids, ws)
     t0 = time.perf_counter()
 
-    bars = ProgressBars()
+    # search: one step per embedder; measures: one step per (measure, pair of embedders)
+    bars = ProgressBars(units={"search": "embedder", "measures": "pair"})
     try:
         res = compare_measures(
             ws,
@@ -121,7 +122,9 @@ def run(args: argparse.Namespace) -> int:
             subsample=args.subsample,
             null_subsample=args.null_subsample,
             seed=args.seed,
-            progress=lambda stage, done, total: bars("measures", stage, done, total),
+            progress=lambda stage, done, total: bars(
+                "(measure x pair)" if stage == "measures" else "embedders", stage, done, total
+            ),
         )
     finally:
         bars.close()

@@ -44,14 +44,25 @@ WORKERS = max(1, min(4, os.cpu_count() or 1))
 CHUNK = 8
 
 
-def map_threads(fn: Callable[[T], R], items: Iterable[T], workers: int = WORKERS) -> list[R]:
-    """[fn(x) for x in items] on `workers` threads with a one-thread BLAS, results in order."""
+def map_threads(
+    fn: Callable[[T], R], items: Iterable[T], workers: int = WORKERS, on_done: Callable[[], None] | None = None
+) -> list[R]:
+    """[fn(x) for x in items] on `workers` threads with a one-thread BLAS, results in order; `on_done()` is
+    called in the calling thread as each result is taken (a progress bar's tick: never from a worker)."""
     todo = list(items)
+    done = on_done or (lambda: None)
+    out: list[R] = []
     with threadpool_limits(limits=1, user_api="blas"):
         if workers <= 1 or len(todo) <= 1:
-            return [fn(x) for x in todo]
+            for x in todo:
+                out.append(fn(x))
+                done()
+            return out
         with ThreadPoolExecutor(max_workers=workers) as ex:
-            return list(ex.map(fn, todo))
+            for r in ex.map(fn, todo):
+                out.append(r)
+                done()
+    return out
 
 
 @dataclass(frozen=True)

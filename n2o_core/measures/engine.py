@@ -9,17 +9,19 @@ Each family prepares every embedder once and draws the same permutations and res
   batched small eigendecompositions (Procrustes, CCA); a resample of the null rows recomputes their spaces
   (O(m d^2) per embedder).
 - kernel (`KernelFamily`): triangles on the kernel rows (values, `pairwise.PairwiseSpace`) and dense float32
-  matrices on the null rows; a permutation gathers B's m x m matrices once and takes one dot product per pair
-  and measure; a resample is a quadratic form in the draw counts (c^T (K o L) c and K c), no gather.
+  matrices on the null rows; a permutation gathers B's m x m matrices once (rows, then columns) and takes one dot
+  product per pair and measure; a resample is a quadratic form in the draw counts (c^T (K o L) c and K c), no gather.
 
 Independent work (embedders' spaces, pairs, chunks of draws) runs on `batched.map_threads`, BLAS at one thread.
+Each family's `run` reports its progress as the fraction of its units of work done (pairs' values, draws) through
+an optional `progress(fraction)`, called in the calling thread.
 
 Values are keyed by (a, b, measure) with (a, b) an ordered pair: both orders for asymmetric measures.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -61,6 +63,22 @@ class FamilyResult:
     boot_n: int = 0  # sentences the bootstrap resamples (its CI is rescaled by sqrt(boot_n / n) when smaller)
 
 
+#: Called as progress(fraction of the family's work done).
+FamilyProgress = Callable[[float], None]
+
+
+class _Units:
+    """Counts units of work done and reports the fraction to a `FamilyProgress` (if any)."""
+
+    def __init__(self, total: float, progress: FamilyProgress | None):
+        self.total, self.done, self.progress = max(total, 1.0), 0.0, progress
+
+    def __call__(self, units: float = 1.0) -> None:
+        self.done += units
+        if self.progress is not None:
+            self.progress(min(1.0, self.done / self.total))
+
+
 def pairs_of(names: Sequence[str]) -> list[tuple[str, str]]:
     """Unordered pairs in the order given."""
     return list(combinations(names, 2))
@@ -85,9 +103,11 @@ class NeighborFamily:
         self._own = {e: nb.hsic_terms(nb.own_entries(x)).sum(axis=0) for e, x in lists.items()}
         self._keys = {e: nb.sorted_keys(x) for e, x in lists.items()}
 
-    def _pair(self, a: str, lb: nb.NeighborLists, b: str) -> dict[Key, float]:
+    def _pair(
+        self, a: str, lb: nb.NeighborLists, b: str, b_keys: tuple[np.ndarray, np.ndarray] | None = None
+    ) -> dict[Key, float]:
         la = self.lists[a]
-        e = nb.shared_entries(la, lb, self._keys[a])
+        e = nb.shared_entries(la, lb, self._keys[a], b_keys)
         out: dict[Key, float] = {}
         if "mutual_knn" in self.measures:
             out[(a, b, "mutual_knn")] = float(e.keys.size / (self.n * self.k))
@@ -100,26 +120,37 @@ class NeighborFamily:
             out[(b, a, "cknna")] = float(nb.cknna_from_terms(lk, self._own[b], self._own[a], self.n))
         return out
 
-    def run(self, perms: np.ndarray, draws: np.ndarray) -> FamilyResult:
-        """Values on every sentence; null over `perms` (rows of B shuffled); bootstrap over `draws`."""
-        res = FamilyResult(n=self.n, null_n=self.n, boot_n=self.n)
-        pairs = pairs_of(self.names)
-        for a, b in pairs:
-            res.value.update(self._pair(a, self.lists[b], b))
-            if "mutual_knn" in self.measures:  # the project's N2O itself
-                res.value[(a, b, "mutual_knn")] = nb.mutual_knn_from(self.lists[a], self.lists[b])
-        res.null_observed = dict(res.value)
-        keys = list(res.value)
+    def _null_rows(self, pairs: list[tuple[str, str]], perms: np.ndarray) -> list[dict[Key, float]]:
+        """Every pair's values with B's rows shuffled by each permutation (B's relabelled lists sorted once)."""
         rows: list[dict[Key, float]] = []
         for p in perms:
             row: dict[Key, float] = {}
             shuffled = {b: self.lists[b].permuted(p) for b in self.names[1:]}
+            keys = {b: nb.sorted_keys(lb) for b, lb in shuffled.items()}
             for a, b in pairs:
-                row.update(self._pair(a, shuffled[b], b))
+                row.update(self._pair(a, shuffled[b], b, keys[b]))
             rows.append(row)
-        res.null = _stack(rows, keys)
+        return rows
+
+    def run(self, perms: np.ndarray, draws: np.ndarray, progress: FamilyProgress | None = None) -> FamilyResult:
+        """Values on every sentence; null over `perms` (rows of B shuffled); bootstrap over `draws`."""
+        res = FamilyResult(n=self.n, null_n=self.n, boot_n=self.n)
+        pairs = pairs_of(self.names)
+        units = _Units(len(pairs) + len(perms) + (len(pairs) if len(draws) else 0), progress)
+        for a, b in pairs:
+            res.value.update(self._pair(a, self.lists[b], b))
+            if "mutual_knn" in self.measures:  # the project's N2O itself
+                res.value[(a, b, "mutual_knn")] = nb.mutual_knn_from(self.lists[a], self.lists[b])
+            units()
+        res.null_observed = dict(res.value)
+        keys = list(res.value)
+        chunks = [perms[s : s + CHUNK] for s in range(0, len(perms), CHUNK)]
+        sizes = iter([len(P) for P in chunks])
+        parts = map_threads(lambda P: self._null_rows(pairs, P), chunks, on_done=lambda: units(next(sizes)))
+        res.null = _stack([row for part in parts for row in part], keys)
         if len(draws):
             res.boot = self._bootstrap(pairs, draws)
+        units(len(pairs))
         return res
 
     def _bootstrap(self, pairs: list[tuple[str, str]], draws: np.ndarray) -> dict[Key, np.ndarray]:
@@ -180,32 +211,43 @@ class FeatureFamily:
         self.n = next(iter(arrays.values())).shape[0]
         self.null_rows = np.asarray(null_rows)
 
-    def run(self, perms: np.ndarray, draws: np.ndarray) -> FamilyResult:
+    def run(self, perms: np.ndarray, draws: np.ndarray, progress: FamilyProgress | None = None) -> FamilyResult:
         """Values on every sentence; null over `perms` and bootstrap over `draws` of the null rows (batched
         draws in each side's singular basis, `batched.pair_values`, on `batched.WORKERS` threads)."""
         m = self.null_rows.size
         res = FamilyResult(n=self.n, null_n=m, boot_n=m)
         pairs = pairs_of(self.names)
+        units = _Units(len(pairs) + len(perms) + len(draws), progress)
         spaces = dict(zip(self.names, map_threads(feature_space, [self.arrays[e] for e in self.names]), strict=True))
 
         def value(pair: tuple[str, str]) -> dict[Key, float]:
             a, b = pair
             return feature_values(spaces[a], spaces[b], cross(spaces[a], spaces[b]), (a, b), self.measures)
 
-        for got in map_threads(value, pairs):
+        for got in map_threads(value, pairs, on_done=units):
             res.value.update(got)
         spaces.clear()
         keys = list(res.value)
-        small = {e: feature_space(np.asarray(X[self.null_rows], np.float64)) for e, X in self.arrays.items()}
+        small = dict(
+            zip(
+                self.names,
+                map_threads(
+                    lambda e: feature_space(np.asarray(self.arrays[e][self.null_rows], np.float64)), self.names
+                ),
+                strict=True,
+            )
+        )
         centered = {e: s.centered() for e, s in small.items()}
         for a, b in pairs:
             C = centered[a].T @ centered[b]
             res.null_observed.update(feature_values(small[a], small[b], C, (a, b), self.measures))
         bases = {e: basis(small[e], centered[e]) for e in self.names}
         chunks = [perms[s : s + CHUNK] for s in range(0, len(perms), CHUNK)]
-        res.null = _concat(map_threads(lambda P: self._null_chunk(bases, P), chunks), keys)
+        sizes = iter([len(P) for P in chunks])
+        done = map_threads(lambda P: self._null_chunk(bases, P), chunks, on_done=lambda: units(next(sizes)))
+        res.null = _concat(done, keys)
         if len(draws):
-            res.boot = _concat(map_threads(lambda d: self._resample(centered, d), list(draws)), keys)
+            res.boot = _concat(map_threads(lambda d: self._resample(centered, d), list(draws), on_done=units), keys)
         return res
 
     def _null_chunk(self, bases: dict[str, Basis], P: np.ndarray) -> dict[Key, np.ndarray]:
@@ -292,50 +334,61 @@ class KernelFamily:
         self.n = next(iter(arrays.values())).shape[0]
         self.null_positions = np.asarray(null_positions)
 
-    def _spaces(self) -> dict[str, PairwiseSpace]:
+    def _space(self, e: str) -> PairwiseSpace:
         want = set(self.measures)
+        return pairwise_space(
+            self.arrays[e], rbf="cka_rbf" in want, dist="rsa_pearson" in want, rank="rsa_spearman" in want
+        )
 
-        def space(X: np.ndarray) -> PairwiseSpace:
-            return pairwise_space(X, rbf="cka_rbf" in want, dist="rsa_pearson" in want, rank="rsa_spearman" in want)
+    def _values(self, spaces: dict[str, PairwiseSpace], pair: tuple[str, str]) -> dict[Key, float]:
+        a, b = pair
+        sa, sb = spaces[a], spaces[b]
+        out: dict[Key, float] = {}
+        if "cka_rbf" in self.measures:
+            out[(a, b, "cka_rbf")] = rbf_cka(sa, sb)
+        if "rsa_spearman" in self.measures:
+            out[(a, b, "rsa_spearman")] = tri_correlation(sa.rank, sb.rank)
+        if "rsa_pearson" in self.measures:
+            out[(a, b, "rsa_pearson")] = tri_correlation(sa.dist, sb.dist)
+        return out
 
-        return dict(zip(self.names, map_threads(space, [self.arrays[e] for e in self.names]), strict=True))
+    def _null_row(self, mats: dict[str, np.ndarray], p: np.ndarray) -> dict[Key, float]:
+        """Every pair's sums for one permutation p of the null rows: each B's matrices gathered once (rows, then
+        columns: entry (i, j) is B's (p_i, p_j)), one float32 BLAS dot product per pair and measure (enough for a
+        null draw)."""
+        nm, m = len(self.measures), p.size
+        row: dict[Key, float] = {}
+        for j, b in enumerate(self.names[1:], start=1):
+            gathered = np.take(mats[b].reshape(nm, m, m)[:, p, :], p, axis=2).reshape(nm, m * m)
+            for a in self.names[:j]:
+                row.update({(a, b, msr): float(np.dot(mats[a][q], gathered[q])) for q, msr in enumerate(self.measures)})
+        return row
 
-    def _dots(self, a: str, b: str, x: np.ndarray, y: np.ndarray) -> dict[Key, float]:
-        """Full-matrix sums of x * y per measure row (float32 BLAS dot products: enough for a null draw)."""
-        return {(a, b, msr): float(np.dot(x[j], y[j])) for j, msr in enumerate(self.measures)}
-
-    def run(self, perms: np.ndarray, draws: np.ndarray) -> FamilyResult:
+    def run(self, perms: np.ndarray, draws: np.ndarray, progress: FamilyProgress | None = None) -> FamilyResult:
         """Values on the kernel rows; null over `perms` and bootstrap over `draws` of the null rows."""
         m = self.null_positions.size
         res = FamilyResult(n=self.n, null_n=m, boot_n=m)
         pairs = pairs_of(self.names)
-        spaces = self._spaces()
-        for a, b in pairs:
-            sa, sb = spaces[a], spaces[b]
-            if "cka_rbf" in self.measures:
-                res.value[(a, b, "cka_rbf")] = rbf_cka(sa, sb)
-            if "rsa_spearman" in self.measures:
-                res.value[(a, b, "rsa_spearman")] = tri_correlation(sa.rank, sb.rank)
-            if "rsa_pearson" in self.measures:
-                res.value[(a, b, "rsa_pearson")] = tri_correlation(sa.dist, sb.dist)
+        # the embedders' triangles are most of the work: 60% of the bar, values 5%, null 25%, bootstrap 10%
+        units = _Units(100.0, progress)
+        spaces = dict(
+            zip(self.names, map_threads(self._space, self.names, on_done=lambda: units(60 / len(self.names))))
+        )
+        for got in map_threads(lambda pair: self._values(spaces, pair), pairs, on_done=lambda: units(5 / len(pairs))):
+            res.value.update(got)
         sigmas = {e: s.sigma or 1.0 for e, s in spaces.items()}
-        del spaces
+        spaces.clear()  # the triangles: 3 x 2 n^2 bytes per embedder
         dense = {e: dense_kernels(X[self.null_positions], sigmas[e]) for e, X in self.arrays.items()}
         mats = {e: _stacked(d, self.measures) for e, d in dense.items()}
         keys = [(a, b, msr) for a, b in pairs for msr in self.measures]
         for a, b in pairs:
-            res.null_observed.update(self._dots(a, b, mats[a], mats[b]))
-
-        def null_row(p: np.ndarray) -> dict[Key, float]:
-            flat = (p[:, None] * m + p[None, :]).ravel()  # entry (i, j) of the shuffled matrix
-            row: dict[Key, float] = {}
-            for j, b in enumerate(self.names[1:], start=1):
-                gathered = np.take(mats[b], flat, axis=1)
-                for a in self.names[:j]:
-                    row.update(self._dots(a, b, mats[a], gathered))
-            return row
-
-        res.null = _stack(map_threads(null_row, list(perms)), keys)
+            res.null_observed.update(
+                {(a, b, msr): float(np.dot(mats[a][q], mats[b][q])) for q, msr in enumerate(self.measures)}
+            )
+        step = 25 / max(len(perms), 1)
+        res.null = _stack(
+            map_threads(lambda p: self._null_row(mats, p), list(perms), on_done=lambda: units(step)), keys
+        )
         if len(draws):
             C = np.stack([np.bincount(d, minlength=m) for d in draws]).astype(np.float64)
 
@@ -351,6 +404,6 @@ class KernelFamily:
                     out[(a, b, "rsa_pearson")] = _unit_offdiag_moments(da.D, db.D, C)
                 return out
 
-            for got in map_threads(boot, pairs):
-                res.boot.update(got)
+            for drawn in map_threads(boot, pairs, on_done=lambda: units(10 / len(pairs))):
+                res.boot.update(drawn)
         return res

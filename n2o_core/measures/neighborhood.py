@@ -117,12 +117,17 @@ def sorted_keys(lists: NeighborLists) -> tuple[np.ndarray, np.ndarray]:
     return keys, sims[valid]
 
 
-def shared_entries(a: NeighborLists, b: NeighborLists, a_keys: tuple[np.ndarray, np.ndarray] | None = None) -> Entries:
-    """Pairs (i, j) with j among the neighbors of i under both, with both cosine similarities; `a_keys` are
-    a's `_keys` when already at hand (the permutation null keeps them)."""
+def shared_entries(
+    a: NeighborLists,
+    b: NeighborLists,
+    a_keys: tuple[np.ndarray, np.ndarray] | None = None,
+    b_keys: tuple[np.ndarray, np.ndarray] | None = None,
+) -> Entries:
+    """Pairs (i, j) with j among the neighbors of i under both, with both cosine similarities; `a_keys` and
+    `b_keys` are their `sorted_keys` when already at hand (the permutation null keeps them)."""
     _check_pair(a, b)
     ka, sa = a_keys if a_keys is not None else sorted_keys(a)
-    kb, sb = sorted_keys(b)
+    kb, sb = b_keys if b_keys is not None else sorted_keys(b)
     if ka.size == 0 or kb.size == 0:
         return Entries(a.n, np.zeros(0, np.int64), np.zeros(0), np.zeros(0))
     pos = np.minimum(np.searchsorted(ka, kb), ka.size - 1)

@@ -12,7 +12,8 @@ n(n-1)/2 values in row-major order (pair (i, j), i < j, at i*n - i*(i+1)/2 + j -
   (Spearman = Pearson of the ranks).
 
 Each triangle costs 2 n^2 bytes: never a dense n x n float64 matrix, let alone two. The n x n products are
-computed one block of `BLOCK_ROWS` rows at a time. Dot products of two triangles accumulate in float64 over
+computed one block of `BLOCK_ROWS` rows at a time, upper half only, one Gram product for every triangle. Ranks
+come from a radix sort of the float32 distances. Dot products of two triangles accumulate in float64 over
 chunks. `DenseKernels` holds the same matrices densely (float64) for a small row set: the permutation null and
 the bootstrap of these measures are drawn on it.
 """
@@ -71,14 +72,29 @@ def _center_scale(v: np.ndarray) -> float:
     return norm
 
 
-def average_ranks(v: np.ndarray) -> np.ndarray:
-    """0-based ranks of v with ties sharing their mean rank (as scipy.stats.rankdata, minus one), float64."""
-    order = np.argsort(v)  # tied values get their mean rank whatever their order
+def _float32_order(v: np.ndarray) -> np.ndarray:
+    """A stable argsort of a float32 vector by two stable 16-bit radix passes (NumPy sorts 16-bit integers by
+    radix, O(n)) over the order-preserving unsigned view of the floats: the same order as
+    np.argsort(v, kind="stable") (NaN aside), in about half the time of a comparison sort of 12.5M values."""
+    u = v.view(np.uint32)
+    u = np.where(u >> np.uint32(31), ~u, u | np.uint32(0x80000000))  # float order = unsigned order (-0 < +0)
+    low = np.argsort((u & np.uint32(0xFFFF)).astype(np.uint16), kind="stable")
+    high = np.argsort((u[low] >> np.uint32(16)).astype(np.uint16), kind="stable")
+    return low[high]
+
+
+def average_ranks(v: np.ndarray, dtype: type[np.floating] = np.float64) -> np.ndarray:
+    """0-based ranks of v with ties sharing their mean rank (as scipy.stats.rankdata, minus one), as `dtype`
+    (float32 halves the memory of 12.5M ranks: the mean ranks are rounded to it as they are written)."""
+    # tied values get their mean rank whatever their order among themselves
+    fast = v.dtype == np.float32 and v.ndim == 1
+    order = _float32_order(np.ascontiguousarray(v)) if fast else np.argsort(v)
     sv = v[order]
     starts = np.flatnonzero(np.r_[True, sv[1:] != sv[:-1]])
-    ends = np.r_[starts[1:], sv.size]
-    ranks = np.empty(v.size, np.float64)
-    ranks[order] = np.repeat((starts + ends - 1) / 2.0, ends - starts)
+    del sv
+    ends = np.r_[starts[1:], v.size]
+    ranks = np.empty(v.size, dtype)
+    ranks[order] = np.repeat(((starts + ends - 1) / 2.0).astype(dtype), ends - starts)
     return ranks
 
 
@@ -104,22 +120,38 @@ def unit_rows(A: np.ndarray) -> np.ndarray:
     return A / np.where(norms > 0, norms, 1.0)[:, None]
 
 
-def _fill_triangle(n: int, block_fn: Callable[[int, int], np.ndarray]) -> np.ndarray:
-    """The flat strict upper triangle of the n x n matrix whose row block [s, e) `block_fn(s, e)` returns."""
-    out = np.empty(tri_size(n), np.float32)
+def _fill_triangles(A: np.ndarray, makers: list[Callable[[np.ndarray, int, int], np.ndarray]]) -> list[np.ndarray]:
+    """Flat strict upper triangles of n x n matrices built from the Gram matrix A A^T, one per maker: row block
+    [s, e) of the Gram matrix's columns s.. (the only ones above the diagonal), G = A[s:e] A[s:]^T, goes to
+    `maker(G, s, e)`, whose (e - s) x (n - s) block is copied row by row. One product serves every triangle,
+    and only the upper half of it is computed."""
+    n = A.shape[0]
+    outs = [np.empty(tri_size(n), np.float32) for _ in makers]
     off = tri_offsets(n)
-    cols = np.arange(n)
     for s in range(0, n, BLOCK_ROWS):
         e = min(n, s + BLOCK_ROWS)
-        M = block_fn(s, e)
-        out[off[s] : off[e]] = M[cols[None, :] > np.arange(s, e)[:, None]]
-    return out
+        G = A[s:e] @ A[s:].T
+        for out, maker in zip(outs, makers, strict=True):
+            M = maker(G, s, e)
+            for i in range(s, e):
+                out[off[i] : off[i + 1]] = M[i - s, i - s + 1 :]
+    return outs
+
+
+def _sq_maker(A: np.ndarray) -> Callable[[np.ndarray, int, int], np.ndarray]:
+    sq = np.einsum("ij,ij->i", A, A)
+    return lambda G, s, e: np.maximum(sq[s:e, None] + sq[None, s:] - 2.0 * G, 0)
+
+
+def _cos_maker(A: np.ndarray) -> Callable[[np.ndarray, int, int], np.ndarray]:
+    norms = np.linalg.norm(A, axis=1)
+    inv = np.where(norms > 0, 1.0 / np.where(norms > 0, norms, 1.0), 0.0)  # a zero vector: cosine 0
+    return lambda G, s, e: 1.0 - G * inv[s:e, None] * inv[None, s:]
 
 
 def squared_distances(A: np.ndarray) -> np.ndarray:
     """Flat strict upper triangle of squared Euclidean distances (float32)."""
-    sq = np.einsum("ij,ij->i", A, A)
-    return _fill_triangle(A.shape[0], lambda s, e: np.maximum(sq[s:e, None] + sq[None, :] - 2.0 * (A[s:e] @ A.T), 0))
+    return _fill_triangles(A, [_sq_maker(A)])[0]
 
 
 def median_sigma(sq_tri: np.ndarray, fraction: float = RBF_FRACTION) -> float:
@@ -177,18 +209,19 @@ def pairwise_space(
     A = _dense(X)
     n = A.shape[0]
     out = PairwiseSpace(n)
+    makers = ([_sq_maker(A)] if rbf else []) + ([_cos_maker(A)] if dist or rank else [])
+    tris = _fill_triangles(A, makers) if makers else []
     if rbf:
-        tri = squared_distances(A)
+        tri = tris.pop(0)
         out.sigma = median_sigma(tri, fraction)
         for s in range(0, tri.size, DOT_CHUNK):
             np.exp(tri[s : s + DOT_CHUNK] * np.float32(-0.5 / out.sigma**2), out=tri[s : s + DOT_CHUNK])
         out.rbf_diag, out.rbf_sq_norm = _center_kernel(tri, np.ones(n))
         out.rbf = tri
     if dist or rank:
-        U = unit_rows(A)
-        d = _fill_triangle(n, lambda s, e: 1.0 - U[s:e] @ U.T)
+        d = tris.pop(0)
         if rank:
-            r = (average_ranks(d) if d.size else np.zeros(0)).astype(np.float32)
+            r = average_ranks(d, np.float32) if d.size else np.zeros(0, np.float32)
             _center_scale(r)
             out.rank = r
         if dist:

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
+from threadpoolctl import threadpool_limits
 
 from n2o_core.errors import N2OError
 from n2o_core.measures import MEASURE_IDS, get_measure
@@ -76,6 +77,8 @@ DEFAULT_K = 10
 
 #: Called as progress(stage, done, total).
 Progress = Callable[[str, int, int], None]
+#: The stage `compare_arrays` reports: done and total count (measure, unordered pair) steps.
+STAGE = "measures"
 
 
 def dense_view(X: Any, seed: int = 0, dim: int = TFIDF_SVD_DIM, power_iterations: int = 4) -> np.ndarray:
@@ -231,7 +234,10 @@ def compare_arrays(
     progress: Progress | None = None,
 ) -> MeasureComparison:
     """Every measure for every pair of the given embeddings (name -> n x d array, dense or sparse) of the same
-    n sentences. `neighbors` (name -> k-NN lists of every sentence, at >= k) avoids searching again."""
+    n sentences. `neighbors` (name -> k-NN lists of every sentence, at >= k) avoids searching again.
+    `progress(STAGE, done, total)` counts (measure, unordered pair) steps (each family's share advancing with its
+    draws). BLAS runs at one thread throughout: the independent work runs on `batched.map_threads` (a
+    multi-threaded BLAS on two busy cores took 20x longer for the tf-idf SVD's QR steps)."""
     names = list(arrays)
     if len(names) < 2:
         raise N2OError(f"Comparing measures needs at least two embedders (got {len(names)}).")
@@ -251,31 +257,42 @@ def compare_arrays(
     order = np.random.default_rng([seed, 0]).permutation(n)
     kernel_rows = np.sort(order[:n_kernel])
     null_rows = np.sort(order[:m_null])
-    tick = progress or (lambda _s, _d, _t: None)
+    report = progress or (lambda _s, _d, _t: None)
+    npairs = len(names) * (len(names) - 1) // 2
+    total = len(chosen) * npairs  # progress: (measure, pair) steps
+    start = 0
+
+    def family(ids: Sequence[str]) -> Callable[[float], None]:
+        """The family's fraction done as (measure, pair) steps of the whole call."""
+        base, steps = start, sum(m in ids for m in chosen) * npairs
+        return lambda f: report(STAGE, base + round(f * steps), total)
+
     results: list[FamilyResult] = []
-    if any(m in NEIGHBOR_IDS for m in chosen):
-        tick("neighbors", 0, len(names))
-        lists = {}
-        for i, e in enumerate(names):
-            got = neighbors.get(e) if neighbors else None
-            lists[e] = got.head(k) if got is not None else knn_lists(arrays[e], k)
-            tick("neighbors", i + 1, len(names))
-        fam = NeighborFamily(lists, chosen)
-        results.append(fam.run(permutations(n, permutations_, seed, 1), resamples(n, bootstrap, seed, 3)))
-    dense: dict[str, np.ndarray] = {}
-    if any(m in FEATURE_IDS or m in KERNEL_IDS for m in chosen):
-        dense = {e: dense_view(X, seed) for e, X in arrays.items()}
-    if any(m in FEATURE_IDS for m in chosen):
-        tick("feature", 0, 1)
-        ff = FeatureFamily(dense, chosen, null_rows)
-        results.append(ff.run(permutations(m_null, permutations_, seed, 2), resamples(m_null, bootstrap, seed, 4)))
-        tick("feature", 1, 1)
-    if any(m in KERNEL_IDS for m in chosen):
-        tick("kernel", 0, 1)
-        sub = {e: np.asarray(X[kernel_rows], np.float64) for e, X in dense.items()}
-        kf = KernelFamily(sub, chosen, np.searchsorted(kernel_rows, null_rows))
-        results.append(kf.run(permutations(m_null, permutations_, seed, 2), resamples(m_null, bootstrap, seed, 4)))
-        tick("kernel", 1, 1)
+    report(STAGE, 0, total)
+    with threadpool_limits(limits=1, user_api="blas"):  # threads of our own (batched.map_threads) instead
+        if any(m in NEIGHBOR_IDS for m in chosen):
+            lists = {}
+            for e in names:
+                got = neighbors.get(e) if neighbors else None
+                lists[e] = got.head(k) if got is not None else knn_lists(arrays[e], k)
+            fam = NeighborFamily(lists, chosen)
+            perms, draws = permutations(n, permutations_, seed, 1), resamples(n, bootstrap, seed, 3)
+            results.append(fam.run(perms, draws, family(NEIGHBOR_IDS)))
+            start += sum(m in NEIGHBOR_IDS for m in chosen) * npairs
+        dense: dict[str, np.ndarray] = {}
+        if any(m in FEATURE_IDS or m in KERNEL_IDS for m in chosen):
+            dense = {e: dense_view(X, seed) for e, X in arrays.items()}
+        if any(m in FEATURE_IDS for m in chosen):
+            ff = FeatureFamily(dense, chosen, null_rows)
+            perms, draws = permutations(m_null, permutations_, seed, 2), resamples(m_null, bootstrap, seed, 4)
+            results.append(ff.run(perms, draws, family(FEATURE_IDS)))
+            start += sum(m in FEATURE_IDS for m in chosen) * npairs
+        if any(m in KERNEL_IDS for m in chosen):
+            sub = {e: np.asarray(X[kernel_rows], np.float64) for e, X in dense.items()}
+            kf = KernelFamily(sub, chosen, np.searchsorted(kernel_rows, null_rows))
+            perms, draws = permutations(m_null, permutations_, seed, 2), resamples(m_null, bootstrap, seed, 4)
+            results.append(kf.run(perms, draws, family(KERNEL_IDS)))
+    report(STAGE, total, total)
     res = MeasureComparison(
         names, n, n_kernel, m_null, k, chosen, permutations_, bootstrap, seed, _rows(names, chosen, results)
     )
