@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+import n2o_core.runtime.release as release
 from n2o_core.embedders._state import read_manifest, state_dir, write_state
 from n2o_core.embedders._util import (
     digest,
@@ -349,7 +350,20 @@ def session(
                     _SESSIONS[key] = ort.InferenceSession(
                         str(path), sess_options=opts, providers=["CPUExecutionProvider"]
                     )
+            release.loaded(_holder(key), lambda: _drop_session(key))
+        else:
+            release.used(_holder(key))
         return _SESSIONS[key]
+
+
+def _holder(key: tuple[str, int, str, str]) -> str:
+    return f"ONNX session {Path(key[0]).parent.name}/{Path(key[0]).name} ({key[2]})"
+
+
+def _drop_session(key: tuple[str, int, str, str]) -> None:
+    """Forget a session (`runtime.release`: made again on its next use; a caller running it keeps its own)."""
+    with _LOCK:
+        _SESSIONS.pop(key, None)
 
 
 @functools.lru_cache(maxsize=8)
