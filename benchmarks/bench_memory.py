@@ -14,7 +14,9 @@ opened from the sidebar's navigation; a page whose analysis runs on request gets
 findings: the first "Check", quality: each "Run ..." button). After each step the script waits until the app
 reports its run over and the server's CPU is quiet (the preload thread done), then reads the resident memory
 (RSS, psutil) of the server and its child processes, and its anonymous part (RssAnon: what a memory-mapped file's
-pages are not).
+pages are not). After each visitor's tour the figure is read right away and again after `--idle-s` seconds
+without a request (default N2O_RELEASE_AFTER_S + 20: what an idle server gives back, ui/release.py, is then
+given back); the budget applies to the second.
 
 Writes benchmarks/results/memory.json and .txt (`--out NAME` for another name). RSS hardly depends on the load
 of the machine; the load is recorded anyway.
@@ -32,6 +34,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import LOAD_AT_IMPORT, ROOT, save_flat  # noqa: E402 - puts the repository root on sys.path
 
+from n2o_core.runtime.release import release_after_s  # noqa: E402
 from ui.server import MEMORY_BUDGET_MB, MEMORY_PER_SESSION_MB, ServerError, memory_budget_mb, resident_mb, start_server  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
@@ -159,6 +162,12 @@ def parse_args() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cache-dir", help="N2O_CACHE_DIR for the server (default: a fresh temporary folder)")
     ap.add_argument("--visitors", type=int, default=3, help="concurrent visitors, each touring every page")
+    ap.add_argument(
+        "--idle-s",
+        type=float,
+        default=release_after_s() + 20,
+        help="seconds idle after each tour before the figure is read (default: N2O_RELEASE_AFTER_S + 20)",
+    )
     ap.add_argument("--label", default="", help="what code this measures (e.g. a commit), recorded")
     ap.add_argument("--out", default="memory", help="result name under benchmarks/results/")
     return ap.parse_args()
@@ -179,6 +188,7 @@ def main() -> None:
     rows: list[dict] = []
     out: dict = {
         "label": args.label,
+        "idle_s_before_reading": args.idle_s,
         "cache": "cold (a fresh folder)" if cold else f"existing {cache_dir}",
         "budget_mb": MEMORY_BUDGET_MB,
         "per_session_mb": MEMORY_PER_SESSION_MB,
@@ -194,6 +204,8 @@ def main() -> None:
                 contexts.append(browser.new_context())
                 tour(contexts[-1], server.url, server.pid, rows, v)
                 wait_quiet(server.pid, window=5)
+                out[f"rss_mb_right_after_visitor_{v}"] = round(resident_mb(server.pid))
+                time.sleep(args.idle_s)  # what the server gives back when unused (ui/release.py)
                 out[f"rss_mb_after_visitor_{v}"] = round(resident_mb(server.pid))
                 out[f"anon_mb_after_visitor_{v}"] = round(anon_mb(server.pid))
                 print(f"after visitor {v}: {out[f'rss_mb_after_visitor_{v}']} MB", flush=True)
