@@ -1,13 +1,16 @@
 """Give memory back while the server idles: a background thread, once per server process, drops what the core
 registered as reloadable (WordNet, the spaCy pipelines, models and their ONNX/OpenVINO sessions;
 `n2o_core.runtime.release`) once it has been unused for $N2O_RELEASE_AFTER_S seconds (default 60; 0: never), and
-trims the heap. A visitor who needs one again (a free-text query, new HEROS pairs) waits for it to load again.
+trims the heap; at most that often it also runs a full garbage collection (the app turns off Streamlit's
+collection after every run, so big arrays caught in reference cycles would otherwise wait for Python's own). A
+visitor who needs a dropped one again (a free-text query, new HEROS pairs) waits for it to load again.
 Measured: benchmarks/results/memory.txt."""
 
 from __future__ import annotations
 
 import logging
 import threading
+import time
 
 import streamlit as st
 
@@ -17,14 +20,19 @@ log = logging.getLogger("n2o")
 
 
 def _sweep(after_s: float, every_s: float, stop: threading.Event) -> None:
+    collected = time.monotonic()
     while not stop.wait(every_s):
         try:
-            dropped = release.release_idle(after_s)
+            dropped = release.release_idle(after_s)  # collects when it dropped something
+            if dropped:
+                log.info("released after %.0f s unused: %s", after_s, ", ".join(dropped))
+            elif time.monotonic() - collected >= after_s:
+                release.collect()  # once a while at most: a full collection holds the GIL for up to a second
+            else:
+                continue
+            collected = time.monotonic()
         except Exception:  # noqa: BLE001 - giving memory back must never stop the server
             log.exception("releasing idle memory failed")
-            continue
-        if dropped:
-            log.info("released after %.0f s unused: %s", after_s, ", ".join(dropped))
 
 
 @st.cache_resource(show_spinner=False)

@@ -27,6 +27,7 @@ from collections.abc import Callable, Iterator
 __all__ = [
     "DEFAULT_RELEASE_AFTER_S",
     "RELEASE_ENV",
+    "collect",
     "loaded",
     "registered",
     "release_after_s",
@@ -85,9 +86,15 @@ def release_idle(after_s: float, now: float | None = None) -> list[str]:
         with contextlib.suppress(Exception):
             rel()
     if idle:
-        gc.collect()
-        trim_heap()
+        collect()
     return [n for n, _ in idle]
+
+
+def collect() -> None:
+    """A full garbage collection, then `trim_heap`: big arrays caught in reference cycles (a dashboard turns off
+    Streamlit's collection after every run) are freed and their pages returned."""
+    gc.collect()
+    trim_heap()
 
 
 def release_all() -> list[str]:
