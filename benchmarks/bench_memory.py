@@ -112,6 +112,7 @@ def visit(page, base: str, name: str, label: str, heading: str) -> list[str]:
     if name in EXTRA:
         query = page.url.partition("?")[2]
         page.goto(f"{base}/{name}?" + "&".join(q for q in (query, EXTRA[name]) if q))
+        page.wait_for_timeout(1500)  # a new session: its first run may not have started yet
     else:
         page.locator("[data-testid='stSidebarNav'] a", has_text=label).first.click()
     page.locator(f'h2:has-text("{heading}")').first.wait_for(timeout=1_800_000)
