@@ -19,10 +19,9 @@ import contextlib
 import ctypes
 import gc
 import os
-import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 
 __all__ = [
     "DEFAULT_RELEASE_AFTER_S",
@@ -33,7 +32,6 @@ __all__ = [
     "release_after_s",
     "release_all",
     "release_idle",
-    "torch_hidden",
     "trim_heap",
     "used",
 ]
@@ -109,19 +107,3 @@ def trim_heap() -> bool:
         return bool(libc.malloc_trim(0))
     except (OSError, AttributeError):
         return False
-
-
-@contextlib.contextmanager
-def torch_hidden() -> Iterator[None]:
-    """While in the block, `import torch` fails unless torch is imported already: spaCy's thinc imports torch
-    when it can (~200 MB resident) though the pipelines here never run on it. Hold `import_lock.heavy_imports()`
-    around it (every torch import in this package does), so no other thread's import sees the gap."""
-    if "torch" in sys.modules:
-        yield
-        return
-    sys.modules["torch"] = None  # type: ignore[assignment]  # the import system's "not importable" mark
-    try:
-        yield
-    finally:
-        if sys.modules.get("torch", 0) is None:
-            del sys.modules["torch"]

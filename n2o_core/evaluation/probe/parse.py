@@ -26,7 +26,7 @@ import numpy as np
 
 import n2o_core.runtime.release as release
 from n2o_core.corpora import Corpus
-from n2o_core.runtime.import_lock import heavy_imports
+from n2o_core.runtime.import_lock import hidden
 from n2o_core.storage.cache import Cache, hash_key
 
 #: Bump when what is parsed or stored changes.
@@ -151,7 +151,7 @@ def _parse_pipeline() -> Any:
     from n2o_core.evaluation.heros.nlp import SPACY_MODEL
 
     try:
-        with heavy_imports(), release.torch_hidden():  # thinc would import torch, which the parser never runs on
+        with hidden("torch"):  # thinc would import torch, which the parser never runs on
             import spacy
 
             return spacy.load(SPACY_MODEL, exclude=list(PARSE_EXCLUDE))
