@@ -18,7 +18,7 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 
 import streamlit as st  # noqa: E402
 
-from ui import preload, sidebar, talk  # noqa: E402
+from ui import preload, release, sidebar, talk  # noqa: E402
 from ui.guard import shown  # noqa: E402
 from ui.shell import through_app  # noqa: E402
 
@@ -68,3 +68,4 @@ name = page.url_path or PAGES[0][0]
 with shown(f"The {page.title} page"):  # anything unexpected is one sentence in place, never a traceback
     importlib.import_module(f"pages.{name}").render(settings, corpus)
 preload.start(settings, corpus)  # what the next clicks need, loaded in the background once the page is drawn
+release.start()  # and what sits unused for a while is given back (N2O_RELEASE_AFTER_S)

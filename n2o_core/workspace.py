@@ -10,12 +10,14 @@ from __future__ import annotations
 import inspect
 import os
 import threading
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import scipy.sparse as sp
 
+import n2o_core.runtime.release as release
 from n2o_core.corpora import Corpus
 from n2o_core.embedders.base import Embedder, EmbedderInfo
 from n2o_core.embedders.precomputed import PrecomputedEmbedder
@@ -146,6 +148,10 @@ class Workspace:
                 emb = get_embedder(eid, cache_dir=self.cache.path("models"))
                 with self._lock:
                     self._embedders[eid] = emb
+                ref = weakref.ref(self)
+                release.loaded(self._holder(eid), lambda: (ws := ref()) is not None and ws.release_model(eid))
+            else:
+                release.used(self._holder(eid))
             if fitted and eid not in self._fitted:
                 if emb.info.corpus_trained:
                     if progress is not None and "progress" in inspect.signature(emb.fit).parameters:
@@ -155,6 +161,21 @@ class Workspace:
                 with self._lock:
                     self._fitted.add(eid)
             return emb
+
+    def _holder(self, eid: str) -> str:
+        return f"model {eid} (workspace {id(self):x})"
+
+    def release_model(self, eid: str) -> bool:
+        """Drop the loaded model of `eid` (its embeddings, neighbors and z-norm statistics stay): the next call
+        that needs the model (a free-text query, sentences outside the corpus) loads it again, refitting a
+        corpus-trained one from its state in the disk cache. Precomputed vectors stay (a memory map). Returns
+        whether a model was dropped (`runtime.release` calls it when the model has been unused for a while)."""
+        if eid in self._vectors:
+            return False
+        lock = self._loading.setdefault(eid, threading.RLock())
+        with lock, self._lock:  # not while it loads or fits
+            self._fitted.discard(eid)
+            return self._embedders.pop(eid, None) is not None
 
     def is_loaded(self, eid: str) -> bool:
         """Whether the embedder is loaded and fitted in this workspace (a query embeds without waiting)."""

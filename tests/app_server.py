@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from synthetic_text import write_corpus
 
-from ui.server import ServerError, start_server
+from ui.server import Server, ServerError, start_server
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
@@ -29,6 +29,13 @@ def require_browser() -> None:
 def running_app(folder: Path, extra_env: dict[str, str] | None = None, *, sentences: int = 200) -> Iterator[str]:
     """`streamlit run app.py` on a free loopback port with a synthetic corpus of `sentences` lines and a cache in
     `folder` (`extra_env` overrides the defaults); yields the URL. Skips, saying why, without a browser."""
+    with running_server(folder, extra_env, sentences=sentences) as server:
+        yield server.url
+
+
+@contextlib.contextmanager
+def running_server(folder: Path, extra_env: dict[str, str] | None = None, *, sentences: int = 200) -> Iterator[Server]:
+    """`running_app`, yielding the started `ui.server.Server` (its URL, process id and log)."""
     require_browser()
     corpus = write_corpus(folder / "corpus.txt", sentences)
     env: dict[str, str] = dict(
@@ -49,6 +56,6 @@ def running_app(folder: Path, extra_env: dict[str, str] | None = None, *, senten
     except ServerError as e:
         pytest.fail(str(e))
     try:
-        yield server.url
+        yield server
     finally:
         server.stop()

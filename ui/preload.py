@@ -1,6 +1,7 @@
 """Background preloading for the dashboard: after a page has been drawn, load in a low-priority thread what the
 next clicks will need (`n2o_core.preload`): the chosen embedders' models, the neighbors of every sentence (a new
-query sample is then a slice), WordNet and spaCy, umap-learn's code.
+query sample is then a slice), WordNet and spaCy, umap-learn's code, and pynndescent's where approximate search is
+chosen (or the default: over `pipeline.APPROX_ABOVE` sentences). What then sits unused is given back (ui/release.py).
 Once per server process and corpus; it never delays the page that started it and never shows an error (the page
 that needs a failed step reports it in place). N2O_PRELOAD=0 turns it off (the tests do, to keep their timing)."""
 
@@ -12,6 +13,7 @@ import threading
 
 import streamlit as st
 
+from n2o_core import pipeline
 from n2o_core.corpora import Corpus
 from n2o_core.limits import k_max_for
 from n2o_core.preload import lower_this_threads_priority, preload
@@ -43,7 +45,10 @@ def start(settings: Settings, corpus: Corpus | None) -> None:
         done = preload(
             ws,
             ids,
-            approx=os.environ.get("N2O_WARM_APPROX", "1") != "0",
+            # pynndescent's compile (~300 MB resident, benchmarks/results/memory.txt) only where approximate search
+            # is chosen or the default: a search that needs it later compiles it then
+            approx=os.environ.get("N2O_WARM_APPROX", "1") != "0"
+            and (settings.approx or pipeline.default_approx(len(corpus))),
             every_sentence=None if settings.approx or settings.scheduler else (k_max_for(len(corpus)), settings.znorm),
             on_step=lambda name, s, err: log.info("preloaded %s in %.1f s%s", name, s, f" ({err})" if err else ""),
         )

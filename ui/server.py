@@ -131,4 +131,42 @@ def serving(
         server.stop()
 
 
-__all__ = ["ROOT", "STREAMLIT", "Server", "ServerError", "free_port", "healthy", "serving", "start_server"]
+#: The memory budget (issue 27): resident MB of the server after one visitor's tour of every page on the default
+#: corpus, and the MB each further concurrent visitor may add. benchmarks/bench_memory.py records the server
+#: against it and the two-visitor browser test (tests/e2e/test_two_visitors.py) asserts it.
+MEMORY_BUDGET_MB = 1500
+MEMORY_PER_SESSION_MB = 100
+
+
+def memory_budget_mb(sessions: int) -> int:
+    """The resident MB allowed with `sessions` (>= 1) concurrent visitors, each having toured every page."""
+    return MEMORY_BUDGET_MB + MEMORY_PER_SESSION_MB * max(0, sessions - 1)
+
+
+def resident_mb(pid: int) -> float:
+    """Resident memory (RSS) of process `pid` and its child processes, in MB (10^6 bytes; psutil, which Dask's
+    distributed brings)."""
+    import psutil
+
+    proc = psutil.Process(pid)
+    total = 0
+    for p in [proc, *proc.children(recursive=True)]:
+        with contextlib.suppress(psutil.Error):  # a child that just exited
+            total += p.memory_info().rss
+    return total / 1e6
+
+
+__all__ = [
+    "MEMORY_BUDGET_MB",
+    "MEMORY_PER_SESSION_MB",
+    "ROOT",
+    "STREAMLIT",
+    "Server",
+    "ServerError",
+    "free_port",
+    "healthy",
+    "memory_budget_mb",
+    "resident_mb",
+    "serving",
+    "start_server",
+]

@@ -40,6 +40,7 @@ from typing import Any
 
 import numpy as np
 
+import n2o_core.runtime.release as release
 from n2o_core.embedders._state import read_manifest, state_dir, write_state
 from n2o_core.embedders._util import (
     digest,
@@ -52,7 +53,7 @@ from n2o_core.embedders._util import (
 )
 from n2o_core.embedders.base import Progress
 from n2o_core.errors import EmbedderError
-from n2o_core.runtime.import_lock import heavy_imports
+from n2o_core.runtime.import_lock import heavy_imports, openvino_import
 
 #: Bumped when the export recipe changes (a new key: old exports are left unused).
 EXPORT_FORMAT = "1"
@@ -241,8 +242,7 @@ def openvino_precision() -> str:
     """The inference precision OpenVINO picks on this CPU by default: 'bf16' where the CPU computes in bfloat16
     (AVX512-BF16, AMX), else 'f32'."""
     with _OPENVINO:
-        import openvino as ov
-
+        ov: Any = openvino_import()
         return "bf16" if ov.Core().get_property("CPU", "INFERENCE_PRECISION_HINT") == ov.Type.bf16 else "f32"
 
 
@@ -258,7 +258,7 @@ class OpenVinoSession:
         import io
 
         with _OPENVINO:  # set-up runs alone, like each thread's first inference
-            import openvino as ov
+            ov: Any = openvino_import()
 
             core = ov.Core()
             graph = ov.convert_model(io.BytesIO(model)) if isinstance(model, bytes) else core.read_model(str(model))
@@ -349,7 +349,20 @@ def session(
                     _SESSIONS[key] = ort.InferenceSession(
                         str(path), sess_options=opts, providers=["CPUExecutionProvider"]
                     )
+            release.loaded(_holder(key), lambda: _drop_session(key))
+        else:
+            release.used(_holder(key))
         return _SESSIONS[key]
+
+
+def _holder(key: tuple[str, int, str, str]) -> str:
+    return f"ONNX session {Path(key[0]).parent.name}/{Path(key[0]).name} ({key[2]})"
+
+
+def _drop_session(key: tuple[str, int, str, str]) -> None:
+    """Forget a session (`runtime.release`: made again on its next use; a caller running it keeps its own)."""
+    with _LOCK:
+        _SESSIONS.pop(key, None)
 
 
 @functools.lru_cache(maxsize=8)

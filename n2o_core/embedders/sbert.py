@@ -35,6 +35,7 @@ from typing import Any
 import numpy as np
 
 import n2o_core.embedders._onnx as _onnx
+import n2o_core.runtime.release as release
 from n2o_core.corpora import fingerprint_texts
 from n2o_core.embedders._util import (
     EMBEDDER_CODE_VERSION,
@@ -135,6 +136,7 @@ def pooled_token_embeddings(
     with _LOCK:
         if key in _POOLED:
             _POOLED.move_to_end(key)
+            release.used(POOLED_HOLDER)
             report(progress, len(texts), len(texts))
             return _POOLED[key]
     if engine in _onnx.ENGINE_RUNTIME:
@@ -146,7 +148,17 @@ def pooled_token_embeddings(
             _POOLED[key] = result
             while len(_POOLED) > _POOLED_MAX:
                 _POOLED.popitem(last=False)
+        release.loaded(POOLED_HOLDER, _drop_pooled)  # ~15 MB per 5,000 sentences, only needed for a second pooling
     return result
+
+
+#: Its name among what `runtime.release` may drop when unused.
+POOLED_HOLDER = "pooled MiniLM token embeddings"
+
+
+def _drop_pooled() -> None:
+    with _LOCK:
+        _POOLED.clear()
 
 
 def _onnx_pooled(

