@@ -98,8 +98,9 @@ def _noise_line(per_class: int) -> str:
     if per_class >= PROBE_DEFAULT_PER_CLASS:
         line += (
             f" The page opens at the smallest size within ±{PROBE_NOISE_POINTS:g} points; a first (cold) run at "
-            "this size parses the corpus and trains every classifier on every task: expect many minutes on a "
-            "small machine (100 per class is quicker, at ±13.9 points). Later runs read the cache."
+            "this size parses the corpus and trains every classifier on every task: 137 s for the six default "
+            "embedders on a quiet 2-core machine (benchmarks/README.md; 100 per class is quicker, at ±13.9 "
+            "points). Later runs read the cache; `python -m n2o_core warm --probe` prepares it ahead."
         )
     return line
 
