@@ -45,6 +45,7 @@ from n2o_core.workspace import Workspace
 
 from . import data, failures
 from .guard import message
+from .lru import LRU
 from .progress import StageProgress, stage_progress
 
 log = logging.getLogger("n2o")
@@ -67,7 +68,7 @@ MAX_NEIGHBOR_ARRAYS = 24
 def _memo() -> dict[str, Any]:
     """Process-wide memo: all-pairs neighbors by key (LRU), finished maps by key (failures are per session:
     `ui.failures`)."""
-    return {"neighbors": OrderedDict(), "maps": {}}
+    return {"neighbors": OrderedDict(), "maps": LRU(64)}  # maps: 2-D coordinates, the 64 most recently used
 
 
 @dataclass

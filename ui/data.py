@@ -37,6 +37,7 @@ from n2o_core.workspace import Workspace
 
 from . import failures as failures_
 from .guard import message
+from .lru import LRU
 from .progress import stage_progress
 
 log = logging.getLogger("n2o")
@@ -151,8 +152,9 @@ def query_plan(n: int, n_queries: int, n_samples: int, seed: int) -> pipeline.Qu
 
 @st.cache_resource(show_spinner=False)
 def _memo() -> dict[str, dict]:
-    """Process-wide memo: prepared neighbors by key (failures are per session: `ui.failures`)."""
-    return {"neighbors": {}}
+    """Process-wide memo: prepared neighbors by key, the 256 most recently used (~0.2 MB each for a 500-query pool
+    at k_max 50; the disk cache keeps them all; failures are per session: `ui.failures`)."""
+    return {"neighbors": LRU(256)}
 
 
 def clear_failures() -> None:
