@@ -15,4 +15,3 @@ def test_lru_keeps_the_most_recently_used():
     for i in range(100):
         memo[i] = i
     assert len(memo) == 3 and list(memo) == [97, 98, 99]
-
