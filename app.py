@@ -20,6 +20,7 @@ import streamlit as st  # noqa: E402
 
 from ui import preload, release, sidebar, talk  # noqa: E402
 from ui.guard import shown  # noqa: E402
+from ui.nav import PAGES  # noqa: E402
 from ui.shell import through_app  # noqa: E402
 
 through_app()
@@ -39,32 +40,16 @@ st.set_page_config(
 )
 talk.apply()  # talk=1 in the link: no sidebar or widgets, larger text and figures
 
-#: (module in pages/, title, icon); the module's name is the page's URL path.
-PAGES = [
-    ("heatmap", "N2O heatmap", ":material/grid_on:"),
-    ("query", "Query explorer", ":material/manage_search:"),
-    ("tokens", "Token overlap", ":material/abc:"),
-    ("heros", "HEROS subsets", ":material/science:"),
-    ("agreement", "Where embedders disagree", ":material/call_split:"),
-    ("measures", "Similarity measures", ":material/compare_arrows:"),
-    ("needle", "Paraphrase needle", ":material/search:"),
-    ("similarity", "Human similarity", ":material/groups:"),
-    ("quality", "Quality vs agreement", ":material/scatter_plot:"),
-    ("findings", "Papers' findings", ":material/fact_check:"),
-    ("probe", "Probing tasks", ":material/biotech:"),
-    ("about", "About", ":material/info:"),
-]
-
 page = st.navigation(
     [
-        st.Page(f"pages/{name}.py", title=title, icon=icon, url_path=name, default=i == 0)
-        for i, (name, title, icon) in enumerate(PAGES)
+        st.Page(f"pages/{p.name}.py", title=p.title, icon=p.icon, url_path=p.name, default=i == 0)
+        for i, p in enumerate(PAGES)
     ]
 )
 st.sidebar.title("N2O Explorer")
 st.sidebar.caption("How similar are sentence embedders? Nearest-neighbor overlap (Lin & Smith 2019).")
 settings, corpus = sidebar.draw()
-name = page.url_path or PAGES[0][0]
+name = page.url_path or PAGES[0].name
 with shown(f"The {page.title} page"):  # anything unexpected is one sentence in place, never a traceback
     importlib.import_module(f"pages.{name}").render(settings, corpus)
 preload.start(settings, corpus)  # what the next clicks need, loaded in the background once the page is drawn

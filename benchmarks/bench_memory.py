@@ -8,7 +8,7 @@ ui.server.MEMORY_BUDGET_MB after one tour, MEMORY_PER_SESSION_MB more per furthe
 Starts `streamlit run app.py --server.headless true` on a free port (ui.server) with N2O_CACHE_DIR set to a fresh
 temporary folder (the disk cache the app and the core use: n2o_core.storage.cache, ui.data.cache), the background
 preload on as a user gets it. Drives headless Chromium (Playwright, /usr/bin/chromium): each visitor is its own
-browser context (its own Streamlit session) and stays open while the next one tours. Each page of app.PAGES is
+browser context (its own Streamlit session) and stays open while the next one tours. Each page of ui.nav.PAGES is
 opened from the sidebar's navigation; a page whose analysis runs on request gets its button clicked (measures:
 "Compute the measures", probing: "Run probing" on three tasks at 100 per class as benchmarks/browser_tour.py does,
 findings: the first "Check", quality: each "Run ..." button). After each step the script waits until the app
@@ -35,27 +35,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import LOAD_AT_IMPORT, ROOT, save_flat  # noqa: E402 - puts the repository root on sys.path
 
 from n2o_core.runtime.release import release_after_s  # noqa: E402
+from ui.nav import PAGES as NAV_PAGES  # noqa: E402
 from ui.server import MEMORY_BUDGET_MB, MEMORY_PER_SESSION_MB, ServerError, memory_budget_mb, resident_mb, start_server  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-background-networking"]
 IDLE = "[data-test-script-state='notRunning']"
 EXCEPTION = "[data-testid='stException']"
-#: (url path, nav label, heading) of every page, in app.PAGES's order.
-PAGES = [
-    ("heatmap", "N2O heatmap", "N2O heatmap"),
-    ("query", "Query explorer", "Query explorer"),
-    ("tokens", "Token overlap", "Token overlap"),
-    ("heros", "HEROS subsets", "HEROS subsets"),
-    ("agreement", "Where embedders disagree", "Where two embedders disagree"),
-    ("measures", "Similarity measures", "Similarity measures"),
-    ("needle", "Paraphrase needle", "Paraphrase needle"),
-    ("similarity", "Human similarity", "Human similarity"),
-    ("quality", "Quality vs agreement", "Quality beside agreement"),
-    ("findings", "Papers' findings", "The papers' findings"),
-    ("probe", "Probing tasks", "Probing tasks"),
-    ("about", "About", "About N2O Explorer"),
-]
+#: (url path, nav label, heading) of every page, in navigation order (ui.nav).
+PAGES = [(p.name, p.title, p.heading) for p in NAV_PAGES]
 #: A page's own link parameters for the tour (probing: three of the ten tasks, as browser_tour.py).
 EXTRA = {"probe": "tasks=sentlen,bshift,tense&per_class=100"}
 #: Buttons that run a page's analysis on request (label, exact); every one present is clicked, once.

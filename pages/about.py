@@ -7,7 +7,7 @@ import streamlit as st
 
 from n2o_core.corpora import Corpus, list_builtin_corpora
 from n2o_core.settings import Settings
-from ui import data
+from ui import data, nav
 from ui.guard import shown
 from ui.shell import through_app
 
@@ -16,7 +16,7 @@ through_app()
 
 def render(settings: Settings, corpus: Corpus | None) -> None:
     """Draw the page (it does not depend on the settings)."""
-    st.header("About N2O Explorer")
+    st.header(nav.heading("about"))
     st.markdown(
         """
 **Nearest neighbor overlap (N2O)** compares two sentence embedders by the company they keep

@@ -14,7 +14,7 @@ from n2o_core.analyses import agreement as core
 from n2o_core.corpora import Corpus
 from n2o_core.figures.maps import MAX_POINTS, agreement_histogram, agreement_maps, selected_points_ids
 from n2o_core.settings import Settings, param_choice, to_query
-from ui import agreement_data, data
+from ui import agreement_data, data, nav
 from ui.agreement_data import AgreementData, MapJob
 from ui.shell import through_app
 
@@ -30,7 +30,7 @@ BY = {"pair": "the pair", "all": "all pairs (mean)"}
 
 def render(settings: Settings, corpus: Corpus | None) -> None:
     """Draw the page for the sidebar's settings and corpus."""
-    st.header("Where two embedders disagree")
+    st.header(nav.heading("agreement"))
     st.caption(
         "Every sentence of the corpus is a query: its per-sentence N2O is the share of its k nearest neighbors "
         "two embedders agree on, |NN_A(q) ∩ NN_B(q)| / k. Its mean over all sentences is the pair's N2O."

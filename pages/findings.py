@@ -22,7 +22,7 @@ from n2o_core.evaluation.findings import (
 )
 from n2o_core.export.findings_table import findings_markdown
 from n2o_core.settings import HEROS_PAIR_CHOICES, Settings, param_int_choice
-from ui import findings_data
+from ui import findings_data, nav
 from ui.shell import through_app
 
 through_app()
@@ -33,7 +33,7 @@ _COLOURS = {"✓": "green", "✗": "red", "–": "gray"}
 
 def render(settings: Settings, corpus: Corpus | None) -> None:
     """Draw the page for the sidebar's settings and corpus."""
-    st.header("The papers' findings, checked live")
+    st.header(nav.heading("findings"))
     st.caption(
         "Each finding of the papers that this tool can test, computed on the current corpus: the paper's words, "
         "what is computed here, the rule for ✓ / ✗ and the numbers. A finding that does not reproduce shows ✗ "

@@ -12,7 +12,7 @@ from n2o_core.export import report
 from n2o_core.export import tables as export
 from n2o_core.figures import n2o as figures
 from n2o_core.settings import HEATMAP_VIEWS, Settings, param_choice, settings_dict
-from ui import data, downloads, page
+from ui import data, downloads, nav, page
 from ui.guard import shown
 from ui.shell import through_app
 
@@ -21,7 +21,7 @@ through_app()
 
 def render(settings: Settings, corpus: Corpus | None) -> None:
     """Draw the page for the sidebar's settings and corpus."""
-    st.header("N2O heatmap")
+    st.header(nav.heading("heatmap"))
     st.caption(
         "Share of k nearest neighbors that two embedders agree on, averaged over the queries of each "
         "sample and then over the samples."

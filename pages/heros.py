@@ -24,7 +24,7 @@ from n2o_core.settings import (
     param_int_choice,
 )
 from n2o_core.text import SBERT_STOP_WORDS_NAME
-from ui import data, downloads, heros_data, page
+from ui import data, downloads, heros_data, nav, page
 from ui.guard import shown
 from ui.shell import through_app
 
@@ -48,7 +48,7 @@ WHAT = {
 
 def render(settings: Settings, corpus: Corpus | None) -> None:
     """Draw the page for the sidebar's settings and corpus."""
-    st.header("HEROS subsets")
+    st.header(nav.heading("heros"))
     st.caption(
         "Minimal pairs are made from the corpus: one word of a sentence is replaced by a synonym, an antonym, "
         "a typo or a random word, or the sentence is negated. A good embedder keeps synonyms and typos close "

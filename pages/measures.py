@@ -18,7 +18,7 @@ from n2o_core.measures.nulls import DEFAULT_BOOTSTRAP, DEFAULT_PERMUTATIONS
 from n2o_core.measures.run import DEFAULT_SUBSAMPLE, TFIDF_SVD_DIM, MeasureComparison
 from n2o_core.measures.summary import rank_movers, rank_table, similarity_matrix
 from n2o_core.settings import Settings
-from ui import data, page, talk
+from ui import data, nav, page, talk
 from ui import measures_data as md
 from ui.guard import message
 from ui.shell import through_app
@@ -28,7 +28,7 @@ through_app()
 
 def render(settings: Settings, corpus: Corpus | None) -> None:
     """Draw the page for the sidebar's settings and corpus."""
-    st.header("Similarity measures")
+    st.header(nav.heading("measures"))
     on_talk = talk.active()
     if not on_talk:  # on a projector the matrices are the view
         _intro()

@@ -17,14 +17,14 @@ from n2o_core.evaluation.pairs import PAPER_MAX_OVERLAP, PAPER_MIN_SCORE, Filter
 from n2o_core.figures import evaluation as figures_eval
 from n2o_core.settings import NEEDLE_DEFAULT_SOURCE, NEEDLE_SOURCES, Settings, param_threshold
 from n2o_core.text import highlight_shared, token_set
-from ui import data, page, pair_source
+from ui import data, nav, page, pair_source
 from ui import evaluation_data as ev
 from ui.guard import message
 from ui.shell import through_app
 
 through_app()
 
-TITLE = "Paraphrase needle"
+TITLE = nav.heading("needle")
 ZNORM_NOTE = " after z-normalizing every dimension with the corpus statistics"
 CSS = (
     "<style>table.nb{font-size:0.86rem;border-collapse:collapse;width:100%}"

@@ -27,12 +27,12 @@ from n2o_core.settings import (
     param_multi_choice,
 )
 from n2o_core.text import escape_markdown
-from ui import data, downloads, page, probe_data, talk
+from ui import data, downloads, nav, page, probe_data, talk
 from ui.shell import through_app
 
 through_app()
 
-TITLE = "Probing tasks"
+TITLE = nav.heading("probe")
 LABELS = figures_probe.CLASSIFIER_LABELS
 SAMPLE_DOC = Path(__file__).resolve().parents[1] / "docs" / "probe_sample.md"
 #: Items shown per class of a task, and classes shown at most (WC has hundreds).

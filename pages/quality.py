@@ -14,7 +14,7 @@ from n2o_core.analyses.quality import QUALITY_COLUMNS, column_correlation, quali
 from n2o_core.corpora import Corpus
 from n2o_core.figures import evaluation as figures_eval
 from n2o_core.settings import HEROS_AVERAGING, NEEDLE_DEFAULT_SOURCE, SIMILARITY_DEFAULT_SOURCE, Settings, param_choice
-from ui import data, heros_data, page, talk
+from ui import data, heros_data, nav, page, talk
 from ui import evaluation_data as ev
 from ui.guard import message
 from ui.shell import through_app
@@ -33,7 +33,7 @@ _NEEDLE_DEFAULT_LABEL = (
 
 def render(settings: Settings, corpus: Corpus | None) -> None:
     """Draw the page for the sidebar's settings and corpus."""
-    st.header("Quality beside agreement")
+    st.header(nav.heading("quality"))
     on_talk = talk.active()  # on a projector: the table and the scatter, without the reading notes
     if not on_talk:
         st.caption(

@@ -18,7 +18,7 @@ from n2o_core.export import tables as export
 from n2o_core.search.result import Neighbors
 from n2o_core.settings import MAX_QUERY_CHARS, Settings, param_query
 from n2o_core.text import SBERT_STOP_WORDS, content_tokens, highlight_shared, token_set
-from ui import data, downloads, page, talk
+from ui import data, downloads, nav, page, talk
 from ui.shell import through_app
 
 through_app()
@@ -39,7 +39,7 @@ _TALK_CSS = "<style>table.nb{font-size:0.62rem}table.nb td,table.nb th{padding:2
 
 def render(settings: Settings, corpus: Corpus | None) -> None:
     """Draw the page for the sidebar's settings and corpus."""
-    st.header("Query explorer")
+    st.header(nav.heading("query"))
     lo = page.loaded(settings, corpus)
     k = lo.k
     qid, query_text = _query(lo)

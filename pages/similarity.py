@@ -13,7 +13,7 @@ from n2o_core.corpora import Corpus
 from n2o_core.evaluation.sts import SCORINGS
 from n2o_core.figures import evaluation as figures_eval
 from n2o_core.settings import SIMILARITY_DEFAULT_SOURCE, SIMILARITY_SOURCES, Settings
-from ui import data, page, pair_source
+from ui import data, nav, page, pair_source
 from ui import evaluation_data as ev
 from ui.guard import message
 from ui.shell import through_app
@@ -25,7 +25,7 @@ LABELS = figures_eval.SCORING_LABELS
 
 def render(settings: Settings, corpus: Corpus | None) -> None:
     """Draw the page for the sidebar's settings and corpus."""
-    st.header("Human similarity")
+    st.header(nav.heading("similarity"))
     st.caption(
         "For every scored pair: the cosine of the two embeddings against the human similarity score, correlated "
         "over the pairs by Pearson and by Spearman, on the raw vectors and after z-normalizing every dimension. "

@@ -11,7 +11,7 @@ from n2o_core.export import report
 from n2o_core.figures import n2o as figures
 from n2o_core.settings import TOKEN_WORDS, TOKEN_WORDS_DEFAULT, Settings, param_choice
 from n2o_core.text import SBERT_STOP_WORDS_NAME
-from ui import data, downloads, page, talk
+from ui import data, downloads, nav, page, talk
 from ui.shell import through_app
 
 through_app()
@@ -19,7 +19,7 @@ through_app()
 
 def render(settings: Settings, corpus: Corpus | None) -> None:
     """Draw the page for the sidebar's settings and corpus."""
-    st.header("Token overlap")
+    st.header(nav.heading("tokens"))
     st.caption(
         "For every sampled query: the share of its distinct words that occur in each of its k neighbors, "
         "averaged over the neighbors; bars are the mean over queries with a 95% confidence interval."

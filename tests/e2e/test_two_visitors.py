@@ -19,25 +19,13 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from app_server import running_server  # noqa: E402
 from synthetic_text import sentences  # noqa: E402
 
+from ui.nav import PAGES as NAV_PAGES  # noqa: E402
 from ui.server import memory_budget_mb, resident_mb  # noqa: E402
 
 pytestmark = pytest.mark.slow  # about two minutes: WordNet, spaCy and UMAP load once on the way
 
-#: (url path, nav label, heading) of every page (app.PAGES).
-PAGES = [
-    ("heatmap", "N2O heatmap", "N2O heatmap"),
-    ("query", "Query explorer", "Query explorer"),
-    ("tokens", "Token overlap", "Token overlap"),
-    ("heros", "HEROS subsets", "HEROS subsets"),
-    ("agreement", "Where embedders disagree", "Where two embedders disagree"),
-    ("measures", "Similarity measures", "Similarity measures"),
-    ("needle", "Paraphrase needle", "Paraphrase needle"),
-    ("similarity", "Human similarity", "Human similarity"),
-    ("quality", "Quality vs agreement", "Quality beside agreement"),
-    ("findings", "Papers' findings", "The papers' findings"),
-    ("probe", "Probing tasks", "Probing tasks"),
-    ("about", "About", "About N2O Explorer"),
-]
+#: (url path, nav label, heading) of every page, in navigation order (ui.nav).
+PAGES = [(p.name, p.title, p.heading) for p in NAV_PAGES]
 #: What /etc/passwd holds on any Linux machine (its first line); never on a page.
 PASSWD = "root:x:0"
 #: Texts only the hostile visitor's actions can put on a page.

@@ -9,20 +9,8 @@ from collections import Counter
 import pytest
 from app_checks import no_exception
 
-PAGES = (
-    "heatmap",
-    "query",
-    "tokens",
-    "heros",
-    "agreement",
-    "needle",
-    "similarity",
-    "quality",
-    "findings",
-    "probe",
-    "measures",
-    "about",
-)
+from ui.nav import PAGE_NAMES as PAGES
+
 #: Pages that run on one embedder (each scores embedders one by one).
 ONE_EMBEDDER_PAGES = {"heros", "needle", "similarity", "findings", "probe", "about"}
 

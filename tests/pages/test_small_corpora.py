@@ -7,19 +7,7 @@ import pytest
 from app_checks import no_exception, shown
 from synthetic_text import sentences
 
-PAGES = (
-    "heatmap",
-    "query",
-    "tokens",
-    "heros",
-    "agreement",
-    "needle",
-    "similarity",
-    "quality",
-    "findings",
-    "probe",
-    "about",
-)
+from ui.nav import PAGE_NAMES as PAGES
 
 
 def _upload(app, n: int) -> None:
