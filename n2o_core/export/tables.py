@@ -15,6 +15,7 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from n2o_core.errors import N2OError
+from n2o_core.storage.fileio import json_plain
 
 
 def matrix_csv(mean: np.ndarray, std: np.ndarray, names: Sequence[str], *, k: int, chance: float) -> str:
@@ -123,18 +124,12 @@ def table_json(df: pd.DataFrame, meta: Mapping[str, object] | None = None, *, in
     become null. With `index`, the index is the first column."""
     frame = df.reset_index() if index else df
     frame = frame.astype(object).where(pd.notna(frame), None)
-    rows = [{str(c): _plain(v) for c, v in zip(frame.columns, r)} for r in frame.itertuples(index=False, name=None)]
+    rows = [
+        {str(c): json_plain(v, nan_as_none=True) for c, v in zip(frame.columns, r)}
+        for r in frame.itertuples(index=False, name=None)
+    ]
     doc = {"meta": dict(meta or {}), "columns": [str(c) for c in frame.columns], "rows": rows}
     return json.dumps(doc, ensure_ascii=False, allow_nan=False)
-
-
-def _plain(v: Any) -> Any:
-    """numpy scalars -> Python (JSON-able)."""
-    if isinstance(v, np.generic):
-        v = v.item()
-    if isinstance(v, float) and not np.isfinite(v):
-        return None
-    return v
 
 
 def figure_image(fig: go.Figure, fmt: str, *, width: int = 900, height: int | None = None, scale: float = 2) -> bytes:

@@ -12,9 +12,10 @@ from __future__ import annotations
 import contextlib
 import hashlib
 import json
+import math
 import os
 import tempfile
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from pathlib import Path
 from typing import IO, Any
 
@@ -93,6 +94,25 @@ def atomic_write_json(path: str | os.PathLike, obj: Any, *, indent: int | None =
     """Write a JSON document atomically (UTF-8, keys sorted)."""
     text = json.dumps(obj, indent=indent, sort_keys=True, ensure_ascii=False, allow_nan=allow_nan)
     atomic_write_text(path, text)
+
+
+def json_plain(obj: Any, *, nan_as_none: bool = False) -> Any:
+    """`obj` in JSON's own types, for `json.dumps` without a `default`: mappings (keys as str) and sequences
+    walked, numpy scalars and arrays as Python numbers and lists, pandas' NA as None, anything else unknown as its
+    str. With `nan_as_none`, NaN and infinities become None (for documents written with allow_nan=False)."""
+    if isinstance(obj, Mapping):
+        return {str(k): json_plain(v, nan_as_none=nan_as_none) for k, v in obj.items()}
+    if isinstance(obj, (list, tuple, set, frozenset)):
+        return [json_plain(v, nan_as_none=nan_as_none) for v in obj]
+    if hasattr(obj, "dtype") and callable(getattr(obj, "tolist", None)):  # numpy scalar or array
+        return json_plain(obj.tolist(), nan_as_none=nan_as_none)
+    if isinstance(obj, float):
+        return None if nan_as_none and not math.isfinite(obj) else obj
+    if obj is None or isinstance(obj, (str, int)):
+        return obj
+    if type(obj).__name__ == "NAType":  # pandas.NA
+        return None
+    return str(obj)
 
 
 def json_objects(lines: Iterable[str]) -> Iterator[tuple[int, dict[str, Any]]]:

@@ -12,6 +12,8 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from n2o_core.storage.fileio import json_plain
+
 #: progress(stage text, done, total)
 Progress = Callable[[str, int, int], None]
 
@@ -312,22 +314,7 @@ def findings_document(
         "summary": summary_counts(results),
         "findings": [r.to_json() for r in results],
     }
-    return _plain(raw)
-
-
-def _plain(obj: Any) -> Any:
-    """numpy scalars and arrays, tuples and sets -> JSON's own types (anything else unknown -> its str)."""
-    if isinstance(obj, Mapping):
-        return {str(k): _plain(v) for k, v in obj.items()}
-    if isinstance(obj, (list, tuple, set, frozenset)):
-        return [_plain(v) for v in obj]
-    if isinstance(obj, np.ndarray):
-        return _plain(obj.tolist())
-    if isinstance(obj, np.generic):
-        return obj.item()
-    if obj is None or isinstance(obj, (str, int, float, bool)):
-        return obj
-    return str(obj)
+    return json_plain(raw)
 
 
 def _json_numbers(d: Mapping[str, float]) -> dict[str, float | None]:

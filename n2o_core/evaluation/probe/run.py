@@ -24,6 +24,7 @@ from n2o_core.errors import N2OError
 from n2o_core.evaluation.probe.build import TaskData, build_tasks, parse_tasks, task_key
 from n2o_core.evaluation.probe.readout import CLASSIFIERS, Readout, length_features, majority, read_out, spec
 from n2o_core.evaluation.probe.tasks import TASK_NAMES
+from n2o_core.storage.fileio import json_plain
 
 if TYPE_CHECKING:
     from n2o_core.workspace import Workspace
@@ -113,9 +114,15 @@ class ProbeResult:
         """{"tasks": [...], "results": [...], "ranking": [...], "examples": [...], "errors", "meta"}."""
         tasks = []
         for rec in self.tasks.to_dict(orient="records"):
-            tasks.append({k: _plain(v) for k, v in rec.items()})
-        results = [{k: _plain(v) for k, v in rec.items()} for rec in self.results.to_dict(orient="records")]
-        ranking = [{k: _plain(v) for k, v in rec.items()} for rec in self.ranking().to_dict(orient="records")]
+            tasks.append({k: json_plain(v, nan_as_none=True) for k, v in rec.items()})
+        results = [
+            {k: json_plain(v, nan_as_none=True) for k, v in rec.items()}
+            for rec in self.results.to_dict(orient="records")
+        ]
+        ranking = [
+            {k: json_plain(v, nan_as_none=True) for k, v in rec.items()}
+            for rec in self.ranking().to_dict(orient="records")
+        ]
         return {
             "tasks": tasks,
             "results": results,
@@ -124,16 +131,6 @@ class ProbeResult:
             "errors": self.errors,
             "meta": self.meta,
         }
-
-
-def _plain(v: Any) -> Any:
-    if isinstance(v, (np.integer,)):
-        return int(v)
-    if isinstance(v, (np.floating, float)):
-        return None if not np.isfinite(v) else float(v)
-    if v is pd.NA:
-        return None
-    return v
 
 
 def _task_row(td: TaskData) -> dict[str, Any]:
