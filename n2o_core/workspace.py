@@ -60,6 +60,14 @@ class Workspace:
         self._loading: dict[str, threading.RLock] = {}  # one lock per embedder while it loads and fits
         self._lock = threading.RLock()
 
+    def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
+        """Pickled as what it reads (corpus, cache folder, storage dtype, scheduler address, registered vectors),
+        not what it has loaded: unpickled in a child process (`runtime.child`) it opens the same disk cache, so
+        what either computes is there for the other. A `distributed.Client` travels as no scheduler (the child
+        computes locally; the results are the same)."""
+        scheduler = self.scheduler if isinstance(self.scheduler, str) else None
+        return (_reopened, (self.corpus, self.cache, self.storage_dtype, scheduler, dict(self._vectors)))
+
     # ------------------------------------------------------------------ Dask
 
     def client(self) -> Any:
@@ -440,6 +448,13 @@ class Workspace:
             raise EmbedderError(f"Embedder '{eid}' failed on the query: {e}") from e
         std = self.standardizer(eid) if znorm else None
         return exact_knn(X, min(k, len(self.corpus)), queries=q, standardizer=std)
+
+
+def _reopened(corpus: Corpus, cache: Cache, storage_dtype: str, scheduler: Any, vectors: dict[str, str]) -> Workspace:
+    """A workspace over the same corpus, cache and vectors (the unpickling side of `Workspace.__reduce__`)."""
+    ws = Workspace(corpus, cache=cache, storage_dtype=storage_dtype, scheduler=scheduler)
+    ws._vectors.update(vectors)  # checked when first used, as after add_vectors
+    return ws
 
 
 def _check_finite(arr: Any, eid: str) -> None:

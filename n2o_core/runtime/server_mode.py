@@ -8,7 +8,8 @@ Every switch is an environment variable; the same keys may also be written in a 
 - `N2O_SHARED=1`: a shared server. Server paths (wv: files, st:/hf: model folders, hf: dataset folders) only
   under `$N2O_MODEL_DIRS` (none when it is unset); hub models and datasets off unless `N2O_HUB=1`; no Dask
   field in the sidebar (only the operator's `N2O_DASK_SCHEDULER`, if set, is used); uploads capped by
-  `N2O_MAX_UPLOAD_MB` and the sentence caps of `n2o_core.limits`.
+  `N2O_MAX_UPLOAD_MB` and the sentence caps of `n2o_core.limits`; heavy jobs run in child processes that exit
+  when done (`N2O_ISOLATE`, `runtime.child`), so the server's memory does not keep what they loaded.
 - Not set (a personal server): local paths may be typed; the hub is on; the sidebar has a Dask scheduler field.
 """
 
@@ -25,11 +26,13 @@ __all__ = [
     "DEFAULT_CONFIG",
     "DEFAULT_MAX_UPLOAD_MB",
     "HUB_ENV",
+    "ISOLATE_ENV",
     "MAX_UPLOAD_ENV",
     "SCHEDULER_ENVS",
     "SHARED_ENV",
     "config_values",
     "hub_allowed",
+    "isolate_jobs",
     "operator_scheduler",
     "server_environ",
     "shared",
@@ -41,6 +44,7 @@ HUB_ENV = "N2O_HUB"
 #: The operator's Dask scheduler (the first set wins; N2O_SCHEDULER is the older name).
 SCHEDULER_ENVS = ("N2O_DASK_SCHEDULER", "N2O_SCHEDULER")
 MAX_UPLOAD_ENV = "N2O_MAX_UPLOAD_MB"
+ISOLATE_ENV = "N2O_ISOLATE"
 CONFIG_ENV = "N2O_CONFIG"
 DEFAULT_CONFIG = Path(".streamlit") / "n2o.toml"
 #: The largest upload (corpus file or vectors) when N2O_MAX_UPLOAD_MB is not set, in MB (10^6 bytes).
@@ -117,6 +121,13 @@ def hub_allowed(environ: Mapping[str, str] | None = None) -> bool:
     """Whether visitors may name hub models and datasets (N2O_HUB; default: on, off on a shared server)."""
     env = server_environ(environ)
     return _flag(env.get(HUB_ENV), not _flag(env.get(SHARED_ENV), False))
+
+
+def isolate_jobs(environ: Mapping[str, str] | None = None) -> bool:
+    """Whether the dashboard runs its heavy jobs (embedding a corpus, HEROS pairs, probing, the measures, ...) in
+    child processes that exit when done (N2O_ISOLATE; default: on for a shared server, off for a personal one)."""
+    env = server_environ(environ)
+    return _flag(env.get(ISOLATE_ENV), _flag(env.get(SHARED_ENV), False))
 
 
 def operator_scheduler(environ: Mapping[str, str] | None = None) -> str:
