@@ -47,6 +47,7 @@ def lower_this_threads_priority(niceness: int = 10) -> None:
 def _steps(
     ws: Workspace,
     embedder_ids: Sequence[str],
+    models: bool,
     heros: bool,
     maps: bool,
     approx: bool,
@@ -61,7 +62,8 @@ def _steps(
             (f"neighbors of every sentence, {eid}", lambda e=eid: search_every_sentence(ws, e, k_max, znorm=znorm))
             for eid in embedder_ids
         ]
-    steps += [(f"model {eid}", lambda e=eid: load_model(ws, e)) for eid in embedder_ids]
+    if models:
+        steps += [(f"model {eid}", lambda e=eid: load_model(ws, e)) for eid in embedder_ids]
     if heros:
 
         def lexicon() -> None:
@@ -95,6 +97,7 @@ def preload(
     ws: Workspace,
     embedder_ids: Sequence[str],
     *,
+    models: bool = True,
     heros: bool = True,
     maps: bool = True,
     approx: bool = True,
@@ -104,9 +107,9 @@ def preload(
     """Load each step once (see the module docstring); a step that fails is reported and skipped: preloading is
     an optimization and never the reason something breaks. `every_sentence` (k_max, znorm): also search the
     neighbors of every corpus sentence (`pipeline.search_every_sentence`), so that a new query sample only slices
-    them. Returns {step: seconds}."""
+    them. `models`, `heros`, `maps`, `approx` False: skip those steps. Returns {step: seconds}."""
     done: dict[str, float] = {}
-    for name, step in _steps(ws, embedder_ids, heros, maps, approx, every_sentence):
+    for name, step in _steps(ws, embedder_ids, models, heros, maps, approx, every_sentence):
         t0 = time.perf_counter()
         error = None
         try:

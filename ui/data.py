@@ -29,7 +29,7 @@ from n2o_core.corpora import Corpus, load_corpus
 from n2o_core.embedders.base import EmbedderInfo
 from n2o_core.errors import N2OError
 from n2o_core.limits import K_MAX, check_corpus_size, effective_k, k_max_for
-from n2o_core.runtime import notices
+from n2o_core.runtime import child, notices
 from n2o_core.search.result import Neighbors
 from n2o_core.settings import Settings
 from n2o_core.storage.cache import Cache
@@ -252,7 +252,7 @@ def _prepare_with_progress(
         on_ready(out)
     with (
         st.status(f"Preparing {len(todo)} embedder(s) on {c.name} ({len(c):,} sentences)…", expanded=True) as status,
-        pipeline.Preparation(ws, list(keys)) as order,
+        pipeline.Preparation(ws, list(keys), ahead=not child.isolating()) as order,
     ):
         for i, eid in enumerate(order, 1):
             key = keys[eid]
@@ -278,14 +278,16 @@ def _prepare_with_progress(
             t0 = time.perf_counter()
             try:
                 with notices.listen(_line_writer(line, eid)):  # another one computes it
-                    nb = pipeline.prepare_embedder(
+                    nb = child.call(  # embedding loads the model: in a child process when isolating
+                        pipeline.prepare_embedder,
                         ws,
                         eid,
                         prepared.plan.pool,
                         prepared.k_max,
                         znorm=prepared.znorm,
                         approx=prepared.approx,
-                        on_stage=stage_progress(bar, stage_text),
+                        callbacks={"on_stage": stage_progress(bar, stage_text)},
+                        isolate=None if not cached else False,
                     )
             except Exception as e:  # noqa: BLE001 - reported per embedder; the others go on
                 msg = failures_.remember("embedder", key, message(e, f"Embedder '{eid}'"))

@@ -39,6 +39,7 @@ from n2o_core.errors import N2OError
 from n2o_core.evaluation.needle import NeedleResult, run_needle
 from n2o_core.evaluation.pairs import FilteredPairs, Pairs, filter_pairs, load_pairs, pair_file_columns
 from n2o_core.evaluation.sts import STSResult, rank_table, run_sts
+from n2o_core.runtime import child
 from n2o_core.storage.fileio import atomic_write
 from n2o_core.workspace import Workspace
 
@@ -96,7 +97,16 @@ def pair_key(spec: str, columns: Mapping[str, str | None] | None, corpus: Corpus
 
 def _load(key: tuple, corpus: Corpus | None, progress: Callable[..., None] | None = None) -> Pairs:
     spec, cols, _fp, seed = key
-    out = load_pairs(spec, columns=dict(cols) or None, corpus=corpus, cache=data.cache(), seed=seed, progress=progress)
+    out = child.call(
+        load_pairs,
+        spec,
+        columns=dict(cols) or None,
+        corpus=corpus,
+        cache=data.cache(),
+        seed=seed,
+        callbacks={"progress": progress} if progress is not None else None,
+        isolate=None if spec.startswith(("synthetic", "hf:")) else False,  # a file or built-in set: read here
+    )
     _keep("pairs", key, out)
     return out
 
@@ -226,8 +236,16 @@ def needle(
     todo = [(e, _needle_key(lo, pkey, fkey, e)) for e in lo.names if e not in known]
 
     def work(eid: str, progress: Callable[..., None]) -> NeedleResult:
-        return run_needle(
-            lo.ws, fpairs, [eid], znorm=s.znorm, top=NEEDLE_TOP, n_boot=NEEDLE_BOOT, seed=s.seed, progress=progress
+        return child.call(
+            run_needle,
+            lo.ws,
+            fpairs,
+            [eid],
+            znorm=s.znorm,
+            top=NEEDLE_TOP,
+            n_boot=NEEDLE_BOOT,
+            seed=s.seed,
+            callbacks={"progress": progress},
         )
 
     _run_each(
@@ -278,7 +296,7 @@ def sts(ws: Workspace, pairs_: Pairs, pkey: tuple, names: Sequence[str]) -> tupl
     todo = [(e, _sts_key(ws, pkey, e)) for e in names if e not in known]
 
     def work(eid: str, progress: Callable[..., None]) -> STSResult:
-        res = run_sts(ws, pairs_, [eid])
+        res = child.call(run_sts, ws, pairs_, [eid])
         progress(1, 1)
         return res
 

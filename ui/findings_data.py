@@ -12,6 +12,7 @@ import streamlit as st
 
 from n2o_core.corpora import Corpus
 from n2o_core.evaluation.findings import Evidence, Finding, FindingParams, FindingResult, evidence, judge
+from n2o_core.runtime import child
 from n2o_core.settings import Settings
 
 from . import data
@@ -72,7 +73,7 @@ def compute(settings: Settings, corpus: Corpus, findings: list[Finding], p: Find
             bar = st.progress(0.0, text=f.analysis)
             t0 = time.perf_counter()
             try:
-                ev = evidence(ws, f, p, progress=bar_progress(bar, _stage_line))
+                ev = child.call(evidence, ws, f, p, callbacks={"progress": bar_progress(bar, _stage_line)})
             except Exception as e:  # noqa: BLE001 - one failed analysis leaves the others
                 failed[key] = message(e, _what(f).capitalize())
                 bar.empty()

@@ -12,6 +12,7 @@ from n2o_core.errors import N2OError
 from n2o_core.evaluation.heros.averaging import scored_id
 from n2o_core.evaluation.heros.generate import PairSet
 from n2o_core.evaluation.heros.run import PAIR_VIEW_COLUMNS, EmbedderScores, make_pairs, pairs_ready, score_embedder
+from n2o_core.runtime import child
 from n2o_core.settings import HEROS_AVERAGING_DEFAULT, HEROS_DEFAULT_PAIRS
 from n2o_core.workspace import Workspace
 
@@ -23,7 +24,7 @@ log = logging.getLogger("n2o")
 
 @st.cache_data(show_spinner=False, max_entries=16)
 def _pairs(fp: str, n_per: int, seed: int, _ws: Workspace) -> PairSet:
-    return make_pairs(_ws, n_per, seed)
+    return child.call(make_pairs, _ws, n_per, seed)
 
 
 @st.cache_resource(show_spinner=False)
@@ -57,7 +58,7 @@ def pairs(lo: Loaded, n_per: int, seed: int) -> PairSet:
 def _score(
     fp: str, eid: str, n_per: int, seed: int, znorm: bool, _ws: Workspace, _pairs: pd.DataFrame
 ) -> EmbedderScores:
-    return score_embedder(_ws, _pairs, eid, seed=seed, znorm=znorm)
+    return child.call(score_embedder, _ws, _pairs, eid, seed=seed, znorm=znorm)
 
 
 def scores(

@@ -10,6 +10,7 @@ from dataclasses import dataclass
 import streamlit as st
 
 from n2o_core.measures.run import MeasureComparison, compare_measures
+from n2o_core.runtime import child
 from n2o_core.workspace import Workspace
 
 from .progress import bar_progress
@@ -59,7 +60,8 @@ def run(ws: Workspace, setup: MeasureSetup) -> MeasureComparison:
     n = len(ws.corpus)
     with st.status(f"Computing {len(setup.measures)} measure(s) for {len(setup.embedders)} embedders…") as status:
         bar = st.progress(0.0, text="starting")
-        res = compare_measures(
+        res = child.call(
+            compare_measures,
             ws,
             list(setup.embedders),
             setup.k,
@@ -68,7 +70,7 @@ def run(ws: Workspace, setup: MeasureSetup) -> MeasureComparison:
             bootstrap=setup.bootstrap,
             subsample=setup.subsample,
             seed=setup.seed,
-            progress=bar_progress(bar, lambda stage, done, total: f"{stage} {done:,}/{total:,}"),
+            callbacks={"progress": bar_progress(bar, lambda stage, done, total: f"{stage} {done:,}/{total:,}")},
         )
         bar.empty()
         status.update(label=f"{len(setup.measures)} measure(s) on {n:,} sentences", state="complete", expanded=False)

@@ -17,7 +17,9 @@ from n2o_core import pipeline
 from n2o_core.corpora import Corpus
 from n2o_core.limits import k_max_for
 from n2o_core.preload import lower_this_threads_priority, preload
+from n2o_core.runtime import child
 from n2o_core.settings import Settings
+from n2o_core.workspace import Workspace
 
 from . import data
 
@@ -40,20 +42,50 @@ def start(settings: Settings, corpus: Corpus | None) -> None:
     ws = data.workspace(corpus.fingerprint, corpus, settings.scheduler)
     ids = list(settings.embedders)
 
+    isolated = child.isolating()
+
     def run() -> None:
-        lower_this_threads_priority()
-        done = preload(
-            ws,
-            ids,
-            # pynndescent's compile (~300 MB resident, benchmarks/results/memory.txt) only where approximate search
-            # is chosen or the default: a search that needs it later compiles it then
-            approx=os.environ.get("N2O_WARM_APPROX", "1") != "0"
-            and (settings.approx or pipeline.default_approx(len(corpus))),
-            every_sentence=None if settings.approx or settings.scheduler else (k_max_for(len(corpus)), settings.znorm),
-            on_step=lambda name, s, err: log.info("preloaded %s in %.1f s%s", name, s, f" ({err})" if err else ""),
-        )
+        lower_this_threads_priority()  # a child process started from this thread inherits the lower priority
+        try:
+            done = _preload(
+                ws,
+                ids,
+                isolated,
+                approx=os.environ.get("N2O_WARM_APPROX", "1") != "0"
+                and (settings.approx or pipeline.default_approx(len(corpus))),
+                every_sentence=None
+                if settings.approx or settings.scheduler
+                else (k_max_for(len(corpus)), settings.znorm),
+            )
+        except Exception:  # noqa: BLE001 - preloading is an optimization: the page that needs a step reports it
+            log.exception("preloading stopped")
+            return
         log.info("preloading done in %.1f s", sum(done.values()))
 
     t = threading.Thread(target=run, name="n2o-preload", daemon=True)
     started[key] = t
     t.start()
+
+
+def _log_step(name: str, seconds: float, error: str | None) -> None:
+    log.info("preloaded %s in %.1f s%s", name, seconds, f" ({error})" if error else "")
+
+
+def _preload(
+    ws: Workspace, ids: list[str], isolated: bool, approx: bool, every_sentence: tuple[int, bool] | None
+) -> dict[str, float]:
+    """`preload`; isolating (a shared server), only what lands in the disk cache (every sentence's neighbors),
+    computed in a child process: models, WordNet, spaCy and compiled code would stay in this process's memory,
+    and each isolated job loads its own. pynndescent's compile (~300 MB resident, benchmarks/results/memory.txt)
+    only where approximate search is chosen or the default: a search that needs it later compiles it then."""
+    return child.call(
+        preload,
+        ws,
+        ids,
+        models=not isolated,
+        heros=not isolated,
+        maps=not isolated,
+        approx=approx and not isolated,
+        every_sentence=every_sentence,
+        callbacks={"on_step": _log_step},
+    )

@@ -14,6 +14,7 @@ import streamlit as st
 
 from n2o_core.corpora import Corpus
 from n2o_core.evaluation.probe.run import ProbeResult, run_probe
+from n2o_core.runtime import child
 
 from . import data
 from .guard import message
@@ -58,14 +59,15 @@ def run(corpus: Corpus, setup: ProbeSetup, scheduler: str = "") -> ProbeResult:
     with st.status(f"{what}…", expanded=True) as status:
         bar = st.progress(0.0, text="starting")
         try:
-            res = run_probe(
+            res = child.call(
+                run_probe,
                 ws,
                 list(setup.embedders),
                 tasks=list(setup.tasks),
                 classifiers=list(setup.classifiers),
                 per_class=setup.per_class,
                 seed=setup.seed,
-                progress=_progress(bar, status, what),
+                callbacks={"progress": _progress(bar, status, what)},
                 skip_failed=True,
             )
         except Exception:
