@@ -147,6 +147,32 @@ def tour(context, base: str, pid: int, rows: list[dict], visitor: int) -> None:
         print(rows[-1], flush=True)
 
 
+class PeakSampler:
+    """The largest RSS of the server and its children (a job's child process included), sampled every 0.25 s in
+    a thread; `take()` returns the peak since the last take."""
+
+    def __init__(self, pid: int):
+        import threading
+
+        self.pid, self.peak, self._lock = pid, 0.0, threading.Lock()
+        threading.Thread(target=self._sample, daemon=True).start()
+
+    def _sample(self) -> None:
+        while True:
+            try:
+                mb = resident_mb(self.pid)
+            except Exception:  # noqa: BLE001 - a child that exits while it is read
+                mb = 0.0
+            with self._lock:
+                self.peak = max(self.peak, mb)
+            time.sleep(0.25)
+
+    def take(self) -> int:
+        with self._lock:
+            got, self.peak = self.peak, 0.0
+        return round(got)
+
+
 def parse_args() -> argparse.Namespace:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--cache-dir", help="N2O_CACHE_DIR for the server (default: a fresh temporary folder)")
@@ -156,6 +182,11 @@ def parse_args() -> argparse.Namespace:
         type=float,
         default=release_after_s() + 20,
         help="seconds idle after each tour before the figure is read (default: N2O_RELEASE_AFTER_S + 20)",
+    )
+    ap.add_argument(
+        "--shared",
+        action="store_true",
+        help="run the server as a shared server (N2O_SHARED=1: heavy jobs in child processes, runtime.child)",
     )
     ap.add_argument("--label", default="", help="what code this measures (e.g. a commit), recorded")
     ap.add_argument("--out", default="memory", help="result name under benchmarks/results/")
@@ -170,6 +201,8 @@ def main() -> None:
     cache_dir = Path(args.cache_dir).resolve() if args.cache_dir else tmp / "cache"
     cold = not cache_dir.exists()
     env = dict(os.environ, N2O_CACHE_DIR=str(cache_dir), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    if args.shared:
+        env["N2O_SHARED"] = "1"
     try:
         server = start_server(env, tmp / "server.log", timeout=120)
     except ServerError as e:
@@ -177,6 +210,7 @@ def main() -> None:
     rows: list[dict] = []
     out: dict = {
         "label": args.label,
+        "mode": "shared server (N2O_SHARED=1)" if args.shared else "personal server (the default)",
         "idle_s_before_reading": args.idle_s,
         "cache": "cold (a fresh folder)" if cold else f"existing {cache_dir}",
         "budget_mb": MEMORY_BUDGET_MB,
@@ -185,6 +219,7 @@ def main() -> None:
         "rss_mb_started": round(resident_mb(server.pid)),
     }
     t0 = time.perf_counter()
+    peak = PeakSampler(server.pid)
     try:
         with sync_playwright() as pw:
             browser = pw.chromium.launch(executable_path=CHROMIUM, args=ARGS)
@@ -193,6 +228,7 @@ def main() -> None:
                 contexts.append(browser.new_context())
                 tour(contexts[-1], server.url, server.pid, rows, v)
                 wait_quiet(server.pid, window=5)
+                out[f"peak_rss_mb_during_visitor_{v}"] = peak.take()
                 out[f"rss_mb_right_after_visitor_{v}"] = round(resident_mb(server.pid))
                 time.sleep(args.idle_s)  # what the server gives back when unused (ui/release.py)
                 out[f"rss_mb_after_visitor_{v}"] = round(resident_mb(server.pid))
