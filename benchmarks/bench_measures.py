@@ -205,6 +205,88 @@ def part_all_measures(rec: Recorder, args, ws, ids) -> None:
     )
 
 
+def part_breakdown(rec: Recorder, args, ws, ids) -> None:
+    """Where the full call's time goes: each family's wall time in one more full call (timers around each
+    family's `run`), and a floor for the feature family's draws: the eigendecompositions one draw needs at its
+    sizes (per pair: Procrustes' and SVCCA's singular values, PWCCA's vectors; per resample also each side's),
+    timed alone at one BLAS thread on random matrices of those sizes, x draws, / 2 cores."""
+    import os
+
+    from threadpoolctl import threadpool_limits
+
+    import n2o_core.measures.engine as eng
+    from n2o_core.measures.cca import kept_directions
+    from n2o_core.measures.feature_space import feature_space
+    from n2o_core.measures.run import NULL_SUBSAMPLE, compare_measures, dense_view
+
+    walls: dict[str, float] = {}
+    saved = {cls: cls.run for cls in (eng.NeighborFamily, eng.FeatureFamily, eng.KernelFamily)}
+
+    def timed(cls):
+        def run(self, *a, **kw):
+            t0 = time.perf_counter()
+            try:
+                return saved[cls](self, *a, **kw)
+            finally:
+                walls[cls.__name__] = time.perf_counter() - t0
+
+        return run
+
+    for cls in saved:
+        cls.run = timed(cls)
+    try:
+        kw = dict(permutations_=args.permutations, bootstrap=args.bootstrap, subsample=args.n, seed=0)
+        _, total, _ = _timed(lambda: compare_measures(ws, ids, args.k, **kw))
+    finally:
+        for cls, fn in saved.items():
+            cls.run = fn
+    rows = np.sort(np.random.default_rng([0, 0]).permutation(len(ws.corpus))[:NULL_SUBSAMPLE])
+    spaces = {e: feature_space(np.asarray(dense_view(ws.embeddings(e))[rows], np.float64)) for e in ids}
+    rank = {e: sp.svals.size for e, sp in spaces.items()}
+    keep = {e: kept_directions(sp) for e, sp in spaces.items()}
+    rng = np.random.default_rng(0)
+
+    def spd(d: int) -> np.ndarray:
+        X = rng.standard_normal((max(d, 1) * 2, max(d, 1)))
+        return X.T @ X
+
+    def once(fn, d: int, reps: int = 5) -> float:
+        M = spd(d)
+        fn(M)
+        t0 = time.perf_counter()
+        for _ in range(reps):
+            fn(M)
+        return (time.perf_counter() - t0) / reps
+
+    with threadpool_limits(limits=1, user_api="blas"):
+        per_perm = sum(
+            once(np.linalg.eigvalsh, min(rank[a], rank[b]))
+            + once(np.linalg.eigvalsh, min(keep[a], keep[b]))
+            + once(np.linalg.eigh, min(rank[a], rank[b]))
+            for a, b in combinations(ids, 2)
+        )
+        per_side = sum(once(np.linalg.eigh, rank[e]) for e in ids)
+    cores = min(2, os.cpu_count() or 1)
+    floor = (per_perm * args.permutations + (per_perm + per_side) * args.bootstrap) / cores
+    rec.add(
+        part="breakdown of the full call (wall seconds per family)",
+        full_call_s=total,
+        neighborhood_s=walls.get("NeighborFamily"),
+        feature_space_s=walls.get("FeatureFamily"),
+        kernel_s=walls.get("KernelFamily"),
+        rest_s=total - sum(walls.values()),
+        feature_ranks=", ".join(f"{e}={rank[e]} (SVCCA keeps {keep[e]})" for e in ids),
+        decompositions_per_permutation_s=per_perm,
+        decompositions_per_resample_s=per_perm + per_side,
+        feature_draws_decompositions_floor_s=floor,
+        note=(
+            f"floor: the feature family's eigendecompositions alone, {args.permutations} permutations + "
+            f"{args.bootstrap} resamples on {NULL_SUBSAMPLE:,} sentences, one BLAS thread each, spread over {cores} "
+            "cores; the products, the kernel and neighborhood families come on top"
+        ),
+    )
+
+
 def part_full_linear_cka(rec: Recorder, args, ids) -> None:
     from n2o_core.corpora import load_corpus
     from n2o_core.measures.feature_space import cross, feature_space
@@ -269,6 +351,7 @@ def main() -> None:
     p.add_argument("--full-n", type=int, default=0, help="sentences of part 2 (0: the whole corpus); -1 skips it")
     p.add_argument("--cache-dir", default=None)
     p.add_argument("--no-save", action="store_true")
+    p.add_argument("--breakdown", action="store_true", help="also time each family and the draws' floor")
     p.add_argument("--name", default="measures", help="results/<name>.{json,txt} (default %(default)s)")
     args = p.parse_args()
     ids = args.embedder or list(DEFAULT_EMBEDDERS)
@@ -284,6 +367,8 @@ def main() -> None:
     ws = Workspace(corpus, cache=cache)
     rec.log(f"# corpus {corpus.name}: {len(corpus)} sentences; embedders {', '.join(ids)}")
     part_all_measures(rec, args, ws, ids)
+    if args.breakdown:
+        part_breakdown(rec, args, ws, ids)
     if args.full_n >= 0:
         part_full_linear_cka(rec, args, ids)
     tracemalloc.stop()
