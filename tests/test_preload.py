@@ -68,3 +68,27 @@ def test_wordnet_and_spacy_load_once_when_two_threads_ask(monkeypatch):
         for t in threads:
             t.join(10)
         assert len(loads) == 1 and len(got) == 3 and got[0] is got[1] is got[2]
+
+
+def test_an_isolated_preload_only_searches_and_leaves_the_neighbors_on_disk(tmp_path):
+    """As a shared server runs it (ui/preload.py): no model, lexicon or compiled code, in a child process; the
+    every-sentence neighbors it searched are in the disk cache for the server."""
+    import numpy as np
+
+    from n2o_core.runtime import child
+
+    ws = Workspace(from_texts(sentences(80), name="p"), cache=Cache(tmp_path))
+    steps: list[str] = []
+    done = child.run(
+        preload,
+        ws,
+        ["tfidf"],
+        models=False,
+        heros=False,
+        maps=False,
+        approx=False,
+        every_sentence=(10, False),
+        callbacks={"on_step": lambda name, s, err: steps.append(name)},
+    )
+    assert list(done) == steps == ["neighbors of every sentence, tfidf"]
+    assert ws.has_neighbors("tfidf", np.arange(80), 10) and not ws.is_loaded("tfidf")

@@ -287,7 +287,7 @@ def _prepare_with_progress(
                         znorm=prepared.znorm,
                         approx=prepared.approx,
                         callbacks={"on_stage": stage_progress(bar, stage_text)},
-                        isolate=None if not cached else False,
+                        isolate=False if cached else None,  # cached: nothing to load
                     )
             except Exception as e:  # noqa: BLE001 - reported per embedder; the others go on
                 msg = failures_.remember("embedder", key, message(e, f"Embedder '{eid}'"))

@@ -3,7 +3,10 @@ next clicks will need (`n2o_core.preload`): the chosen embedders' models, the ne
 query sample is then a slice), WordNet and spaCy, umap-learn's code, and pynndescent's where approximate search is
 chosen (or the default: over `pipeline.APPROX_ABOVE` sentences). What then sits unused is given back (ui/release.py).
 Once per server process and corpus; it never delays the page that started it and never shows an error (the page
-that needs a failed step reports it in place). N2O_PRELOAD=0 turns it off (the tests do, to keep their timing)."""
+that needs a failed step reports it in place). N2O_PRELOAD=0 turns it off (the tests do, to keep their timing).
+When the dashboard isolates its jobs (`runtime.child`; a shared server) only the neighbor search runs, in a child
+process: what it computes lands in the disk cache, while models, lexicons and compiled code would only sit in the
+server's memory (each isolated job loads its own)."""
 
 from __future__ import annotations
 
@@ -43,6 +46,8 @@ def start(settings: Settings, corpus: Corpus | None) -> None:
     ids = list(settings.embedders)
 
     isolated = child.isolating()
+    if isolated and (settings.approx or settings.scheduler):
+        return  # isolating, the preload only searches every sentence's neighbors, which these settings do not use
 
     def run() -> None:
         lower_this_threads_priority()  # a child process started from this thread inherits the lower priority
@@ -88,4 +93,5 @@ def _preload(
         approx=approx and not isolated,
         every_sentence=every_sentence,
         callbacks={"on_step": _log_step},
+        isolate=isolated,
     )
