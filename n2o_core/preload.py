@@ -52,6 +52,7 @@ def _steps(
     maps: bool,
     approx: bool,
     every_sentence: tuple[int, bool] | None,
+    heros_pairs: tuple[int, int] | None = None,
 ) -> list[tuple[str, Callable]]:
     steps: list[tuple[str, Callable]] = []
     if every_sentence is not None:  # first: a new query sample is a sidebar click away (models are not needed)
@@ -74,6 +75,11 @@ def _steps(
             load_nlp()
 
         steps.append(("WordNet and spaCy", lexicon))
+    if heros_pairs is not None:
+        from n2o_core.evaluation.heros.run import make_pairs
+
+        n_per, seed = heros_pairs
+        steps.append((f"HEROS pairs ({n_per} per subset)", lambda: make_pairs(ws, n_per, seed)))
     if maps:
 
         def umap() -> None:
@@ -102,14 +108,16 @@ def preload(
     maps: bool = True,
     approx: bool = True,
     every_sentence: tuple[int, bool] | None = None,
+    heros_pairs: tuple[int, int] | None = None,
     on_step: StepReport | None = None,
 ) -> dict[str, float]:
     """Load each step once (see the module docstring); a step that fails is reported and skipped: preloading is
     an optimization and never the reason something breaks. `every_sentence` (k_max, znorm): also search the
     neighbors of every corpus sentence (`pipeline.search_every_sentence`), so that a new query sample only slices
-    them. `models`, `heros`, `maps`, `approx` False: skip those steps. Returns {step: seconds}."""
+    them. `heros_pairs` (pairs per subset, seed): also make the HEROS page's minimal pairs, into the disk cache.
+    `models`, `heros`, `maps`, `approx` False: skip those steps. Returns {step: seconds}."""
     done: dict[str, float] = {}
-    for name, step in _steps(ws, embedder_ids, models, heros, maps, approx, every_sentence):
+    for name, step in _steps(ws, embedder_ids, models, heros, maps, approx, every_sentence, heros_pairs):
         t0 = time.perf_counter()
         error = None
         try:

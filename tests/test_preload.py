@@ -72,7 +72,7 @@ def test_wordnet_and_spacy_load_once_when_two_threads_ask(monkeypatch):
 
 def test_an_isolated_preload_only_searches_and_leaves_the_neighbors_on_disk(tmp_path):
     """As a shared server runs it (ui/preload.py): no model, lexicon or compiled code, in a child process; the
-    every-sentence neighbors it searched are in the disk cache for the server."""
+    every-sentence neighbors it searched are in the disk cache for the server (the HEROS pairs step: its own test)."""
     import numpy as np
 
     from n2o_core.runtime import child
@@ -92,3 +92,13 @@ def test_an_isolated_preload_only_searches_and_leaves_the_neighbors_on_disk(tmp_
     )
     assert list(done) == steps == ["neighbors of every sentence, tfidf"]
     assert ws.has_neighbors("tfidf", np.arange(80), 10) and not ws.is_loaded("tfidf")
+
+
+def test_the_heros_pairs_step_leaves_the_pages_pairs_on_disk(tmp_path):
+    from n2o_core.evaluation.heros.run import make_pairs, pairs_ready
+
+    ws = Workspace(from_texts(sentences(120), name="p"), cache=Cache(tmp_path))
+    done = preload(ws, [], models=False, heros=False, maps=False, approx=False, heros_pairs=(10, 3))
+    assert list(done) == ["HEROS pairs (10 per subset)"]
+    assert pairs_ready(ws, 10, 3) and not pairs_ready(ws, 10, 4)
+    assert not make_pairs(ws, 10, 3).pairs.empty

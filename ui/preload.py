@@ -4,9 +4,9 @@ query sample is then a slice), WordNet and spaCy, umap-learn's code, and pynndes
 chosen (or the default: over `pipeline.APPROX_ABOVE` sentences). What then sits unused is given back (ui/release.py).
 Once per server process and corpus; it never delays the page that started it and never shows an error (the page
 that needs a failed step reports it in place). N2O_PRELOAD=0 turns it off (the tests do, to keep their timing).
-When the dashboard isolates its jobs (`runtime.child`; a shared server) only the neighbor search runs, in a child
-process: what it computes lands in the disk cache, while models, lexicons and compiled code would only sit in the
-server's memory (each isolated job loads its own)."""
+When the dashboard isolates its jobs (`runtime.child`; a shared server) only what lands in the disk cache is
+prepared, in a child process: the neighbor search and the HEROS page's default minimal pairs; models, lexicons and
+compiled code would only sit in the server's memory (each isolated job loads its own)."""
 
 from __future__ import annotations
 
@@ -21,7 +21,7 @@ from n2o_core.corpora import Corpus
 from n2o_core.limits import k_max_for
 from n2o_core.preload import lower_this_threads_priority, preload
 from n2o_core.runtime import child
-from n2o_core.settings import Settings
+from n2o_core.settings import HEROS_DEFAULT_PAIRS, Settings
 from n2o_core.workspace import Workspace
 
 from . import data
@@ -46,8 +46,6 @@ def start(settings: Settings, corpus: Corpus | None) -> None:
     ids = list(settings.embedders)
 
     isolated = child.isolating()
-    if isolated and (settings.approx or settings.scheduler):
-        return  # isolating, the preload only searches every sentence's neighbors, which these settings do not use
 
     def run() -> None:
         lower_this_threads_priority()  # a child process started from this thread inherits the lower priority
@@ -61,6 +59,7 @@ def start(settings: Settings, corpus: Corpus | None) -> None:
                 every_sentence=None
                 if settings.approx or settings.scheduler
                 else (k_max_for(len(corpus)), settings.znorm),
+                seed=settings.seed,
             )
         except Exception:  # noqa: BLE001 - preloading is an optimization: the page that needs a step reports it
             log.exception("preloading stopped")
@@ -77,12 +76,13 @@ def _log_step(name: str, seconds: float, error: str | None) -> None:
 
 
 def _preload(
-    ws: Workspace, ids: list[str], isolated: bool, approx: bool, every_sentence: tuple[int, bool] | None
+    ws: Workspace, ids: list[str], isolated: bool, approx: bool, every_sentence: tuple[int, bool] | None, seed: int
 ) -> dict[str, float]:
-    """`preload`; isolating (a shared server), only what lands in the disk cache (every sentence's neighbors),
-    computed in a child process: models, WordNet, spaCy and compiled code would stay in this process's memory,
-    and each isolated job loads its own. pynndescent's compile (~300 MB resident, benchmarks/results/memory.txt)
-    only where approximate search is chosen or the default: a search that needs it later compiles it then."""
+    """`preload`; isolating (a shared server), only what lands in the disk cache (every sentence's neighbors, the
+    HEROS page's default pairs), computed in a child process: models, WordNet, spaCy and compiled code would stay
+    in this process's memory, and each isolated job loads its own. pynndescent's compile (~300 MB resident,
+    benchmarks/results/memory.txt) only where approximate search is chosen or the default: a search that needs it
+    later compiles it then."""
     return child.call(
         preload,
         ws,
@@ -92,6 +92,7 @@ def _preload(
         maps=not isolated,
         approx=approx and not isolated,
         every_sentence=every_sentence,
+        heros_pairs=(HEROS_DEFAULT_PAIRS, seed) if isolated else None,
         callbacks={"on_step": _log_step},
         isolate=isolated,
     )
