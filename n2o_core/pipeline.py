@@ -380,6 +380,53 @@ class Preparation:
                     self._cv.notify_all()
 
 
+#: Called as on_event(kind, embedder, payload) by `prepare_each`: "start" (cached, loading_ahead: bool, bool),
+#: "stage" (stage, done, total), "done" (Neighbors, seconds), "failed" (the exception).
+PrepareEvent = Callable[[str, str, object], None]
+
+
+def prepare_each(
+    ws: Workspace,
+    embedder_ids: Sequence[str],
+    pool: np.ndarray,
+    k_max: int,
+    *,
+    znorm: bool = False,
+    approx: bool = False,
+    on_event: PrepareEvent | None = None,
+) -> dict[str, Neighbors]:
+    """`prepare_embedder` for each embedder in `Preparation`'s order (cheapest first, expensive models loaded
+    ahead on the second core), reporting each step through `on_event` (see `PrepareEvent`): one embedder that fails
+    is reported and the others go on. Returns the neighbors of those that worked. The dashboard draws its progress
+    from the events, in this process or from a child process's (`runtime.child`)."""
+    emit = on_event or (lambda _k, _e, _p: None)
+    out: dict[str, Neighbors] = {}
+    with Preparation(ws, embedder_ids) as order:
+        for eid in order:
+            try:
+                cached = ws.is_cached(eid)
+            except Exception:  # noqa: BLE001 - a user model that cannot load fails below, in its own event
+                cached = False
+            emit("start", eid, (cached, order.loading_ahead(eid)))
+            t0 = time.perf_counter()
+            try:
+                nb = prepare_embedder(
+                    ws,
+                    eid,
+                    pool,
+                    k_max,
+                    znorm=znorm,
+                    approx=approx,
+                    on_stage=lambda e, stage, done, total: emit("stage", e, (stage, done, total)),
+                )
+            except Exception as e:  # noqa: BLE001 - reported per embedder; the others go on
+                emit("failed", eid, e)
+                continue
+            out[eid] = nb
+            emit("done", eid, (nb, time.perf_counter() - t0))
+    return out
+
+
 # --------------------------------------------------------------------------- one query
 
 

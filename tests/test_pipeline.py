@@ -180,3 +180,40 @@ def test_preload_searches_every_sentence_for_the_chosen_embedders(tmp_path):
     done = preload.preload(ws, ["tfidf"], heros=False, maps=False, every_sentence=(10, False))
     assert "neighbors of every sentence, tfidf" in done
     assert ws.has_neighbors("tfidf", everyone, 10) and not ws.has_neighbors("tfidf", everyone, 10, znorm=True)
+
+
+def test_prepare_each_reports_every_step_and_a_child_replays_the_same(tmp_path):
+    """The dashboard's preparation (`prepare_each`): cheapest first, a failing embedder reported and the others
+    kept; run in a child process (a shared server) its events come back equal and in order."""
+    from n2o_core.errors import EmbedderError
+    from n2o_core.runtime import child
+
+    corpus = from_texts(sentences(90), name="each")
+    pool = np.arange(0, 90, 3, dtype=np.int64)
+
+    def run(isolate: bool, folder: str) -> tuple[dict, list]:
+        ws = Workspace(corpus, cache=Cache(tmp_path / folder))
+        events: list = []
+        got = child.call(
+            pipeline.prepare_each,
+            ws,
+            ["word2vec", "no-such-embedder", "tfidf"],
+            pool,
+            5,
+            callbacks={"on_event": lambda kind, eid, payload: events.append((kind, eid, payload))},
+            isolate=isolate,
+        )
+        return got, events
+
+    here, seen = run(False, "a")
+    there, replayed = run(True, "b")
+    assert list(here) == list(there) == ["tfidf", "word2vec"]
+    for e in here:
+        np.testing.assert_array_equal(here[e].ids, there[e].ids)
+    kinds = [(k, e) for k, e, _ in seen]
+    assert kinds == [(k, e) for k, e, _ in replayed]
+    assert ("failed", "no-such-embedder") in kinds
+    assert kinds.index(("done", "tfidf")) < kinds.index(("start", "word2vec"))  # cheapest first
+    assert ("stage", "word2vec") in kinds  # training, embedding and search steps reach the caller
+    failed = [p for k, e, p in replayed if k == "failed"]
+    assert isinstance(failed[0], EmbedderError) and "no-such-embedder" in str(failed[0])

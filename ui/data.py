@@ -13,7 +13,6 @@ Changing k or the page only slices the cached (pool, k_max) id arrays: no embedd
 from __future__ import annotations
 
 import logging
-import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, TypeVar
@@ -244,64 +243,75 @@ def _prepare_with_progress(
     out: Loaded, todo: list[tuple[str, tuple]], on_ready: Callable[[Loaded], None] | None
 ) -> None:
     """Prepare the missing embedders cheapest first (tf-idf and GloVe cells appear after seconds), the expensive
-    ones loaded ahead in a background thread (`pipeline.Preparation`), with a progress bar per embedder."""
+    ones loaded ahead on the second core (`pipeline.prepare_each`), with a progress bar per embedder drawn from its
+    events: in this process, or in a child process when the dashboard isolates its jobs and something must be
+    embedded (`runtime.child`; the events are replayed here)."""
     memo = _memo()
     c, ws, prepared = out.corpus, out.ws, out.prepared
     keys = dict(todo)
     if on_ready and len(prepared.neighbors) >= 2:
         on_ready(out)
-    with (
-        st.status(f"Preparing {len(todo)} embedder(s) on {c.name} ({len(c):,} sentences)…", expanded=True) as status,
-        pipeline.Preparation(ws, list(keys), ahead=not child.isolating()) as order,
-    ):
-        for i, eid in enumerate(order, 1):
-            key = keys[eid]
-            status.update(label=f"Embedder {i}/{len(todo)}: {eid} ({len(c):,} sentences)…", expanded=True)
-            line = st.empty()
-            bar = st.progress(0.0)
-            try:
-                cached = ws.is_cached(eid)  # a user model that cannot load fails below, in its own line
-            except Exception:  # noqa: BLE001
-                cached = False
-            if cached:
-                doing = "loading cached embeddings"
-            elif order.loading_ahead(eid):
-                doing = "finishing what was started in the background (training or loading the model)"
-            else:
-                doing = "loading the model and embedding"
-            line.markdown(f"**{eid}**: {doing}…")
-            stage_text = {
-                "train": f"{eid}: training on {len(c.fit_texts):,} sentences (sentences × epochs)",
-                "embed": f"{eid}: embedding",
-                "neighbors": f"{eid}: searching {prepared.k_max} neighbors of {len(prepared.plan.pool):,} queries",
-            }
-            t0 = time.perf_counter()
-            try:
-                with notices.listen(_line_writer(line, eid)):  # another one computes it
-                    nb = child.call(  # embedding loads the model: in a child process when isolating
-                        pipeline.prepare_embedder,
-                        ws,
-                        eid,
-                        prepared.plan.pool,
-                        prepared.k_max,
-                        znorm=prepared.znorm,
-                        approx=prepared.approx,
-                        callbacks={"on_stage": stage_progress(bar, stage_text)},
-                        isolate=False if cached else None,  # cached: nothing to load
-                    )
-            except Exception as e:  # noqa: BLE001 - reported per embedder; the others go on
-                msg = failures_.remember("embedder", key, message(e, f"Embedder '{eid}'"))
+    now: dict[str, Any] = {"i": 0, "eid": "", "line": None, "bar": None}  # the embedder being prepared
+
+    with st.status(f"Preparing {len(todo)} embedder(s) on {c.name} ({len(c):,} sentences)…", expanded=True) as status:
+
+        def on_event(kind: str, eid: str, payload: Any) -> None:
+            if kind == "start":
+                cached, ahead = payload
+                now["i"] += 1
+                now["eid"] = eid
+                status.update(label=f"Embedder {now['i']}/{len(todo)}: {eid} ({len(c):,} sentences)…", expanded=True)
+                now["line"], now["bar"] = st.empty(), st.progress(0.0)
+                now["stage"] = stage_progress(
+                    now["bar"],
+                    {
+                        "train": f"{eid}: training on {len(c.fit_texts):,} sentences (sentences × epochs)",
+                        "embed": f"{eid}: embedding",
+                        "neighbors": f"{eid}: searching {prepared.k_max} neighbors of {len(prepared.plan.pool):,} "
+                        "queries",
+                    },
+                )
+                doing = (
+                    "loading cached embeddings"
+                    if cached
+                    else "finishing what was started in the background (training or loading the model)"
+                    if ahead
+                    else "loading the model and embedding"
+                )
+                now["line"].markdown(f"**{eid}**: {doing}…")
+            elif kind == "stage":
+                now["stage"](eid, *payload)
+            elif kind == "failed":
+                msg = failures_.remember("embedder", keys[eid], message(payload, f"Embedder '{eid}'"))
                 prepared.errors[eid] = msg
-                bar.empty()
-                line.markdown(f"**{eid}**: failed — {msg}")
-                continue
-            memo["neighbors"][key] = nb
-            prepared.neighbors[eid] = nb
-            prepared.seconds[eid] = time.perf_counter() - t0
-            bar.progress(1.0)
-            line.markdown(f"**{eid}**: ready in {prepared.seconds[eid]:.1f} s")
-            if on_ready and len(prepared.neighbors) >= 2:
-                on_ready(out)
+                now["bar"].empty()
+                now["line"].markdown(f"**{eid}**: failed — {msg}")
+            elif kind == "done":
+                nb, seconds = payload
+                memo["neighbors"][keys[eid]] = nb
+                prepared.neighbors[eid] = nb
+                prepared.seconds[eid] = seconds
+                now["bar"].progress(1.0)
+                now["line"].markdown(f"**{eid}**: ready in {seconds:.1f} s")
+                if on_ready and len(prepared.neighbors) >= 2:
+                    on_ready(out)
+
+        def notice(sentence: str) -> None:  # another process computes it, ...
+            if now["line"] is not None:
+                now["line"].markdown(f"**{now['eid']}**: {sentence}")
+
+        with notices.listen(notice):
+            child.call(
+                pipeline.prepare_each,
+                ws,
+                list(keys),
+                prepared.plan.pool,
+                prepared.k_max,
+                znorm=prepared.znorm,
+                approx=prepared.approx,
+                callbacks={"on_event": on_event},
+                isolate=False if all(_cached(ws, e) for e in keys) else None,  # all cached: nothing to load
+            )
         n_ok = sum(e in prepared.neighbors for e in out.settings.embedders)
         status.update(
             label=f"{n_ok} of {len(out.settings.embedders)} embedders ready",
@@ -310,13 +320,11 @@ def _prepare_with_progress(
         )
 
 
-def _line_writer(line: Any, eid: str) -> Callable[[str], None]:
-    """Notices about `eid` (another process computes it, ...) written on its status line."""
-
-    def write(sentence: str) -> None:
-        line.markdown(f"**{eid}**: {sentence}")
-
-    return write
+def _cached(ws: Workspace, eid: str) -> bool:
+    try:
+        return ws.is_cached(eid)
+    except Exception:  # noqa: BLE001 - a user model that cannot load: its preparation says why
+        return False
 
 
 # --------------------------------------------------------------------------- derived tables (cached)

@@ -157,7 +157,10 @@ def _main() -> None:
     fn, args, kwargs, keys = pickle.load(sys.stdin.buffer)  # noqa: S301 - from the parent that started us
 
     def relay(key: str) -> Callable[..., None]:
-        return lambda *a, **kw: send(("callback", key, a, kw))
+        def cb(*a: Any, **kw: Any) -> None:  # an exception passed on (a failure event) must survive the trip too
+            send(("callback", key, tuple(_portable(x) if isinstance(x, BaseException) else x for x in a), kw))
+
+        return cb
 
     try:
         with notices.listen(lambda sentence: send(("notice", sentence))):
