@@ -310,7 +310,7 @@ def _prepare_with_progress(
                 znorm=prepared.znorm,
                 approx=prepared.approx,
                 callbacks={"on_event": on_event},
-                isolate=False if all(_cached(ws, e) for e in keys) else None,  # all cached: nothing to load
+                isolate=child.isolating() and not all(_cached(ws, e) for e in keys),  # all cached: nothing to load
             )
         n_ok = sum(e in prepared.neighbors for e in out.settings.embedders)
         status.update(

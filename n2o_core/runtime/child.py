@@ -11,7 +11,8 @@ or the job's exception, comes back last. The child writes its log to the server'
 
 Jobs run at most `MAX_CHILDREN` at a time per server (a further one waits for a slot). A child that dies (killed
 for memory, a crash) raises `N2OError` saying so, with the exit status in the server log; leaving the call
-early (the visitor moved on: Streamlit stops the script) kills the child.
+early (the visitor moved on: Streamlit stops the script) kills the child, and on Linux a child ends with the
+server that started it.
 
 Whether the dashboard isolates its jobs: `isolating()` ($N2O_ISOLATE; default: on for a shared server, where
 memory is shared by every visitor; off for a personal one, where models stay loaded between clicks).
@@ -19,9 +20,12 @@ memory is shared by every visitor; off for a personal one, where models stay loa
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import logging
 import os
 import pickle
+import signal
 import struct
 import subprocess
 import sys
@@ -43,6 +47,7 @@ T = TypeVar("T")
 MAX_CHILDREN = 2
 _SLOTS = threading.BoundedSemaphore(MAX_CHILDREN)
 _HEADER = struct.Struct("!Q")
+_PR_SET_PDEATHSIG = 1
 
 
 def isolating() -> bool:
@@ -143,8 +148,18 @@ def _portable(e: BaseException) -> BaseException:
         return N2OError(str(e) or type(e).__name__)
 
 
+def _die_with_parent() -> None:
+    """Linux: have the kernel end this process when the server that started it ends (a stopped server leaves
+    no job running); elsewhere a child notices when its next message finds the pipe closed."""
+    with contextlib.suppress(Exception):  # best effort: not Linux, or no libc to ask
+        ctypes.CDLL(None).prctl(_PR_SET_PDEATHSIG, signal.SIGTERM)
+        if os.getppid() == 1:  # the server ended before the request above
+            os._exit(1)
+
+
 def _main() -> None:
     """The child: read the job, run it with relaying callbacks, send the result or the exception."""
+    _die_with_parent()
     out = os.fdopen(os.dup(1), "wb")
     os.dup2(2, 1)  # stray prints go to the log, never into the message stream
     sys.stdout = sys.stderr

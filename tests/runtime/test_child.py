@@ -86,3 +86,30 @@ def test_a_workspace_pickles_as_what_it_reads(tmp_path):
 def test_isolating_defaults_to_the_shared_server():
     assert not sm.isolate_jobs({}) and sm.isolate_jobs({"N2O_SHARED": "1"})
     assert sm.isolate_jobs({"N2O_ISOLATE": "1"}) and not sm.isolate_jobs({"N2O_SHARED": "1", "N2O_ISOLATE": "0"})
+
+
+def test_a_child_ends_with_the_process_that_started_it():
+    """A server that stops leaves no job running (Linux: the kernel ends the child with its parent)."""
+    import subprocess
+    import sys
+    import time
+
+    import psutil
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("the parent-death signal is Linux's")
+    script = "import time\nfrom n2o_core.runtime import child\nchild.run(time.sleep, 60)\n"
+    parent = subprocess.Popen([sys.executable, "-c", script])
+    deadline = time.monotonic() + 30
+    kids: list = []
+    while not kids and time.monotonic() < deadline:
+        kids = psutil.Process(parent.pid).children()
+        time.sleep(0.1)
+    assert kids, "the job's child process did not start"
+    time.sleep(1.0)  # past its start-up, asleep in the job
+    parent.kill()
+    parent.wait()
+    _, alive = psutil.wait_procs(kids, timeout=10)
+    for p in alive:
+        p.kill()
+    assert not alive, "the child outlived its parent by 10 s"
