@@ -17,7 +17,7 @@ import time
 import weakref
 from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
@@ -243,20 +243,20 @@ def prepare_all(
     in `.errors` (its sentence) and the others go on; otherwise its error is raised. `on_done(prepared, eid)` is
     called after each embedder, so a front end can draw partial results. `.neighbors` is in the order given."""
     out = Prepared(plan, k_max, znorm, approx)
-    with Preparation(ws, embedder_ids, ahead=ahead) as order:
-        for eid in order:
-            t0 = time.perf_counter()
-            try:
-                out.neighbors[eid] = prepare_embedder(
-                    ws, eid, plan.pool, k_max, znorm=znorm, approx=approx, on_stage=on_stage
-                )
-                out.seconds[eid] = time.perf_counter() - t0
-            except N2OError as e:
-                if not skip_failed:
-                    raise
-                out.errors[eid] = str(e)
-            if on_done is not None:
-                on_done(out, eid)
+
+    def on_event(kind: str, eid: str, payload: Any) -> None:
+        if kind == "stage" and on_stage is not None:
+            on_stage(eid, *payload)
+        elif kind == "done":
+            out.neighbors[eid], out.seconds[eid] = payload
+        elif kind == "failed":
+            if not skip_failed or not isinstance(payload, N2OError):
+                raise payload
+            out.errors[eid] = str(payload)
+        if kind in ("done", "failed") and on_done is not None:
+            on_done(out, eid)
+
+    prepare_each(ws, embedder_ids, plan.pool, k_max, znorm=znorm, approx=approx, on_event=on_event, ahead=ahead)
     out.neighbors = {e: out.neighbors[e] for e in embedder_ids if e in out.neighbors}
     return out
 
@@ -380,6 +380,15 @@ class Preparation:
                     self._cv.notify_all()
 
 
+def embeddings_cached(ws: Workspace, eid: str) -> bool:
+    """Whether `eid`'s embeddings are in the cache; False for a user model that cannot even be named (preparing it
+    then says why)."""
+    try:
+        return ws.is_cached(eid)
+    except Exception:  # noqa: BLE001 - the preparation reports the failure in its own words
+        return False
+
+
 #: Called as on_event(kind, embedder, payload) by `prepare_each`: "start" (cached, loading_ahead: bool, bool),
 #: "stage" (stage, done, total), "done" (Neighbors, seconds), "failed" (the exception).
 PrepareEvent = Callable[[str, str, object], None]
@@ -394,20 +403,18 @@ def prepare_each(
     znorm: bool = False,
     approx: bool = False,
     on_event: PrepareEvent | None = None,
+    ahead: bool = True,
 ) -> dict[str, Neighbors]:
     """`prepare_embedder` for each embedder in `Preparation`'s order (cheapest first, expensive models loaded
-    ahead on the second core), reporting each step through `on_event` (see `PrepareEvent`): one embedder that fails
-    is reported and the others go on. Returns the neighbors of those that worked. The dashboard draws its progress
+    ahead on the second core; `ahead=False`: one at a time), reporting each step through `on_event` (see
+    `PrepareEvent`): one embedder that fails is reported and the others go on, unless `on_event` raises. Returns
+    the neighbors of those that worked. The dashboard draws its progress
     from the events, in this process or from a child process's (`runtime.child`)."""
     emit = on_event or (lambda _k, _e, _p: None)
     out: dict[str, Neighbors] = {}
-    with Preparation(ws, embedder_ids) as order:
+    with Preparation(ws, embedder_ids, ahead=ahead) as order:
         for eid in order:
-            try:
-                cached = ws.is_cached(eid)
-            except Exception:  # noqa: BLE001 - a user model that cannot load fails below, in its own event
-                cached = False
-            emit("start", eid, (cached, order.loading_ahead(eid)))
+            emit("start", eid, (embeddings_cached(ws, eid), order.loading_ahead(eid)))
             t0 = time.perf_counter()
             try:
                 nb = prepare_embedder(

@@ -300,7 +300,7 @@ def _prepare_with_progress(
             if now["line"] is not None:
                 now["line"].markdown(f"**{now['eid']}**: {sentence}")
 
-        with notices.listen(notice):
+        with notices.listen(notice):  # all embeddings cached: nothing to load, so no child process
             child.call(
                 pipeline.prepare_each,
                 ws,
@@ -310,7 +310,7 @@ def _prepare_with_progress(
                 znorm=prepared.znorm,
                 approx=prepared.approx,
                 callbacks={"on_event": on_event},
-                isolate=child.isolating() and not all(_cached(ws, e) for e in keys),  # all cached: nothing to load
+                isolate=child.isolating() and not all(pipeline.embeddings_cached(ws, e) for e in keys),
             )
         n_ok = sum(e in prepared.neighbors for e in out.settings.embedders)
         status.update(
@@ -318,13 +318,6 @@ def _prepare_with_progress(
             state="error" if prepared.errors else "complete",
             expanded=bool(prepared.errors),
         )
-
-
-def _cached(ws: Workspace, eid: str) -> bool:
-    try:
-        return ws.is_cached(eid)
-    except Exception:  # noqa: BLE001 - a user model that cannot load: its preparation says why
-        return False
 
 
 # --------------------------------------------------------------------------- derived tables (cached)
