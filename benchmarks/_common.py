@@ -195,6 +195,18 @@ class Recorder:
             os.replace(tmp, p)
 
 
+def server_folder(prefix: str, cache_dir: str | None) -> tuple[Path, Path, bool, dict[str, str]]:
+    """What a benchmark that starts the dashboard needs: (a fresh temporary folder, the cache folder: `cache_dir`
+    or one inside the temporary folder, whether that cache starts cold, the server's environment: the cache
+    folder and offline hub switches over this process's environment)."""
+    import tempfile
+
+    tmp = Path(tempfile.mkdtemp(prefix=prefix))
+    cache = Path(cache_dir).resolve() if cache_dir else tmp / "cache"
+    env = dict(os.environ, N2O_CACHE_DIR=str(cache), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    return tmp, cache, not cache.exists(), env
+
+
 def save_flat(name: str, out: dict[str, Any], omit_from_txt: tuple[str, ...] = ()) -> None:
     """Write a one-level result dict to results/<name>.json and a `key: value` results/<name>.txt; print it.
 

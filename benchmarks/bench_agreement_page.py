@@ -25,14 +25,13 @@ import argparse
 import os
 import statistics
 import sys
-import tempfile
 import time
 from pathlib import Path
 from urllib.parse import urlencode
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import browser_tour as bt  # noqa: E402
-from _common import save_flat  # noqa: E402
+from _common import save_flat, server_folder  # noqa: E402
 
 from ui.server import free_port  # noqa: E402
 
@@ -177,10 +176,7 @@ def main() -> None:
 
     from n2o_core.settings import env_defaults, to_query
 
-    tmp = Path(tempfile.mkdtemp(prefix="n2o-agree-"))
-    cache_dir = Path(args.cache_dir).resolve() if args.cache_dir else tmp / "cache"
-    cold = not cache_dir.exists()
-    env = dict(os.environ, N2O_CACHE_DIR=str(cache_dir), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    tmp, cache_dir, cold, env = server_folder("n2o-agree-", args.cache_dir)
     s = env_defaults(env)
     query = to_query(s)
     query.update(cap=str(args.cap), k=str(args.k), map=args.map)

@@ -25,14 +25,12 @@ of the machine; the load is recorded anyway.
 from __future__ import annotations
 
 import argparse
-import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import LOAD_AT_IMPORT, ROOT, save_flat  # noqa: E402 - puts the repository root on sys.path
+from _common import LOAD_AT_IMPORT, ROOT, save_flat, server_folder  # noqa: E402 - puts the repository root on sys.path
 
 from n2o_core.runtime.release import release_after_s  # noqa: E402
 from ui.nav import PAGES as NAV_PAGES  # noqa: E402
@@ -197,10 +195,7 @@ def main() -> None:
     args = parse_args()
     from playwright.sync_api import sync_playwright
 
-    tmp = Path(tempfile.mkdtemp(prefix="n2o-memory-"))
-    cache_dir = Path(args.cache_dir).resolve() if args.cache_dir else tmp / "cache"
-    cold = not cache_dir.exists()
-    env = dict(os.environ, N2O_CACHE_DIR=str(cache_dir), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    tmp, cache_dir, cold, env = server_folder("n2o-memory-", args.cache_dir)
     if args.shared:
         env["N2O_SHARED"] = "1"
     try:

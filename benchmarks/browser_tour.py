@@ -29,14 +29,13 @@ import os
 import statistics
 import subprocess
 import sys
-import tempfile
 import time
 import urllib.parse
 from collections.abc import Sequence
 from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-from _common import LOAD_AT_IMPORT, MAX_LOAD, ROOT, save_flat  # noqa: E402 - puts the repository root on sys.path
+from _common import LOAD_AT_IMPORT, MAX_LOAD, ROOT, save_flat, server_folder  # noqa: E402 - puts the repository root on sys.path
 
 from ui.server import Server, ServerError, free_port, start_server  # noqa: E402
 
@@ -304,10 +303,7 @@ def main() -> None:
     args = parse_args()
     from playwright.sync_api import sync_playwright
 
-    tmp = Path(tempfile.mkdtemp(prefix="n2o-tour-"))
-    cache_dir = Path(args.cache_dir).resolve() if args.cache_dir else tmp / "cache"
-    cold = not cache_dir.exists()
-    env = dict(os.environ, N2O_CACHE_DIR=str(cache_dir), HF_HUB_OFFLINE="1", TRANSFORMERS_OFFLINE="1")
+    tmp, cache_dir, cold, env = server_folder("n2o-tour-", args.cache_dir)
     if args.model_cache == "empty":
         env["N2O_MODEL_CACHE"] = str(tmp / "models")
     port = free_port()
