@@ -40,6 +40,7 @@ from n2o_core.evaluation.needle import NeedleResult, run_needle
 from n2o_core.evaluation.pairs import FilteredPairs, Pairs, filter_pairs, load_pairs, pair_file_columns
 from n2o_core.evaluation.sts import STSResult, rank_table, run_sts
 from n2o_core.runtime import child
+from n2o_core.runtime.per_embedder import each_embedder
 from n2o_core.storage.fileio import atomic_write
 from n2o_core.workspace import Workspace
 
@@ -184,25 +185,59 @@ def _run_each(
     kind: str,
     todo: list[tuple[str, tuple]],
     label: str,
-    work: Callable[[str, Callable[..., None]], Any],
+    job: Callable[..., Any],
+    args: tuple[Any, ...],
     stages: Mapping[str, str],
     errors: dict[str, str],
+    *,
+    report_progress: bool = False,
+    **kwargs: Any,
 ) -> None:
-    """Run `work(eid, progress)` for each (eid, key) not yet known, with a status and a bar per embedder."""
+    """`job(*args, [eid], **kwargs)` for each (eid, key) not yet known, kept under its key, with a status and a bar
+    per embedder; one job for them all (`each_embedder`: in one child process when isolating, so the interpreter
+    and its imports start once), each embedder's failure reported in place while the others go on."""
     if not todo:
         return
+    keys = dict(todo)
+    order = [eid for eid, _ in todo]
+    bars: dict[str, Any] = {}
+    steps: dict[str, Callable[..., None]] = {}
+    ended: set[str] = set()
     with st.status(f"{label}: {len(todo)} embedder(s)…", expanded=True) as status:
-        for i, (eid, key) in enumerate(todo, 1):
-            status.update(label=f"{label}: embedder {i}/{len(todo)}, {eid}…")
-            bar = st.progress(0.0, text=eid)
-            try:
-                _keep(kind, key, work(eid, _bar_progress(bar, eid, stages)))
-            except Exception as e:  # noqa: BLE001 - reported per embedder; the others go on
-                errors[eid] = message(e, f"Embedder '{eid}'")
-                bar.empty()
+
+        def on_event(event: str, eid: str, payload: Any) -> None:
+            if event == "start":
+                status.update(label=f"{label}: embedder {order.index(eid) + 1}/{len(order)}, {eid}…")
+                bars[eid] = st.progress(0.0, text=eid)
+                steps[eid] = _bar_progress(bars[eid], eid, stages)
+            elif event == "stage":
+                steps[eid](*payload)
+            elif event == "done":
+                ended.add(eid)
+                _keep(kind, keys[eid], payload)
+                bars[eid].progress(1.0, text=f"{eid}: done")
+            elif event == "failed":
+                ended.add(eid)
+                errors[eid] = message(payload, f"Embedder '{eid}'")
+                bars[eid].empty()
                 st.markdown(f"**{eid}**: failed — {errors[eid]}")
-                continue
-            bar.progress(1.0, text=f"{eid}: done")
+
+        try:
+            child.call(
+                each_embedder,
+                job,
+                args,
+                order,
+                callbacks={"on_event": on_event},
+                listed=True,
+                report_progress=report_progress,
+                **kwargs,
+            )
+        except Exception as e:  # noqa: BLE001 - the job's process itself failed: the embedders left get its sentence
+            for eid in order:
+                if eid not in ended:
+                    errors[eid] = message(e, f"Embedder '{eid}'")
+            st.markdown(f"Stopped: {message(e, label)}")
         status.update(
             label=f"{label}: {len(todo) - len(errors)} of {len(todo)} done",
             state="error" if errors else "complete",
@@ -235,26 +270,19 @@ def needle(
     known = needle_known(lo, pkey, fkey)
     todo = [(e, _needle_key(lo, pkey, fkey, e)) for e in lo.names if e not in known]
 
-    def work(eid: str, progress: Callable[..., None]) -> NeedleResult:
-        return child.call(
-            run_needle,
-            lo.ws,
-            fpairs,
-            [eid],
-            znorm=s.znorm,
-            top=NEEDLE_TOP,
-            n_boot=NEEDLE_BOOT,
-            seed=s.seed,
-            callbacks={"progress": progress},
-        )
-
     _run_each(
         "needle",
         todo,
         f"Ranking the paraphrases of {len(fpairs.pairs):,} pairs among {len(lo.corpus):,} sentences",
-        work,
+        run_needle,
+        (lo.ws, fpairs),
         {"embed": "embedding the corpus", "rank": "ranking, corpus sentences"},
         errors,
+        report_progress=True,
+        znorm=s.znorm,
+        top=NEEDLE_TOP,
+        n_boot=NEEDLE_BOOT,
+        seed=s.seed,
     )
     parts = needle_known(lo, pkey, fkey)
     return combine_needle([parts[e] for e in lo.names if e in parts]), errors
@@ -295,12 +323,7 @@ def sts(ws: Workspace, pairs_: Pairs, pkey: tuple, names: Sequence[str]) -> tupl
     known = sts_known(ws, pkey, names)
     todo = [(e, _sts_key(ws, pkey, e)) for e in names if e not in known]
 
-    def work(eid: str, progress: Callable[..., None]) -> STSResult:
-        res = child.call(run_sts, ws, pairs_, [eid])
-        progress(1, 1)
-        return res
-
-    _run_each("sts", todo, f"Scoring {len(pairs_):,} pairs", work, {}, errors)
+    _run_each("sts", todo, f"Scoring {len(pairs_):,} pairs", run_sts, (ws, pairs_), {}, errors)
     parts = sts_known(ws, pkey, names)
     return combine_sts([parts[e] for e in names if e in parts]), errors
 

@@ -1,5 +1,6 @@
 """HEROS for the dashboard: the core's steps (`n2o_core.evaluation.heros.run.make_pairs`, `score_embedder`) cached per
-process, one embedder at a time (so one failure leaves the others), with progress on a cold cache."""
+process, every embedder not yet scored in one job (one child process when isolating), each kept as it ends (so one
+failure leaves the others), with progress on a cold cache."""
 
 from __future__ import annotations
 
@@ -11,13 +12,15 @@ import streamlit as st
 from n2o_core.errors import N2OError
 from n2o_core.evaluation.heros.averaging import scored_id
 from n2o_core.evaluation.heros.generate import PairSet
-from n2o_core.evaluation.heros.run import PAIR_VIEW_COLUMNS, EmbedderScores, make_pairs, pairs_ready, score_embedder
+from n2o_core.evaluation.heros.run import PAIR_VIEW_COLUMNS, make_pairs, pairs_ready, score_embedder
 from n2o_core.runtime import child
+from n2o_core.runtime.per_embedder import each_embedder
 from n2o_core.settings import HEROS_AVERAGING_DEFAULT, HEROS_DEFAULT_PAIRS
 from n2o_core.workspace import Workspace
 
 from .data import Loaded
 from .guard import message
+from .lru import LRU
 
 log = logging.getLogger("n2o")
 
@@ -54,11 +57,47 @@ def pairs(lo: Loaded, n_per: int, seed: int) -> PairSet:
     return out
 
 
-@st.cache_data(show_spinner=False, max_entries=256)
-def _score(
-    fp: str, eid: str, n_per: int, seed: int, znorm: bool, _ws: Workspace, _pairs: pd.DataFrame
-) -> EmbedderScores:
-    return child.call(score_embedder, _ws, _pairs, eid, seed=seed, znorm=znorm)
+@st.cache_resource(show_spinner=False)
+def _scores() -> LRU:
+    """Each embedder's scores by (corpus, scored id, pairs per subset, seed, znorm), process-wide."""
+    return LRU(256)
+
+
+def _score_key(lo: Loaded, eid: str, n_per: int, seed: int) -> tuple:
+    return (lo.corpus.fingerprint, eid, n_per, seed, lo.settings.znorm)
+
+
+def _score_all(lo: Loaded, pairset: PairSet, n_per: int, seed: int, todo: list[str], errors: dict[str, str]) -> None:
+    """Score the embedders in `todo` into the memo, one job for them all (one child process when isolating), with
+    a bar per embedder; one embedder's failure goes to `errors` and the others go on."""
+    memo, bars, ended = _scores(), {}, set()
+    with st.status(f"Scoring {len(todo)} embedder(s) on the pairs…") as status:
+
+        def on_event(event: str, eid: str, payload: object) -> None:
+            if event == "start":
+                bars[eid] = status.progress(0.0, text=eid)
+            elif event == "done":
+                ended.add(eid)
+                memo[_score_key(lo, eid, n_per, seed)] = payload
+                bars[eid].progress(1.0, text=f"{eid} done")
+            elif event == "failed":
+                ended.add(eid)
+                errors[eid] = message(payload, f"Embedder '{eid}'")  # type: ignore[arg-type]
+                bars[eid].empty()
+
+        try:
+            child.call(
+                each_embedder,
+                score_embedder,
+                (lo.ws, pairset.pairs),
+                todo,
+                callbacks={"on_event": on_event},
+                seed=seed,
+                znorm=lo.settings.znorm,
+            )
+        except Exception as e:  # noqa: BLE001 - the job's process itself failed: the embedders left get its sentence
+            errors.update({eid: message(e, f"Embedder '{eid}'") for eid in todo if eid not in ended})
+        status.update(label="Scores ready", state="error" if errors else "complete", expanded=bool(errors))
 
 
 def scores(
@@ -66,28 +105,21 @@ def scores(
 ) -> tuple[pd.DataFrame, dict[str, float], pd.DataFrame, dict[str, str]]:
     """(results frame, baselines, per-pair cosines frame, errors) for `embedders` (default: the loaded ones)."""
     names = list(embedders if embedders is not None else lo.names)
-    znorm = lo.settings.znorm
     frames: list[pd.DataFrame] = []
     baselines: dict[str, float] = {}
     errors: dict[str, str] = {}
     per_pair = pairset.pairs[[c for c in PAIR_VIEW_COLUMNS if c in pairset.pairs.columns]].copy()
-    todo = [e for e in names if (lo.corpus.fingerprint, e, n_per, seed, znorm) not in _done()]
-    status = st.status(f"Scoring {len(todo)} embedder(s) on the pairs…") if todo else None
+    memo = _scores()
+    todo = [e for e in names if _score_key(lo, e, n_per, seed) not in memo]
+    if todo:
+        _score_all(lo, pairset, n_per, seed, todo, errors)
     for e in names:
-        try:
-            bar = status.progress(0.0, text=e) if status and e in todo else None
-            sc = _score(lo.corpus.fingerprint, e, n_per, seed, znorm, lo.ws, pairset.pairs)
-            if bar is not None:
-                bar.progress(1.0, text=f"{e} done")
-            _done().add((lo.corpus.fingerprint, e, n_per, seed, znorm))
-        except Exception as ex:  # noqa: BLE001 - reported per embedder
-            errors[e] = message(ex, f"Embedder '{e}'")
+        sc = memo.get(_score_key(lo, e, n_per, seed))
+        if sc is None:
             continue
         frames.append(sc.results)
         baselines[e] = sc.baseline
         per_pair[e] = sc.cosines
-    if status is not None:
-        status.update(label="Scores ready", state="complete", expanded=False)
     results = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     return results, baselines, per_pair, errors
 
@@ -109,17 +141,15 @@ def composition(lo: Loaded) -> tuple[int, str, dict[str, str]]:
 def known(lo: Loaded, n_per: int, seed: int, scored: dict[str, str]) -> pd.DataFrame:
     """Results rows already scored in this process for (some of) the loaded embedders, under their loaded ids;
     nothing new runs."""
-    fp, znorm = lo.corpus.fingerprint, lo.settings.znorm
-    done = [e for e, sid in scored.items() if (fp, sid, n_per, seed, znorm) in _done()]
-    if not done or (fp, n_per, seed) not in _done():
-        return pd.DataFrame()
-    pairset = _pairs(fp, n_per, seed, lo.ws)
+    memo = _scores()
     frames = []
-    for e in done:
-        rows = _score(fp, scored[e], n_per, seed, znorm, lo.ws, pairset.pairs).results.copy()
-        rows["embedder"] = e
-        frames.append(rows)
-    return pd.concat(frames, ignore_index=True)
+    for e, sid in scored.items():
+        sc = memo.get(_score_key(lo, sid, n_per, seed))
+        if sc is not None:
+            rows = sc.results.copy()
+            rows["embedder"] = e
+            frames.append(rows)
+    return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
 def run(lo: Loaded, n_per: int, seed: int, scored: dict[str, str]) -> tuple[pd.DataFrame, dict[str, str]]:

@@ -39,7 +39,7 @@ def test_quality_columns_buttons_and_scatter(app):
     from ui import evaluation_data, heros_data
 
     evaluation_data._memo.clear()  # results other tests left in this process would fill columns
-    heros_data._done().clear()  # the HEROS page's runs too (one run serves both pages)
+    heros_data._scores.clear()  # the HEROS page's runs too (one run serves both pages)
     app.query_params.update({"emb": ",".join(NAMES)})
     app.run()
     app.switch_page("pages/quality.py").run(timeout=600)
