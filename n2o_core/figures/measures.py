@@ -59,6 +59,12 @@ def _p_matrix(cmp: MeasureComparison, measure: str, names: Sequence[str]) -> np.
     return out
 
 
+def _three(x: float) -> str:
+    """x to three decimals, without the minus sign of a value that rounds to zero ("-0.000")."""
+    text = f"{x:.3f}"
+    return "0.000" if text == "-0.000" else text
+
+
 def measure_matrices(
     cmp: MeasureComparison, measures: Sequence[str] | None = None, order: Sequence[int] | None = None, cols: int = 3
 ) -> go.Figure:
@@ -72,7 +78,7 @@ def measure_matrices(
     titles = []
     for msr in measures:
         null = _null_of(cmp, msr)
-        titles.append(f"{msr}" + (f" (null {null:.3f})" if null is not None else ""))
+        titles.append(f"{msr}" + (f" (null {_three(null)})" if null is not None else ""))
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=0.04, vertical_spacing=0.1)
     for idx, msr in enumerate(measures):
         m = get_measure(msr)

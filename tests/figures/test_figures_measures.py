@@ -70,3 +70,16 @@ def test_figures(cmp):
     assert z.shape == (4, 4) and np.allclose(np.diag(z), 1.0)
     maps = embedder_maps(cmp)
     assert len(maps.data) == 4 and list(maps.data[0].text) == cmp.embedders
+
+
+def test_panel_titles_give_each_null_to_three_decimals_without_a_negative_zero(cmp):
+    import copy
+
+    shifted = copy.deepcopy(cmp)
+    for r in shifted.rows:
+        if r["measure"] == "cka_linear":
+            r["null_mean"] = -0.00004  # an RSA-like null that rounds to zero from below
+    titles = [a.text for a in measure_matrices(shifted).layout.annotations]
+    assert "cka_linear (null 0.000)" in titles
+    procrustes = np.mean([r["null_mean"] for r in cmp.rows if r["measure"] == "procrustes"])
+    assert f"procrustes (null {procrustes:.3f})" in titles
