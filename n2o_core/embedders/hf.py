@@ -15,6 +15,7 @@ from typing import Any
 
 import numpy as np
 
+import n2o_core.runtime.release as release
 from n2o_core.embedders._util import (
     EMBEDDER_CODE_VERSION,
     check_texts,
@@ -70,7 +71,12 @@ def load_hf(name_or_path: str) -> tuple[Any, Any]:
 
 
 def _load_hf(name_or_path: str) -> tuple[Any, Any]:
-    if name_or_path not in _LOADED:
+    """(tokenizer, model), loaded once per process (called under _LOCK) and registered with `runtime.release`,
+    which drops them when unused for a while (the embedder keeps its own reference while it lives)."""
+    holder = f"transformers model {name_or_path}"
+    if name_or_path in _LOADED:
+        release.used(holder)
+    else:
         with loading(f"the transformers model '{name_or_path}'", user_file=is_local_path(name_or_path)):
             with heavy_imports():
                 from transformers import AutoModel, AutoTokenizer
@@ -82,7 +88,13 @@ def _load_hf(name_or_path: str) -> tuple[Any, Any]:
             if tok.pad_token is None:
                 tok.pad_token = tok.eos_token or tok.unk_token
             _LOADED[name_or_path] = (tok, model)
+        release.loaded(holder, lambda: _drop(name_or_path))
     return _LOADED[name_or_path]
+
+
+def _drop(name_or_path: str) -> None:
+    with _LOCK:
+        _LOADED.pop(name_or_path, None)
 
 
 def _max_length(tok: Any, model: Any) -> int:

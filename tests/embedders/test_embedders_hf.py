@@ -93,3 +93,15 @@ def test_folder_that_is_not_a_model(tmp_path):
     (tmp_path / "config.json").write_text('{"model_type": "nonsense-arch"}', encoding="utf-8")
     with pytest.raises(EmbedderError, match="Could not load the transformers model"):
         get_embedder(f"hf:{tmp_path}@mean")
+
+
+def test_a_loaded_model_is_given_back_when_released(minilm_dir):
+    """The process-wide (tokenizer, model) is registered with runtime.release and loaded anew after a release."""
+    from n2o_core.runtime import release
+
+    tok, model = hf.load_hf(str(minilm_dir))
+    assert hf.load_hf(str(minilm_dir))[1] is model
+    holder = f"transformers model {minilm_dir}"
+    assert holder in release.registered()
+    assert holder in release.release_all()
+    assert hf.load_hf(str(minilm_dir))[1] is not model

@@ -172,3 +172,19 @@ def test_int8_variant_is_close_but_not_equal(reference, session_cache):
     X = MiniLMEmbedder("mean", session_cache, engine="onnx", variant="int8").encode([*TEXTS, LONG])
     cos = rowwise_cosine(X, reference["mean"])
     assert cos.min() > 0.9 and cos.mean() > 0.97 and cos.min() < 0.99999
+
+
+def test_a_loaded_sentence_transformer_is_given_back_when_released():
+    """The process-wide model is registered with runtime.release: kept while used, dropped on release, and the
+    next load gives an equal model (same sentence vectors)."""
+    from n2o_core.runtime import release
+
+    path = str(sbert.minilm_path())
+    model = sbert.load_sentence_transformer(path)
+    assert sbert.load_sentence_transformer(path) is model  # loaded once per process
+    assert sbert.model_holder(path) in release.registered()
+    before = model.encode([TEXTS[0]], convert_to_numpy=True)
+    assert sbert.model_holder(path) in release.release_all()
+    again = sbert.load_sentence_transformer(path)
+    assert again is not model  # loaded anew after the release
+    np.testing.assert_allclose(again.encode([TEXTS[0]], convert_to_numpy=True), before, atol=1e-6)
