@@ -99,7 +99,7 @@ def test_a_loaded_model_is_given_back_when_released(minilm_dir):
     """The process-wide (tokenizer, model) is registered with runtime.release and loaded anew after a release."""
     from n2o_core.runtime import release
 
-    tok, model = hf.load_hf(str(minilm_dir))
+    _, model = hf.load_hf(str(minilm_dir))
     assert hf.load_hf(str(minilm_dir))[1] is model
     holder = f"transformers model {minilm_dir}"
     assert holder in release.registered()
