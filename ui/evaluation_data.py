@@ -40,7 +40,7 @@ from n2o_core.evaluation.needle import NeedleResult, run_needle
 from n2o_core.evaluation.pairs import FilteredPairs, Pairs, filter_pairs, load_pairs, pair_file_columns
 from n2o_core.evaluation.sts import STSResult, rank_table, run_sts
 from n2o_core.runtime import child
-from n2o_core.runtime.per_embedder import each_embedder
+from n2o_core.runtime.each import each_embedder
 from n2o_core.storage.fileio import atomic_write
 from n2o_core.workspace import Workspace
 

@@ -7,12 +7,14 @@ from __future__ import annotations
 import logging
 import time
 from collections import OrderedDict
+from typing import Any
 
 import streamlit as st
 
 from n2o_core.corpora import Corpus
 from n2o_core.evaluation.findings import Evidence, Finding, FindingParams, FindingResult, evidence, judge
 from n2o_core.runtime import child
+from n2o_core.runtime.each import each_call
 from n2o_core.settings import Settings
 
 from . import data
@@ -67,21 +69,48 @@ def compute(settings: Settings, corpus: Corpus, findings: list[Finding], p: Find
     if not todo:
         return errors
     failed: dict[tuple, str] = {}
+    keys = list(todo)
+    names = {str(i): key for i, key in enumerate(keys)}  # each analysis's name in the job's events
+    bars: dict[str, Any] = {}
+    started: dict[str, float] = {}
+    ended: set[str] = set()
     with st.status(f"Computing {len(todo)} analysis(es) on {corpus.name} ({len(corpus):,} sentences)…") as status:
-        for i, (key, f) in enumerate(todo.items(), 1):
-            status.update(label=f"{i}/{len(todo)}: {_what(f)} ({', '.join(f.embedders)})…", expanded=True)
-            bar = st.progress(0.0, text=f.analysis)
-            t0 = time.perf_counter()
-            try:
-                ev = child.call(evidence, ws, f, p, callbacks={"progress": bar_progress(bar, _stage_line)})
-            except Exception as e:  # noqa: BLE001 - one failed analysis leaves the others
-                failed[key] = message(e, _what(f).capitalize())
-                bar.empty()
-                continue
-            memo[key] = (ev, time.perf_counter() - t0)
-            while len(memo) > _MAX_ENTRIES:
-                memo.popitem(last=False)
-            bar.progress(1.0, text=f"done in {time.perf_counter() - t0:.1f} s")
+
+        def on_event(event: str, name: str, payload: Any) -> None:
+            key = names[name]
+            f = todo[key]
+            if event == "start":
+                status.update(
+                    label=f"{int(name) + 1}/{len(todo)}: {_what(f)} ({', '.join(f.embedders)})…", expanded=True
+                )
+                bars[name] = st.progress(0.0, text=f.analysis)
+                started[name] = time.perf_counter()
+            elif event == "stage":
+                bar_progress(bars[name], _stage_line)(*payload)
+            elif event == "done":
+                ended.add(name)
+                took = time.perf_counter() - started[name]
+                memo[key] = (payload, took)
+                while len(memo) > _MAX_ENTRIES:
+                    memo.popitem(last=False)
+                bars[name].progress(1.0, text=f"done in {took:.1f} s")
+            elif event == "failed":
+                ended.add(name)
+                failed[key] = message(payload, _what(f).capitalize())
+                bars[name].empty()
+
+        try:  # one job for every analysis (one child process when isolating)
+            child.call(
+                each_call,
+                evidence,
+                [(name, (ws, todo[key], p)) for name, key in names.items()],
+                callbacks={"on_event": on_event},
+                report_progress=True,
+            )
+        except Exception as e:  # noqa: BLE001 - the job's process itself failed: the analyses left get its sentence
+            for name, key in names.items():
+                if name not in ended:
+                    failed[key] = message(e, _what(todo[key]).capitalize())
         status.update(label="Findings computed", state="error" if failed else "complete", expanded=bool(failed))
     for f in findings:
         if _key(corpus, f, p) in failed:

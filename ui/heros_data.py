@@ -14,7 +14,7 @@ from n2o_core.evaluation.heros.averaging import scored_id
 from n2o_core.evaluation.heros.generate import PairSet
 from n2o_core.evaluation.heros.run import PAIR_VIEW_COLUMNS, make_pairs, pairs_ready, score_embedder
 from n2o_core.runtime import child
-from n2o_core.runtime.per_embedder import each_embedder
+from n2o_core.runtime.each import each_embedder
 from n2o_core.settings import HEROS_AVERAGING_DEFAULT, HEROS_DEFAULT_PAIRS
 from n2o_core.workspace import Workspace
 

@@ -91,3 +91,28 @@ def test_human_similarity_findings_share_one_computation(app, app_env):
     shown = _frames(app, ["embedder", "n", "pearson", "pearson_znorm", "spearman", "spearman_znorm"])
     assert len(shown) == 2
     assert np.allclose(shown[0].iloc[0, 2:].astype(float), core.verdict.table.iloc[0, 2:].astype(float).round(4))
+
+
+def test_isolated_checks_run_in_one_child_process_with_the_same_numbers(app, app_env, monkeypatch):
+    """Where jobs run in child processes (a shared server), a check's analyses are one job (`each_call`) in one
+    child, and the page shows what the core computes."""
+    from n2o_core.runtime import child
+    from ui import findings_data
+
+    findings_data._memo().clear()  # evidence other tests left in this process would be shown without a job
+    started: list[str] = []
+    real = child.run
+
+    def counting(fn, *args, **kwargs):
+        started.append(getattr(fn, "__name__", str(fn)))
+        return real(fn, *args, **kwargs)
+
+    monkeypatch.setattr(child, "run", counting)
+    monkeypatch.setenv("N2O_ISOLATE", "1")
+    _open(app)
+    app.button(key="check_n2o-tfidf-apart").click().run()
+    no_exception(app)
+    core = _core(app_env, "n2o-tfidf-apart")
+    shown = _frame(app, list(core.verdict.table.columns))
+    pd.testing.assert_frame_equal(shown.reset_index(drop=True), core.verdict.table.round(4), check_dtype=False)
+    assert started.count("each_call") == 1, started

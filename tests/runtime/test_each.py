@@ -1,4 +1,4 @@
-"""One job for several embedders (`n2o_core.runtime.per_embedder.each_embedder`): each embedder's result is what the
+"""One job for several embedders (`n2o_core.runtime.each.each_embedder`): each embedder's result is what the
 job gives for it alone, one failure is reported and the others go on, progress is relayed per embedder, and the
 same events come back from a child process."""
 
@@ -11,7 +11,7 @@ from n2o_core.errors import N2OError
 from n2o_core.evaluation.pairs import lee_pairs
 from n2o_core.evaluation.sts import run_sts
 from n2o_core.runtime import child
-from n2o_core.runtime.per_embedder import each_embedder
+from n2o_core.runtime.each import each_embedder
 from n2o_core.storage.cache import Cache
 from n2o_core.workspace import Workspace
 
@@ -20,7 +20,7 @@ NAMES = ["glove-6b-50d", "no-such-embedder", "tfidf"]
 
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory):
-    root = tmp_path_factory.mktemp("per_embedder")
+    root = tmp_path_factory.mktemp("each")
     return Workspace(load_corpus("builtin:lee-news", cache_dir=str(root)), cache=Cache(root / "c"))
 
 
