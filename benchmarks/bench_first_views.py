@@ -1,6 +1,6 @@
-"""First views of the evaluation pages (paraphrase needle, human similarity, HEROS) on a freshly started server over
-a filled disk cache: a shared server (N2O_SHARED=1: each page's scoring runs in a child process, runtime.child)
-against a personal one (jobs in the server), in the same run.
+"""First views of the evaluation pages (paraphrase needle, human similarity, HEROS, and the findings page's "Check
+all") on a freshly started server over a filled disk cache: a shared server (N2O_SHARED=1: each page's scoring runs
+in a child process, runtime.child) against a personal one (jobs in the server), in the same run.
 
     python benchmarks/bench_first_views.py [--cache-dir DIR] [--label TEXT] [--out first_views]
 
@@ -10,7 +10,8 @@ against a personal one (jobs in the server), in the same run.
    loading models, scoring), not what the disk cache keeps.
 2. For each mode, personal then shared: a new server process over that cache; the heatmap is opened and the
    server left to go quiet (its background preload done), then the needle, human similarity and HEROS pages are
-   opened from the sidebar, each timed from the click until the app reports its run over.
+   opened from the sidebar, each timed from the click until the app reports its run over; then the findings
+   page, timed from its sidebar click through its "Check all" until the run is over.
 
 Ratio = shared / personal per page. Writes results/<out>.{json,txt}. Record on a quiet machine
 (/work/shared/tools/when-quiet).
@@ -25,12 +26,12 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import LOAD_AT_IMPORT, save_flat, server_folder  # noqa: E402 - puts the repository root on sys.path
-from bench_memory import ARGS, CHROMIUM, PAGES, settle, visit, wait_quiet  # noqa: E402
+from bench_memory import ARGS, CHROMIUM, EXCEPTION, PAGES, settle, visit, wait_quiet  # noqa: E402
 
 from ui.server import ServerError, start_server  # noqa: E402
 
-#: The pages timed, by url path.
-TIMED = ("needle", "similarity", "heros")
+#: The pages timed, by url path ("findings": opened, then "Check all" clicked).
+TIMED = ("needle", "similarity", "heros", "findings")
 
 
 def _views(env: dict[str, str], log: Path, pages: tuple[str, ...]) -> dict[str, float]:
@@ -54,7 +55,18 @@ def _views(env: dict[str, str], log: Path, pages: tuple[str, ...]) -> dict[str, 
             by_name = {name: (label, heading) for name, label, heading in PAGES}
             for name in pages:
                 t0 = time.perf_counter()
-                visit(page, server.url, name, *by_name[name])
+                if name == "findings":
+                    label, heading = by_name[name]
+                    page.locator("[data-testid='stSidebarNav'] a", has_text=label).first.click()
+                    page.locator(f'h2:has-text("{heading}")').first.wait_for(timeout=1_800_000)
+                    settle(page)
+                    page.get_by_role("button", name="Check all", exact=True).first.click()
+                    page.wait_for_timeout(500)
+                    settle(page)
+                    if page.locator(EXCEPTION).count():
+                        raise SystemExit(f"exception element on {page.url}")
+                else:
+                    visit(page, server.url, name, *by_name[name])
                 took[name] = round(time.perf_counter() - t0, 1)
                 print(f"  {name}: {took[name]} s", flush=True)
                 wait_quiet(server.pid)
