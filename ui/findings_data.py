@@ -12,7 +12,7 @@ from typing import Any
 import streamlit as st
 
 from n2o_core.corpora import Corpus
-from n2o_core.evaluation.findings import Evidence, Finding, FindingParams, FindingResult, evidence, judge
+from n2o_core.evaluation.findings import CkaCache, Evidence, Finding, FindingParams, FindingResult, evidence, judge
 from n2o_core.runtime import child
 from n2o_core.runtime.each import each_call
 from n2o_core.settings import Settings
@@ -106,6 +106,7 @@ def compute(settings: Settings, corpus: Corpus, findings: list[Finding], p: Find
                 [(name, (ws, todo[key], p)) for name, key in names.items()],
                 callbacks={"on_event": on_event},
                 report_progress=True,
+                cka_cache=CkaCache(),  # one for the whole job: findings on the same embedders share their CKA
             )
         except Exception as e:  # noqa: BLE001 - the job's process itself failed: the analyses left get its sentence
             for name, key in names.items():
