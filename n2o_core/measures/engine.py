@@ -28,6 +28,7 @@ from itertools import combinations
 import numpy as np
 
 import n2o_core.measures.neighborhood as nb
+from n2o_core.errors import N2OError
 from n2o_core.measures.batched import CHUNK, Basis, basis, map_threads, pair_values
 from n2o_core.measures.cca import pwcca_pair, svcca_from
 from n2o_core.measures.feature_space import FeatureSpace, cross, feature_space
@@ -288,39 +289,63 @@ def _stacked(dk: DenseKernels, measures: Sequence[str]) -> np.ndarray:
     return np.ascontiguousarray(np.stack([src[m].ravel() for m in measures]), np.float32)
 
 
-def _unit_offdiag_moments(X: np.ndarray, Y: np.ndarray, C: np.ndarray) -> np.ndarray:
+def _form(C: np.ndarray, M: np.ndarray) -> np.ndarray:
+    """c^T M c for every resample's draw counts c (the rows of C, R x m)."""
+    return np.einsum("ru,ru->r", C @ M, C)
+
+
+@dataclass
+class _BootSide:
+    """One embedder's share of the kernel bootstrap, for draw counts C (R x m), computed once for all its pairs:
+
+    - `rbf`: (K, K c (R x m), t = c^T K c, the resample's biased HSIC(K, K));
+    - `offdiag` (per RSA measure): the off-diagonal matrix X (zero diagonal: a sentence paired with its own copy
+      is left out) and its weighted sums c^T X c and c^T (X o X) c."""
+
+    rbf: tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray] | None = None
+    offdiag: dict[str, tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=dict)
+
+
+def _boot_side(dk: DenseKernels, C: np.ndarray, measures: Sequence[str]) -> _BootSide:
+    side = _BootSide()
+    if "cka_rbf" in measures:
+        n = C.sum(axis=1)
+        KC = C @ dk.K
+        t = np.einsum("ru,ru->r", KC, C)
+        kk = _form(C, dk.K * dk.K) - 2.0 * np.einsum("ru,ru->r", KC * KC, C) / n + t**2 / n**2
+        side.rbf = (dk.K, KC, t, kk)
+    off = ~np.eye(C.shape[1], dtype=bool)
+    for msr, X in (("rsa_spearman", dk.R), ("rsa_pearson", dk.D)):
+        if msr in measures:
+            Xo = np.where(off, X, 0.0)
+            side.offdiag[msr] = (Xo, _form(C, Xo), _form(C, Xo * Xo))
+    return side
+
+
+def _rbf_cka_counts(a: _BootSide, b: _BootSide, C: np.ndarray) -> np.ndarray:
+    """Biased-HSIC CKA of K[idx][:, idx] and L[idx][:, idx] for every resample, from its draw counts C (R x m):
+    HSIC = c^T (K o L) c - 2 (Kc o Lc)^T c / n + (c^T K c)(c^T L c) / n^2."""
+    if a.rbf is None or b.rbf is None:
+        raise N2OError("RBF bootstrap sums were not prepared.")
+    (K, KC, tk, kk), (L, LC, tl, ll) = a.rbf, b.rbf
+    n = C.sum(axis=1)
+    kl = _form(C, K * L) - 2.0 * np.einsum("ru,ru->r", KC * LC, C) / n + tk * tl / n**2
+    with np.errstate(invalid="ignore", divide="ignore"):
+        return kl / np.sqrt(kk * ll)
+
+
+def _unit_offdiag_moments(a: _BootSide, b: _BootSide, w: np.ndarray, C: np.ndarray, msr: str) -> np.ndarray:
     """Pearson correlation over the off-diagonal pairs of a resample with draw counts C (R x m): each pair
-    (u, v), u != v, weighted by c_u c_v (a sentence paired with its own copy is left out)."""
-    off = ~np.eye(X.shape[0], dtype=bool)
-    Xo, Yo = np.where(off, X, 0.0), np.where(off, Y, 0.0)
-
-    def form(M: np.ndarray) -> np.ndarray:
-        return np.einsum("ru,ru->r", C @ M, C)
-
-    w = form(off.astype(np.float64))
-    sx, sy = form(Xo), form(Yo)
-    sxx, syy, sxy = form(Xo * Xo), form(Yo * Yo), form(Xo * Yo)
+    (u, v), u != v, weighted by c_u c_v (a sentence paired with its own copy is left out); `w` = the weights'
+    sum per resample."""
+    Xo, sx, sxx = a.offdiag[msr]
+    Yo, sy, syy = b.offdiag[msr]
+    sxy = _form(C, Xo * Yo)
     with np.errstate(invalid="ignore", divide="ignore"):
         cov = sxy / w - sx * sy / w**2
         vx = sxx / w - (sx / w) ** 2
         vy = syy / w - (sy / w) ** 2
         return cov / np.sqrt(vx * vy)
-
-
-def _rbf_cka_counts(K: np.ndarray, L: np.ndarray, C: np.ndarray) -> np.ndarray:
-    """Biased-HSIC CKA of K[idx][:, idx] and L[idx][:, idx] for every resample, from its draw counts C (R x m)."""
-    n = C.sum(axis=1)
-
-    def hsic(X: np.ndarray, Y: np.ndarray) -> np.ndarray:
-        xy = np.einsum("ru,ru->r", C @ (X * Y), C)
-        XC, YC = C @ X, C @ Y  # (R, m): (X c)_u
-        mid = np.einsum("ru,ru->r", XC * YC, C)
-        tx, ty = np.einsum("ru,ru->r", XC, C), np.einsum("ru,ru->r", YC, C)
-        return xy - 2.0 * mid / n + tx * ty / n**2
-
-    kl, kk, ll = hsic(K, L), hsic(K, K), hsic(L, L)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return kl / np.sqrt(kk * ll)
 
 
 class KernelFamily:
@@ -391,17 +416,18 @@ class KernelFamily:
         )
         if len(draws):
             C = np.stack([np.bincount(d, minlength=m) for d in draws]).astype(np.float64)
+            w = _form(C, (~np.eye(m, dtype=bool)).astype(np.float64))
+            sides = dict(zip(self.names, map_threads(lambda e: _boot_side(dense[e], C, self.measures), self.names)))
 
             def boot(pair: tuple[str, str]) -> dict[Key, np.ndarray]:
                 a, b = pair
-                da, db = dense[a], dense[b]
+                sa, sb = sides[a], sides[b]
                 out: dict[Key, np.ndarray] = {}
                 if "cka_rbf" in self.measures:
-                    out[(a, b, "cka_rbf")] = _rbf_cka_counts(da.K, db.K, C)
-                if "rsa_spearman" in self.measures:
-                    out[(a, b, "rsa_spearman")] = _unit_offdiag_moments(da.R, db.R, C)
-                if "rsa_pearson" in self.measures:
-                    out[(a, b, "rsa_pearson")] = _unit_offdiag_moments(da.D, db.D, C)
+                    out[(a, b, "cka_rbf")] = _rbf_cka_counts(sa, sb, C)
+                for msr in ("rsa_spearman", "rsa_pearson"):
+                    if msr in self.measures:
+                        out[(a, b, msr)] = _unit_offdiag_moments(sa, sb, w, C, msr)
                 return out
 
             for drawn in map_threads(boot, pairs, on_done=lambda: units(10 / len(pairs))):
