@@ -9,8 +9,9 @@ Each family prepares every embedder once and draws the same permutations and res
   batched small eigendecompositions (Procrustes, CCA); a resample of the null rows recomputes their spaces
   (O(m d^2) per embedder).
 - kernel (`KernelFamily`): triangles on the kernel rows (values, `pairwise.PairwiseSpace`) and dense float32
-  matrices on the null rows; a permutation gathers B's m x m matrices once (rows, then columns) and takes one dot
-  product per pair and measure; a resample is a quadratic form in the draw counts (c^T (K o L) c and K c), no gather.
+  matrices on the null rows; a permutation gathers B's entries at the permuted upper triangle and diagonal once
+  (the matrices are symmetric) and takes one dot product per pair and measure; a resample is a quadratic form in
+  the draw counts (c^T (K o L) c and K c), each embedder's own terms computed once for all its pairs, no gather.
 
 Independent work (embedders' spaces, pairs, chunks of draws) runs on `batched.map_threads`, BLAS at one thread.
 Each family's `run` reports its progress as the fraction of its units of work done (pairs' values, draws) through
@@ -289,6 +290,16 @@ def _stacked(dk: DenseKernels, measures: Sequence[str]) -> np.ndarray:
     return np.ascontiguousarray(np.stack([src[m].ravel() for m in measures]), np.float32)
 
 
+def _halves(stacked: np.ndarray, m: int) -> np.ndarray:
+    """(measures, m(m-1)/2 + m) float32: each stacked symmetric m x m matrix's strict upper triangle, doubled, then
+    its diagonal (so that one dot product with B's gathered entries gives <A, P B P^T>)."""
+    iu, ju = np.triu_indices(m, 1)
+    flat = np.concatenate([iu * m + ju, np.arange(m) * (m + 1)])
+    out = stacked[:, flat]
+    out[:, : iu.size] *= np.float32(2.0)
+    return np.ascontiguousarray(out)
+
+
 def _form(C: np.ndarray, M: np.ndarray) -> np.ndarray:
     """c^T M c for every resample's draw counts c (the rows of C, R x m)."""
     return np.einsum("ru,ru->r", C @ M, C)
@@ -377,16 +388,21 @@ class KernelFamily:
             out[(a, b, "rsa_pearson")] = tri_correlation(sa.dist, sb.dist)
         return out
 
-    def _null_row(self, mats: dict[str, np.ndarray], p: np.ndarray) -> dict[Key, float]:
-        """Every pair's sums for one permutation p of the null rows: each B's matrices gathered once (rows, then
-        columns: entry (i, j) is B's (p_i, p_j)), one float32 BLAS dot product per pair and measure (enough for a
-        null draw)."""
-        nm, m = len(self.measures), p.size
+    def _null_row(self, mats: dict[str, np.ndarray], halves: dict[str, np.ndarray], p: np.ndarray) -> dict[Key, float]:
+        """Every pair's sums for one permutation p of the null rows. The matrices are symmetric, so
+        sum_ij A_ij B_{p_i p_j} = 2 sum_{i<j} A_ij B_{p_i p_j} + sum_i A_ii B_{p_i p_i}: each B's entries at the
+        permuted upper triangle and diagonal are gathered once (half of the matrix) and met with A's own
+        (`_halves`) in one float32 BLAS dot product per pair and measure (enough for a null draw)."""
+        m = p.size
+        iu, ju = np.triu_indices(m, 1)
+        idx = np.concatenate([p[iu] * m + p[ju], p * m + p])  # B's flat positions: upper triangle, then diagonal
         row: dict[Key, float] = {}
         for j, b in enumerate(self.names[1:], start=1):
-            gathered = np.take(mats[b].reshape(nm, m, m)[:, p, :], p, axis=2).reshape(nm, m * m)
+            gathered = [np.take(mats[b][q], idx) for q in range(len(self.measures))]
             for a in self.names[:j]:
-                row.update({(a, b, msr): float(np.dot(mats[a][q], gathered[q])) for q, msr in enumerate(self.measures)})
+                row.update(
+                    {(a, b, msr): float(np.dot(halves[a][q], gathered[q])) for q, msr in enumerate(self.measures)}
+                )
         return row
 
     def run(self, perms: np.ndarray, draws: np.ndarray, progress: FamilyProgress | None = None) -> FamilyResult:
@@ -405,14 +421,12 @@ class KernelFamily:
         spaces.clear()  # the triangles: 3 x 2 n^2 bytes per embedder
         dense = {e: dense_kernels(X[self.null_positions], sigmas[e]) for e, X in self.arrays.items()}
         mats = {e: _stacked(d, self.measures) for e, d in dense.items()}
+        halves = {e: _halves(x, m) for e, x in mats.items()}
         keys = [(a, b, msr) for a, b in pairs for msr in self.measures]
-        for a, b in pairs:
-            res.null_observed.update(
-                {(a, b, msr): float(np.dot(mats[a][q], mats[b][q])) for q, msr in enumerate(self.measures)}
-            )
+        res.null_observed = self._null_row(mats, halves, np.arange(m))  # the same sums, rows as they are
         step = 25 / max(len(perms), 1)
         res.null = _stack(
-            map_threads(lambda p: self._null_row(mats, p), list(perms), on_done=lambda: units(step)), keys
+            map_threads(lambda p: self._null_row(mats, halves, p), list(perms), on_done=lambda: units(step)), keys
         )
         if len(draws):
             C = np.stack([np.bincount(d, minlength=m) for d in draws]).astype(np.float64)

@@ -77,6 +77,25 @@ def test_kernel_null_of_every_pair_equals_recomputation():
                 assert res.null[(a, b, mid)][j] == pytest.approx(want, abs=1e-5)
 
 
+def test_rbf_null_of_every_pair_equals_recomputation():
+    """The RBF CKA null drawn from the gathered upper triangles and diagonals equals recomputing the measure on B's
+    shuffled rows (null rows = kernel rows here, so both take the same median bandwidth)."""
+    from n2o_core.measures import get_measure
+    from n2o_core.measures.engine import KernelFamily
+    from n2o_core.measures.nulls import permutations
+
+    X = _three(30)
+    pos = np.arange(30)
+    perms = permutations(pos.size, 4, seed=5)
+    res = KernelFamily(X, ["cka_rbf", "rsa_pearson"], pos).run(perms, np.zeros((0, pos.size), np.int64))
+    for a, b in (("a", "b"), ("a", "c"), ("b", "c")):
+        assert res.null_observed[(a, b, "cka_rbf")] == pytest.approx(get_measure("cka_rbf")(X[a], X[b]), abs=1e-5)
+        for j, p in enumerate(perms):
+            for mid in ("cka_rbf", "rsa_pearson"):
+                want = get_measure(mid)(X[a], X[b][p])
+                assert res.null[(a, b, mid)][j] == pytest.approx(want, abs=1e-5)
+
+
 def test_progress_counts_measure_pair_steps():
     from n2o_core.measures.run import STAGE, compare_arrays
 
