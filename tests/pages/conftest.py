@@ -55,3 +55,21 @@ def app(app_env, monkeypatch):
     from ui import data
 
     data.clear_failures()
+
+
+@pytest.fixture
+def isolated_jobs(monkeypatch) -> list[str]:
+    """Jobs run in child processes, as on a shared server (N2O_ISOLATE=1); the returned list gets the name of
+    each function a child process was started for."""
+    from n2o_core.runtime import child
+
+    started: list[str] = []
+    real = child.run
+
+    def counting(fn, *args, **kwargs):
+        started.append(getattr(fn, "__name__", str(fn)))
+        return real(fn, *args, **kwargs)
+
+    monkeypatch.setattr(child, "run", counting)
+    monkeypatch.setenv("N2O_ISOLATE", "1")
+    return started

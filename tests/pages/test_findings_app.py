@@ -56,13 +56,19 @@ def _core(app_env, fid):
     return check_finding(Workspace(corpus, cache=cache), fid, params)
 
 
-def test_check_one_finding_shows_the_cores_numbers(app, app_env):
+def _check_shows_the_core(app, app_env, fid: str):
+    """Open the page, click the finding's Check, and compare its table with the core's; returns the core's check."""
     _open(app)
-    app.button(key="check_n2o-tfidf-apart").click().run()
+    app.button(key=f"check_{fid}").click().run()
     no_exception(app)
-    core = _core(app_env, "n2o-tfidf-apart")
+    core = _core(app_env, fid)
     shown = _frame(app, list(core.verdict.table.columns))
     pd.testing.assert_frame_equal(shown.reset_index(drop=True), core.verdict.table.round(4), check_dtype=False)
+    return core
+
+
+def test_check_one_finding_shows_the_cores_numbers(app, app_env):
+    core = _check_shows_the_core(app, app_env, "n2o-tfidf-apart")
     summary = _frame(app, SUMMARY).set_index("finding")
     row = summary.loc[core.finding.title]
     assert row[""] == core.mark and row["numbers"] == core.verdict.summary
@@ -93,26 +99,11 @@ def test_human_similarity_findings_share_one_computation(app, app_env):
     assert np.allclose(shown[0].iloc[0, 2:].astype(float), core.verdict.table.iloc[0, 2:].astype(float).round(4))
 
 
-def test_isolated_checks_run_in_one_child_process_with_the_same_numbers(app, app_env, monkeypatch):
+def test_isolated_checks_run_in_one_child_process_with_the_same_numbers(app, app_env, isolated_jobs):
     """Where jobs run in child processes (a shared server), a check's analyses are one job (`each_call`) in one
     child, and the page shows what the core computes."""
-    from n2o_core.runtime import child
     from ui import findings_data
 
     findings_data._memo().clear()  # evidence other tests left in this process would be shown without a job
-    started: list[str] = []
-    real = child.run
-
-    def counting(fn, *args, **kwargs):
-        started.append(getattr(fn, "__name__", str(fn)))
-        return real(fn, *args, **kwargs)
-
-    monkeypatch.setattr(child, "run", counting)
-    monkeypatch.setenv("N2O_ISOLATE", "1")
-    _open(app)
-    app.button(key="check_n2o-tfidf-apart").click().run()
-    no_exception(app)
-    core = _core(app_env, "n2o-tfidf-apart")
-    shown = _frame(app, list(core.verdict.table.columns))
-    pd.testing.assert_frame_equal(shown.reset_index(drop=True), core.verdict.table.round(4), check_dtype=False)
-    assert started.count("each_call") == 1, started
+    _check_shows_the_core(app, app_env, "n2o-tfidf-apart")
+    assert isolated_jobs.count("each_call") == 1, isolated_jobs

@@ -77,28 +77,18 @@ def test_synthetic_pairs_are_labelled_and_ranked_as_run_needle_ranks_them(app):
     assert app.query_params["max_overlap"] == "0.6"
 
 
-def test_isolated_jobs_rank_every_embedder_in_one_child_process(app, monkeypatch):
+def test_isolated_jobs_rank_every_embedder_in_one_child_process(app, isolated_jobs):
     """Where jobs run in child processes (a shared server), the page starts one for all its embedders, and shows
     what run_needle computes."""
-    from n2o_core.runtime import child
     from ui import evaluation_data
 
     evaluation_data._memo.clear()  # results other tests left in this process would be shown without a job
-    started: list[str] = []
-    real = child.run
-
-    def counting(fn, *args, **kwargs):
-        started.append(getattr(fn, "__name__", str(fn)))
-        return real(fn, *args, **kwargs)
-
-    monkeypatch.setattr(child, "run", counting)
-    monkeypatch.setenv("N2O_ISOLATE", "1")
     open_needle(app, npairs="synthetic:heros-synonym:100")
     ws = workspace()
     pairs = load_pairs("synthetic:heros-synonym:100", corpus=ws.corpus, cache=ws.cache, seed=0)
     fp = filter_pairs(pairs, min_score=None, max_overlap=None)
     assert_table_matches(app.dataframe[0].value, run_needle(ws, fp, NAMES, top=5, n_boot=1000, seed=0).results)
-    assert started.count("each_embedder") == 1, started
+    assert isolated_jobs.count("each_embedder") == 1, isolated_jobs
 
 
 def test_uploaded_stsb_file_with_the_papers_filters(app, tmp_path):
