@@ -45,7 +45,7 @@ from n2o_core.storage.fileio import atomic_write
 from n2o_core.workspace import Workspace
 
 from . import data
-from .guard import message
+from .jobs import run_with_bars
 from .progress import bar_progress
 
 log = logging.getLogger("n2o")
@@ -200,44 +200,27 @@ def _run_each(
         return
     keys = dict(todo)
     order = [eid for eid, _ in todo]
-    bars: dict[str, Any] = {}
-    steps: dict[str, Callable[..., None]] = {}
-    ended: set[str] = set()
     with st.status(f"{label}: {len(todo)} embedder(s)…", expanded=True) as status:
 
-        def on_event(event: str, eid: str, payload: Any) -> None:
-            if event == "start":
-                status.update(label=f"{label}: embedder {order.index(eid) + 1}/{len(order)}, {eid}…")
-                bars[eid] = st.progress(0.0, text=eid)
-                steps[eid] = _bar_progress(bars[eid], eid, stages)
-            elif event == "stage":
-                steps[eid](*payload)
-            elif event == "done":
-                ended.add(eid)
-                _keep(kind, keys[eid], payload)
-                bars[eid].progress(1.0, text=f"{eid}: done")
-            elif event == "failed":
-                ended.add(eid)
-                errors[eid] = message(payload, f"Embedder '{eid}'")
-                bars[eid].empty()
-                st.markdown(f"**{eid}**: failed — {errors[eid]}")
+        def keep(eid: str, result: Any) -> None:
+            _keep(kind, keys[eid], result)
 
-        try:
-            child.call(
+        errors.update(
+            run_with_bars(
                 each_embedder,
                 job,
                 args,
                 order,
-                callbacks={"on_event": on_event},
+                names=order,
+                what=lambda eid: f"Embedder '{eid}'",
+                keep=keep,
+                stages=(lambda bar, eid: _bar_progress(bar, eid, stages)) if report_progress else None,
+                on_start=lambda i, eid: status.update(label=f"{label}: embedder {i + 1}/{len(order)}, {eid}…"),
+                say_failures=True,
                 listed=True,
-                report_progress=report_progress,
                 **kwargs,
             )
-        except Exception as e:  # noqa: BLE001 - the job's process itself failed: the embedders left get its sentence
-            for eid in order:
-                if eid not in ended:
-                    errors[eid] = message(e, f"Embedder '{eid}'")
-            st.markdown(f"Stopped: {message(e, label)}")
+        )
         status.update(
             label=f"{label}: {len(todo) - len(errors)} of {len(todo)} done",
             state="error" if errors else "complete",

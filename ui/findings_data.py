@@ -13,12 +13,11 @@ import streamlit as st
 
 from n2o_core.corpora import Corpus
 from n2o_core.evaluation.findings import CkaCache, Evidence, Finding, FindingParams, FindingResult, evidence, judge
-from n2o_core.runtime import child
 from n2o_core.runtime.each import each_call
 from n2o_core.settings import Settings
 
 from . import data
-from .guard import message
+from .jobs import run_with_bars
 from .progress import bar_progress
 
 log = logging.getLogger("n2o")
@@ -68,50 +67,35 @@ def compute(settings: Settings, corpus: Corpus, findings: list[Finding], p: Find
     errors: dict[str, str] = {}
     if not todo:
         return errors
-    failed: dict[tuple, str] = {}
-    keys = list(todo)
-    names = {str(i): key for i, key in enumerate(keys)}  # each analysis's name in the job's events
-    bars: dict[str, Any] = {}
+    names = {str(i): key for i, key in enumerate(todo)}  # each analysis's name in the job's events
     started: dict[str, float] = {}
-    ended: set[str] = set()
     with st.status(f"Computing {len(todo)} analysis(es) on {corpus.name} ({len(corpus):,} sentences)…") as status:
 
-        def on_event(event: str, name: str, payload: Any) -> None:
-            key = names[name]
-            f = todo[key]
-            if event == "start":
-                status.update(
-                    label=f"{int(name) + 1}/{len(todo)}: {_what(f)} ({', '.join(f.embedders)})…", expanded=True
-                )
-                bars[name] = st.progress(0.0, text=f.analysis)
-                started[name] = time.perf_counter()
-            elif event == "stage":
-                bar_progress(bars[name], _stage_line)(*payload)
-            elif event == "done":
-                ended.add(name)
-                took = time.perf_counter() - started[name]
-                memo[key] = (payload, took)
-                while len(memo) > _MAX_ENTRIES:
-                    memo.popitem(last=False)
-                bars[name].progress(1.0, text=f"done in {took:.1f} s")
-            elif event == "failed":
-                ended.add(name)
-                failed[key] = message(payload, _what(f).capitalize())
-                bars[name].empty()
+        def on_start(i: int, name: str) -> None:
+            f = todo[names[name]]
+            status.update(label=f"{i + 1}/{len(todo)}: {_what(f)} ({', '.join(f.embedders)})…", expanded=True)
+            started[name] = time.perf_counter()
 
-        try:  # one job for every analysis (one child process when isolating)
-            child.call(
-                each_call,
-                evidence,
-                [(name, (ws, todo[key], p)) for name, key in names.items()],
-                callbacks={"on_event": on_event},
-                report_progress=True,
-                cka_cache=CkaCache(),  # one for the whole job: findings on the same embedders share their CKA
-            )
-        except Exception as e:  # noqa: BLE001 - the job's process itself failed: the analyses left get its sentence
-            for name, key in names.items():
-                if name not in ended:
-                    failed[key] = message(e, _what(todo[key]).capitalize())
+        def keep(name: str, ev: Any) -> str:
+            took = time.perf_counter() - started[name]
+            memo[names[name]] = (ev, took)
+            while len(memo) > _MAX_ENTRIES:
+                memo.popitem(last=False)
+            return f"done in {took:.1f} s"
+
+        by_name = run_with_bars(  # one job for every analysis (one child process when isolating)
+            each_call,
+            evidence,
+            [(name, (ws, todo[key], p)) for name, key in names.items()],
+            names=list(names),
+            what=lambda name: _what(todo[names[name]]).capitalize(),
+            keep=keep,
+            bar_text=lambda name: todo[names[name]].analysis,
+            stages=lambda bar, _name: bar_progress(bar, _stage_line),
+            on_start=on_start,
+            cka_cache=CkaCache(),  # one for the whole job: findings on the same embedders share their CKA
+        )
+        failed = {names[name]: sentence for name, sentence in by_name.items()}
         status.update(label="Findings computed", state="error" if failed else "complete", expanded=bool(failed))
     for f in findings:
         if _key(corpus, f, p) in failed:

@@ -5,6 +5,7 @@ failure leaves the others), with progress on a cold cache."""
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import pandas as pd
 import streamlit as st
@@ -19,7 +20,7 @@ from n2o_core.settings import HEROS_AVERAGING_DEFAULT, HEROS_DEFAULT_PAIRS
 from n2o_core.workspace import Workspace
 
 from .data import Loaded
-from .guard import message
+from .jobs import run_with_bars
 from .lru import LRU
 
 log = logging.getLogger("n2o")
@@ -70,33 +71,26 @@ def _score_key(lo: Loaded, eid: str, n_per: int, seed: int) -> tuple:
 def _score_all(lo: Loaded, pairset: PairSet, n_per: int, seed: int, todo: list[str], errors: dict[str, str]) -> None:
     """Score the embedders in `todo` into the memo, one job for them all (one child process when isolating), with
     a bar per embedder; one embedder's failure goes to `errors` and the others go on."""
-    memo, bars, ended = _scores(), {}, set()
+    memo = _scores()
     with st.status(f"Scoring {len(todo)} embedder(s) on the pairs…") as status:
 
-        def on_event(event: str, eid: str, payload: object) -> None:
-            if event == "start":
-                bars[eid] = status.progress(0.0, text=eid)
-            elif event == "done":
-                ended.add(eid)
-                memo[_score_key(lo, eid, n_per, seed)] = payload
-                bars[eid].progress(1.0, text=f"{eid} done")
-            elif event == "failed":
-                ended.add(eid)
-                errors[eid] = message(payload, f"Embedder '{eid}'")  # type: ignore[arg-type]
-                bars[eid].empty()
+        def keep(eid: str, result: Any) -> str:
+            memo[_score_key(lo, eid, n_per, seed)] = result
+            return f"{eid} done"
 
-        try:
-            child.call(
+        errors.update(
+            run_with_bars(
                 each_embedder,
                 score_embedder,
                 (lo.ws, pairset.pairs),
                 todo,
-                callbacks={"on_event": on_event},
+                names=todo,
+                what=lambda eid: f"Embedder '{eid}'",
+                keep=keep,
                 seed=seed,
                 znorm=lo.settings.znorm,
             )
-        except Exception as e:  # noqa: BLE001 - the job's process itself failed: the embedders left get its sentence
-            errors.update({eid: message(e, f"Embedder '{eid}'") for eid in todo if eid not in ended})
+        )
         status.update(label="Scores ready", state="error" if errors else "complete", expanded=bool(errors))
 
 
