@@ -77,6 +77,16 @@ def _digest(*arrays) -> str:
     return h.hexdigest()
 
 
+def _session_failures(at) -> dict:
+    """The failures the app remembered for this AppTest session (`ui.failures`, per visitor)."""
+    from ui.failures import STATE_KEY
+
+    try:
+        return dict(at.session_state[STATE_KEY])
+    except KeyError:
+        return {}
+
+
 def run_app(corpus: str, cache_dir: str, out: str) -> int:
     """The dashboard's data path: keep the corpus as an upload, open the app on its link, record the results."""
     os.environ["N2O_CACHE_DIR"] = cache_dir
@@ -125,13 +135,3 @@ def main(argv: list[str]) -> int:
 
 if __name__ == "__main__":
     sys.exit(main(sys.argv[1:]))
-
-
-def _session_failures(at) -> dict:
-    """The failures the app remembered for this AppTest session (`ui.failures`, per visitor)."""
-    from ui.failures import STATE_KEY
-
-    try:
-        return dict(at.session_state[STATE_KEY])
-    except KeyError:
-        return {}
