@@ -13,8 +13,9 @@ Modules, lowest first (each imports only those above it in this list):
               `zero_rows`, `VariantTransform` (fitted on the corpus), `derive_vectors` -> `Derived`
   search      `variant_knn`: exact cosine (float32, int8 codes), Hamming (binary), Hamming + rescoring
 
-The layer and pooling parts are computed by the embedders (all hidden layers from one forward pass,
-`n2o_core.embedders.hidden`), which may import the grammar: this folder stands between search/ and embedders/.
+The layer and pooling parts are computed by the embedders (every hidden layer from one forward pass:
+`encode_layers` of `embedders.sbert.MiniLMEmbedder`, `SentenceTransformerEmbedder` and `embedders.hf.HFEmbedder`);
+embedders/ may import the grammar: this folder stands between search/ and embedders/.
 
 The names below are resolved on first use. Inside n2o_core, import from the modules themselves.
 """
