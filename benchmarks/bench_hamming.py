@@ -113,9 +113,7 @@ def main() -> None:
             t0 = time.perf_counter()
             fl = exact_knn(X, a.k, qids)
             t_float = time.perf_counter() - t0
-            row.update(
-                float_s=t_float, speedup_over_float=t_float / t_ham, recall_of_float=recall_at_k(nb.ids, fl.ids)
-            )
+            row.update(float_s=t_float, speedup_over_float=t_float / t_ham, recall_of_float=recall_at_k(nb.ids, fl.ids))
         runs.append(row)
         rec.add(**row)
     best = {key: min(r[key] for r in runs) for key in ("hamming_s", "faiss_s") + (() if a.no_float else ("float_s",))}
