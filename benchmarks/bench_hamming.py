@@ -13,7 +13,9 @@ of `--repeats`, alternating so that every contender sees the same machine:
   `faiss_same_lists`: the share of queries whose ordered lists are identical, `faiss_same_distances` those whose
   sorted distances are (faiss breaks ties its own way);
 - `float_s`: `n2o_core.search.exact.exact_knn` on the float32 vectors (unless --no-float), and the recall@k of
-  the Hamming neighbors against it (how many float neighbors survive binary quantization on this data).
+  the Hamming neighbors against it (how many float neighbors survive binary quantization on this data);
+- `int8_s`: the same exact search on the vectors' int8 codes (`@int8`: what `n2o_core.variants.search` runs for
+  them, its tiles widened to float32 for BLAS; unless --no-float), and its recall@k against float32.
 Target (issue 36): hamming_s <= 1.2 x faiss_s. Memory: bits take dim / 8 bytes a row, float32 4 dim (32x).
 The 1-minute load average must be <= 1.0 when the script starts, else the result is marked "valid": false.
 Writes results/<name>.{json,txt}.
@@ -42,7 +44,7 @@ def parse_args() -> argparse.Namespace:
     ap.add_argument("--queries", type=int, default=100)
     ap.add_argument("--k", type=int, default=10)
     ap.add_argument("--repeats", type=int, default=5)
-    ap.add_argument("--no-float", action="store_true", help="skip the float32 exact search")
+    ap.add_argument("--no-float", action="store_true", help="skip the float32 and int8 exact searches")
     ap.add_argument("--name", default="hamming")
     return ap.parse_args()
 
@@ -65,7 +67,7 @@ def main() -> None:
     from n2o_core.search.exact import exact_knn
     from n2o_core.search.hamming import hamming_knn
     from n2o_core.search.scan import search_threads
-    from n2o_core.variants.transforms import pack_signs
+    from n2o_core.variants.transforms import int8_ranges, pack_signs, quantize_int8
 
     rec = Recorder(a.name)
     X = cached_vectors(a.n, a.dim)
@@ -74,8 +76,10 @@ def main() -> None:
     pack_s = time.perf_counter() - t0
     qids = np.sort(np.random.default_rng(1).choice(a.n, a.queries, replace=False))
     hamming_knn(bits[:20000], a.dim, a.k, np.arange(10))  # load the compiled kernels outside the timing
+    codes = None
     if not a.no_float:
         exact_knn(X[:20000], a.k, np.arange(10))
+        codes = quantize_int8(X, int8_ranges(X))
     faiss.omp_set_num_threads(os.cpu_count() or 1)
     index = faiss.IndexBinaryFlat(a.dim)
     index.add(bits)
@@ -114,9 +118,16 @@ def main() -> None:
             fl = exact_knn(X, a.k, qids)
             t_float = time.perf_counter() - t0
             row.update(float_s=t_float, speedup_over_float=t_float / t_ham, recall_of_float=recall_at_k(nb.ids, fl.ids))
+            t0 = time.perf_counter()
+            i8 = exact_knn(codes, a.k, qids)
+            t_int8 = time.perf_counter() - t0
+            row.update(int8_s=t_int8, int8_recall_of_float=recall_at_k(i8.ids, fl.ids))
         runs.append(row)
         rec.add(**row)
-    best = {key: min(r[key] for r in runs) for key in ("hamming_s", "faiss_s") + (() if a.no_float else ("float_s",))}
+    best = {
+        key: min(r[key] for r in runs)
+        for key in ("hamming_s", "faiss_s") + (() if a.no_float else ("float_s", "int8_s"))
+    }
     summary = {
         **{f"{k}_best": v for k, v in best.items()},
         "ratio_hamming_over_faiss_median": float(np.median([r["ratio_hamming_over_faiss"] for r in runs])),

@@ -2,9 +2,9 @@
 
 - float32 (`@dims`, `@pca`, or none): exact cosine search (`n2o_core.search.exact`).
 - int8: exact cosine search of the int8 codes, by the same search: its tiles are widened to float32 for BLAS,
-  which is exact here (products of codes are integers far below 2^24), and the corpus stays int8 in memory (a
-  quarter of float32). A compiled int8 dot-product kernel was measured and did not pay against BLAS on the
-  widened tiles (benchmarks/README.md, 'int8 search').
+  which is exact here (a dot product of two code rows is an integer far below 2^24), and the corpus stays int8 in
+  memory (a quarter of float32). benchmarks/bench_hamming.py times it beside the float32 search (`int8_s`); a
+  plain compiled int8 dot-product loop, tried while writing this, was slower than BLAS on the widened tiles.
 - binary: exact Hamming search on the packed bits (`n2o_core.search.hamming`); `@rescore=R` re-ranks its R·k
   nearest with the float query (`n2o_core.search.sign_rescore`).
 All return `Neighbors` with the exact search's conventions: nearest first, ties by lower index, the query's own
