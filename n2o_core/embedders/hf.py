@@ -38,10 +38,11 @@ from n2o_core.embedders._util import (
 from n2o_core.embedders.base import EmbedderInfo, Progress
 from n2o_core.errors import EmbedderError
 from n2o_core.runtime.import_lock import heavy_imports
+from n2o_core.variants.spec import POOLINGS as VARIANT_POOLINGS
 
 POOLINGS = ("cls", "mean", "max", "last")
-#: The poolings of every hidden layer by default (the `@pool=` values of a variant).
-LAYER_POOLINGS = ("cls", "mean", "max")
+#: The poolings of every hidden layer by default: the `@pool=` values of a variant.
+LAYER_POOLINGS: tuple[str, ...] = VARIANT_POOLINGS
 BATCH = 32
 _LOADED: dict[str, tuple[Any, Any]] = {}
 _LOCK = threading.Lock()

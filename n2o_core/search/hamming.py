@@ -18,17 +18,16 @@ read in place (a copy is made only when a row is not a whole number of 8-byte wo
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Callable
 
 import numpy as np
 
 from n2o_core.errors import N2OError
-from n2o_core.search.exact import check_queries
+from n2o_core.search.exact import check_queries, rows_progress
 from n2o_core.search.rescore import finish_neighbors
 from n2o_core.search.result import Neighbors
-from n2o_core.search.scan import NO_ID, ZERO_SCORE, search_threads
+from n2o_core.search.scan import NO_ID, ZERO_SCORE, TileQueue, run_scan, search_threads
 
 Progress = Callable[[int, int], None]
 
@@ -58,19 +57,16 @@ def _check_dim(bits: np.ndarray, dim: int) -> None:
         raise N2OError(f"{dim} dimensions do not pack into rows of {bits.shape[1]} bytes.")
 
 
-class _HammingScan:
-    """One scan: blocks of corpus rows taken by worker threads in order, each merged into a worker's top-kk."""
+class _HammingScan(TileQueue[int]):
+    """One scan: blocks of corpus rows (their first row as the tile) that worker threads take in order, each
+    merged into the taking worker's top-kk; `done` counts corpus rows."""
 
     def __init__(
         self, W: np.ndarray, Qw: np.ndarray, q_ids: np.ndarray, kk: int, zero: np.ndarray | None, dim: int
     ) -> None:
         self.W, self.Qw, self.q_ids, self.kk, self.dim = W, Qw, q_ids, kk, dim
         self.zero_ids = np.flatnonzero(zero) if zero is not None else np.empty(0, np.int64)
-        self.starts = list(range(0, W.shape[0], BLOCK_ROWS))
-        self.done = 0
-        self._next = 0
-        self.error: BaseException | None = None
-        self.lock = threading.Lock()
+        super().__init__(list(range(0, W.shape[0], BLOCK_ROWS)))
 
     def state(self) -> tuple[np.ndarray, np.ndarray]:
         """An empty top-kk: every slot at the kernel's EXCLUDED distance (nothing enters at it), id NO_ID."""
@@ -79,36 +75,20 @@ class _HammingScan:
         q = self.Qw.shape[0]
         return np.full((q, self.kk), EXCLUDED, np.int32), np.full((q, self.kk), NO_ID, np.int64)
 
-    def _take(self) -> int | None:
-        with self.lock:
-            if self.error is not None or self._next >= len(self.starts):
-                return None
-            self._next += 1
-            return self.starts[self._next - 1]
-
-    def stop(self) -> None:
-        with self.lock:
-            self._next = len(self.starts)
-
     def run(self, top_d: np.ndarray, top_i: np.ndarray, report: Callable[[], None] | None = None) -> None:
         from n2o_core.search._hamming_kernel import hamming_block
 
         XT = np.empty((self.W.shape[1], BLOCK_ROWS), np.uint64)
         dist = np.empty(BLOCK_ROWS, np.int32)
-        try:
-            while (s := self._take()) is not None:
-                e = min(s + BLOCK_ROWS, self.W.shape[0])
-                a, b = np.searchsorted(self.zero_ids, (s, e))
-                zpos = self.zero_ids[a:b] - s
-                hamming_block(self.W[s:e], s, self.Qw, self.q_ids, zpos, self.dim + 1, top_d, top_i, XT, dist)
-                with self.lock:
-                    self.done += e - s
-                if report is not None:
-                    report()
-        except BaseException as exc:  # noqa: BLE001 - handed to the calling thread, which raises it
-            with self.lock:
-                if self.error is None:
-                    self.error = exc
+
+        def block(s: int) -> float:
+            e = min(s + BLOCK_ROWS, self.W.shape[0])
+            a, b = np.searchsorted(self.zero_ids, (s, e))
+            zpos = self.zero_ids[a:b] - s
+            hamming_block(self.W[s:e], s, self.Qw, self.q_ids, zpos, self.dim + 1, top_d, top_i, XT, dist)
+            return e - s
+
+        self.work(block, report)
 
 
 def hamming_candidates(
@@ -133,28 +113,9 @@ def hamming_candidates(
         raise ValueError(f"zero must flag each of the {n} rows, not {np.shape(zero)}.")
     scan = _HammingScan(W, Qw, ids, kk, zero, dim)
     workers = 1 if n * q * W.shape[1] < SMALL_SEARCH else (threads or search_threads())
-    workers = max(1, min(workers, len(scan.starts)))
+    workers = max(1, min(workers, len(scan.tiles)))
     states = [scan.state() for _ in range(workers)]
-    sent = [0]
-
-    def report() -> None:
-        if progress is not None and scan.done > sent[0]:
-            now = scan.done
-            progress(now - sent[0])
-            sent[0] = now
-
-    others = [threading.Thread(target=scan.run, args=st, daemon=True) for st in states[1:]]
-    for t in others:
-        t.start()
-    try:
-        scan.run(*states[0], report)
-    finally:
-        scan.stop()
-        for t in others:
-            t.join()
-    if scan.error is not None:
-        raise scan.error
-    report()
+    run_scan(scan, states, n, progress)
     if workers == 1:
         return states[0]
     D = np.concatenate([s[0] for s in states], axis=1)
@@ -194,13 +155,7 @@ def hamming_knn(
     q = Qbits.shape[0]
     if q == 0:
         return Neighbors(np.empty((0, k), np.int64), np.empty((0, k), np.float32), None, 0.0)
-    done = [0]
-
-    def tick(m: int) -> None:
-        done[0] += m
-        if progress is not None:
-            progress(done[0], n)
-
+    tick = rows_progress(progress, n)
     from n2o_core.search._hamming_kernel import EXCLUDED
 
     dist, ids = hamming_candidates(bits, dim, k, Qbits, query_ids, zero=zero, threads=threads, progress=tick)

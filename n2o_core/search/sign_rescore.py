@@ -17,7 +17,7 @@ import time
 import numpy as np
 
 from n2o_core.errors import N2OError
-from n2o_core.search.exact import Progress, check_queries
+from n2o_core.search.exact import Progress, check_queries, rows_progress
 from n2o_core.search.hamming import hamming_candidates, query_zero
 from n2o_core.search.rescore import TIE_DECIMALS, finish_neighbors
 from n2o_core.search.result import Neighbors
@@ -65,13 +65,7 @@ def sign_rescore_knn(
         return Neighbors(np.empty((0, k), np.int64), np.empty((0, k), np.float32), None, 0.0)
     rr = rescore_count(k, multiplier, n, query_ids is not None)
 
-    done = [0]
-
-    def tick(m: int) -> None:
-        done[0] += m
-        if progress is not None:
-            progress(done[0], n)
-
+    tick = rows_progress(progress, n)
     D, cand = hamming_candidates(bits, dim, rr, np.asarray(Qbits), query_ids, zero=zero, threads=threads, progress=tick)
     valid = D < EXCLUDED
     ids = np.where(valid, cand, -1)

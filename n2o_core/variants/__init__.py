@@ -57,20 +57,20 @@ if TYPE_CHECKING:
     )
 
 _LAZY = {
-    **dict.fromkeys(("Variant", "bytes_per_vector", "derive", "describe", "parse_variant", "split_variant"), "spec"),
-    **dict.fromkeys(
-        (
-            "Derived",
-            "PcaProjection",
-            "VariantTransform",
-            "derive_vectors",
-            "int8_ranges",
-            "pack_signs",
-            "quantize_int8",
-            "truncate_dims",
-        ),
-        "transforms",
-    ),
+    "Variant": "spec",
+    "bytes_per_vector": "spec",
+    "derive": "spec",
+    "describe": "spec",
+    "parse_variant": "spec",
+    "split_variant": "spec",
+    "Derived": "transforms",
+    "PcaProjection": "transforms",
+    "VariantTransform": "transforms",
+    "derive_vectors": "transforms",
+    "int8_ranges": "transforms",
+    "pack_signs": "transforms",
+    "quantize_int8": "transforms",
+    "truncate_dims": "transforms",
     "variant_knn": "search",
 }
 

@@ -37,19 +37,6 @@ from typing import Literal
 
 from n2o_core.errors import N2OError
 
-__all__ = [
-    "KEYS",
-    "POOLINGS",
-    "VARIANT_VERSION",
-    "Variant",
-    "bytes_per_vector",
-    "derive",
-    "describe",
-    "parse_variant",
-    "reduced_dim",
-    "split_variant",
-]
-
 Precision = Literal["float32", "int8", "binary"]
 #: Every key, in canonical (pipeline) order.
 KEYS: tuple[str, ...] = ("layer", "pool", "dims", "pca", "int8", "binary", "rescore")
@@ -57,7 +44,9 @@ _FLAGS = frozenset({"int8", "binary"})  # keys without a value
 POOLINGS: tuple[str, ...] = ("cls", "mean", "max")
 #: Bumped whenever a transform's arithmetic changes: part of every derived variant's cache key.
 VARIANT_VERSION = "1"
-_USER_PREFIXES = ("st:", "hf:", "wv:", "npy:")
+#: The user spec prefixes (= `embedders.registry.USER_SPEC_PREFIXES`, which stands above this module; a test
+#: checks they agree): their specs may hold `@` of their own.
+USER_PREFIXES = ("st:", "hf:", "wv:", "npy:")
 _SEGMENT = re.compile(r"^\s*([A-Za-z][A-Za-z0-9_]*)\s*(?:=\s*(.*?)\s*)?$")
 _SYNTAX = "@layer=N, @pool=cls|mean|max, @dims=N, @pca=N, @int8, @binary or @binary@rescore=R"
 
@@ -164,7 +153,7 @@ def split_variant(spec: str) -> tuple[str, list[str]]:
 def _check_left_over(spec: str, base: str, segment: str) -> None:
     """The segment left of the parts is the base's own (a user spec's pooling, option or path) or a mistyped part."""
     m = _SEGMENT.match(segment)
-    if not base.startswith(_USER_PREFIXES):
+    if not base.startswith(USER_PREFIXES):
         raise N2OError(_unknown_part(spec, segment))
     if m and m.group(2) is not None and not re.search(r"[/\\]", m.group(2)):
         raise N2OError(_unknown_part(spec, segment))

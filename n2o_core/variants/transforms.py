@@ -29,19 +29,6 @@ import numpy as np
 from n2o_core.errors import N2OError
 from n2o_core.variants.spec import Precision, Variant, parse_variant
 
-__all__ = [
-    "Derived",
-    "PcaProjection",
-    "VariantTransform",
-    "derive_vectors",
-    "int8_ranges",
-    "pack_signs",
-    "quantize_int8",
-    "truncate_dims",
-    "unpack_signs",
-    "zero_rows",
-]
-
 #: Rows per block of the elementwise transforms (bounds their float32 temporaries).
 _BLOCK = 1 << 16
 

@@ -140,3 +140,10 @@ def test_bytes_per_vector():
     assert bytes_per_vector(parse_variant("x@dims=100@binary"), 384) == 13  # 100 bits in 13 bytes
     assert bytes_per_vector(parse_variant("x@pca=64"), 384) == 256
     assert reduced_dim(parse_variant("x@layer=2"), 384) == 384
+
+
+def test_the_user_prefixes_are_the_registrys():
+    from n2o_core.embedders.registry import USER_SPEC_PREFIXES
+    from n2o_core.variants.spec import USER_PREFIXES
+
+    assert USER_PREFIXES == USER_SPEC_PREFIXES

@@ -6,19 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+import n2o_core.variants.transforms as tf
 from n2o_core.errors import N2OError
 from n2o_core.variants.spec import derive, parse_variant
-from n2o_core.variants.transforms import (
-    PcaProjection,
-    VariantTransform,
-    derive_vectors,
-    int8_ranges,
-    pack_signs,
-    quantize_int8,
-    truncate_dims,
-    unpack_signs,
-    zero_rows,
-)
+from n2o_core.variants.transforms import derive_vectors
 
 
 @pytest.fixture(scope="module")
@@ -41,7 +32,7 @@ def st_quantize():
 def test_int8_equals_sentence_transformers(vectors, st_quantize):
     calibration = vectors[:400]
     want = st_quantize(vectors, precision="int8", calibration_embeddings=calibration)
-    got = quantize_int8(vectors, int8_ranges(calibration))
+    got = tf.quantize_int8(vectors, tf.int8_ranges(calibration))
     assert got.dtype == np.int8 and want.dtype == np.int8
     np.testing.assert_array_equal(got, want)
     assert len(np.unique(got)) > 200  # the codes use the int8 range, not a few buckets
@@ -57,17 +48,17 @@ def test_int8_of_a_constant_dimension_matches_too(st_quantize):
     X = np.random.default_rng(1).standard_normal((50, 6)).astype(np.float32)
     X[:, 2] = 0.25  # max = min: step 1, as sentence-transformers sets it
     np.testing.assert_array_equal(
-        quantize_int8(X, int8_ranges(X)), st_quantize(X, precision="int8", calibration_embeddings=X)
+        tf.quantize_int8(X, tf.int8_ranges(X)), st_quantize(X, precision="int8", calibration_embeddings=X)
     )
 
 
 def test_binary_equals_sentence_transformers_ubinary(vectors, st_quantize):
     for X in (vectors, vectors[:, :45]):  # 48 dims: 6 whole bytes; 45 dims: the last byte padded
         want = st_quantize(X, precision="ubinary")
-        got = pack_signs(X)
+        got = tf.pack_signs(X)
         np.testing.assert_array_equal(got, want)
         np.testing.assert_array_equal(derive_vectors(X, "x@binary").vectors, want)
-    signs = unpack_signs(pack_signs(vectors), 48)
+    signs = tf.unpack_signs(tf.pack_signs(vectors), 48)
     np.testing.assert_array_equal(signs, np.where(vectors > 0, 1.0, -1.0))
 
 
@@ -77,7 +68,7 @@ def test_dims_of_all_dimensions_is_the_base(vectors):
     np.testing.assert_array_equal(full.vectors, vectors)
     np.testing.assert_array_equal(full.vectors, base.vectors)
     raw = vectors * np.linspace(0.5, 3.0, len(vectors), dtype=np.float32)[:, None]  # not unit-norm
-    np.testing.assert_array_equal(truncate_dims(raw, 48), raw)
+    np.testing.assert_array_equal(tf.truncate_dims(raw, 48), raw)
     for part in ("int8", "binary"):  # and so in every composition
         np.testing.assert_array_equal(
             derive_vectors(vectors, f"x@dims=48@{part}").vectors, derive_vectors(vectors, f"x@{part}").vectors
@@ -88,9 +79,9 @@ def test_truncation_keeps_the_first_dims_at_the_full_norm(vectors):
     raw = vectors * 3.0
     raw[5] = 0.0
     raw[9, :8] = 0.0  # nothing left after truncating to 8 dimensions: no direction
-    T = truncate_dims(raw, 8)
+    T = tf.truncate_dims(raw, 8)
     assert T.shape == (600, 8) and T.dtype == np.float32
-    keep = ~zero_rows(raw[:, :8])
+    keep = ~tf.zero_rows(raw[:, :8])
     np.testing.assert_allclose(np.linalg.norm(T[keep], axis=1), np.linalg.norm(raw[keep], axis=1), rtol=1e-5)
     head = raw[keep, :8]
     cos = np.sum(T[keep] * head, axis=1) / np.linalg.norm(T[keep], axis=1) / np.linalg.norm(head, axis=1)
@@ -98,14 +89,14 @@ def test_truncation_keeps_the_first_dims_at_the_full_norm(vectors):
     assert not T[5].any() and not T[9].any()
     np.testing.assert_array_equal(derive_vectors(raw, "x@dims=8").zero, ~keep)
     with pytest.raises(N2OError, match="more dimensions than the vectors have"):
-        truncate_dims(raw, 49)
+        tf.truncate_dims(raw, 49)
 
 
 def test_pca_is_scikit_learns_fitted_on_the_corpus(vectors):
     from sklearn.decomposition import PCA
 
     X = vectors.copy()
-    p = PcaProjection.fit(X, 10)
+    p = tf.PcaProjection.fit(X, 10)
     ref = PCA(n_components=10, svd_solver="full").fit(X.astype(np.float64))
     # the same subspace and variances: each component equals the reference's up to its sign
     agree = np.abs(np.sum(p.components * ref.components_, axis=1))
@@ -115,9 +106,9 @@ def test_pca_is_scikit_learns_fitted_on_the_corpus(vectors):
     np.testing.assert_allclose(np.abs(Y), np.abs(ref.transform(X)), atol=1e-4)
     Z = X.copy()
     Z[4] = 0.0
-    assert not PcaProjection.fit(Z, 10).project(Z)[4].any()  # a zero row keeps no direction
+    assert not tf.PcaProjection.fit(Z, 10).project(Z)[4].any()  # a zero row keeps no direction
     with pytest.raises(N2OError, match="more components than"):
-        PcaProjection.fit(X[:5], 10)
+        tf.PcaProjection.fit(X[:5], 10)
 
 
 @pytest.mark.parametrize(
@@ -140,7 +131,7 @@ def test_a_variant_of_a_variant_is_the_composed_transform(vectors, first, then):
 
 
 def test_the_fitted_transform_takes_outside_queries_alike(vectors):
-    t = VariantTransform.fit(vectors, "x@pca=16@int8")
+    t = tf.VariantTransform.fit(vectors, "x@pca=16@int8")
     whole = derive_vectors(vectors, "x@pca=16@int8")
     np.testing.assert_array_equal(t.apply(vectors[:30]), whole.vectors[:30])  # a query is quantized as the corpus is
     with pytest.raises(N2OError, match="fitted on 48"):
@@ -160,8 +151,8 @@ def test_zero_rows_stay_without_direction(vectors):
 def test_rescoring_keeps_the_float_vectors_the_bits_came_from(vectors):
     d = derive_vectors(vectors, "x@dims=24@binary@rescore=4")
     assert d.floats is not None
-    np.testing.assert_array_equal(d.floats, truncate_dims(vectors, 24))
-    np.testing.assert_array_equal(d.vectors, pack_signs(d.floats))
+    np.testing.assert_array_equal(d.floats, tf.truncate_dims(vectors, 24))
+    np.testing.assert_array_equal(d.vectors, tf.pack_signs(d.floats))
     assert derive_vectors(vectors, "x@binary").floats is None
 
 
