@@ -14,7 +14,7 @@ of `--repeats`, alternating so that every contender sees the same machine:
   sorted distances are (faiss breaks ties its own way);
 - `float_s`: `n2o_core.search.exact.exact_knn` on the float32 vectors (unless --no-float), and the recall@k of
   the Hamming neighbors against it (how many float neighbors survive binary quantization on this data);
-- `int8_s`: the same exact search on the vectors' int8 codes (`@int8`: what `n2o_core.variants.search` runs for
+- `int8_s`: the same exact search on the vectors' int8 codes (`@int8`: what `n2o_core.variants.knn` runs for
   them, its tiles widened to float32 for BLAS; unless --no-float), and its recall@k against float32.
 Target (issue 36): hamming_s <= 1.2 x faiss_s. Memory: bits take dim / 8 bytes a row, float32 4 dim (32x).
 The 1-minute load average must be <= 1.0 when the script starts, else the result is marked "valid": false.

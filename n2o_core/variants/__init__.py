@@ -11,7 +11,7 @@ Modules, lowest first (each imports only those above it in this list):
               `bytes_per_vector`, `reduced_dim`, KEYS, POOLINGS, VARIANT_VERSION (part of the cache key)
   transforms  `truncate_dims`, `PcaProjection`, `int8_ranges`, `quantize_int8`, `pack_signs`, `unpack_signs`,
               `zero_rows`, `VariantTransform` (fitted on the corpus), `derive_vectors` -> `Derived`
-  search      `variant_knn`: exact cosine (float32, int8 codes), Hamming (binary), Hamming + rescoring
+  knn         `variant_knn`: exact cosine (float32, int8 codes), Hamming (binary), Hamming + rescoring
 
 The layer and pooling parts are computed by the embedders (every hidden layer from one forward pass:
 `encode_layers` of `embedders.sbert.MiniLMEmbedder`, `SentenceTransformerEmbedder` and `embedders.hf.HFEmbedder`);
@@ -43,7 +43,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from n2o_core.variants.search import variant_knn
+    from n2o_core.variants.knn import variant_knn
     from n2o_core.variants.spec import Variant, bytes_per_vector, derive, describe, parse_variant, split_variant
     from n2o_core.variants.transforms import (
         Derived,
@@ -71,7 +71,7 @@ _LAZY = {
     "pack_signs": "transforms",
     "quantize_int8": "transforms",
     "truncate_dims": "transforms",
-    "variant_knn": "search",
+    "variant_knn": "knn",
 }
 
 

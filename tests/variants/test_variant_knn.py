@@ -9,7 +9,7 @@ from n2o_core.search.exact import exact_knn
 from n2o_core.search.hamming import hamming_knn
 from n2o_core.search.result import NO_NEIGHBOR
 from n2o_core.search.sign_rescore import sign_rescore_knn
-from n2o_core.variants.search import variant_knn
+from n2o_core.variants.knn import variant_knn
 from n2o_core.variants.transforms import derive_vectors, truncate_dims
 
 
