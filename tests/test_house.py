@@ -22,6 +22,7 @@ LAYERS: list[set[str]] = [
     {"storage"},
     {"corpora"},
     {"search"},
+    {"variants"},
     {"embedders"},
     {"distributed"},
     {"workspace"},

@@ -4,12 +4,17 @@ Poolings over the last hidden layer (the N2O paper's BERT/GPT compositions):
 - cls: first token; mean: average of non-padding tokens; max: per-dimension max over non-padding tokens;
 - last: last non-padding token (works for right or left padding; GPT-style models).
 Sequences are truncated to min(tokenizer limit, model positions, 512) tokens.
+
+Every hidden layer from one forward pass (`@layer=N` variants): `HFEmbedder.encode_layers` pools each hidden
+state the model returns with `output_hidden_states` (0 = the embeddings output, the last = last_hidden_state) by
+`pooled_hidden_states`; `layers_in_batches` runs it over length-sorted batches (also for sentence-transformers
+models, `n2o_core.embedders.sbert`).
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -23,16 +28,21 @@ from n2o_core.embedders._util import (
     encode_in_batches,
     finish,
     is_local_path,
+    length_batches,
     loading,
     path_identity,
     quiet_libraries,
+    report,
     set_torch_threads,
 )
 from n2o_core.embedders.base import EmbedderInfo, Progress
 from n2o_core.errors import EmbedderError
 from n2o_core.runtime.import_lock import heavy_imports
+from n2o_core.variants.spec import POOLINGS as VARIANT_POOLINGS
 
 POOLINGS = ("cls", "mean", "max", "last")
+#: The poolings of every hidden layer by default: the `@pool=` values of a variant.
+LAYER_POOLINGS: tuple[str, ...] = VARIANT_POOLINGS
 BATCH = 32
 _LOADED: dict[str, tuple[Any, Any]] = {}
 _LOCK = threading.Lock()
@@ -56,6 +66,49 @@ def pool(hidden: Any, mask: Any, pooling: str) -> Any:
         last = (positions * mask.long()).argmax(1)
         return hidden[torch.arange(hidden.shape[0]), last]
     raise EmbedderError(f"Unknown pooling '{pooling}'; use one of {', '.join(POOLINGS)}.")
+
+
+def pooled_hidden_states(model: Any, inputs: dict[str, Any], poolings: Sequence[str]) -> dict[str, np.ndarray]:
+    """{pooling: (layers + 1, b, d) float32} for one tokenized batch: every hidden state of one forward pass with
+    `output_hidden_states` (index 0 = the embeddings output), pooled with the batch's attention mask."""
+    out = model(**inputs, output_hidden_states=True, return_dict=True)
+    states = getattr(out, "hidden_states", None)
+    if not states:
+        raise EmbedderError(f"{type(model).__name__} returns no hidden states, so its layers cannot be compared.")
+    mask = inputs["attention_mask"]
+    return {p: np.stack([pool(h.float(), mask, p).numpy() for h in states]).astype(np.float32) for p in poolings}
+
+
+def layers_in_batches(
+    texts: Sequence[str], batch_size: int, run: Callable[[list[str]], dict[str, np.ndarray]], progress: Progress | None
+) -> dict[str, np.ndarray]:
+    """{pooling: (layers + 1, n, d) float32}, rows in input order, from `run` (one batch's `pooled_hidden_states`)
+    on length-sorted batches; progress per batch."""
+    out: dict[str, np.ndarray] = {}
+    done = 0
+    for idx in length_batches(texts, batch_size):
+        pooled = run([texts[i] for i in idx])
+        for p, arr in pooled.items():
+            if p not in out:
+                out[p] = np.zeros((arr.shape[0], len(texts), arr.shape[2]), np.float32)
+            out[p][:, idx] = arr
+        done += len(idx)
+        report(progress, done, len(texts))
+    return out
+
+
+def check_poolings(poolings: Sequence[str]) -> tuple[str, ...]:
+    """The poolings asked for, each known (EmbedderError otherwise)."""
+    bad = [p for p in poolings if p not in POOLINGS]
+    if bad or not poolings:
+        raise EmbedderError(f"Unknown pooling {bad[0] if bad else '(none)'!r}; use {', '.join(POOLINGS)}.")
+    return tuple(dict.fromkeys(poolings))
+
+
+def no_layers(model: Any, poolings: Sequence[str], dim: int | None) -> dict[str, np.ndarray]:
+    """What `layers_in_batches` gives for no texts: (layers + 1, 0, d) per pooling, from the model's config."""
+    layers = int(getattr(getattr(model, "config", None), "num_hidden_layers", 0) or 0)
+    return {p: np.zeros((layers + 1, 0, dim or 0), np.float32) for p in poolings}
 
 
 def _model_name(path: str) -> str:
@@ -157,3 +210,25 @@ class HFEmbedder:
         with torch.inference_mode():
             out = encode_in_batches(texts, BATCH, batch, self.info.dim, progress)
         return finish(out, self.info.id)
+
+    def encode_layers(
+        self, texts: Sequence[str], poolings: Sequence[str] = LAYER_POOLINGS, progress: Progress | None = None
+    ) -> dict[str, np.ndarray]:
+        """{pooling: (layers + 1, n, d) float32}: every hidden layer (0 = the embeddings output), each pooled, from
+        one forward pass per batch. The last layer with this embedder's pooling is what `encode` returns."""
+        with heavy_imports():
+            import torch
+
+        texts = check_texts(texts)
+        poolings = check_poolings(poolings)
+        if not texts:
+            return no_layers(self.model, poolings, self.info.dim)
+        set_torch_threads()
+
+        def run(chunk: list[str]) -> dict[str, np.ndarray]:
+            enc = self.tokenizer(chunk, padding=True, truncation=True, max_length=self.max_length, return_tensors="pt")
+            return pooled_hidden_states(self.model, dict(enc), poolings)
+
+        with torch.inference_mode():
+            out = layers_in_batches(texts, BATCH, run, progress)
+        return {p: finish(a.reshape(-1, a.shape[-1]), self.info.id).reshape(a.shape) for p, a in out.items()}

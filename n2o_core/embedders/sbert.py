@@ -21,6 +21,11 @@ Agreement of either fast engine with torch: cosine >= 0.9999 per sentence (tests
 bench_encoding.py on 2,000 sentences). The engine is part of the fingerprint (cache key) of the vectors: switching
 engines never mixes cached vectors.
 $N2O_REFERENCE_ENGINES=1 makes "torch" the default (reference vectors, or where no export can be built).
+
+Every hidden layer (`@layer=N` variants): `sentence_transformer_layers` runs the model's transformer once per
+batch with `output_hidden_states` (the torch engine: the ONNX export has the last layer only) and pools every
+layer (`hf.pooled_hidden_states`); `MiniLMEmbedder.encode_layers` and `SentenceTransformerEmbedder.encode_layers`
+call it. A model whose first module is not a transformer (static embeddings) has no layers to give.
 """
 
 from __future__ import annotations
@@ -53,6 +58,7 @@ from n2o_core.embedders._util import (
     set_torch_threads,
 )
 from n2o_core.embedders.base import EmbedderInfo, Progress
+from n2o_core.embedders.hf import LAYER_POOLINGS, check_poolings, layers_in_batches, no_layers, pooled_hidden_states
 from n2o_core.embedders.infos import default_info
 from n2o_core.errors import EmbedderError
 from n2o_core.runtime.import_lock import heavy_imports
@@ -226,6 +232,47 @@ def _torch_pooled(name_or_path: str, texts: list[str], progress: Progress | None
     return {"mean": mean, "cls": cls}
 
 
+def hidden_states_model(model: Any, name: str) -> Any:
+    """The transformers model inside a SentenceTransformer (its first module's `auto_model`), whose hidden states
+    the layers are pooled from; EmbedderError when it has none (e.g. a static-embedding model)."""
+    first = next(iter(model), None)
+    inner = getattr(first, "auto_model", None)
+    if inner is None or getattr(inner, "config", None) is None or not hasattr(inner.config, "num_hidden_layers"):
+        raise EmbedderError(f"{name} has no transformer layers to compare (its first module is not a transformer).")
+    return inner
+
+
+def sentence_transformer_layers(
+    model: Any,
+    name: str,
+    texts: Sequence[str],
+    poolings: Sequence[str] = LAYER_POOLINGS,
+    progress: Progress | None = None,
+) -> dict[str, np.ndarray]:
+    """{pooling: (layers + 1, n, d) float32} of a SentenceTransformer: every hidden layer (0 = the embeddings
+    output; the last = the token embeddings its Pooling module reads), pooled, from one forward pass per batch of
+    the model's own tokenization (its max_seq_length)."""
+    with heavy_imports():
+        import torch
+
+    texts = check_texts(texts)
+    poolings = check_poolings(poolings)
+    inner = hidden_states_model(model, name)
+    if not texts:
+        return no_layers(inner, poolings, embedding_dim(model))
+    set_torch_threads()
+    tokenize = getattr(model, "preprocess", None) or model.tokenize  # sentence-transformers >= 6, then older
+
+    def run(chunk: list[str]) -> dict[str, np.ndarray]:
+        features = tokenize(chunk)
+        inputs = {k: features[k] for k in ("input_ids", "attention_mask", "token_type_ids") if k in features}
+        return pooled_hidden_states(inner, inputs, poolings)
+
+    with torch.inference_mode():
+        out = layers_in_batches(texts, BATCH, run, progress)
+    return {p: finish(a.reshape(-1, a.shape[-1]), name).reshape(a.shape) for p, a in out.items()}
+
+
 class MiniLMEmbedder:
     """all-MiniLM-L6-v2 with mean or [CLS] pooling (the two share forward passes).
 
@@ -267,6 +314,15 @@ class MiniLMEmbedder:
             return np.zeros((0, 384), dtype=np.float32)
         pooled = pooled_token_embeddings(self.path, texts, progress, self.engine, self.cache_dir, self.variant)
         return finish(pooled[self.pooling], self.info.id)
+
+    def encode_layers(
+        self, texts: Sequence[str], poolings: Sequence[str] = LAYER_POOLINGS, progress: Progress | None = None
+    ) -> dict[str, np.ndarray]:
+        """{pooling: (7, n, 384) float32}: the embeddings output and the 6 hidden layers, each pooled, from one
+        forward pass of the torch engine (sentence-transformers fp32, whatever `self.engine` is: the fast engines'
+        export has the last layer only). The last layer with this pooling equals `encode` on the torch engine."""
+        model = load_sentence_transformer(self.path)
+        return sentence_transformer_layers(model, self.info.id, texts, poolings, progress)
 
 
 def _pooling_name(model: Any) -> str:
@@ -335,3 +391,11 @@ class SentenceTransformerEmbedder:
         with torch.inference_mode():
             out = encode_in_batches(texts, BATCH, batch, self.info.dim, progress)
         return finish(out, self.info.id)
+
+    def encode_layers(
+        self, texts: Sequence[str], poolings: Sequence[str] = LAYER_POOLINGS, progress: Progress | None = None
+    ) -> dict[str, np.ndarray]:
+        """{pooling: (layers + 1, n, d) float32}: every hidden layer of the model's transformer, each pooled, from
+        one forward pass per batch (`sentence_transformer_layers`). The model's own output adds its Pooling (and
+        any Dense / Normalize) modules to the last layer's token embeddings."""
+        return sentence_transformer_layers(self.model, self.info.id, texts, poolings, progress)

@@ -62,6 +62,18 @@ def check_queries(
     return None, queries
 
 
+def rows_progress(progress: Progress | None, n: int) -> Callable[[int], None]:
+    """A counter of scanned corpus rows: each call adds rows and says progress(rows so far, n) (when given)."""
+    done = [0]
+
+    def tick(rows: int) -> None:
+        done[0] += rows
+        if progress is not None:
+            progress(done[0], n)
+
+    return tick
+
+
 def search_shard(
     X_shard: np.ndarray | sp.csr_matrix,
     offset: int,
@@ -132,13 +144,7 @@ def exact_knn(
     q = Qn.shape[0]
     if q == 0:
         return Neighbors(np.empty((0, k), np.int64), np.empty((0, k), np.float32), None, 0.0)
-    done = [0]
-
-    def tick(m: int) -> None:
-        done[0] += m
-        if progress is not None:
-            progress(done[0], n)
-
+    tick = rows_progress(progress, n)
     kk = candidate_count(k, n, query_ids is not None)
     top_s, top_i = scan_candidates(X, Qn, query_ids, kk, block, standardizer, tick, threads=threads, row_inv=row_inv)
     top_s, top_i = rescore_candidates(X, Qraw, top_s, top_i, k, standardizer)

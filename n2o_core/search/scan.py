@@ -17,7 +17,7 @@ import functools
 import os
 import threading
 from collections.abc import Callable
-from typing import cast
+from typing import Generic, Protocol, TypeVar, cast
 
 import numpy as np
 import scipy.sparse as sp
@@ -96,7 +96,62 @@ def _scan_mode(X: np.ndarray | sp.csr_matrix, standardizer: Standardizer | None)
     return "copy"
 
 
-class _Scan:
+Tile = TypeVar("Tile")
+
+
+class TileQueue(Generic[Tile]):
+    """Tiles handed out to worker threads in order; each worker merges its tiles into a state of its own (so no
+    worker waits for another). The first failure stops the handing out and is kept in `error` for the calling
+    thread to raise; `done` sums what each tile reports done (for progress)."""
+
+    def __init__(self, tiles: list[Tile]) -> None:
+        self.tiles = tiles
+        self.done = 0.0
+        self.error: BaseException | None = None
+        self._next = 0
+        self.lock = threading.Lock()
+
+    def stop(self) -> None:
+        """Hand out no more tiles (the calling thread stopped early)."""
+        with self.lock:
+            self._next = len(self.tiles)
+
+    def take(self) -> Tile | None:
+        """The next tile, or None when none is left or a worker failed."""
+        with self.lock:
+            if self.error is not None or self._next >= len(self.tiles):
+                return None
+            self._next += 1
+            return self.tiles[self._next - 1]
+
+    def work(self, tile: Callable[[Tile], float], report: Callable[[], None] | None = None) -> None:
+        """Run `tile` on tiles until none are left (or a worker failed), adding what each returns to `done`."""
+        try:
+            while (t := self.take()) is not None:
+                amount = tile(t)
+                with self.lock:
+                    self.done += amount
+                if report is not None:
+                    report()
+        except BaseException as exc:  # noqa: BLE001 - handed to the calling thread, which raises it
+            with self.lock:
+                if self.error is None:
+                    self.error = exc
+
+
+class Workers(Protocol):
+    """A scan that worker threads run (`run_workers`, `run_scan`): each runs it with a state of its own; a
+    `TileQueue` with a `run` method."""
+
+    done: float
+    error: BaseException | None
+
+    def run(self, top_s: np.ndarray, top_i: np.ndarray, report: Callable[[], None] | None = None) -> None: ...
+
+    def stop(self) -> None: ...
+
+
+class _Scan(TileQueue[tuple[int, int, int, int]]):
     """One exact scan, split into tiles (corpus rows x query chunk) that worker threads take in corpus order.
 
     Each worker keeps its own running top-kk (merged at the end), so workers never wait for one another: while one
@@ -132,31 +187,14 @@ class _Scan:
         converted = self.mode in ("half", "copy")
         self.rows = block or default_block(n, q, sparse, dim=0 if sparse else d, converted=converted)
         qc = min(q, QUERY_CHUNK)
-        self.tiles = [
-            (s, min(s + self.rows, n), a, min(a + qc, q)) for s in range(0, n, self.rows) for a in range(0, q, qc)
-        ]
-        self.done = 0.0  # corpus rows scanned for every query
-        self.error: BaseException | None = None
-        self._next = 0
-        self.lock = threading.Lock()
+        # tiles: (corpus rows s..e, queries a..b); `done` counts corpus rows scanned for every query
+        super().__init__(
+            [(s, min(s + self.rows, n), a, min(a + qc, q)) for s in range(0, n, self.rows) for a in range(0, q, qc)]
+        )
 
     def state(self) -> Candidates:
         """An empty top-kk (scores -inf, ids NO_ID) for one worker."""
         return np.full((self.q, self.kk), -np.inf, np.float32), np.full((self.q, self.kk), NO_ID, np.int64)
-
-    def stop(self) -> None:
-        """Hand out no more tiles (the calling thread stopped early)."""
-        with self.lock:
-            self._next = len(self.tiles)
-
-    def _take(self) -> tuple[int, int, int, int] | None:
-        """The next tile (corpus rows s..e, queries a..b), or None when none is left or a worker failed."""
-        with self.lock:
-            if self.error is not None or self._next >= len(self.tiles):
-                return None
-            tile = self.tiles[self._next]
-            self._next += 1
-            return tile
 
     def run(self, top_s: np.ndarray, top_i: np.ndarray, report: Callable[[], None] | None = None) -> None:
         """Take tiles until none are left (or a worker failed), merging each into this worker's top-kk."""
@@ -167,22 +205,17 @@ class _Scan:
         S_buf = np.empty((qc, self.rows), np.float32)
         rows_buf = np.empty((self.rows, d), np.float32) if self.mode in ("half", "copy") else None
         inv_buf = np.empty(self.rows, np.float32)
-        try:
-            while (tile := self._take()) is not None:
-                s, e, a, b = tile
-                if self.mode == "sparse":
-                    S, inv = self._sparse_tile(s, e, a, b)
-                else:
-                    S, inv = self._dense_tile(s, e, a, b, S_buf, rows_buf, inv_buf)
-                select_block(S, inv, self.q_ids[a:b], self.offset + s, top_s[a:b], top_i[a:b])
-                with self.lock:
-                    self.done += (e - s) * (b - a) / self.q
-                if report is not None:
-                    report()
-        except BaseException as exc:  # noqa: BLE001 - handed to the calling thread, which raises it
-            with self.lock:
-                if self.error is None:
-                    self.error = exc
+
+        def tile(t: tuple[int, int, int, int]) -> float:
+            s, e, a, b = t
+            if self.mode == "sparse":
+                S, inv = self._sparse_tile(s, e, a, b)
+            else:
+                S, inv = self._dense_tile(s, e, a, b, S_buf, rows_buf, inv_buf)
+            select_block(S, inv, self.q_ids[a:b], self.offset + s, top_s[a:b], top_i[a:b])
+            return (e - s) * (b - a) / self.q
+
+        self.work(tile, report)
 
     def _dense_rows(
         self, Xb: np.ndarray, s: int, e: int, rows_buf: np.ndarray | None, inv: np.ndarray
@@ -245,8 +278,8 @@ def _normalized_f32(A: np.ndarray, inv: np.ndarray) -> np.ndarray:
     return (b / np.where(zero, 1.0, norms)[:, None]).astype(np.float32)
 
 
-def _run_workers(scan: _Scan, states: list[Candidates], report: Callable[[], None]) -> None:
-    """Run the scan on this thread and len(states) - 1 more, each with single-threaded BLAS."""
+def run_workers(scan: Workers, states: list[Candidates], report: Callable[[], None]) -> None:
+    """Run the scan on this thread (which reports) and len(states) - 1 more, each with single-threaded BLAS."""
     with threadpool_limits(limits=1, user_api="blas"):
         others = [threading.Thread(target=scan.run, args=st, daemon=True) for st in states[1:]]
         for t in others:
@@ -257,6 +290,29 @@ def _run_workers(scan: _Scan, states: list[Candidates], report: Callable[[], Non
             scan.stop()  # nothing more is handed out if this thread stopped early
             for t in others:
                 t.join()
+
+
+def run_scan(scan: Workers, states: list[Candidates], n: int, progress: Callable[[int], None] | None) -> None:
+    """Run `scan` with one state per worker: on the calling thread alone for one state, else by `run_workers`.
+    `progress(rows)` is called on the calling thread as `scan.done` grows (up to n, all of n at the end); a
+    worker's failure is raised here."""
+    sent = [0]
+
+    def report() -> None:
+        if progress is not None:
+            now = min(n, int(scan.done + 1e-6))
+            if now > sent[0]:
+                progress(now - sent[0])
+                sent[0] = now
+
+    if len(states) == 1:
+        scan.run(*states[0], report)
+    else:
+        run_workers(scan, states, report)
+    if scan.error is not None:
+        raise scan.error
+    scan.done = n
+    report()
 
 
 def scan_candidates(
@@ -286,21 +342,5 @@ def scan_candidates(
         workers = 1
     workers = max(1, min(workers, len(scan.tiles)))
     states = [scan.state() for _ in range(workers)]
-    sent = [0]
-
-    def report() -> None:
-        if progress is not None:
-            now = min(n, int(scan.done + 1e-6))
-            if now > sent[0]:
-                progress(now - sent[0])
-                sent[0] = now
-
-    if workers == 1:
-        scan.run(*states[0], report)
-    else:
-        _run_workers(scan, states, report)
-    if scan.error is not None:
-        raise scan.error
-    scan.done = n
-    report()
+    run_scan(scan, states, n, progress)
     return states[0] if workers == 1 else merge_candidates(states, k)
