@@ -59,7 +59,10 @@ def test_rows_and_values(result):
     assert result.value("a", "b", "cka_linear") == pytest.approx(get_measure("cka_linear")(X["a"], X["b"]), rel=1e-6)
     assert result.value("b", "a", "mutual_knn") == pytest.approx(get_measure("mutual_knn")(X["a"], X["b"], k=5))
     related, unrelated = f[(f.a == "a") & (f.b == "b")], f[(f.a == "a") & (f.b == "c")]
-    assert (related.p <= 1 / 21 + 1e-9).all()
+    drawn = related[related.measure != "pwcca_released"]
+    assert (drawn.p <= 1 / 21 + 1e-9).all()
+    released = f[f.measure == "pwcca_released"]  # value only
+    assert released.value.notna().all() and released.p.isna().all() and (released.null_n == 0).all()
     assert unrelated[unrelated.measure == "cka_linear_unbiased"].p.iloc[0] > 0.05
     ok = f.dropna(subset=["ci_lo"])
     assert (ok.ci_lo <= ok.value + 1e-9).all() and (ok.value <= ok.ci_hi + 1e-9).all()
