@@ -39,9 +39,10 @@ n x k QR runs in the (r + 1)-dimensional span of the centered rows and the const
 orthogonal to 1): the directions are [U, 1/sqrt(n)] [S V^T u; sqrt(n) mu^T] and the activations
 [U, 1/sqrt(n)] L with L = [S V^T; sqrt(n) mu^T], so the QR of the small (r + 1) x k matrix gives the same
 orthonormal directions and alpha = rowsums |Q^T L|: O(d^3) instead of O(n d^2). Deviations from the released
-code: a pinv eigenvalue below zero by rounding is taken as 0 where the code takes a NaN square root (and fails);
-with more kept dimensions than the rank of the centered rows plus one (the code refuses fewer sentences than
-dimensions; a rank-deficient side) its QR would complete the basis arbitrarily, and this returns NaN.
+code: a pinv eigenvalue below zero by rounding is taken as 0 where the code takes a NaN square root (and fails).
+With more kept dimensions than the rank of the centered rows plus one (a rank-deficient side: the code fails
+there, its pinv's rounding giving NaN square roots, and it refuses fewer sentences than dimensions), the QR's
+directions beyond that rank are orthogonal to every activation and weigh 0.
 Default `RELEASED_EPSILON` = 1e-10, the value the authors' tutorials pass to `get_cca_similarity` (the code's own
 default 0 fails on MiniLM-L6, which has three numerically constant dimensions).
 """
@@ -129,14 +130,14 @@ def _inverse_sqrt(S: np.ndarray) -> np.ndarray:
 
 def _released_weights(space: FeatureSpace, keep: np.ndarray, coef: np.ndarray) -> np.ndarray:
     """alpha_i = sum_j |<q_i, x_j>| (q: the QR of d_i = Xc u_i + mu_i, x: the uncentered kept dimensions), for
-    the rotation `coef` (rows u_i^T over the kept dimensions), in the span of [U, 1]; NaN when the kept
-    dimensions exceed the rank of the centered rows plus one."""
+    the rotation `coef` (rows u_i^T over the kept dimensions), in the span of [U, 1]; directions beyond that
+    span's dimension (more kept dimensions than the rank of the centered rows plus one) are orthogonal to every
+    x_j and weigh 0."""
     SVt = space.svals[:, None] * space.evecs[keep].T
     mean_row = np.sqrt(space.n) * space.mean[keep][None, :]
-    if int(keep.sum()) > SVt.shape[0] + 1:
-        return np.full(int(keep.sum()), np.nan)
     Q, _ = np.linalg.qr(np.vstack([SVt @ coef.T, mean_row]))
-    return np.abs(Q.T @ np.vstack([SVt, mean_row])).sum(axis=1)
+    alpha = np.abs(Q.T @ np.vstack([SVt, mean_row])).sum(axis=1)
+    return np.concatenate([alpha, np.zeros(int(keep.sum()) - alpha.size)])
 
 
 def pwcca_released_pair(

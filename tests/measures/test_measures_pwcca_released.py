@@ -63,10 +63,18 @@ def test_registry_row_and_engine():
     assert res.null[("a", "b", "pwcca")].size == 4 and res.boot[("a", "b", "pwcca")].size == 3
 
 
-def test_a_space_with_itself_and_fewer_sentences_than_dimensions():
+def test_a_space_with_itself_and_a_rank_deficient_side():
     X = case(n=40)
     assert pwcca_released(X["a"], X["a"]) == pytest.approx(1.0, abs=1e-6)  # epsilon's ridge: 1 - 1e-9
-    wide = np.random.default_rng(1).standard_normal((15, 20))
+    rng = np.random.default_rng(1)
+    low = rng.standard_normal((200, 6)) @ rng.standard_normal((6, 10))  # 10 dimensions of rank 6
+    other = low[:, :4] @ rng.standard_normal((4, 12)) + rng.standard_normal((200, 12)) + 1.0
+    # the released code fails there (pinv's rounding gives negative eigenvalues, their square roots NaN); the
+    # production version weighs the directions beyond the rank 0, as the code's QR would
+    with pytest.raises(np.linalg.LinAlgError), np.errstate(invalid="ignore"):
+        released_pwcca(low.T, other.T, 1e-10)
+    assert 0.0 < pwcca_released(low, other) <= 1.0
+    wide = rng.standard_normal((15, 20))
     with pytest.raises(AssertionError):  # the released code refuses fewer sentences than dimensions
         released_pwcca(wide.T, wide[:, :18].T + 1.0)
-    assert np.isnan(pwcca_released(wide, wide[:, :18] + 1.0))  # its QR would complete the basis arbitrarily
+    assert 0.0 < pwcca_released(wide, wide[:, :18] + 1.0) <= 1.0
