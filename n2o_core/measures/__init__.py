@@ -8,6 +8,8 @@ Families (one module each, formula and reference in its docstring):
 - `nulls`: permutation nulls and bootstrap intervals; `run`: every measure for every pair of a workspace's
   embedders, with nulls (`compare_measures`), through `engine` (one family at a time) and `batched` (the
   feature-space draws in batches, threads).
+- `stored`: a comparison kept in the disk cache with when it was computed and how long it took
+  (`compare_and_store`, `load`), and how long a new one should take here (`estimate_seconds`).
 
 All but the neighborhood measures take the vectors as embedded and center them inside their formula. `MEASURES`
 lists every measure with its properties (like ReSi's repsim/measures): whether it is symmetric, what leaves it

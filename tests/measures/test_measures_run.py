@@ -135,7 +135,8 @@ def test_cli_json(cli_files, capsys):
     args += ["--measure", "cka_linear", "--measure", "rsa_spearman", "--permutations", "10", "--bootstrap", "5"]
     assert main([*args, "--json", str(d / "m.json")]) == 0
     out = capsys.readouterr().out
-    assert "== cka_linear" in out and "== rsa_spearman" in out
+    assert "== linear CKA [cka_linear] (higher = more similar;" in out and "== RSA (Spearman) [rsa_spearman]" in out
+    assert "measure agreement (Spearman over pairs): linear CKA ~ RSA (Spearman)" in out
     doc = json.loads((d / "m.json").read_text())
     assert doc["measures"] == ["cka_linear", "rsa_spearman"] and len(doc["results"]) == 6
     assert doc["measure_agreement"][0]["m1"] == "cka_linear"
