@@ -47,7 +47,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         note.info(
             f"Nothing is computed yet for these settings. {len(setup.measures)} measures for {len(lo.names)} "
             f"embedders on {len(lo.corpus):,} sentences with {setup.permutations} permutations and "
-            f"{setup.bootstrap} resamples should take about {_duration(seconds)} here ({basis}). The result is kept "
+            f"{setup.bootstrap} resamples should take about {_duration(seconds)} ({basis}). The result is kept "
             "in the cache: the next visit with these settings opens on it (`python -m n2o_core warm --measures` "
             "fills it ahead of a talk)."
         )
@@ -81,8 +81,9 @@ def _estimate(lo: data.Loaded, setup: md.MeasureSetup) -> tuple[float, str]:
     seconds = estimate_seconds(pairs, len(lo.corpus), len(setup.measures), draws, last)
     t = last or BENCHMARK
     what = f"{t.pairs} pairs of embedders, {t.sentences:,} sentences, {t.measures} measures, {t.draws} draws"
-    where = "the last run here" if last is not None else f"the benchmark {t.where}"
-    return seconds, f"scaled from {where}: {what} in {t.seconds:.1f} s"
+    if last is None:
+        return seconds, f"scaled from the benchmark {t.where}: {what} in {t.seconds:.1f} s; longer on a busy machine"
+    return seconds, f"here: scaled from the last run here, {what} in {t.seconds:.1f} s"
 
 
 def _computed_line(got: Stored) -> str:
