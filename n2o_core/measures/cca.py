@@ -33,8 +33,8 @@ the formula above gives 0.705 (MiniLM-L6, e5-small). Its steps, on the covarianc
    *uncentered* activations x_j; PWCCA = sum alpha_i s_i / sum alpha_i.
 
 So the weights are not the paper's (its canonical variates are Xc Sxx^-1/2 u_i), and because the means enter each
-direction with a sign the SVD chose, the value moves by up to about 0.003 when those signs flip (measured on the
-pair above): numpy's SVD is called as the released code calls it, so the value is the code's to ~1e-9. Here the
+direction with a sign the SVD chose, the value moves when those signs flip (by up to 0.0023 in five random flips
+on the pairs above): numpy's SVD is called as the released code calls it, so the value is the code's to ~1e-9. Here the
 n x k QR runs in the (r + 1)-dimensional span of the centered rows and the constant vector (Xc = U S V^T, U
 orthogonal to 1): the directions are [U, 1/sqrt(n)] [S V^T u; sqrt(n) mu^T] and the activations
 [U, 1/sqrt(n)] L with L = [S V^T; sqrt(n) mu^T], so the QR of the small (r + 1) x k matrix gives the same
