@@ -46,6 +46,8 @@ __all__ = [
 ALPHA = 0.05
 #: Font size of the embedder labels on the maps.
 LABEL_SIZE = 11
+#: Pixels above the first row of matrices: their two-line titles.
+MATRIX_MARGIN_TOP_PX = 56
 #: The maps' square panels (px; drawn at this size wherever a panel's column is at least this wide), the pixels
 #: between two rows (their titles sit there), the margins above and below, and the markers' diameter.
 MAP_PANEL_PX = 250
@@ -94,12 +96,12 @@ def _three(x: float) -> str:
 
 
 def panel_title(measure: str, null: float | None = None) -> str:
-    """A measure's panel title: its display name, "distance" for a measure where lower = more alike, and its
-    null mean (three decimals) when known."""
+    """A measure's panel title: its display name, then on a second line (so that titles of panels side by side
+    never meet) "distance" for a measure where lower = more alike and its null mean (three decimals) when known."""
     parts = ["distance"] if not get_measure(measure).higher_is_similar else []
     if null is not None:
         parts.append(f"null {_three(null)}")
-    return display_name(measure) + (f" ({'; '.join(parts)})" if parts else "")
+    return display_name(measure) + (f"<br>({'; '.join(parts)})" if parts else "")
 
 
 def measure_matrices(
@@ -147,7 +149,9 @@ def measure_matrices(
         )
     fig.update_yaxes(autorange="reversed")
     _outer_ticks_only(fig, len(measures), rows, cols)
-    return base_layout(fig, None, max(360, 330 * rows))
+    base_layout(fig, None, max(360, 330 * rows))
+    fig.update_layout(margin=dict(t=MATRIX_MARGIN_TOP_PX))  # the first row's two-line titles
+    return fig
 
 
 def _outer_ticks_only(fig: go.Figure, n: int, rows: int, cols: int) -> None:

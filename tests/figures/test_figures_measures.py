@@ -89,9 +89,9 @@ def test_panel_titles_give_each_null_to_three_decimals_without_a_negative_zero(c
         if r["measure"] == "cka_linear":
             r["null_mean"] = -0.00004  # an RSA-like null that rounds to zero from below
     titles = [a.text for a in measure_matrices(shifted).layout.annotations]
-    assert "linear CKA (null 0.000)" in titles
+    assert "linear CKA<br>(null 0.000)" in titles
     procrustes = np.mean([r["null_mean"] for r in cmp.rows if r["measure"] == "procrustes"])
-    assert f"Procrustes angle (distance; null {procrustes:.3f})" in titles
+    assert f"Procrustes angle<br>(distance; null {procrustes:.3f})" in titles
 
 
 def test_figures_name_measures_by_their_display_names(cmp):
