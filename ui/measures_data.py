@@ -84,13 +84,7 @@ def run(ws: Workspace, setup: MeasureSetup) -> Stored:
         got = child.call(
             compare_and_store,
             ws,
-            list(setup.embedders),
-            setup.k,
-            list(setup.measures),
-            permutations_=setup.permutations,
-            bootstrap=setup.bootstrap,
-            subsample=setup.subsample,
-            seed=setup.seed,
+            setup.core(),
             callbacks={"progress": bar_progress(bar, lambda stage, done, total: f"{stage} {done:,}/{total:,}")},
         )
         bar.empty()

@@ -216,28 +216,29 @@ def _probe(ws: Workspace, ids: list[str], args: argparse.Namespace, failed: dict
 def _measures(ws: Workspace, ids: list[str], k_max: int, args: argparse.Namespace, failed: dict[str, str]) -> None:
     """The Similarity measures page's first view (its defaults: every measure), kept in the cache."""
     from n2o_core.limits import effective_k
-    from n2o_core.measures.stored import compare_and_store
+    from n2o_core.measures.stored import Setup, compare_and_store
     from n2o_core.settings import env_defaults
 
+    setup = Setup(tuple(ids), effective_k(env_defaults().k, k_max), seed=args.seed)
     bars = ProgressBars(units={"search": "embedder", "measures": "pair"})
+    got = None
     try:
         got = compare_and_store(
             ws,
-            ids,
-            effective_k(env_defaults().k, k_max),
-            seed=args.seed,
-            progress=lambda stage, done, total: bars(
+            setup,
+            lambda stage, done, total: bars(
                 "(measure x pair)" if stage == "measures" else "embedders", stage, done, total
             ),
         )
     except N2OError as e:
         failed["measures"] = str(e)
-        print(f"  measures: FAILED: {e}")
-        return
     finally:
         bars.close()
-    res = got.result
-    print(f"  measures: {len(res.measures)} measures x {len(res.embedders)} embedders ready in {got.seconds:.1f} s")
+    if got is None:
+        print(f"  measures: FAILED: {failed['measures']}")
+    else:
+        res = got.result
+        print(f"  measures: {len(res.measures)} measures x {len(res.embedders)} embedders ready in {got.seconds:.1f} s")
 
 
 def _filled(new: dict[str, int], seconds: float) -> str:

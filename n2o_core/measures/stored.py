@@ -2,8 +2,8 @@
 Measures page opens on the last result for the same settings (computed by an earlier visit, another server
 process or `python -m n2o_core warm --measures`), and a button can say how long a run takes on this machine.
 
-    got = compare_and_store(ws, ["tfidf", "minilm-l6-mean"], 10)   # computes and keeps it
-    got = load(ws, Setup(("minilm-l6-mean", "tfidf"), 10))         # the same, read back (None if absent)
+    got = compare_and_store(ws, Setup(("tfidf", "minilm-l6-mean"), k=10))   # computes and keeps it
+    got = load(ws, Setup(("minilm-l6-mean", "tfidf"), k=10))                # the same, read back (None if absent)
     got.result, got.computed_at, got.seconds
 
 A result is keyed by the corpus, each embedder's cache key (so new vectors never meet an old result), k, the
@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import math
 import time
-from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +52,16 @@ class Setup:
     subsample: int = DEFAULT_SUBSAMPLE
     null_subsample: int = NULL_SUBSAMPLE
     seed: int = 0
+
+    def draws(self) -> dict[str, int]:
+        """`compare_measures`' keyword arguments for the draws and the rows they use."""
+        return {
+            "permutations_": self.permutations,
+            "bootstrap": self.bootstrap,
+            "subsample": self.subsample,
+            "null_subsample": self.null_subsample,
+            "seed": self.seed,
+        }
 
     def chosen(self) -> list[str]:
         """The measure ids, in registry order (every measure when none is named)."""
@@ -143,40 +152,14 @@ def estimate_seconds(pairs: int, sentences: int, measures: int, draws: int, timi
     return t.seconds * size(pairs, sentences, measures, draws) / size(t.pairs, t.sentences, t.measures, t.draws)
 
 
-def compare_and_store(
-    ws: Workspace,
-    embedder_ids: Sequence[str],
-    k: int = DEFAULT_K,
-    measures: Sequence[str] | None = None,
-    *,
-    permutations_: int = DEFAULT_PERMUTATIONS,
-    bootstrap: int = DEFAULT_BOOTSTRAP,
-    subsample: int = DEFAULT_SUBSAMPLE,
-    null_subsample: int = NULL_SUBSAMPLE,
-    seed: int = 0,
-    progress: Progress | None = None,
-) -> Stored:
-    """`compare_measures`, kept in the cache with its time (and the cache's `last_timing`); the stored one when
-    the cache holds it already."""
-    setup = Setup(
-        tuple(embedder_ids), k, tuple(measures or ()), permutations_, bootstrap, subsample, null_subsample, seed
-    )
+def compare_and_store(ws: Workspace, setup: Setup, progress: Progress | None = None) -> Stored:
+    """`compare_measures` for this setup, kept in the cache with its time (and the cache's `last_timing`); the
+    stored one when the cache holds it already."""
     got = load(ws, setup)
     if got is not None:
         return got
     t0 = time.perf_counter()
-    res = compare_measures(
-        ws,
-        list(embedder_ids),
-        k,
-        setup.chosen(),
-        permutations_=permutations_,
-        bootstrap=bootstrap,
-        subsample=subsample,
-        null_subsample=null_subsample,
-        seed=seed,
-        progress=progress,
-    )
+    res = compare_measures(ws, list(setup.embedders), setup.k, setup.chosen(), progress=progress, **setup.draws())
     got = Stored(res, time.time(), time.perf_counter() - t0)
     names = ", ".join(res.embedders)
     ws.cache.save_json(_key(ws, setup), _document(got), description=f"similarity measures of {names}")

@@ -42,7 +42,7 @@ def rows_equal(r1, r2):
 
 def test_kept_and_read_back_for_the_same_settings_only(ws, monkeypatch):
     measures = ["mutual_knn", "cka_linear", "pwcca_released"]
-    got = compare_and_store(ws, ["a", "b", "c"], 5, measures, permutations_=10, bootstrap=5)
+    got = compare_and_store(ws, Setup(("a", "b", "c"), 5, tuple(measures), 10, 5))
     assert got.seconds > 0 and got.computed_at > 1.7e9
     assert math.isnan(got.result.value("a", "b", "pwcca_released")) is False
     assert any(math.isnan(r["p"]) for r in got.result.rows)  # the released PWCCA has no null: NaN survives
@@ -56,7 +56,7 @@ def test_kept_and_read_back_for_the_same_settings_only(ws, monkeypatch):
     assert back is not None and back.computed_at == got.computed_at and back.seconds == got.seconds
     rows_equal(back.result.rows, got.result.rows)
     assert back.result.to_json() == got.result.to_json()
-    again = compare_and_store(ws, ["b", "a", "c"], 5, measures, permutations_=10, bootstrap=5)
+    again = compare_and_store(ws, Setup(("b", "a", "c"), 5, tuple(measures), 10, 5))
     assert again.computed_at == got.computed_at
     # any other setting is another result
     assert load(ws, Setup(("a", "b", "c"), 4, tuple(measures), 10, 5)) is None
@@ -66,7 +66,7 @@ def test_kept_and_read_back_for_the_same_settings_only(ws, monkeypatch):
 
 
 def test_new_vectors_under_the_same_name_are_another_result(ws, tmp_path):
-    compare_and_store(ws, ["a", "b"], 5, ["cka_linear"], permutations_=0, bootstrap=0)
+    compare_and_store(ws, Setup(("a", "b"), 5, ("cka_linear",), 0, 0))
     assert load(ws, Setup(("a", "b"), 5, ("cka_linear",), 0, 0)) is not None
     np.save(tmp_path / "b.npy", np.random.default_rng(9).standard_normal((N, 7)).astype(np.float32))
     ws.add_vectors("b", tmp_path / "b.npy")
@@ -79,7 +79,7 @@ def test_the_estimate_scales_the_last_run(ws):
     assert estimate_seconds(15, 5000, 12, 200) == pytest.approx(29.8)
     assert estimate_seconds(30, 5000, 12, 200) == pytest.approx(59.6)
     assert estimate_seconds(15, 20_000, 12, 200) == pytest.approx(29.8)  # kernel measures: 5,000 sentences
-    got = compare_and_store(ws, ["a", "b", "c"], 5, ["cka_linear"], permutations_=10, bootstrap=5)
+    got = compare_and_store(ws, Setup(("a", "b", "c"), 5, ("cka_linear",), 10, 5))
     t = last_timing(ws)
     assert t == Timing(got.seconds, 3, N, 1, 15)
     assert estimate_seconds(6, N, 1, 15, t) == pytest.approx(2 * got.seconds)
