@@ -83,7 +83,7 @@ def _estimate(lo: data.Loaded, setup: md.MeasureSetup) -> tuple[float, str]:
     what = f"{t.pairs} pairs of embedders, {t.sentences:,} sentences, {t.measures} measures, {t.draws} draws"
     if last is None:
         return seconds, f"scaled from the benchmark {t.where}: {what} in {t.seconds:.1f} s; longer on a busy machine"
-    return seconds, f"here: scaled from the last run here, {what} in {t.seconds:.1f} s"
+    return seconds, f"scaled from the last run on this server's cache: {what} in {t.seconds:.1f} s"
 
 
 def _computed_line(got: Stored) -> str:
