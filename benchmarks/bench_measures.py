@@ -11,7 +11,8 @@ scikit-learn code in the same run.
    and is reported apart. Target: <= 20 s on the 2-core machine.
    Per measure, ours alone (that measure only, nulls included) against the baseline, same sentences, same
    process: the plain formulas, one measure and pair at a time -- n x n Gram matrices (CKA, HSIC), scipy pdist +
-   spearmanr / pearsonr (RSA), np.linalg.svd (Procrustes, CCA), np.linalg.lstsq (regression), scikit-learn
+   spearmanr / pearsonr (RSA), np.linalg.svd (Procrustes, CCA), np.linalg.lstsq (regression), the released
+   code's steps for its PWCCA (tests/measures/svcca_reference.py), scikit-learn
    NearestNeighbors (k-NN sets, CKNNA's masks) -- each value computed `--baseline-reps` times on the first
    `--baseline-pairs` pairs (default 1: the n x n formulas take 1-25 s per value at n = 5,000), its mean time
    per pair times the number of pairs; a plain null and bootstrap recompute the value once per permutation and
@@ -40,6 +41,7 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "measures"))  # svcca_reference (baseline)
 from _common import Recorder  # noqa: E402
 
 MB = 2**20
@@ -118,6 +120,13 @@ def baseline_value(measure: str, A, B, k: int) -> float:
 
         mab, maa, mbb = mask(sa, sb), mask(sa, sa), mask(sb, sb)
         return _hsic(mab * K, mab * L, True) / np.sqrt(_hsic(maa * K, maa * K, True) * _hsic(mbb * L, mbb * L, True))
+    if measure == "pwcca_released":  # the released code's steps, as the tests' oracle restates them
+        from svcca_reference import released_pwcca
+
+        try:
+            return released_pwcca(np.asarray(A, np.float64).T, np.asarray(B, np.float64).T, 1e-10)[0]
+        except np.linalg.LinAlgError:  # the released code fails on a rank-deficient side
+            return float("nan")
     Ac, Bc = _center(A), _center(B)
     if measure in ("cka_linear", "cka_linear_unbiased"):
         return _cka(Ac @ Ac.T, Bc @ Bc.T, measure.endswith("unbiased"))
@@ -155,6 +164,7 @@ def baseline_value(measure: str, A, B, k: int) -> float:
 
 def part_all_measures(rec: Recorder, args, ws, ids) -> None:
     from n2o_core.measures import MEASURE_IDS
+    from n2o_core.measures.engine import VALUE_ONLY
     from n2o_core.measures.run import compare_measures, dense_view
 
     kw = dict(permutations_=args.permutations, bootstrap=args.bootstrap, subsample=args.n, seed=0)
@@ -190,7 +200,8 @@ def part_all_measures(rec: Recorder, args, ws, ids) -> None:
                 baseline_value(msr, dense[a], dense[b], args.k)
             per_pair.append((time.perf_counter() - t0) / args.baseline_reps)
         values_s = float(np.mean(per_pair)) * len(pairs)
-        base_s = values_s * (1 + draws)
+        drawn = 0 if msr in VALUE_ONLY else draws  # a value-only measure (the released PWCCA) has no draws
+        base_s = values_s * (1 + drawn)
         base_total += base_s
         rec.add(
             measure=msr,
@@ -203,7 +214,7 @@ def part_all_measures(rec: Recorder, args, ws, ids) -> None:
             ratio=s / base_s if base_s > 0 else None,
             note=(
                 f"baseline: values timed on {len(timed_pairs)} of {len(pairs)} pairs, x {len(pairs)} pairs, "
-                f"null + CI = value time x {draws} draws (extrapolated)"
+                f"null + CI = value time x {drawn} draws (extrapolated)"
             ),
         )
     rec.add(

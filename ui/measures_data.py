@@ -1,6 +1,7 @@
-"""The Measures page's data: `measures.run.compare_measures` memoized per process (one result per corpus,
-embedders, k, measures, permutations, resamples, subsample and seed), its progress drawn in an st.status.
-Nothing here computes; embeddings and every-sentence neighbors come from the workspace's disk cache."""
+"""The Measures page's data: `measures.stored.compare_and_store` (every measure for every pair, kept in the disk
+cache with when it was computed) memoized per process, its progress drawn in an st.status. A result computed for
+the same settings by an earlier visit, another server process or `warm --measures` is read from the cache
+(`stored`) without computing anything. Embeddings and every-sentence neighbors come from the workspace's cache."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from dataclasses import dataclass
 
 import streamlit as st
 
-from n2o_core.measures.run import MeasureComparison, compare_measures
+from n2o_core.measures.stored import Setup, Stored, compare_and_store, load
 from n2o_core.runtime import child
 from n2o_core.workspace import Workspace
 
@@ -30,29 +31,49 @@ class MeasureSetup:
     subsample: int
     seed: int
 
+    def core(self) -> Setup:
+        """The core's key of this setup (`measures.stored.Setup`; the default null subsample)."""
+        return Setup(
+            self.embedders, self.k, self.measures, self.permutations, self.bootstrap, self.subsample, seed=self.seed
+        )
+
 
 @st.cache_resource(show_spinner=False)
 def _memo() -> OrderedDict:
-    """Process-wide memo: (corpus fingerprint, setup) -> MeasureComparison (results, never failures)."""
+    """Process-wide memo: (corpus fingerprint, setup) -> Stored (results, never failures)."""
     return OrderedDict()
 
 
-def known(ws: Workspace, setup: MeasureSetup) -> MeasureComparison | None:
-    """The result already computed in this process for this corpus and setup (nothing is run), or None."""
-    return _memo().get((ws.corpus.fingerprint, setup))
+def _remember(ws: Workspace, setup: MeasureSetup, got: Stored) -> Stored:
+    memo = _memo()
+    memo[(ws.corpus.fingerprint, setup)] = got
+    while len(memo) > _MAX_ENTRIES:
+        memo.popitem(last=False)
+    return got
 
 
-def latest(ws: Workspace, embedders: tuple[str, ...], k: int) -> MeasureComparison | None:
+def known(ws: Workspace, setup: MeasureSetup) -> Stored | None:
+    """The result for this corpus and setup already computed in this process or kept in the disk cache (nothing
+    is run), or None."""
+    got = _memo().get((ws.corpus.fingerprint, setup))
+    if got is None:
+        got = load(ws, setup.core())
+        if got is not None:
+            _remember(ws, setup, got)
+    return got
+
+
+def latest(ws: Workspace, embedders: tuple[str, ...], k: int) -> Stored | None:
     """The most recent result computed in this process for this corpus, these embedders and k, whatever its
     measures, permutations or subsample (talk mode shows it: there is no button to press there), or None."""
-    for (fp, setup), res in reversed(_memo().items()):
+    for (fp, setup), got in reversed(_memo().items()):
         if fp == ws.corpus.fingerprint and setup.embedders == embedders and setup.k == k:
-            return res
+            return got
     return None
 
 
-def run(ws: Workspace, setup: MeasureSetup) -> MeasureComparison:
-    """`compare_measures` with a status and a progress bar; memoized. Raises what it raises (N2OError: one
+def run(ws: Workspace, setup: MeasureSetup) -> Stored:
+    """`compare_and_store` with a status and a progress bar; memoized. Raises what it raises (N2OError: one
     sentence for the page to show)."""
     got = known(ws, setup)
     if got is not None:
@@ -60,25 +81,15 @@ def run(ws: Workspace, setup: MeasureSetup) -> MeasureComparison:
     n = len(ws.corpus)
     with st.status(f"Computing {len(setup.measures)} measure(s) for {len(setup.embedders)} embedders…") as status:
         bar = st.progress(0.0, text="starting")
-        res = child.call(
-            compare_measures,
+        got = child.call(
+            compare_and_store,
             ws,
-            list(setup.embedders),
-            setup.k,
-            list(setup.measures),
-            permutations_=setup.permutations,
-            bootstrap=setup.bootstrap,
-            subsample=setup.subsample,
-            seed=setup.seed,
+            setup.core(),
             callbacks={"progress": bar_progress(bar, lambda stage, done, total: f"{stage} {done:,}/{total:,}")},
         )
         bar.empty()
         status.update(label=f"{len(setup.measures)} measure(s) on {n:,} sentences", state="complete", expanded=False)
-    memo = _memo()
-    memo[(ws.corpus.fingerprint, setup)] = res
-    while len(memo) > _MAX_ENTRIES:
-        memo.popitem(last=False)
-    return res
+    return _remember(ws, setup, got)
 
 
 __all__ = ["MeasureSetup", "known", "latest", "run"]

@@ -3,7 +3,7 @@ pair of embedders, each with a permutation null (mean, p) and a bootstrap interv
 
 Writes JSON {"embedders", "corpus_size", "subsample", "k", "measures", "results": [{"a", "b", "measure",
 "value", "ci": [lo, hi], "null_mean", "p"}], "measure_agreement": [{"m1", "m2", "spearman"}]} with --json and
-prints one table per measure. Bad input: one `error:` line, exit code 2.
+prints one table per measure, headed by its display name and id. Bad input: one `error:` line, exit code 2.
 """
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from n2o_core.errors import N2OError
 
 def add_parser(subparsers: Any) -> None:
     """Add the `measures` subcommand to an argparse subparsers object."""
-    from n2o_core.measures import MEASURE_IDS
+    from n2o_core.measures import MEASURE_IDS, display_name
     from n2o_core.measures.nulls import DEFAULT_BOOTSTRAP, DEFAULT_PERMUTATIONS
     from n2o_core.measures.run import DEFAULT_K, DEFAULT_SUBSAMPLE, NULL_SUBSAMPLE
 
@@ -43,7 +43,7 @@ def add_parser(subparsers: Any) -> None:
         action="append",
         default=[],
         metavar="ID",
-        help=f"measure id (repeatable; default all): {', '.join(MEASURE_IDS)}",
+        help="measure id (repeatable; default all): " + ", ".join(f"{m} ({display_name(m)})" for m in MEASURE_IDS),
     )
     p.add_argument(
         "--permutations",
@@ -87,7 +87,8 @@ def print_table(res: Any) -> None:
         where = f"n={int(rows.n.iloc[0]):,}" if len(rows) else ""
         if len(rows) and int(rows.null_n.max()):
             where += f", null on {int(rows.null_n.max()):,}"
-        print(f"\n== {msr} ({m.name}; {'higher' if m.higher_is_similar else 'lower'} = more similar; {where})")
+        kind = "higher = more similar" if m.higher_is_similar else "a distance: lower = more similar"
+        print(f"\n== {m.name} [{msr}] ({kind}; {where})")
         print(f"{'a':{w}s} {'b':{w}s} {'value':>9s} {'95% CI':>19s} {'null mean':>9s} {'p':>7s}")
         for r in rows.itertuples():
             ci = f"[{_fmt(r.ci_lo, 8).strip()}, {_fmt(r.ci_hi, 8).strip()}]"
@@ -97,6 +98,7 @@ def print_table(res: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the `measures` subcommand."""
+    from n2o_core.measures import display_name
     from n2o_core.measures.run import check_measures, compare_measures
 
     chosen = check_measures(args.measure)  # an unknown id fails before any corpus is read
@@ -140,7 +142,7 @@ def run(args: argparse.Namespace) -> int:
     if agree:
         print(
             "\nmeasure agreement (Spearman over pairs): "
-            + ", ".join(f"{r['m1']}~{r['m2']} {r['spearman']:+.2f}" for r in agree[:12])
+            + ", ".join(f"{display_name(r['m1'])} ~ {display_name(r['m2'])} {r['spearman']:+.2f}" for r in agree[:12])
             + (" ..." if len(agree) > 12 else "")
         )
     print(f"wall time {time.perf_counter() - t0:.1f} s")

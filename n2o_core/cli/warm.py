@@ -11,6 +11,8 @@ view a fresh server opens on.
 `--heros N` also makes the HEROS page's minimal pairs (N per subset) and scores every embedder on them;
 `--probe` runs the probing page's first view (every task, both classifiers, the page's items per class), whose
 cold run parses the corpus and trains every readout.
+`--measures` computes the Similarity measures page's first view (every measure, its default permutations,
+resamples and subsample) and keeps it in the cache, where the page finds it.
 
 Then it prints what it filled (new cache entries by kind, with their size) and measures, in a new Python process
 that may not embed or search anything, how long the first page's work will take from this cache (imports, corpus,
@@ -89,6 +91,9 @@ def add_parser(subparsers: Any) -> None:
         help="also run the probing page's first view: every task, both classifiers, PER_CLASS items per class "
         f"(default when given without a number: {PROBE_DEFAULT_PER_CLASS}, as the page)",
     )
+    p.add_argument(
+        "--measures", action="store_true", help="also compute the Similarity measures page's first view (every measure)"
+    )
     p.add_argument("--cache-dir", default=None, help=CACHE_DIR_HELP)
     p.add_argument("--no-check", action="store_true", help="skip the first-page timing in a new process")
     p.set_defaults(func=run)
@@ -153,6 +158,8 @@ def run(args: argparse.Namespace) -> int:
         _heros(ws, [e for e in ids if e not in failed], args, failed)
     if args.probe:
         _probe(ws, [e for e in ids if e not in failed], args, failed)
+    if args.measures:
+        _measures(ws, [e for e in ids if e not in failed], k_max, args, failed)
     after = _entries(cache)
     new = {rel: after[rel] for rel in after if before.get(rel) != after[rel]}
     print(_filled(new, time.perf_counter() - t_all))
@@ -204,6 +211,34 @@ def _probe(ws: Workspace, ids: list[str], args: argparse.Namespace, failed: dict
         f"  probing: {n_tasks} tasks x {len(res.embedders)} embedders at {args.probe:,} per class at most, ready "
         f"in {time.perf_counter() - t0:.1f} s"
     )
+
+
+def _measures(ws: Workspace, ids: list[str], k_max: int, args: argparse.Namespace, failed: dict[str, str]) -> None:
+    """The Similarity measures page's first view (its defaults: every measure), kept in the cache."""
+    from n2o_core.limits import effective_k
+    from n2o_core.measures.stored import Setup, compare_and_store
+    from n2o_core.settings import env_defaults
+
+    setup = Setup(tuple(ids), effective_k(env_defaults().k, k_max), seed=args.seed)
+    bars = ProgressBars(units={"search": "embedder", "measures": "pair"})
+    got = None
+    try:
+        got = compare_and_store(
+            ws,
+            setup,
+            lambda stage, done, total: bars(
+                "(measure x pair)" if stage == "measures" else "embedders", stage, done, total
+            ),
+        )
+    except N2OError as e:
+        failed["measures"] = str(e)
+    finally:
+        bars.close()
+    if got is None:
+        print(f"  measures: FAILED: {failed['measures']}")
+    else:
+        res = got.result
+        print(f"  measures: {len(res.measures)} measures x {len(res.embedders)} embedders ready in {got.seconds:.1f} s")
 
 
 def _filled(new: dict[str, int], seconds: float) -> str:

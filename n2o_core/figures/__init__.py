@@ -7,7 +7,9 @@
     heros       HEROS minimal pairs: embedder x subset heatmap, grouped bars with CIs
     evaluation  paraphrase needle (MRR), human similarity (correlation bars, rank_bump), quality scatter
     probe       probing tasks: accuracy heatmap, ranking_bump across classifiers
-    labels      label_positions: a text position per scatter point so that labels neither overlap nor leave the plot
+    labels      label_positions: a text position per scatter point so that labels neither overlap nor leave the plot;
+                place_labels: labels of a plot of known pixel geometry, clear of every marker (a rule)
+    measures    similarity measures beyond N2O: a matrix per measure, measure agreement, embedder maps
     maps        per-sentence agreement: linked WebGL maps, histogram, hover labels, downsampling
 
     from n2o_core.figures import n2o_heatmap            # or: import n2o_core.figures.n2o as figures

@@ -4,15 +4,19 @@ Families (one module each, formula and reference in its docstring):
 - `neighborhood`: mutual_knn (= N2O, every sentence a query), jaccard_knn, cknna — cosine k-NN, as N2O;
 - `kernel`: cka_linear, cka_linear_unbiased, cka_rbf, rsa_spearman, rsa_pearson;
 - `geometry`: procrustes (angular shape distance), regression_r2 (B from A);
-- `cca`: svcca, pwcca;
+- `cca`: svcca, pwcca (the paper's formula), pwcca_released (the released code's, google/svcca);
 - `nulls`: permutation nulls and bootstrap intervals; `run`: every measure for every pair of a workspace's
   embedders, with nulls (`compare_measures`), through `engine` (one family at a time) and `batched` (the
   feature-space draws in batches, threads).
+- `stored`: a comparison kept in the disk cache with when it was computed and how long it took
+  (`compare_and_store`, `load`), and how long a new one should take here (`estimate_seconds`).
 
 All but the neighborhood measures take the vectors as embedded and center them inside their formula. `MEASURES`
 lists every measure with its properties (like ReSi's repsim/measures): whether it is symmetric, what leaves it
 unchanged, where it is computed, and `higher_is_similar` — procrustes is a distance, turned into the similarity
-cos(theta) by `Measure.similarity` for rankings and maps.
+cos(theta) by `Measure.similarity` for rankings and maps. `Measure.name` is the one display name of each measure
+(the page, the CLI's text and the figures show it, `DISPLAY_NAMES` / `display_name`); the ids stay in JSON,
+links and arguments.
 """
 
 from __future__ import annotations
@@ -190,21 +194,41 @@ MEASURES: tuple[Measure, ...] = (
     ),
     Measure(
         "pwcca",
-        "PWCCA",
+        "PWCCA (paper's formula)",
         "feature",
         cca.pwcca,
         False,
         True,
         (0.0, 1.0),
         "orthogonal maps and scaling of A; invertible linear maps of B; translation",
-        "Morcos et al. 2018",
+        "Morcos et al. 2018 (their formula)",
         "Canonical correlations weighted by how much of A each accounts for (row a, b: weights from A).",
+    ),
+    Measure(
+        "pwcca_released",
+        "PWCCA (released code)",
+        "feature",
+        cca.pwcca_released,
+        False,
+        True,
+        (0.0, 1.0),
+        "translation; not rotations (it adds each dimension's mean to one direction)",
+        "Morcos et al. 2018, released code (google/svcca pwcca.py), as ReSi and most papers compute it",
+        "PWCCA as the authors' code computes it, for comparison with published numbers: weights from the side "
+        "with fewer dimensions (a on a tie); value only, no null or interval.",
     ),
 )
 
 #: Every measure id, in the order of `MEASURES`.
 MEASURE_IDS: tuple[str, ...] = tuple(m.id for m in MEASURES)
+#: The display name of every measure id (`Measure.name`): what the page, the CLI's text and the figures show.
+DISPLAY_NAMES: dict[str, str] = {m.id: m.name for m in MEASURES}
 _BY_ID = {m.id: m for m in MEASURES}
+
+
+def display_name(measure_id: str) -> str:
+    """The measure's display name (`DISPLAY_NAMES`); an unknown id is shown as it is."""
+    return DISPLAY_NAMES.get(measure_id, measure_id)
 
 
 def get_measure(measure_id: str) -> Measure:
@@ -215,4 +239,4 @@ def get_measure(measure_id: str) -> Measure:
         raise N2OError(f"Unknown measure '{measure_id}' (known: {', '.join(MEASURE_IDS)}).") from None
 
 
-__all__ = ["MEASURES", "MEASURE_IDS", "Measure", "get_measure"]
+__all__ = ["DISPLAY_NAMES", "MEASURES", "MEASURE_IDS", "Measure", "display_name", "get_measure"]

@@ -18,6 +18,8 @@ Each family's `run` reports its progress as the fraction of its units of work do
 an optional `progress(fraction)`, called in the calling thread.
 
 Values are keyed by (a, b, measure) with (a, b) an ordered pair: both orders for asymmetric measures.
+`VALUE_ONLY` measures (the released code's PWCCA) get their value and no draws: each draw would need its own
+full SVD in the original dimensions (whose signs the value depends on), minutes for the default draws.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import numpy as np
 import n2o_core.measures.neighborhood as nb
 from n2o_core.errors import N2OError
 from n2o_core.measures.batched import CHUNK, Basis, basis, map_threads, pair_values
-from n2o_core.measures.cca import pwcca_pair, svcca_from
+from n2o_core.measures.cca import pwcca_pair, pwcca_released_pair, svcca_from
 from n2o_core.measures.feature_space import FeatureSpace, cross, feature_space
 from n2o_core.measures.geometry import procrustes_from, regression_r2_from
 from n2o_core.measures.kernel import cka_linear_from, cka_linear_unbiased_from
@@ -47,9 +49,11 @@ from n2o_core.measures.pairwise import (
 Key = tuple[str, str, str]  # (a, b, measure)
 
 NEIGHBOR_IDS = ("mutual_knn", "jaccard_knn", "cknna")
-FEATURE_IDS = ("cka_linear", "cka_linear_unbiased", "procrustes", "regression_r2", "svcca", "pwcca")
+FEATURE_IDS = ("cka_linear", "cka_linear_unbiased", "procrustes", "regression_r2", "svcca", "pwcca", "pwcca_released")
 KERNEL_IDS = ("cka_rbf", "rsa_spearman", "rsa_pearson")
-ASYMMETRIC = ("cknna", "regression_r2", "pwcca")
+ASYMMETRIC = ("cknna", "regression_r2", "pwcca", "pwcca_released")
+#: Measures computed without a permutation null or a bootstrap (see the module docstring).
+VALUE_ONLY = ("pwcca_released",)
 
 
 @dataclass
@@ -200,6 +204,8 @@ def feature_values(
         out[(ea, eb, "svcca")] = svcca_from(a, b, C)
     if "pwcca" in measures:
         out[(ea, eb, "pwcca")], out[(eb, ea, "pwcca")] = pwcca_pair(a, b, C)
+    if "pwcca_released" in measures:
+        out[(ea, eb, "pwcca_released")], out[(eb, ea, "pwcca_released")] = pwcca_released_pair(a, b, C)
     return out
 
 
@@ -229,7 +235,11 @@ class FeatureFamily:
         for got in map_threads(value, pairs, on_done=units):
             res.value.update(got)
         spaces.clear()
-        keys = list(res.value)
+        drawn = [m for m in self.measures if m not in VALUE_ONLY]
+        keys = [key for key in res.value if key[2] in drawn]
+        if not drawn:  # nothing to draw: no null rows, no draws
+            units(len(perms) + len(draws))
+            return res
         small = dict(
             zip(
                 self.names,
@@ -242,7 +252,7 @@ class FeatureFamily:
         centered = {e: s.centered() for e, s in small.items()}
         for a, b in pairs:
             C = centered[a].T @ centered[b]
-            res.null_observed.update(feature_values(small[a], small[b], C, (a, b), self.measures))
+            res.null_observed.update(feature_values(small[a], small[b], C, (a, b), drawn))
         bases = {e: basis(small[e], centered[e]) for e in self.names}
         chunks = [perms[s : s + CHUNK] for s in range(0, len(perms), CHUNK)]
         sizes = iter([len(P) for P in chunks])

@@ -8,15 +8,17 @@ Where each value is computed (n sentences of the corpus, all of them unless said
 - neighborhood measures (mutual_knn, jaccard_knn, cknna): every sentence, from the workspace's cached
   every-sentence neighbor search (`n2o_core.pipeline.every_sentence_neighbors`, the one per-sentence N2O
   uses), at k; null and bootstrap on every sentence too.
-- feature-space measures (cka_linear, cka_linear_unbiased, procrustes, regression_r2, svcca, pwcca): every
-  sentence, O(n d^2), never an n x n matrix; the permutation null and the bootstrap on the seeded *null
-  subsample* (default NULL_SUBSAMPLE = 1,000 sentences), the p-value comparing the value on those same sentences
-  (so it tests like with like; `null_mean` is what unrelated spaces give at that size) and the bootstrap
-  interval's spread rescaled to every sentence by sqrt(null_n / n) around the value (m-out-of-n bootstrap).
+- feature-space measures (cka_linear, cka_linear_unbiased, procrustes, regression_r2, svcca, pwcca,
+  pwcca_released): every sentence, O(n d^2), never an n x n matrix; the permutation null and the bootstrap on
+  the seeded *null subsample* (default NULL_SUBSAMPLE = 1,000 sentences), the p-value comparing the value on
+  those same sentences (so it tests like with like; `null_mean` is what unrelated spaces give at that size) and
+  the bootstrap interval's spread rescaled to every sentence by sqrt(null_n / n) around the value (m-out-of-n
+  bootstrap).
 - kernel measures (cka_rbf, rsa_spearman, rsa_pearson): the seeded *subsample* (default 5,000; 0 = every
   sentence, at most `pairwise.MAX_ROWS`), in row blocks; null and bootstrap on the null subsample (a subset of
   it), the bootstrap interval's spread rescaled to the subsample by sqrt(null_n / n) around the value.
-Bootstrap intervals are percentile intervals re-centered on the value (`nulls.centered_ci`).
+Bootstrap intervals are percentile intervals re-centered on the value (`nulls.centered_ci`). pwcca_released (the
+released code's PWCCA) has its value only: no null, p or interval (`engine.VALUE_ONLY`).
 
 Sparse tf-idf enters the feature-space and kernel measures through its truncated SVD to `TFIDF_SVD_DIM` (300)
 dimensions (seeded, `dense_view`); its neighborhoods use cosine on the sparse vectors, as N2O does. Dimensions

@@ -124,3 +124,24 @@ def test_warm_probe_prepares_the_probing_page(corpus, tmp_path, capsys, monkeypa
     assert set(res.embedders) == {"tfidf", "word2vec"} and len(res.results) > 0
     assert main([*_args(corpus, cache), "--no-check", "--probe", "0"]) == 0  # 0: no probing
     assert "probing" not in capsys.readouterr().out
+
+
+def test_warm_measures_prepares_the_measures_page(corpus, tmp_path, capsys, monkeypatch):
+    """`--measures` computes the Similarity measures page's first view (every measure, the page's defaults) and
+    keeps it in the cache: afterwards the page's setup reads it back without computing anything."""
+    import n2o_core.measures.stored as stored
+    from n2o_core.api import workspace
+    from n2o_core.measures import MEASURE_IDS
+
+    cache = tmp_path / "cache"
+    assert main([*_args(corpus, cache), "--no-check", "--measures"]) == 0
+    out = capsys.readouterr().out
+    assert f"measures: {len(MEASURE_IDS)} measures x 2 embedders ready in" in out
+
+    def no_compute(*a, **kw):
+        raise AssertionError("computed again")
+
+    monkeypatch.setattr(stored, "compare_measures", no_compute)
+    ws, _ = workspace(str(corpus), ["tfidf", "word2vec"], cache_dir=str(cache))
+    got = stored.load(ws, stored.Setup(("word2vec", "tfidf"), 10, tuple(MEASURE_IDS)))  # as the page asks
+    assert got is not None and got.result.measures == list(MEASURE_IDS) and got.result.permutations == 100

@@ -33,7 +33,7 @@ def related(n=60, da=8, db=5, noise=0.5, seed=0):
     return A, B
 
 
-def test_registry_lists_the_twelve_ids_in_order():
+def test_registry_lists_the_thirteen_ids_in_order():
     assert MEASURE_IDS == (
         "mutual_knn",
         "jaccard_knn",
@@ -47,8 +47,9 @@ def test_registry_lists_the_twelve_ids_in_order():
         "regression_r2",
         "svcca",
         "pwcca",
+        "pwcca_released",
     )
-    assert [m.id for m in MEASURES if not m.symmetric] == ["cknna", "regression_r2", "pwcca"]
+    assert [m.id for m in MEASURES if not m.symmetric] == ["cknna", "regression_r2", "pwcca", "pwcca_released"]
     assert [m.id for m in MEASURES if not m.higher_is_similar] == ["procrustes"]
     assert get_measure("procrustes").similarity(0.0) == 1.0
     with pytest.raises(N2OError, match="Unknown measure 'x'"):

@@ -59,7 +59,10 @@ def test_rows_and_values(result):
     assert result.value("a", "b", "cka_linear") == pytest.approx(get_measure("cka_linear")(X["a"], X["b"]), rel=1e-6)
     assert result.value("b", "a", "mutual_knn") == pytest.approx(get_measure("mutual_knn")(X["a"], X["b"], k=5))
     related, unrelated = f[(f.a == "a") & (f.b == "b")], f[(f.a == "a") & (f.b == "c")]
-    assert (related.p <= 1 / 21 + 1e-9).all()
+    drawn = related[related.measure != "pwcca_released"]
+    assert (drawn.p <= 1 / 21 + 1e-9).all()
+    released = f[f.measure == "pwcca_released"]  # value only
+    assert released.value.notna().all() and released.p.isna().all() and (released.null_n == 0).all()
     assert unrelated[unrelated.measure == "cka_linear_unbiased"].p.iloc[0] > 0.05
     ok = f.dropna(subset=["ci_lo"])
     assert (ok.ci_lo <= ok.value + 1e-9).all() and (ok.value <= ok.ci_hi + 1e-9).all()
@@ -132,7 +135,8 @@ def test_cli_json(cli_files, capsys):
     args += ["--measure", "cka_linear", "--measure", "rsa_spearman", "--permutations", "10", "--bootstrap", "5"]
     assert main([*args, "--json", str(d / "m.json")]) == 0
     out = capsys.readouterr().out
-    assert "== cka_linear" in out and "== rsa_spearman" in out
+    assert "== linear CKA [cka_linear] (higher = more similar;" in out and "== RSA (Spearman) [rsa_spearman]" in out
+    assert "measure agreement (Spearman over pairs): linear CKA ~ RSA (Spearman)" in out
     doc = json.loads((d / "m.json").read_text())
     assert doc["measures"] == ["cka_linear", "rsa_spearman"] and len(doc["results"]) == 6
     assert doc["measure_agreement"][0]["m1"] == "cka_linear"
@@ -159,4 +163,4 @@ def test_cli_bad_input_exits_2_with_one_line(cli_files, capsys, extra, message):
 @pytest.mark.slow
 def test_every_measure_on_a_larger_synthetic_set():
     res = compare_arrays(arrays(n=1500), k=10, permutations_=100, bootstrap=50)
-    assert len(res.rows) == 3 * 9 + 6 * 3
+    assert len(res.rows) == 3 * 9 + 6 * 4  # 9 symmetric measures, 4 asymmetric ones in both orders
