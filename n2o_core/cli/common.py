@@ -213,7 +213,7 @@ def check_embedders(ids: Sequence[str], ws: Workspace) -> None:
 
 
 #: Units of the probing run's progress stages (sentences parsed, then tasks read out).
-PROBE_UNITS = {"tokenize": "sent", "parse": "sent", "tasks": "task"}
+PROBE_UNITS = {"tokenize": "sent", "parse": "sent", "tasks": "task", "readouts": "step"}
 BAR_DELAY = 0.5  # seconds: a stage that ends sooner (read from the cache, a tiny corpus) shows no bar
 
 
@@ -241,6 +241,27 @@ class StageBars:
             bar.update(done - bar.n)
         if done >= total:
             bar.close()
+
+    def stages(self, stage: str, done: int, total: int) -> None:
+        """`__call__` for a probing run that also reports its steps (`step`): its per-embedder stages are left out,
+        the steps' bar covers them."""
+        if not stage.startswith("embedder "):
+            self(stage, done, total)
+
+    def step(self, step: Any) -> None:
+        """A probing run's readout step (`evaluation.probe.timing.ReadoutStep`): one bar over every (task,
+        embedder) step, its line "task x of 10 · embedder y of 6 · about N s left"."""
+        total = step.n_tasks * step.n_embedders
+        self("readouts", (step.embedder - 1) * step.n_tasks + step.task - 1, total)
+        bar = self.bars.get("readouts")
+        if bar is not None and not bar.disable:
+            bar.set_postfix_str(step.line(), refresh=True)
+
+    def steps_done(self) -> None:
+        """The steps' bar at its end (the run finished)."""
+        bar = self.bars.get("readouts")
+        if bar is not None and not bar.disable and bar.total:
+            self("readouts", int(bar.total), int(bar.total))
 
     def close(self) -> None:
         for bar in self.bars.values():

@@ -189,7 +189,10 @@ def _probe(ws: Workspace, ids: list[str], args: argparse.Namespace, failed: dict
     t0 = time.perf_counter()
     bars = StageBars(PROBE_UNITS)
     try:
-        res = run_probe(ws, ids, per_class=args.probe, seed=args.seed, progress=bars, skip_failed=True)
+        res = run_probe(
+            ws, ids, per_class=args.probe, seed=args.seed, progress=bars.stages, on_step=bars.step, skip_failed=True
+        )
+        bars.steps_done()
     except N2OError as e:
         failed["probing"] = str(e)
         print(f"  probing: FAILED: {e}")
