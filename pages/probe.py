@@ -23,10 +23,17 @@ from n2o_core.evaluation.probe.report import (
     judged_shares,
     ranking_display,
     results_table,
+    task_notes,
     task_table,
 )
 from n2o_core.evaluation.probe.run import ProbeResult
-from n2o_core.evaluation.probe.split import MIN_TRAIN_PER_CLASS, min_items_per_class, split_sizes, test_half_width
+from n2o_core.evaluation.probe.split import (
+    MIN_TRAIN_PER_CLASS,
+    min_items_per_class,
+    split_sizes,
+    test_half_width,
+    training_items,
+)
 from n2o_core.figures import probe as figures_probe
 from n2o_core.settings import (
     PROBE_DEFAULT_MIN_TRAIN,
@@ -85,7 +92,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
             st.caption(
                 f"Corpus **{escape_markdown(corpus.name)}** ({len(corpus):,} sentences) · "
                 f"{len(setup.embedders)} embedder(s) from the sidebar · {len(setup.tasks)} task(s) · "
-                f"{setup.per_class:,} items per class at most, {setup.min_train:,} training items per class at "
+                f"{setup.per_class:,} items per class at most, {training_items(setup.min_train)} per class at "
                 f"least · seed {setup.seed} (the sidebar's). The corpus is parsed once (spaCy), then every task, "
                 "sentence vector and readout is cached: a second run reads them back."
             )
@@ -116,7 +123,7 @@ def _noise_line(per_class: int, min_train: int) -> str:
         line += f" The page opens at the smallest size within ±{PROBE_NOISE_POINTS:g} points."
     if per_class < least:
         line += (
-            f" **{per_class:,} items per class cannot give a two-class task {min_train:,} training items per "
+            f" **{per_class:,} items per class cannot give a two-class task {training_items(min_train)} per "
             f"class** (the minimum): only a task of many classes (WC) can be kept; {least:,} or more per class do."
         )
     return line
@@ -192,7 +199,7 @@ def _deviations(per_class: int, min_train: int) -> None:
   (novels); sentences of 5–28 words, as in the paper.
 - **Size**: at most **{per_class:,} items per class** (the paper: {PAPER_SIZE}); a class the corpus cannot fill
   gets fewer. The split is 8:1:1 per class (the paper's is 10:1:1); on a small corpus dev and test grow towards
-  1,000 test items (up to 2:1:1). Every class keeps at least **{min_train:,} training items** ({_floor(min_train)});
+  1,000 test items (up to 2:1:1). Every class keeps at least **{training_items(min_train)}** ({_floor(min_train)});
   a class with fewer is dropped and a task left with fewer than two classes is skipped, each said under the
   results.
 - **Parser**: spaCy's small English dependency parser, not the Stanford PCFG constituency parser. **TreeDepth**
@@ -232,12 +239,20 @@ def _deviations(per_class: int, min_train: int) -> None:
 def _task_section(res: ProbeResult) -> None:
     """The tasks' table, the noise note and the skipped tasks."""
     st.subheader("The tasks")
-    st.dataframe(task_table(res), hide_index=True, column_config={"majority %": st.column_config.NumberColumn()})
+    st.dataframe(
+        task_table(res),
+        hide_index=True,
+        column_config={
+            "majority %": st.column_config.NumberColumn(),
+            "skipped": st.column_config.TextColumn(width="medium"),
+            "note": st.column_config.TextColumn(width="large"),
+        },
+    )
     min_train = int(res.meta.get("min_train", MIN_TRAIN_PER_CLASS))
     st.caption(
         "±95%: an accuracy measured on a task's test split is uncertain by up to this many points (a binomial 95% "
         "interval at 50%); differences smaller than that may be sampling noise. More items per class narrow it. "
-        f"Every class keeps at least {min_train:,} training items"
+        f"Every class keeps at least {training_items(min_train)}"
         + (
             " (the paper's floor)"
             if min_train >= MIN_TRAIN_PER_CLASS
@@ -250,6 +265,8 @@ def _task_section(res: ProbeResult) -> None:
         st.info(f"Skipped: {escape_markdown(name)}: {escape_markdown(why)}", icon="ℹ️")
     if skipped:
         st.caption("A larger corpus (the sidebar's sentence cap) gives these tasks their items.")
+    for task, note in task_notes(res).items():
+        st.caption(f"**{TASK_NAMES[task]}**: {escape_markdown(note)}.")
 
 
 def _computed_line(res: ProbeResult) -> str:
@@ -273,7 +290,7 @@ def _results(res: ProbeResult, corpus: Corpus, setup: probe_data.ProbeSetup) -> 
     meta = res.meta
     st.caption(
         f"Corpus **{escape_markdown(corpus.name)}** ({len(corpus):,} sentences) · {setup.per_class:,} items per "
-        f"class at most · {int(meta.get('min_train', setup.min_train)):,} training items per class at least · "
+        f"class at most · {training_items(int(meta.get('min_train', setup.min_train)))} per class at least · "
         f"seed {setup.seed} · {_computed_line(res)}."
     )
 

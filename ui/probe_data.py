@@ -172,7 +172,8 @@ def _on_step(bar: Any, status: Any, what: str) -> Callable[[ReadoutStep], None]:
         with contextlib.suppress(Exception):  # progress from a worker thread: skip the update
             bar.progress(min(max(step.fraction, 0.0), 1.0), text=step.line())
             if step.task == 1:
-                status.update(label=f"{what}: embedder {step.embedder} of {step.n_embedders}, {step.eid}…")
+                label = f"{what}: embedder {step.embedder} of {step.n_embedders}, {step.eid}…"
+                status.update(label=label, expanded=True)  # without `expanded` the box would fold
 
     return cb
 

@@ -43,7 +43,13 @@ __all__ = ["add_parser", "first_page", "run"]
 
 def add_parser(subparsers: Any) -> None:
     """Add the `warm` subcommand (defaults: the dashboard's, N2O_DEFAULT_* included)."""
-    from n2o_core.settings import HEROS_AVERAGING, HEROS_AVERAGING_DEFAULT, PROBE_DEFAULT_PER_CLASS, env_defaults
+    from n2o_core.settings import (
+        HEROS_AVERAGING,
+        HEROS_AVERAGING_DEFAULT,
+        PROBE_DEFAULT_MIN_TRAIN,
+        PROBE_DEFAULT_PER_CLASS,
+        env_defaults,
+    )
 
     d = env_defaults()
     p = subparsers.add_parser(
@@ -88,6 +94,13 @@ def add_parser(subparsers: Any) -> None:
         metavar="PER_CLASS",
         help="also run the probing page's first view: every task, both classifiers, PER_CLASS items per class "
         f"(default when given without a number: {PROBE_DEFAULT_PER_CLASS}, as the page)",
+    )
+    p.add_argument(
+        "--probe-min-train",
+        type=int,
+        default=PROBE_DEFAULT_MIN_TRAIN,
+        metavar="N",
+        help="training items a probing class keeps at least (default %(default)s, as the page: the paper's floor)",
     )
     p.add_argument("--cache-dir", default=None, help=CACHE_DIR_HELP)
     p.add_argument("--no-check", action="store_true", help="skip the first-page timing in a new process")
@@ -190,7 +203,14 @@ def _probe(ws: Workspace, ids: list[str], args: argparse.Namespace, failed: dict
     bars = StageBars(PROBE_UNITS)
     try:
         res = run_probe(
-            ws, ids, per_class=args.probe, seed=args.seed, progress=bars.stages, on_step=bars.step, skip_failed=True
+            ws,
+            ids,
+            per_class=args.probe,
+            seed=args.seed,
+            progress=bars.stages,
+            on_step=bars.step,
+            skip_failed=True,
+            min_train=args.probe_min_train,
         )
         bars.steps_done()
     except N2OError as e:
@@ -203,9 +223,11 @@ def _probe(ws: Workspace, ids: list[str], args: argparse.Namespace, failed: dict
         failed[f"{eid} (probing)"] = msg
         print(f"  probing {eid}: FAILED: {msg}")
     n_tasks = int(res.tasks["skipped"].isna().sum())
+    skipped = ", ".join(res.tasks[res.tasks["skipped"].notna()]["name"])
     print(
         f"  probing: {n_tasks} tasks x {len(res.embedders)} embedders at {args.probe:,} per class at most, ready "
         f"in {time.perf_counter() - t0:.1f} s"
+        + (f" ({skipped} skipped: fewer than {args.probe_min_train} training items per class)" if skipped else "")
     )
 
 

@@ -18,6 +18,7 @@ from n2o_core.evaluation.probe.split import (
     SPLITS,
     balance_and_split,
     min_items_per_class,
+    training_items,
     wc_classes,
 )
 from n2o_core.evaluation.probe.tasks import GENERATED_TASKS, TASK_NAMES, TASKS
@@ -151,25 +152,25 @@ def skip_reason(
     least = min_items_per_class(2, min_train)
     if per_class < least and task != "wc":
         return (
-            f"{name}: at most {per_class:,} items per class give fewer than the {min_train:,} training items per "
+            f"{name}: at most {per_class:,} items per class give fewer than the {training_items(min_train)} per "
             f"class a task needs here; {least:,} or more per class do"
         )
     if fillable:
         have = ", ".join(f"{c}: {n:,}" for c, n in available.items() if n)
         return (
-            f"{name}: the corpus has too few candidates for {min_train:,} training items per class once a target "
+            f"{name}: the corpus has too few candidates for {training_items(min_train)} per class once a target "
             f"word is kept inside one split, as the paper asks (it has {have}; a few words make most of them)"
         )
     if task == "wc":
         most = int(wc_info.get("most_sentences_per_word", 0))
         return (
-            f"{name}: the corpus has too few candidates for {min_train:,} training items per class (two words of "
+            f"{name}: the corpus has too few candidates for {training_items(min_train)} per class (two words of "
             f"its frequency band with {min_items_per_class(1000, min_train):,} sentences each at the very least; "
             f"the most any word has is {most:,})"
         )
     have = ", ".join(f"{c}: {n:,}" for c, n in available.items() if n) or "none"
     return (
-        f"{name}: the corpus has too few candidates for {min_train:,} training items per class in two classes "
+        f"{name}: the corpus has too few candidates for {training_items(min_train)} per class in two classes "
         f"(at least {least:,} per class needed; it has {have})"
     )
 

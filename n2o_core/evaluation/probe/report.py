@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 import pandas as pd
 
 from n2o_core.evaluation.probe.build import TaskData
+from n2o_core.evaluation.probe.split import training_items
 from n2o_core.evaluation.probe.tasks import TASK_NAMES
 
 if TYPE_CHECKING:
@@ -153,7 +154,7 @@ def task_notes(res: ProbeResult) -> dict[str, str]:
             listed = ", ".join(f"{c} ({n:,})" for c, n in list(dropped.items())[:6])
             more = f" and {len(dropped) - 6} more" if len(dropped) > 6 else ""
             parts.append(
-                f"{len(dropped)} class(es) dropped, too few candidates for {min_train:,} training items each: "
+                f"{len(dropped)} class(es) dropped, too few candidates for {training_items(min_train)} each: "
                 f"{listed}{more}"
             )
         words = int((i.get("rejected") or {}).get("band word with too few sentences", 0) or 0)

@@ -242,7 +242,7 @@ class _Run:
             t0 = time.perf_counter()
             ro = compute()
             if eid != LENGTH:  # the length baseline is a one-feature fit: not what a step costs
-                self.measured.add_readout(clf, time.perf_counter() - t0, _per_class_k(self.data[task]))
+                self.measured.add(clf, time.perf_counter() - t0, _per_class_k(self.data[task]))
             got = ro, _save_readout(self.ws, key_parts, ro)
         ro, when = got
         if when:
@@ -470,7 +470,7 @@ def _probe_embedder(
                 run.errors[f"{eid}/{t}"] = str(exc)
                 continue
             raise
-        run.measured.add_features(time.perf_counter() - t0, _per_class_k(td))
+        run.measured.add("features", time.perf_counter() - t0, _per_class_k(td))
         (a, ya), (b, yb), (c, yc) = _rows(X, td)
         for clf, p in parts.items():
             run.readout(eid, t, clf, p, partial(read_out, a, ya, b, yb, c, yc, clf, run.seed))

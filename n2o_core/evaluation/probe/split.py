@@ -74,6 +74,11 @@ def min_items_per_class(n_classes: int, min_train: int = MIN_TRAIN_PER_CLASS) ->
     return n
 
 
+def training_items(n: int) -> str:
+    """'100 training items', '1 training item'."""
+    return f"{n:,} training item" + ("" if n == 1 else "s")
+
+
 def _dedup(items: list[Item]) -> list[Item]:
     seen: set[str] = set()
     out = []

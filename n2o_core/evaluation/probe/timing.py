@@ -7,14 +7,16 @@ the time spent so far per item times the items still to read out. The first step
 
 Time before a run (`estimate`), the rule: what the cache already holds costs nothing; what is missing costs
 - the parse, when a task must be made and the corpus was never parsed: its sentences / the parse rate;
-- each missing (task, embedder) step: the seconds per step of the features and of each asked classifier,
-  measured per 1,000 items per class, times the step's items per class / 1,000 (the asked cap for a task not made
-  yet, the task's own count for one made before).
-The rates are the ones measured here: every run that computes something stores them in the cache
-(`probe/timing.json`, the last run's). Before any run here they come from the recorded cold run of the page's
-default (benchmarks/README.md, 'Cold probing at the page's default size': 136.6 s for 10 tasks x 6 embedders at
-1,000 items per class on 5,000 sentences, a quiet 2-core machine), split by the same file's `bench_probe` row
-(a corpus parsed and its ten tasks made at 975 sentences/s; BShift LR 0.8 s against MLP 3.3 s).
+- each missing (task, embedder) step: the features' and each asked classifier's seconds for a step of its size
+  (items per class: the asked cap for a task not made yet, the task's own count for one made before).
+A step's seconds as a function of its size come from the steps measured here: every run that computes something
+adds its steps' times to the cache (`probe/timing.json`, averaged per size). With two sizes or more measured, a
+line a + b x size is fitted (least squares, a and b at least 0: a step has a fixed cost, the MLP's passes and
+the embedding, and a cost per item); with one size, the seconds scale with the size from it. Before any run here
+the reference is the recorded cold run of the page's default (benchmarks/README.md, 'Cold probing at the page's
+default size': 136.6 s for 10 tasks x 6 embedders at 1,000 items per class on 5,000 sentences, a quiet 2-core
+machine), split by the same file's `bench_probe` row (a corpus parsed and its ten tasks made at 975 sentences/s;
+BShift LR 0.8 s against MLP 3.3 s).
 """
 
 from __future__ import annotations
@@ -25,16 +27,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 TIMING_REL = "probe/timing.json"
-#: Rates of the recorded cold run (see the module docstring): sentences parsed (and tasks made) per second, and
-#: seconds per (task, embedder) step per 1,000 items per class: features, then each classifier (LR : MLP split
-#: 0.8 : 3.3 as bench_probe measured on BShift; 136.6 s - 5,000 / 975 s of parsing = 131.5 s over 60 steps).
-REFERENCE_RATES: dict[str, Any] = {
-    "parse_sentences_per_s": 975.0,
-    "features_s": 0.0,
-    "readout_s": {"lr": round(131.5 / 60 * 0.8 / 4.1, 3), "mlp": round(131.5 / 60 * 3.3 / 4.1, 3)},
-    "measured": "the recorded cold run (benchmarks/README.md: 136.6 s for the page's default on a quiet 2-core "
-    "machine)",
-}
+#: The parts of a step, each timed on its own: embedding the task's sentences, then each classifier's readout.
+PARTS = ("features", "lr", "mlp")
+#: The recorded cold run (see the module docstring): sentences parsed (and tasks made) per second, and seconds of
+#: each part of a step of 1,000 items per class (136.6 s - 5,000 / 975 s of parsing = 131.5 s over 60 steps,
+#: split LR : MLP = 0.8 : 3.3 as bench_probe measured on BShift; the embedding is in those).
+REFERENCE_PARSE_PER_S = 975.0
+REFERENCE_STEP_S: dict[str, float] = {"features": 0.0, "lr": 131.5 / 60 * 0.8 / 4.1, "mlp": 131.5 / 60 * 3.3 / 4.1}
+REFERENCE = "the recorded cold run (benchmarks/README.md: 136.6 s for the page's default on a quiet 2-core machine)"
+#: Steps kept per (part, size) in the measurements: older ones weigh less once there are more.
+MAX_SAMPLES = 20
 
 
 def seconds_left(elapsed: float, done: float, total: float) -> float | None:
@@ -101,64 +103,87 @@ class ReadoutClock:
         )
 
 
+def _size_key(per_class_k: float) -> str:
+    return f"{round(per_class_k * 20) / 20:.2f}"  # sizes to 50 items per class
+
+
 @dataclass
 class Measured:
-    """What a run computed and how long it took: the rates `estimate` reads (stored by `save`)."""
+    """What a run computed and how long it took: the steps' seconds per part and size (`save_rates` adds them to
+    what the cache holds)."""
 
     parse_s: float | None = None
     parsed_sentences: int = 0
-    features_s: float = 0.0
-    features_steps: float = 0.0  # steps x (items per class / 1,000)
-    readout_s: dict[str, float] = field(default_factory=dict)
-    readout_steps: dict[str, float] = field(default_factory=dict)
+    steps: dict[str, dict[str, list[float]]] = field(default_factory=dict)  # part -> size -> [seconds, count]
 
-    def add_features(self, seconds: float, per_class_k: float) -> None:
-        """One step's features (embedding a task's sentences), `per_class_k` = its items per class / 1,000."""
-        self.features_s += seconds
-        self.features_steps += per_class_k
+    def add(self, part: str, seconds: float, per_class_k: float) -> None:
+        """One computed part of a step (`PARTS`), `per_class_k` = its task's items per class / 1,000."""
+        cell = self.steps.setdefault(part, {}).setdefault(_size_key(per_class_k), [0.0, 0.0])
+        cell[0] += seconds
+        cell[1] += 1
 
-    def add_readout(self, classifier: str, seconds: float, per_class_k: float) -> None:
-        """One computed readout of a step."""
-        self.readout_s[classifier] = self.readout_s.get(classifier, 0.0) + seconds
-        self.readout_steps[classifier] = self.readout_steps.get(classifier, 0.0) + per_class_k
-
-    def rates(self, before: Mapping[str, Any]) -> dict[str, Any] | None:
-        """The rates this run measured over `before` (what it did not measure stays); None when it computed
-        nothing."""
-        if not self.readout_steps and self.parse_s is None:
+    def merged(self, before: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The measurements stored before plus this run's; None when it computed nothing."""
+        if not self.steps and self.parse_s is None:
             return None
-        out = {k: v for k, v in before.items() if k in REFERENCE_RATES}
-        out["readout_s"] = dict(before.get("readout_s") or {})
+        out: dict[str, Any] = {"steps": {}}
+        if before.get("parse_sentences_per_s"):
+            out["parse_sentences_per_s"] = before["parse_sentences_per_s"]
         if self.parse_s is not None and self.parse_s > 0 and self.parsed_sentences:
             out["parse_sentences_per_s"] = round(self.parsed_sentences / self.parse_s, 1)
-        if self.features_steps > 0:
-            out["features_s"] = round(self.features_s / self.features_steps, 3)
-        for clf, steps in self.readout_steps.items():
-            if steps > 0:
-                out["readout_s"][clf] = round(self.readout_s[clf] / steps, 3)
-        out["measured"] = f"the last probing run here ({time.strftime('%Y-%m-%d %H:%M')})"
+        for part in PARTS:
+            cells = {k: list(v) for k, v in ((before.get("steps") or {}).get(part) or {}).items()}
+            for k, (sec, n) in self.steps.get(part, {}).items():
+                old = cells.get(k, [0.0, 0.0])
+                cells[k] = [old[0] + sec, old[1] + n]
+            for k, (sec, n) in cells.items():
+                if n > MAX_SAMPLES:
+                    cells[k] = [sec * MAX_SAMPLES / n, MAX_SAMPLES]
+            if cells:
+                out["steps"][part] = cells
+        out["measured"] = f"the probing runs here (the last {time.strftime('%Y-%m-%d %H:%M')})"
         return out
 
 
 def load_rates(cache: Any) -> dict[str, Any]:
-    """The rates measured here (the last run that computed something), else REFERENCE_RATES."""
+    """The measurements stored here ({"parse_sentences_per_s", "steps", "measured"}), or {} before any run."""
     doc = cache.load_json(TIMING_REL) if cache is not None else None
-    if not isinstance(doc, dict):
-        return dict(REFERENCE_RATES)
-    out = dict(REFERENCE_RATES)
-    out.update({k: v for k, v in doc.items() if k in REFERENCE_RATES})
-    out["readout_s"] = {**REFERENCE_RATES["readout_s"], **(doc.get("readout_s") or {})}
-    return out
+    return doc if isinstance(doc, dict) and isinstance(doc.get("steps"), dict) else {}
 
 
 def save_rates(cache: Any, measured: Measured) -> None:
-    """Store what a run measured (nothing when it computed nothing)."""
+    """Add what a run measured to what the cache holds (nothing when it computed nothing)."""
     if cache is None:
         return
-    before = cache.load_json(TIMING_REL)
-    rates = measured.rates(before if isinstance(before, dict) else {})
+    rates = measured.merged(load_rates(cache))
     if rates is not None:
-        cache.save_json(TIMING_REL, rates, description="probing: rates of the last run that computed something")
+        cache.save_json(TIMING_REL, rates, description="probing: measured seconds per step and parse rate")
+
+
+def step_seconds(rates: Mapping[str, Any], part: str, per_class_k: float) -> float:
+    """Seconds of one part of a step of `per_class_k` thousand items per class (the rule of the module
+    docstring)."""
+    cells = ((rates.get("steps") or {}).get(part) or {}).items()
+    pts = [(float(k), sec / n, n) for k, (sec, n) in cells if n > 0]
+    if not pts:
+        return REFERENCE_STEP_S.get(part, 0.0) * per_class_k
+    if len({x for x, _, _ in pts}) == 1:
+        x, y, _ = pts[0]
+        return y * per_class_k / x if x > 0 else y
+    w = sum(n for _, _, n in pts)
+    mx = sum(x * n for x, _, n in pts) / w
+    my = sum(y * n for _, y, n in pts) / w
+    sxx = sum(n * (x - mx) ** 2 for x, _, n in pts)
+    b = max(0.0, sum(n * (x - mx) * (y - my) for x, y, n in pts) / sxx)
+    a = my - b * mx
+    if a < 0:  # no fixed cost: the line through 0
+        a, b = 0.0, sum(n * x * y for x, y, n in pts) / sum(n * x * x for x, _, n in pts)
+    return a + b * per_class_k
+
+
+def basis(rates: Mapping[str, Any]) -> str:
+    """Where the rates come from, in words."""
+    return str(rates.get("measured") or REFERENCE)
 
 
 @dataclass(frozen=True)
@@ -194,10 +219,10 @@ def estimate_seconds(
 ) -> float:
     """The rule of the module docstring: parse time plus, per missing step (its items per class / 1,000 in
     `missing`), the features' and each classifier's seconds."""
-    per_step = float(rates.get("features_s") or 0.0)
-    per_step += sum(float((rates.get("readout_s") or {}).get(c, 0.0)) for c in classifiers)
-    parse = parse_sentences / float(rates["parse_sentences_per_s"]) if parse_sentences else 0.0
-    return parse + per_step * float(sum(missing))
+    parse_rate = float(rates.get("parse_sentences_per_s") or REFERENCE_PARSE_PER_S)
+    parse = parse_sentences / parse_rate if parse_sentences else 0.0
+    parts = ["features", *classifiers]
+    return parse + sum(step_seconds(rates, part, k) for k in missing for part in parts)
 
 
 def estimate(
@@ -240,4 +265,4 @@ def estimate(
             if not all(ws.cache.has(readout_rel([key, ekey, seed, spec(c)])) for c in classifiers):
                 missing.append(size)
     seconds = estimate_seconds(rates, classifiers, parse, missing)
-    return Estimate(seconds, parse, len(missing), total, str(rates.get("measured", "")))
+    return Estimate(seconds, parse, len(missing), total, basis(rates))

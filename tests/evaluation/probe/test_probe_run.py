@@ -16,7 +16,14 @@ from n2o_core.evaluation.probe import TASKS
 from n2o_core.evaluation.probe.build import task_key
 from n2o_core.evaluation.probe.readout import readout_rel, spec
 from n2o_core.evaluation.probe.run import LENGTH, cached_probe, run_probe
-from n2o_core.evaluation.probe.timing import REFERENCE_RATES, estimate, estimate_seconds, load_rates
+from n2o_core.evaluation.probe.timing import (
+    REFERENCE_PARSE_PER_S,
+    REFERENCE_STEP_S,
+    estimate,
+    estimate_seconds,
+    load_rates,
+    step_seconds,
+)
 from n2o_core.storage.cache import Cache
 from n2o_core.workspace import Workspace
 
@@ -246,8 +253,9 @@ def test_the_estimate_counts_what_the_cache_lacks_at_the_rates_measured_here(fir
     full = estimate(ws, EMBEDDERS, tasks, ["lr", "mlp"], PER_CLASS, 0, MIN_TRAIN)
     assert (full.steps, full.parse_sentences) == (0, 0) and full.short() == "a few seconds here"
     rates = load_rates(ws.cache)
-    assert rates["measured"].startswith("the last probing run here")
-    assert rates["readout_s"]["mlp"] > 0 and rates["parse_sentences_per_s"] > 0
+    assert rates["measured"].startswith("the probing runs here")
+    steps = sum(n for _, n in rates["steps"]["mlp"].values())
+    assert steps == 2 * int(res.tasks["skipped"].isna().sum()) and rates["parse_sentences_per_s"] > 0
     other = estimate(ws, [*EMBEDDERS, "glove-6b-50d"], tasks, ["lr", "mlp"], PER_CLASS, 0, MIN_TRAIN)
     n_done = int(res.tasks["skipped"].isna().sum())
     assert (other.steps, other.total_steps, other.parse_sentences) == (n_done, 3 * n_done, 0)
@@ -258,5 +266,16 @@ def test_the_estimate_counts_what_the_cache_lacks_at_the_rates_measured_here(fir
     fresh = Workspace(corpus, cache=Cache(tmp_path / "fresh"))  # nothing here: parse + every step, reference rates
     cold = estimate(fresh, EMBEDDERS, tasks, ["lr"], 1000, 0, 100)
     assert (cold.steps, cold.total_steps, cold.parse_sentences) == (20, 20, len(corpus))
-    want = len(corpus) / REFERENCE_RATES["parse_sentences_per_s"] + 20 * REFERENCE_RATES["readout_s"]["lr"]
+    want = len(corpus) / REFERENCE_PARSE_PER_S + 20 * REFERENCE_STEP_S["lr"]
     assert cold.seconds == pytest.approx(want) and "benchmarks/README.md" in cold.basis
+
+
+def test_a_steps_seconds_follow_the_sizes_measured_here():
+    rates = {"steps": {"mlp": {"0.20": [2 * 3.0, 2], "1.00": [7.0, 1]}, "lr": {"0.50": [1.0, 1]}}}
+    # two sizes: the line through (0.2, 3) and (1, 7) weighted 2:1, a + b x size
+    assert step_seconds(rates, "mlp", 0.2) == pytest.approx(3.0)
+    assert step_seconds(rates, "mlp", 2.0) == pytest.approx(12.0)
+    assert step_seconds(rates, "lr", 1.0) == pytest.approx(2.0)  # one size: in proportion to it
+    assert step_seconds(rates, "features", 1.0) == REFERENCE_STEP_S["features"]  # never measured: the reference
+    falling = {"steps": {"mlp": {"0.20": [5.0, 1], "1.00": [4.0, 1]}}}  # more items never cost less
+    assert step_seconds(falling, "mlp", 3.0) == pytest.approx(4.5)
