@@ -212,6 +212,7 @@ def test_the_page_opens_on_the_result_warm_probe_left(app, app_env, tmp_path, mo
     cache = app_env["N2O_CACHE_DIR"]
     argv = ["warm", "--corpus", str(big), "--embedder", "tfidf", "--cache-dir", cache, "--no-check", "--probe", "200"]
     assert main(argv) == 0
+
     def no_training(*a, **kw):
         raise AssertionError("the page trained a readout")
 
