@@ -130,9 +130,11 @@ def _few_pairs(res: Any, args: argparse.Namespace) -> None:
         loaded = load_pairs(args.pairs, columns=pair_columns(args), scale=args.scale)
         loose = looser_setting(loaded, fp)
         if loose is not None:
-            flag = f"--min-score {loose.min_score:g}" if loose.changed == "score" else ""
-            if loose.changed == "overlap":
-                flag = "--max-overlap " + ("none" if loose.max_overlap is None else f"{loose.max_overlap:g}")
+            flag = {
+                "score": f"--min-score {'none' if loose.min_score is None else f'{loose.min_score:g}'}",
+                "overlap": f"--max-overlap {'none' if loose.max_overlap is None else f'{loose.max_overlap:g}'}",
+                "genre": "--genre all",
+            }[loose.changed]
             print(f"looser: {loose.label()} keeps {loose.kept} pairs ({flag}; a deviation from the paper)")
 
 
