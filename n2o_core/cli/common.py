@@ -38,6 +38,7 @@ __all__ = [
     "named_files",
     "open_workspace",
     "pair_columns",
+    "probe_with_bars",
     "run_command",
     "workspace_from_args",
     "write_json",
@@ -266,6 +267,20 @@ class StageBars:
     def close(self) -> None:
         for bar in self.bars.values():
             bar.close()
+
+
+def probe_with_bars(ws: Any, ids: list[str], **kwargs: Any) -> Any:
+    """`evaluation.probe.run.run_probe(ws, ids, **kwargs)` with a bar per stage and one over the readout steps
+    ("task x of 10 · embedder y of 6 · about N s left"), all closed at the end."""
+    from n2o_core.evaluation.probe.run import run_probe
+
+    bars = StageBars(PROBE_UNITS)
+    try:
+        res = run_probe(ws, ids, progress=bars.stages, on_step=bars.step, **kwargs)
+        bars.steps_done()
+        return res
+    finally:
+        bars.close()
 
 
 class ProgressBars:

@@ -12,8 +12,6 @@ import sys
 from typing import Any
 
 from n2o_core.cli.common import (
-    PROBE_UNITS,
-    StageBars,
     add_cache_dir_arg,
     add_corpus_args,
     add_embedder_args,
@@ -22,6 +20,7 @@ from n2o_core.cli.common import (
     check_max_sentences,
     named_files,
     open_workspace,
+    probe_with_bars,
     write_json,
 )
 from n2o_core.errors import N2OError
@@ -68,7 +67,6 @@ def run(args: argparse.Namespace) -> int:
     from n2o_core.embedders.registry import DEFAULT_EMBEDDER_IDS
     from n2o_core.evaluation.probe.build import parse_tasks
     from n2o_core.evaluation.probe.report import format_table, sample_markdown, task_notes
-    from n2o_core.evaluation.probe.run import run_probe
     from n2o_core.evaluation.probe.split import MIN_TRAIN_PER_CLASS
 
     tasks = parse_tasks(args.tasks)  # bad input fails before anything loads
@@ -80,7 +78,7 @@ def run(args: argparse.Namespace) -> int:
     check_max_sentences(args)
     if args.n_process <= 0 or args.batch_size <= 0:
         raise N2OError("--n-process and --batch-size must be positive.")
-    classifiers = [c for c in args.classifier.split(",") if c.strip()]
+    clfs = [c for c in args.classifier.split(",") if c.strip()]
     ws = open_workspace(args)
     corpus = ws.corpus
     ids = list(args.embedder)
@@ -89,24 +87,10 @@ def run(args: argparse.Namespace) -> int:
         ids.append(name)
     if not ids:
         ids = list(DEFAULT_EMBEDDER_IDS)
-    bars = StageBars(PROBE_UNITS)
-    try:
-        res = run_probe(
-            ws,
-            ids,
-            tasks=tasks,
-            classifiers=classifiers,
-            per_class=args.per_class,
-            seed=args.seed,
-            progress=bars.stages,
-            batch_size=args.batch_size,
-            n_process=args.n_process,
-            min_train=min_train,
-            on_step=bars.step,
-        )
-        bars.steps_done()
-    finally:
-        bars.close()
+    parsing = {"batch_size": args.batch_size, "n_process": args.n_process}
+    res = probe_with_bars(
+        ws, ids, tasks=tasks, classifiers=clfs, per_class=args.per_class, seed=args.seed, min_train=min_train, **parsing
+    )
     floor = "the paper's floor" if min_train >= MIN_TRAIN_PER_CLASS else "a deviation from the paper's 100"
     print(
         f"corpus {corpus.name}: {len(corpus)} sentences; {args.per_class} items per class at most, {min_train} "

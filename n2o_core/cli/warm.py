@@ -31,7 +31,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from n2o_core.cli.common import CACHE_DIR_HELP, CORPUS_HELP, PROBE_UNITS, ProgressBars, StageBars, check_max_sentences
+from n2o_core.cli.common import CACHE_DIR_HELP, CORPUS_HELP, ProgressBars, check_max_sentences, probe_with_bars
 from n2o_core.errors import N2OError
 
 if TYPE_CHECKING:
@@ -195,30 +195,17 @@ def _heros(ws: Workspace, ids: list[str], args: argparse.Namespace, failed: dict
 
 def _probe(ws: Workspace, ids: list[str], args: argparse.Namespace, failed: dict[str, str]) -> None:
     """The probing page's first view (its defaults: every task, every classifier), with progress bars."""
-    from n2o_core.evaluation.probe.run import run_probe
-
     if args.probe < 1:
         raise N2OError(f"--probe must be a positive number of items per class (got {args.probe}).")
     t0 = time.perf_counter()
-    bars = StageBars(PROBE_UNITS)
     try:
-        res = run_probe(
-            ws,
-            ids,
-            per_class=args.probe,
-            seed=args.seed,
-            progress=bars.stages,
-            on_step=bars.step,
-            skip_failed=True,
-            min_train=args.probe_min_train,
+        res = probe_with_bars(
+            ws, ids, per_class=args.probe, seed=args.seed, skip_failed=True, min_train=args.probe_min_train
         )
-        bars.steps_done()
     except N2OError as e:
         failed["probing"] = str(e)
         print(f"  probing: FAILED: {e}")
         return
-    finally:
-        bars.close()
     for eid, msg in res.errors.items():
         failed[f"{eid} (probing)"] = msg
         print(f"  probing {eid}: FAILED: {msg}")

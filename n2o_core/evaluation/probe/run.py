@@ -348,19 +348,17 @@ def run_probe(
     return _result(run, list(embedder_ids), per_class, min_train, t_build, seconds, time.perf_counter() - t0)
 
 
-def cached_probe(
-    ws: Workspace,
-    embedder_ids: Sequence[str],
-    tasks: str | Sequence[str] = "all",
-    classifiers: str | Sequence[str] = CLASSIFIERS,
-    per_class: int = 5000,
-    seed: int = 0,
-    *,
-    min_train: int = MIN_TRAIN_PER_CLASS,
-) -> ProbeResult | None:
-    """What `run_probe` returns for these settings when the cache holds every task and readout (nothing is parsed,
-    embedded or trained; `meta["computed_at"]` says when its last readout was computed), else None."""
-    task_ids, clfs = _prepare(ws, embedder_ids, tasks, classifiers, per_class, min_train)
+def cached_probe(ws: Workspace, embedder_ids: Sequence[str], **settings: Any) -> ProbeResult | None:
+    """What `run_probe(ws, embedder_ids, **settings)` returns when the cache holds every task and readout of these
+    settings (`run_probe`'s tasks, classifiers, per_class, seed and min_train, its defaults where left out):
+    nothing is parsed, embedded or trained, and `meta["computed_at"]` says when its last readout was computed.
+    None when something would have to be computed."""
+    unknown = set(settings) - set(_CACHED_SETTINGS)
+    if unknown:
+        raise TypeError(f"cached_probe() got unexpected settings: {', '.join(sorted(unknown))}")
+    s = {**_CACHED_SETTINGS, **settings}
+    per_class, seed, min_train = int(s["per_class"]), int(s["seed"]), int(s["min_train"])
+    task_ids, clfs = _prepare(ws, embedder_ids, s["tasks"], s["classifiers"], per_class, min_train)
     data = cached_tasks(ws.corpus, task_ids, per_class, seed, ws.cache, min_train)
     if data is None:
         return None
@@ -377,6 +375,16 @@ def cached_probe(
     except _NotCached:
         return None
     return _result(run, list(embedder_ids), per_class, min_train, 0.0, {}, 0.0)
+
+
+#: The settings `cached_probe` takes, with `run_probe`'s defaults.
+_CACHED_SETTINGS: dict[str, Any] = {
+    "tasks": "all",
+    "classifiers": CLASSIFIERS,
+    "per_class": 5000,
+    "seed": 0,
+    "min_train": MIN_TRAIN_PER_CLASS,
+}
 
 
 def _never() -> Readout:

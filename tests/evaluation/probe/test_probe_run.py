@@ -241,6 +241,8 @@ def test_cached_probe_reads_the_same_result_back_without_computing_anything(
     assert cached_probe(ws, EMBEDDERS, per_class=PER_CLASS, seed=1, min_train=MIN_TRAIN) is None
     assert cached_probe(ws, [*EMBEDDERS, "glove-6b-50d"], per_class=PER_CLASS, min_train=MIN_TRAIN) is None
     assert cached_probe(ws, EMBEDDERS, per_class=PER_CLASS, min_train=2) is None
+    with pytest.raises(TypeError, match="unexpected settings: perclass"):
+        cached_probe(ws, EMBEDDERS, perclass=PER_CLASS)
 
 
 def test_the_estimate_counts_what_the_cache_lacks_at_the_rates_measured_here(first, corpus_file, cache_root, tmp_path):
