@@ -266,7 +266,7 @@ def _task_section(res: ProbeResult) -> None:
     if skipped:
         st.caption("A larger corpus (the sidebar's sentence cap) gives these tasks their items.")
     for task, note in task_notes(res).items():
-        st.caption(f"**{TASK_NAMES[task]}**: {escape_markdown(note)}.")
+        st.caption(f"**{TASK_NAMES[task]}**: {escape_markdown(note.rstrip('.'))}.")
 
 
 def _computed_line(res: ProbeResult) -> str:
