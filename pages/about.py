@@ -68,7 +68,9 @@ next to it.
   and its numbers; a finding that does not reproduce is shown, never hidden.
 - **Probing tasks** — SentEval's ten probing tasks (Conneau et al. 2018) built from the corpus: test accuracy
   of logistic regression and an MLP on each embedder's vectors, beside the majority-class and length-only
-  baselines, and how the embedders' ranking moves between the two classifiers (Pitfalls).
+  baselines, and how the embedders' ranking moves between the two classifiers (Pitfalls). Every class keeps at
+  least 100 training items, the paper's floor; classes and tasks the corpus cannot fill to it are dropped and
+  named.
 
 ### Settings worth knowing
 - **k** goes up to 50: neighbors are searched once at k = min(50, N − 1), so changing k only re-slices
