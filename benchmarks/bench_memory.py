@@ -43,11 +43,11 @@ EXCEPTION = "[data-testid='stException']"
 #: (url path, nav label, heading) of every page, in navigation order (ui.nav).
 PAGES = [(p.name, p.title, p.heading) for p in NAV_PAGES]
 #: A page's own link parameters for the tour (probing: three of the ten tasks, as browser_tour.py).
-EXTRA = {"probe": "tasks=sentlen,bshift,tense&per_class=100"}
+EXTRA = {"probe": "tasks=sentlen,bshift,tense&per_class=100&min_train=1"}
 #: Buttons that run a page's analysis on request (label, exact); every one present is clicked, once.
 RUN_BUTTONS = {
     "measures": [("Compute the measures", True)],
-    "probe": [("Run probing", True)],
+    "probe": [("Run probing", False)],  # its label goes on with how long the run will take
     "findings": [("Check", True)],
     "quality": [("Run the paraphrase needle", False), ("Run human similarity", False), ("Run HEROS", False)],
 }

@@ -86,10 +86,10 @@ def bench_tasks(rec: Recorder, per_class: int, max_sentences: int | None) -> tup
     corpus = load_corpus("builtin:bbc-news", max_sentences=max_sentences)
     cache = Cache(tempfile.mkdtemp(prefix="n2o-probe-bench-"))
     t = time.perf_counter()
-    cold = build_tasks(corpus, TASKS, per_class, 0, cache)
+    cold = build_tasks(corpus, TASKS, per_class, 0, cache, min_train=1)  # as recorded: no minimum per class
     cold_s = time.perf_counter() - t
     t = time.perf_counter()
-    warm = build_tasks(corpus, TASKS, per_class, 0, cache)
+    warm = build_tasks(corpus, TASKS, per_class, 0, cache, min_train=1)
     warm_s = time.perf_counter() - t
     same = all(cold[k].items.equals(warm[k].items) for k in TASKS)
     rec.add(
@@ -112,7 +112,7 @@ def bench_readouts(rec: Recorder, cache, corpus, per_class: int) -> None:
 
     ws = Workspace(corpus, cache=cache)
     for task in ("bshift", "wc"):
-        td = build_tasks(corpus, [task], per_class, 0, cache)[task]
+        td = build_tasks(corpus, [task], per_class, 0, cache, min_train=1)[task]
         if td.skipped:
             rec.add(step="readout", task=task, skipped=td.skipped)
             continue

@@ -355,19 +355,31 @@ def probe(
     classifiers: Sequence[str] = ("lr", "mlp"),
     per_class: int = 5000,
     seed: int = 0,
+    min_train: int | None = None,
     max_sentences: int | None = None,
     cache_dir: str | None = None,
 ) -> ProbeResult:
     """SentEval's ten probing tasks (Conneau et al. 2018) built from the corpus, read out by logistic
-    regression and an MLP; `per_class` caps the items per class."""
+    regression and an MLP; `per_class` caps the items per class, `min_train` is the fewest training items a class
+    keeps (default: the paper's 100; classes and tasks below it are dropped, said in the task table)."""
     from n2o_core.evaluation.probe.build import parse_tasks
     from n2o_core.evaluation.probe.run import run_probe
 
     chosen = parse_tasks(tasks if isinstance(tasks, str) else ",".join(tasks))
     if per_class <= 0:
         raise N2OError(f"per_class must be a positive number of items per class (got {per_class}).")
+    from n2o_core.evaluation.probe.split import MIN_TRAIN_PER_CLASS
+
     ws, ids = workspace(corpus, embedders, max_sentences=max_sentences, cache_dir=cache_dir)
-    return run_probe(ws, _default_ids(ids), tasks=chosen, classifiers=list(classifiers), per_class=per_class, seed=seed)
+    return run_probe(
+        ws,
+        _default_ids(ids),
+        tasks=chosen,
+        classifiers=list(classifiers),
+        per_class=per_class,
+        seed=seed,
+        min_train=MIN_TRAIN_PER_CLASS if min_train is None else min_train,
+    )
 
 
 def similarity_measures(

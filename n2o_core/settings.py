@@ -13,7 +13,7 @@ from dataclasses import asdict, dataclass, field, replace
 
 from n2o_core.corpora.specs import DEFAULT_CORPUS, linkable_spec
 from n2o_core.evaluation.heros.averaging import AVERAGING, AVERAGING_DEFAULT
-from n2o_core.evaluation.probe.split import per_class_for
+from n2o_core.evaluation.probe.split import MIN_TRAIN_PER_CLASS, per_class_for
 from n2o_core.limits import K_MAX
 from n2o_core.runtime.server_mode import operator_scheduler
 
@@ -350,3 +350,8 @@ def param_multi_choice(
 PROBE_PER_CLASS_CHOICES: tuple[int, ...] = (50, 100, 200, 500, 1000, 2000, 5000)
 PROBE_NOISE_POINTS = 5.0
 PROBE_DEFAULT_PER_CLASS = per_class_for(PROBE_NOISE_POINTS, PROBE_PER_CLASS_CHOICES)
+#: Probing page: training items every class keeps at least (`min_train=`). The default is the paper's floor
+#: (`split.MIN_TRAIN_PER_CLASS`, 100: WC's 100k training sentences over 1,000 words); the smaller ones are
+#: deviations for small corpora, labelled so on the page.
+PROBE_MIN_TRAIN_CHOICES: tuple[int, ...] = (1, 10, 25, 50, MIN_TRAIN_PER_CLASS)
+PROBE_DEFAULT_MIN_TRAIN = MIN_TRAIN_PER_CLASS

@@ -55,7 +55,11 @@ next to it.
 
 *Which differences matter*
 - **Paraphrase needle** — is a query's known paraphrase its nearest corpus neighbor? MRR, # top, # top-5 per
-  embedder (N2O §8, Table 3). Offline the pairs are synthetic (made from the corpus) and labelled so.
+  embedder (N2O §8, Table 3). Offline the pairs are human-rated: gensim's Lee news documents, every pair of its
+  50 rated documents, which ship with gensim. The paper's filters (score ≥ 4 of 5, word overlap < 0.6) keep few
+  of them, so the count stands beside the intervals, with one click to a looser setting labelled as a deviation
+  from the paper. Pairs made from the corpus by a HEROS rule are an option, labelled *synthetic* wherever they
+  are shown; a pair file (STS Benchmark) can be uploaded.
 - **Human similarity** — correlation of cosine with human similarity scores, by Pearson and Spearman, raw and
   with z-normalized dimensions (Pitfalls): four scorings, and how the ranking of embedders changes between them.
 - **Quality vs agreement** — per embedder: mean N2O with the others beside needle MRR, human-similarity
@@ -64,7 +68,9 @@ next to it.
   and its numbers; a finding that does not reproduce is shown, never hidden.
 - **Probing tasks** — SentEval's ten probing tasks (Conneau et al. 2018) built from the corpus: test accuracy
   of logistic regression and an MLP on each embedder's vectors, beside the majority-class and length-only
-  baselines, and how the embedders' ranking moves between the two classifiers (Pitfalls).
+  baselines, and how the embedders' ranking moves between the two classifiers (Pitfalls). Every class keeps at
+  least 100 training items, the paper's floor; classes and tasks the corpus cannot fill to it are dropped and
+  named.
 
 ### Settings worth knowing
 - **k** goes up to 50: neighbors are searched once at k = min(50, N − 1), so changing k only re-slices

@@ -1,5 +1,7 @@
 """Paraphrase needle in a haystack (Lin & Smith 2019, §8 and Table 3): for each (query, paraphrase) pair, the rank of
-the paraphrase among the corpus sentences under every embedder; MRR with a bootstrap 95% CI, # top, # top-5."""
+the paraphrase among the corpus sentences under every embedder; MRR with a bootstrap 95% CI, # top, # top-5. The
+number of pairs kept stands beside the intervals; when the paper's filters keep fewer than its 75 pairs, the page
+names the filter that dropped the most and offers one click to a looser setting, labelled as a deviation."""
 
 from __future__ import annotations
 
@@ -12,8 +14,21 @@ import pandas as pd
 import streamlit as st
 
 from n2o_core.corpora import Corpus
-from n2o_core.evaluation.needle import NeedleResult
-from n2o_core.evaluation.pairs import PAPER_MAX_OVERLAP, PAPER_MIN_SCORE, FilteredPairs, Pairs, paper_defaults
+from n2o_core.evaluation.needle import NeedleResult, display_table, interval_line
+from n2o_core.evaluation.pairs import (
+    PAPER_MAX_OVERLAP,
+    PAPER_MIN_SCORE,
+    PAPER_N_PAIRS,
+    FilteredPairs,
+    LooserSetting,
+    Pairs,
+    biggest_drop,
+    deviations,
+    kept_line,
+    looser_setting,
+    paper_defaults,
+)
+from n2o_core.evaluation.pairs.filters import FILTER_NAMES
 from n2o_core.figures import evaluation as figures_eval
 from n2o_core.settings import NEEDLE_DEFAULT_SOURCE, NEEDLE_SOURCES, Settings, param_threshold
 from n2o_core.text import highlight_shared, token_set
@@ -70,21 +85,22 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
             icon="🧪",
         )
 
-    fkey = _filters(pairs, pkey)
+    fkey, keys = _filters(pairs, pkey)
     try:
         fpairs = ev.filtered(pkey, fkey, pairs)
     except Exception as e:  # noqa: BLE001 - e.g. nothing left after filtering
         st.warning(message(e, "Filtering the pairs"), icon="⚠️")
         st.stop()
-    st.caption(_drop_line(fpairs))
+    st.caption(kept_line(fpairs))
+    deviated = _looser(pairs, fpairs, pkey, keys)
 
     res, errors = ev.needle(lo, fpairs, pkey, fkey)
     for eid, msg in errors.items():
         st.error(f"**{eid}** is left out: {msg}", icon="⚠️")
     if res is None:
         st.stop()
-    ev.remember("needle", lo.corpus.fingerprint, pkey=pkey, fkey=fkey, label=source_tag(pairs))
-    tag = source_tag(pairs)
+    tag = source_tag(pairs) + (f" · deviation: {'; '.join(deviated)}" if deviated else "")
+    ev.remember("needle", lo.corpus.fingerprint, pkey=pkey, fkey=fkey, label=tag)
 
     st.subheader("Per embedder")
     st.plotly_chart(
@@ -95,7 +111,8 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         ),
         key="needle",
     )
-    table = results_table(res.results, tag)
+    st.markdown(interval_line(res.results, fpairs.n_loaded) + ".")
+    table = display_table(res.results, tag)
     st.dataframe(
         table,
         hide_index=True,
@@ -103,6 +120,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
             "MRR": st.column_config.NumberColumn(format="%.4f"),
             "CI low": st.column_config.NumberColumn(format="%.4f"),
             "CI high": st.column_config.NumberColumn(format="%.4f"),
+            "± (95%)": st.column_config.NumberColumn(format="%.3f"),
         },
     )
     st.caption(
@@ -131,26 +149,9 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     _pairs_view(lo, res, tag)
 
 
-def results_table(results: pd.DataFrame, tag: str) -> pd.DataFrame:
-    """The per-embedder table as shown (Table 3's columns), sorted by MRR, with the pairs named in a column."""
-    t = results.rename(
-        columns={
-            "mrr": "MRR",
-            "mrr_ci_low": "CI low",
-            "mrr_ci_high": "CI high",
-            "top1": "# top",
-            "top5": "# top-5",
-            "unrankable": "unrankable",
-            "tied_pairs": "pairs with ties",
-        }
-    )
-    t = t[["embedder", "MRR", "CI low", "CI high", "# top", "# top-5", "n", "unrankable", "pairs with ties"]].copy()
-    t["pairs"] = tag
-    return t
-
-
-def _filters(pairs: Pairs, pkey: tuple) -> tuple:
-    """The paper's filters as controls (its defaults for this kind of pairs); returns `ev.filter_key`."""
+def _filters(pairs: Pairs, pkey: tuple) -> tuple[tuple, dict[str, str]]:
+    """The paper's filters as controls (its defaults for this kind of pairs); returns `ev.filter_key` and the
+    widgets' keys (for the looser setting's button)."""
     src = pairs.source
     paper = paper_defaults(src, sorted(g for g in set(pairs.frame["genre"]) if g))  # news only, as the paper
     tag = hashlib.sha1(repr(pkey).encode()).hexdigest()[:8]
@@ -202,17 +203,70 @@ def _filters(pairs: Pairs, pkey: tuple) -> tuple:
     kept[tag] = (min_score, max_overlap)
     st.query_params["min_score"] = "off" if min_score is None else f"{min_score:g}"
     st.query_params["max_overlap"] = "off" if max_overlap is None else f"{max_overlap:g}"
-    return ev.filter_key(min_score, max_overlap, chosen)
+    keys = {"min_on": kmin_on, "min": kmin, "ovl_on": kov_on, "ovl": kov, "genre": kg, "tag": tag}
+    return ev.filter_key(min_score, max_overlap, chosen), keys
 
 
-def _drop_line(fp: FilteredPairs) -> str:
-    names = {"genre": "genre", "score": "score", "overlap": "word overlap"}
-    steps = " → ".join(f"{names.get(k, k)} filter dropped {v:,}" for k, v in fp.dropped.items())
-    return (
-        f"{fp.n_loaded:,} pairs loaded"
-        + (f" → {steps}" if steps else " (no filter)")
-        + (f" → **{len(fp.pairs):,} kept**")
+def _looser(pairs: Pairs, fp: FilteredPairs, pkey: tuple, keys: dict[str, str]) -> list[str]:
+    """Beside the kept count: the filter that dropped the most and, when fewer than the paper's 75 pairs are kept,
+    one click to the looser setting (`pairs.looser_setting`); while the filters differ from the paper's, a
+    warning that says so with one click back. Returns the deviations (phrases; [] at the paper's setting)."""
+    genres = sorted(g for g in set(pairs.frame["genre"]) if g)
+    paper = paper_defaults(pairs.source, genres)
+    dev = deviations(fp.filters, paper)
+    if dev:
+        c1, c2 = st.columns([5, 2])
+        c1.warning(
+            f"**Deviation from the paper**: {'; '.join(dev)}. {len(fp.pairs):,} pairs kept (the paper: "
+            f"{PAPER_N_PAIRS}); results here are not the paper's setting.",
+            icon=":material/tune:",
+        )
+        c2.button(
+            "Back to the paper's filters",
+            key="needle_paper",
+            on_click=_set_filters,
+            args=(keys, paper["min_score"], paper["max_overlap"], tuple(paper["genres"] or ()), genres),
+        )
+        return dev
+    top = biggest_drop(fp)
+    loose = looser_setting(pairs, fp) if len(fp.pairs) < PAPER_N_PAIRS else None
+    if top is None or loose is None:
+        return dev
+    name, n = top
+    c1, c2 = st.columns([5, 2])
+    c1.info(
+        f"**Only {len(fp.pairs):,} of {fp.n_loaded:,} pairs pass the paper's filters** (it used {PAPER_N_PAIRS}): the "
+        f"**{FILTER_NAMES.get(name, name)} filter dropped the most**, {n:,}. The intervals below are wide "
+        f"accordingly. {_loose_text(loose)} keeps {loose.kept:,}, a deviation from the paper.",
+        icon=":material/filter_alt:",
     )
+    c2.button(
+        f"Loosen: {_loose_text(loose)} ({loose.kept:,} pairs) · deviation",
+        key="needle_looser",
+        on_click=_set_filters,
+        args=(keys, loose.min_score, loose.max_overlap, loose.genres, genres),
+        help="A deviation from the paper's setting, labelled as such on the page; one click brings the paper's "
+        "filters back.",
+    )
+    return dev
+
+
+def _loose_text(loose: LooserSetting) -> str:
+    return loose.label().split(" (the paper")[0]
+
+
+def _set_filters(
+    keys: dict[str, str], min_score: float | None, max_overlap: float | None, genres: tuple[str, ...], have: list[str]
+) -> None:
+    """Button callback: the filter widgets set to these values (before the rerun draws them)."""
+    st.session_state[keys["min_on"]] = min_score is not None
+    if min_score is not None:
+        st.session_state[keys["min"]] = float(min_score)
+    st.session_state[keys["ovl_on"]] = max_overlap is not None
+    if max_overlap is not None:
+        st.session_state[keys["ovl"]] = float(max_overlap)
+    if len(have) > 1:
+        st.session_state[keys["genre"]] = [g for g in have if g.lower() in {x.lower() for x in genres}]
 
 
 def _pairs_view(lo: data.Loaded, res: NeedleResult, tag: str) -> None:

@@ -1,7 +1,9 @@
 """Probing (Conneau et al. 2018): SentEval's ten probing tasks built from the sidebar's corpus, every chosen
 embedder read out by logistic regression and an MLP, beside the majority-class and length-only baselines; how the
 embedders' ranking moves between the two classifiers (Pitfalls); a few items of every task; what deviates from
-the paper."""
+the paper. The page opens on the last result of its settings when the cache holds one (an earlier run, or
+`python -m n2o_core warm --probe`); otherwise its button says how long the run will take here. The tables come
+from `evaluation.probe.report`: this page only draws them."""
 
 from __future__ import annotations
 
@@ -14,12 +16,29 @@ import streamlit as st
 from n2o_core.corpora import Corpus
 from n2o_core.evaluation.probe import TASK_NAMES, TASKS
 from n2o_core.evaluation.probe.readout import CLASSIFIERS, MLP_SPARSE_DIMS
-from n2o_core.evaluation.probe.report import judged_shares, noise_half_width, ranking_display
+from n2o_core.evaluation.probe.report import (
+    CLASSIFIER_LABELS,
+    accuracy_matrix,
+    dropped_tasks,
+    judged_shares,
+    ranking_display,
+    results_table,
+    task_notes,
+    task_table,
+)
 from n2o_core.evaluation.probe.run import ProbeResult
-from n2o_core.evaluation.probe.split import split_sizes, test_half_width
+from n2o_core.evaluation.probe.split import (
+    MIN_TRAIN_PER_CLASS,
+    min_items_per_class,
+    split_sizes,
+    test_half_width,
+    training_items,
+)
 from n2o_core.figures import probe as figures_probe
 from n2o_core.settings import (
+    PROBE_DEFAULT_MIN_TRAIN,
     PROBE_DEFAULT_PER_CLASS,
+    PROBE_MIN_TRAIN_CHOICES,
     PROBE_NOISE_POINTS,
     PROBE_PER_CLASS_CHOICES,
     Settings,
@@ -33,7 +52,7 @@ from ui.shell import through_app
 through_app()
 
 TITLE = nav.heading("probe")
-LABELS = figures_probe.CLASSIFIER_LABELS
+LABELS = CLASSIFIER_LABELS
 SAMPLE_DOC = Path(__file__).resolve().parents[1] / "docs" / "probe_sample.md"
 #: Items shown per class of a task, and classes shown at most (WC has hundreds).
 EXAMPLES_PER_CLASS = 2
@@ -59,7 +78,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         st.info("Choose at least one embedder in the sidebar.")
         st.stop()
     setup = _controls(settings)
-    _deviations(setup.per_class)
+    _deviations(setup.per_class, setup.min_train)
     if not setup.tasks:
         st.info("Choose at least one probing task.")
         st.stop()
@@ -67,18 +86,22 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         st.info("Choose at least one classifier.")
         st.stop()
 
-    res = probe_data.known(corpus, setup)
+    res = probe_data.cached(corpus, setup, settings.scheduler)
     if res is None:
         if not st.session_state.pop("probe_asked", False):  # set by the button's callback before this run
             st.caption(
                 f"Corpus **{escape_markdown(corpus.name)}** ({len(corpus):,} sentences) · "
                 f"{len(setup.embedders)} embedder(s) from the sidebar · {len(setup.tasks)} task(s) · "
-                f"{setup.per_class:,} items per class at most · seed {setup.seed} (the sidebar's). The corpus is "
-                "parsed once (spaCy), then every task, sentence vector and readout is cached: a second run reads "
-                "them back."
+                f"{setup.per_class:,} items per class at most, {training_items(setup.min_train)} per class at "
+                f"least · seed {setup.seed} (the sidebar's). The corpus is parsed once (spaCy), then every task, "
+                "sentence vector and readout is cached: a second run reads them back."
             )
-            st.caption(_noise_line(setup.per_class))
-            st.button("Run probing", type="primary", key="probe_run", on_click=_ask)
+            st.caption(_noise_line(setup.per_class, setup.min_train))
+            est = probe_data.how_long(corpus, setup, settings.scheduler)
+            label = "Run probing" + (f" · {est.short()}" if est is not None else "")
+            st.button(label, type="primary", key="probe_run", on_click=_ask)
+            if est is not None:
+                st.caption(f"Time: {est.line()}. `python -m n2o_core warm --probe` prepares the page's default.")
             st.stop()
         try:
             res = probe_data.run(corpus, setup, settings.scheduler)
@@ -88,19 +111,20 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     _results(res, corpus, setup)
 
 
-def _noise_line(per_class: int) -> str:
-    """What the chosen size buys (the test split's 95% interval on a binary task) and what it costs."""
+def _noise_line(per_class: int, min_train: int) -> str:
+    """What the chosen size buys (the test split's 95% interval on a binary task) and what the minimum asks."""
+    least = min_items_per_class(2, min_train)
     hw = test_half_width(per_class)
     line = (
         f"At {per_class:,} items per class a two-class task is tested on {2 * split_sizes(per_class)[2]:,} items: "
         f"accuracies are known to ±{hw:.1f} points (95%) where the corpus fills the classes."
     )
     if per_class >= PROBE_DEFAULT_PER_CLASS:
+        line += f" The page opens at the smallest size within ±{PROBE_NOISE_POINTS:g} points."
+    if per_class < least:
         line += (
-            f" The page opens at the smallest size within ±{PROBE_NOISE_POINTS:g} points; a first (cold) run at "
-            "this size parses the corpus and trains every classifier on every task: 137 s for the six default "
-            "embedders on a quiet 2-core machine (benchmarks/README.md; 100 per class is quicker, at ±13.9 "
-            "points). Later runs read the cache; `python -m n2o_core warm --probe` prepares it ahead."
+            f" **{per_class:,} items per class cannot give a two-class task {training_items(min_train)} per "
+            f"class** (the minimum): only a task of many classes (WC) can be kept; {least:,} or more per class do."
         )
     return line
 
@@ -117,13 +141,15 @@ def _controls(settings: Settings) -> probe_data.ProbeSetup:
         tasks, note1 = param_multi_choice(st.query_params, "tasks", TASKS, TASKS)
         clfs, note2 = param_multi_choice(st.query_params, "clf", CLASSIFIERS, CLASSIFIERS)
         n, note3 = param_int_choice(st.query_params, "per_class", PROBE_PER_CLASS_CHOICES, PROBE_DEFAULT_PER_CLASS)
-        for note in (note1, note2, note3):
+        m, note4 = param_int_choice(st.query_params, "min_train", PROBE_MIN_TRAIN_CHOICES, PROBE_DEFAULT_MIN_TRAIN)
+        for note in (note1, note2, note3, note4):
             if note:
                 st.warning(note)
         st.session_state["w_ptasks"] = tasks
         st.session_state["w_pclf"] = clfs
         st.session_state["w_pper"] = n
-    c1, c2, c3 = st.columns([4, 3, 3])
+        st.session_state["w_pmin"] = m
+    c1, c2, c3, c4 = st.columns([4, 3, 3, 3])
     tasks = c1.multiselect("Tasks", list(TASKS), format_func=page.option_labels(TASK_NAMES), key="w_ptasks")
     clfs = c2.multiselect("Classifiers", list(CLASSIFIERS), format_func=page.option_labels(LABELS), key="w_pclf")
     per_class = c3.select_slider(
@@ -133,15 +159,38 @@ def _controls(settings: Settings) -> probe_data.ProbeSetup:
         help=f"The paper: {PAPER_SIZE}. A corpus that cannot fill a class gets fewer (the task table says "
         "how many). More items take longer: the MLP's time grows with them.",
     )
+    min_train = c4.select_slider(
+        "Training items per class, at least",
+        PROBE_MIN_TRAIN_CHOICES,
+        key="w_pmin",
+        format_func=lambda v: f"{v} (the paper's)" if v == MIN_TRAIN_PER_CLASS else str(v),
+        help=f"A class with fewer training items is dropped, and a task left with fewer than two classes is "
+        f"skipped (both said below the results). {MIN_TRAIN_PER_CLASS} is the paper's own floor: its sparsest "
+        "task, WC, trains on 100k sentences over 1,000 words. A smaller minimum is a deviation from the paper for "
+        "small corpora: accuracies on a few training items per class say little.",
+    )
+    if min_train < MIN_TRAIN_PER_CLASS:
+        c4.caption(f"**Deviation from the paper** (its minimum: {MIN_TRAIN_PER_CLASS}).")
     tasks = [t for t in TASKS if t in tasks]
     clfs = [c for c in CLASSIFIERS if c in clfs]
     st.query_params["tasks"] = "all" if len(tasks) == len(TASKS) else ",".join(tasks)
     st.query_params["clf"] = ",".join(clfs)
     st.query_params["per_class"] = str(per_class)
-    return probe_data.ProbeSetup(tuple(settings.embedders), tuple(tasks), tuple(clfs), int(per_class), settings.seed)
+    st.query_params["min_train"] = str(min_train)
+    return probe_data.ProbeSetup(
+        tuple(settings.embedders), tuple(tasks), tuple(clfs), int(per_class), settings.seed, int(min_train)
+    )
 
 
-def _deviations(per_class: int) -> None:
+def _floor(min_train: int) -> str:
+    """Whether a minimum of training items per class is the paper's floor or a deviation from it."""
+    why = "its sparsest task, WC, trains on 100k sentences over 1,000 words"
+    if min_train >= MIN_TRAIN_PER_CLASS:
+        return f"the paper's own floor: {why}"
+    return f"a deviation: the paper's floor is {MIN_TRAIN_PER_CLASS}, as {why}"
+
+
+def _deviations(per_class: int, min_train: int) -> None:
     """What differs from the paper, with the hand-read share of a sample of every task."""
     with st.expander("What differs from the paper (Conneau et al. 2018)"):
         st.markdown(
@@ -150,7 +199,9 @@ def _deviations(per_class: int) -> None:
   (novels); sentences of 5–28 words, as in the paper.
 - **Size**: at most **{per_class:,} items per class** (the paper: {PAPER_SIZE}); a class the corpus cannot fill
   gets fewer. The split is 8:1:1 per class (the paper's is 10:1:1); on a small corpus dev and test grow towards
-  1,000 test items (up to 2:1:1).
+  1,000 test items (up to 2:1:1). Every class keeps at least **{training_items(min_train)}** ({_floor(min_train)});
+  a class with fewer is dropped and a task left with fewer than two classes is skipped, each said under the
+  results.
 - **Parser**: spaCy's small English dependency parser, not the Stanford PCFG constituency parser. **TreeDepth**
   counts the words on the longest root-to-leaf path of the dependency tree (the paper counts constituency nodes,
   so its depths, 5–12, are larger), its classes the widest range of depths the corpus fills, in tuples of equal
@@ -188,16 +239,49 @@ def _deviations(per_class: int) -> None:
 def _task_section(res: ProbeResult) -> None:
     """The tasks' table, the noise note and the skipped tasks."""
     st.subheader("The tasks")
-    st.dataframe(task_table(res), hide_index=True, column_config={"majority %": st.column_config.NumberColumn()})
+    st.dataframe(
+        task_table(res),
+        hide_index=True,
+        column_config={
+            "majority %": st.column_config.NumberColumn(),
+            "skipped": st.column_config.TextColumn(width="medium"),
+            "note": st.column_config.TextColumn(width="large"),
+        },
+    )
+    min_train = int(res.meta.get("min_train", MIN_TRAIN_PER_CLASS))
     st.caption(
         "±95%: an accuracy measured on a task's test split is uncertain by up to this many points (a binomial 95% "
-        "interval at 50%); differences smaller than that may be sampling noise. More items per class narrow it."
+        "interval at 50%); differences smaller than that may be sampling noise. More items per class narrow it. "
+        f"Every class keeps at least {training_items(min_train)}"
+        + (
+            " (the paper's floor)"
+            if min_train >= MIN_TRAIN_PER_CLASS
+            else f" (a deviation: the paper's floor is {MIN_TRAIN_PER_CLASS})"
+        )
+        + "; the note column names the classes dropped under it."
     )
-    skipped = res.tasks[res.tasks["skipped"].notna()]
-    for _, row in skipped.iterrows():
-        st.info(f"Skipped: {escape_markdown(str(row['skipped']))}", icon="ℹ️")
-    if len(skipped):
+    skipped = dropped_tasks(res)
+    for name, why in skipped:
+        st.info(f"Skipped: {escape_markdown(name)}: {escape_markdown(why)}", icon="ℹ️")
+    if skipped:
         st.caption("A larger corpus (the sidebar's sentence cap) gives these tasks their items.")
+    for task, note in task_notes(res).items():
+        st.caption(f"**{TASK_NAMES[task]}**: {escape_markdown(note.rstrip('.'))}.")
+
+
+def _computed_line(res: ProbeResult) -> str:
+    """When the shown result was computed, and how long it took (a result read from the cache says so)."""
+    meta = res.meta
+    when = str(meta.get("computed_at") or "")
+    if meta.get("seconds"):
+        took = f"computed in {meta.get('seconds', 0):.0f} s (tasks {meta.get('tasks_seconds', 0):.0f} s)"
+        return took + (f", finished {when.replace('T', ' ')}" if when else "")
+    if when:
+        return (
+            f"**the last result of these settings, computed {when.replace('T', ' ')}**, read from the cache "
+            "(nothing recomputed)"
+        )
+    return "read from the cache"
 
 
 def _results(res: ProbeResult, corpus: Corpus, setup: probe_data.ProbeSetup) -> None:
@@ -206,8 +290,8 @@ def _results(res: ProbeResult, corpus: Corpus, setup: probe_data.ProbeSetup) -> 
     meta = res.meta
     st.caption(
         f"Corpus **{escape_markdown(corpus.name)}** ({len(corpus):,} sentences) · {setup.per_class:,} items per "
-        f"class at most · seed {setup.seed} · computed in {meta.get('seconds', 0):.0f} s "
-        f"(tasks {meta.get('tasks_seconds', 0):.0f} s)."
+        f"class at most · {training_items(int(meta.get('min_train', setup.min_train)))} per class at least · "
+        f"seed {setup.seed} · {_computed_line(res)}."
     )
 
     if not talk.active():  # on a projector the results come first, alone
@@ -335,47 +419,6 @@ def _downloads(res: ProbeResult, corpus: Corpus, setup: probe_data.ProbeSetup) -
     with st.expander("Downloads"):
         downloads.table(results_table(res), f"{name}-results", "Every accuracy", meta_=meta)
         downloads.table(task_table(res), f"{name}-tasks", "The tasks", meta_=meta)
-
-
-def task_table(res: ProbeResult) -> pd.DataFrame:
-    """One row per task as shown: name, classes, split sizes, majority baseline in percent, how far an accuracy on
-    its test split may be off by chance (`noise_half_width`), why it was skipped."""
-    t = res.tasks
-    return pd.DataFrame(
-        {
-            "task": t["name"],
-            "classes": t["n_classes"],
-            "train": t["n_train"],
-            "dev": t["n_dev"],
-            "test": t["n_test"],
-            "majority %": (t["majority"].astype(float) * 100).round(1),
-            "±95% (points)": [round(noise_half_width(int(n)), 1) for n in t["n_test"]],
-            "skipped": [_reason(n, r) for n, r in zip(t["name"], t["skipped"])],
-        }
-    )
-
-
-def _reason(name: str, skipped: object) -> str:
-    """Why a task was skipped, without the task's name it starts with ("" when it was not)."""
-    if not isinstance(skipped, str):
-        return ""
-    return skipped.removeprefix(f"{name}: ")
-
-
-def accuracy_matrix(table: pd.DataFrame) -> pd.DataFrame:
-    """`ProbeResult.table` (task × column) as embedder × task in percent, the baselines' rows first and named."""
-    out = (table * 100).T
-    out.index = [figures_probe.BASELINE_LABELS.get(i, i) for i in out.index]
-    out.index.name = "embedder"
-    return out
-
-
-def results_table(res: ProbeResult) -> pd.DataFrame:
-    """Every accuracy (the length baseline's included), with the task's display name and the chosen setting."""
-    r = res.results.copy()
-    r.insert(2, "task name", r["task"].map(TASK_NAMES))
-    r["params"] = r["params"].map(lambda p: ", ".join(f"{k}={v}" for k, v in p.items()))
-    return r
 
 
 def _arrow_colour(v: object) -> str:

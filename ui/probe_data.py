@@ -1,10 +1,13 @@
 """The probing page's data: `evaluation.probe.run_probe` memoized per process (one result per corpus, embedders,
-tasks, classifiers, items per class and seed), its progress callback drawn in an st.status. Nothing here computes;
-the disk cache under run_probe (parse, tasks, sentence vectors, readouts) makes a run in a new process quick."""
+tasks, classifiers, items per class, minimum of training items and seed), its progress drawn in an st.status
+("task x of 10 · embedder y of 6 · about N s left"). Nothing here computes: `cached` reads a result the disk
+cache holds (an earlier run, `python -m n2o_core warm --probe`), `estimate` says how long a run will take here."""
 
 from __future__ import annotations
 
+import contextlib
 import logging
+import time
 from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -13,7 +16,8 @@ from typing import Any
 import streamlit as st
 
 from n2o_core.corpora import Corpus
-from n2o_core.evaluation.probe.run import ProbeResult, run_probe
+from n2o_core.evaluation.probe.run import ProbeResult, cached_probe, run_probe
+from n2o_core.evaluation.probe.timing import Estimate, ReadoutStep, about, estimate, seconds_left
 from n2o_core.runtime import child
 
 from . import data
@@ -34,6 +38,7 @@ class ProbeSetup:
     classifiers: tuple[str, ...]
     per_class: int
     seed: int
+    min_train: int
 
 
 @st.cache_resource(show_spinner=False)
@@ -47,6 +52,53 @@ def known(corpus: Corpus, setup: ProbeSetup) -> ProbeResult | None:
     return _memo().get((corpus.fingerprint, setup))
 
 
+def _keep(corpus: Corpus, setup: ProbeSetup, res: ProbeResult) -> None:
+    memo = _memo()
+    memo[(corpus.fingerprint, setup)] = res
+    while len(memo) > _MAX_ENTRIES:
+        memo.popitem(last=False)
+
+
+def _args(setup: ProbeSetup) -> tuple[list[str], dict[str, Any]]:
+    return list(setup.embedders), {
+        "tasks": list(setup.tasks),
+        "classifiers": list(setup.classifiers),
+        "per_class": setup.per_class,
+        "seed": setup.seed,
+        "min_train": setup.min_train,
+    }
+
+
+def cached(corpus: Corpus, setup: ProbeSetup, scheduler: str = "") -> ProbeResult | None:
+    """The result of this setup as the disk cache holds it (an earlier run here, or `warm --probe`), read without
+    computing anything; None when a task or readout is missing, or when reading fails (then the button runs it)."""
+    got = known(corpus, setup)
+    if got is not None:
+        return got
+    ws = data.workspace(corpus.fingerprint, corpus, scheduler)
+    ids, kw = _args(setup)
+    try:
+        res = cached_probe(ws, ids, **kw)
+    except Exception as e:  # noqa: BLE001 - a cache that cannot be read is a run to do, not an error on arrival
+        log.warning("probing: the cached result could not be read (%s: %s)", type(e).__name__, e)
+        return None
+    if res is not None:
+        _keep(corpus, setup, res)
+    return res
+
+
+def how_long(corpus: Corpus, setup: ProbeSetup, scheduler: str = "") -> Estimate | None:
+    """How long the run will take here (`timing.estimate`: what the cache lacks at the rates measured here);
+    None when it cannot be estimated."""
+    ws = data.workspace(corpus.fingerprint, corpus, scheduler)
+    ids, kw = _args(setup)
+    try:
+        return estimate(ws, ids, kw["tasks"], kw["classifiers"], setup.per_class, setup.seed, setup.min_train)
+    except Exception as e:  # noqa: BLE001 - an estimate is never worth an error
+        log.warning("probing: no time estimate (%s: %s)", type(e).__name__, e)
+        return None
+
+
 def run(corpus: Corpus, setup: ProbeSetup, scheduler: str = "") -> ProbeResult:
     """`run_probe` on the sidebar's corpus and workspace, with a status and a progress bar; memoized.
     An embedder that fails is left out and named in `.errors`; raises N2OError (one sentence) when the corpus is
@@ -56,18 +108,16 @@ def run(corpus: Corpus, setup: ProbeSetup, scheduler: str = "") -> ProbeResult:
         return got
     ws = data.workspace(corpus.fingerprint, corpus, scheduler)
     what = f"Probing {len(setup.embedders)} embedder(s) on {len(setup.tasks)} task(s) from {corpus.name}"
+    ids, kw = _args(setup)
     with st.status(f"{what}…", expanded=True) as status:
         bar = st.progress(0.0, text="starting")
         try:
             res = child.call(
                 run_probe,
                 ws,
-                list(setup.embedders),
-                tasks=list(setup.tasks),
-                classifiers=list(setup.classifiers),
-                per_class=setup.per_class,
-                seed=setup.seed,
-                callbacks={"progress": _progress(bar, status, what)},
+                ids,
+                **kw,
+                callbacks={"progress": _progress(bar), "on_step": _on_step(bar, status, what)},
                 skip_failed=True,
             )
         except Exception:
@@ -79,10 +129,7 @@ def run(corpus: Corpus, setup: ProbeSetup, scheduler: str = "") -> ProbeResult:
             state="error" if res.errors else "complete",
             expanded=False,
         )
-    memo = _memo()
-    memo[(corpus.fingerprint, setup)] = res
-    while len(memo) > _MAX_ENTRIES:
-        memo.popitem(last=False)
+    _keep(corpus, setup, res)
     return res
 
 
@@ -94,19 +141,41 @@ STAGES = {
 }
 
 
-def stage_text(stage: str, done: int, total: int) -> str:
-    """The progress bar's line for one `run_probe` progress call."""
-    if stage.startswith("embedder "):
-        return f"{stage[9:]}: embedding and reading out, task {min(done + 1, total)} of {total}"
-    return f"{STAGES.get(stage, stage)}: {done:,} of {total:,}"
+def stage_text(stage: str, done: int, total: int, left: float | None = None) -> str:
+    """The progress bar's line for one `run_probe` progress call before the readouts (tokenizing, parsing,
+    building the tasks), with the time left at the stage's rate so far."""
+    return f"{STAGES.get(stage, stage)}: {done:,} of {total:,} · {about(left)}"
 
 
-def _progress(bar: Any, status: Any, what: str) -> Callable[[str, int, int], None]:
-    def name_embedder(stage: str, done: int, total: int) -> None:
-        if stage.startswith("embedder ") and done == 0:
-            status.update(label=f"{what}: {stage[9:]}…")
+def _progress(bar: Any) -> Callable[[str, int, int], None]:
+    """Tokenizing, parsing and building the tasks on the bar, each with its time left; the readouts' calls
+    ("embedder <id>") are left to `_on_step`, which knows the whole run."""
+    started: dict[str, float] = {}
 
-    return bar_progress(bar, stage_text, also=name_embedder)
+    def text(stage: str, done: int, total: int) -> str:
+        t0 = started.setdefault(stage, time.perf_counter())
+        return stage_text(stage, done, total, seconds_left(time.perf_counter() - t0, done, total))
+
+    draw = bar_progress(bar, text)
+
+    def cb(stage: str, done: int, total: int) -> None:
+        if not stage.startswith("embedder "):
+            draw(stage, done, total)
+
+    return cb
+
+
+def _on_step(bar: Any, status: Any, what: str) -> Callable[[ReadoutStep], None]:
+    """Each (task, embedder) step on the bar: 'task x of 10 · embedder y of 6 · about N s left'."""
+
+    def cb(step: ReadoutStep) -> None:
+        with contextlib.suppress(Exception):  # progress from a worker thread: skip the update
+            bar.progress(min(max(step.fraction, 0.0), 1.0), text=step.line())
+            if step.task == 1:
+                label = f"{what}: embedder {step.embedder} of {step.n_embedders}, {step.eid}…"
+                status.update(label=label, expanded=True)  # without `expanded` the box would fold
+
+    return cb
 
 
 def describe_error(e: BaseException) -> str:
@@ -114,4 +183,4 @@ def describe_error(e: BaseException) -> str:
     return message(e, "Probing")
 
 
-__all__ = ["ProbeSetup", "describe_error", "known", "run", "stage_text"]
+__all__ = ["ProbeSetup", "cached", "describe_error", "how_long", "known", "run", "stage_text"]

@@ -38,6 +38,7 @@ __all__ = [
     "named_files",
     "open_workspace",
     "pair_columns",
+    "probe_with_bars",
     "run_command",
     "workspace_from_args",
     "write_json",
@@ -213,7 +214,7 @@ def check_embedders(ids: Sequence[str], ws: Workspace) -> None:
 
 
 #: Units of the probing run's progress stages (sentences parsed, then tasks read out).
-PROBE_UNITS = {"tokenize": "sent", "parse": "sent", "tasks": "task"}
+PROBE_UNITS = {"tokenize": "sent", "parse": "sent", "tasks": "task", "readouts": "step"}
 BAR_DELAY = 0.5  # seconds: a stage that ends sooner (read from the cache, a tiny corpus) shows no bar
 
 
@@ -242,9 +243,44 @@ class StageBars:
         if done >= total:
             bar.close()
 
+    def stages(self, stage: str, done: int, total: int) -> None:
+        """`__call__` for a probing run that also reports its steps (`step`): its per-embedder stages are left out,
+        the steps' bar covers them."""
+        if not stage.startswith("embedder "):
+            self(stage, done, total)
+
+    def step(self, step: Any) -> None:
+        """A probing run's readout step (`evaluation.probe.timing.ReadoutStep`): one bar over every (task,
+        embedder) step, its line "task x of 10 · embedder y of 6 · about N s left"."""
+        total = step.n_tasks * step.n_embedders
+        self("readouts", (step.embedder - 1) * step.n_tasks + step.task - 1, total)
+        bar = self.bars.get("readouts")
+        if bar is not None and not bar.disable:
+            bar.set_postfix_str(step.line(), refresh=True)
+
+    def steps_done(self) -> None:
+        """The steps' bar at its end (the run finished)."""
+        bar = self.bars.get("readouts")
+        if bar is not None and not bar.disable and bar.total:
+            self("readouts", int(bar.total), int(bar.total))
+
     def close(self) -> None:
         for bar in self.bars.values():
             bar.close()
+
+
+def probe_with_bars(ws: Any, ids: list[str], **kwargs: Any) -> Any:
+    """`evaluation.probe.run.run_probe(ws, ids, **kwargs)` with a bar per stage and one over the readout steps
+    ("task x of 10 · embedder y of 6 · about N s left"), all closed at the end."""
+    from n2o_core.evaluation.probe.run import run_probe
+
+    bars = StageBars(PROBE_UNITS)
+    try:
+        res = run_probe(ws, ids, progress=bars.stages, on_step=bars.step, **kwargs)
+        bars.steps_done()
+        return res
+    finally:
+        bars.close()
 
 
 class ProgressBars:

@@ -115,6 +115,29 @@ def _bars() -> Any:
     return progress
 
 
+def _few_pairs(res: Any, args: argparse.Namespace) -> None:
+    """When fewer pairs than the paper's 75 are kept: the filter that dropped the most and the looser setting that
+    keeps 75 (a deviation from the paper), for pairs read from a file or gensim's Lee set."""
+    from n2o_core.evaluation.pairs import PAPER_N_PAIRS, biggest_drop, load_pairs, looser_setting
+
+    fp = res.pairs
+    top = biggest_drop(fp)
+    if top is None or len(fp.pairs) >= PAPER_N_PAIRS:
+        return
+    name, n = top
+    print(f"only {len(fp.pairs)} pairs kept (the paper: {PAPER_N_PAIRS}); the {name} filter dropped the most ({n})")
+    if fp.pairs.source.kind not in ("synthetic", "hf"):  # read again: cheap for a file or the Lee set
+        loaded = load_pairs(args.pairs, columns=pair_columns(args), scale=args.scale)
+        loose = looser_setting(loaded, fp)
+        if loose is not None:
+            flag = {
+                "score": f"--min-score {'none' if loose.min_score is None else f'{loose.min_score:g}'}",
+                "overlap": f"--max-overlap {'none' if loose.max_overlap is None else f'{loose.max_overlap:g}'}",
+                "genre": "--genre all",
+            }[loose.changed]
+            print(f"looser: {loose.label()} keeps {loose.kept} pairs ({flag}; a deviation from the paper)")
+
+
 def run(args: argparse.Namespace) -> int:
     """Run the `needle` subcommand."""
     from n2o_core.api import needle
@@ -162,10 +185,12 @@ def run(args: argparse.Namespace) -> int:
         f"corpus {corpus.name}: {len(corpus):,} sentences; {fp.n_loaded} pairs loaded, {len(fp.pairs)} kept "
         f"(dropped: {fp.dropped or 'none'}; filters: {fp.filters})"
     )
+    _few_pairs(res, args)
     print(f"excluded corpus rows equal to the query / paraphrase: {res.excluded}; z-norm: {args.znorm}")
     table = res.results.copy()
     table["mrr_ci"] = [f"[{lo:.3f}, {hi:.3f}]" for lo, hi in zip(table["mrr_ci_low"], table["mrr_ci_high"])]
-    cols = ["embedder", "mrr", "mrr_ci", "top1", "top5", "n", "unrankable", "tied_pairs"]
+    table["pm"] = [f"±{(hi - lo) / 2:.3f}" for lo, hi in zip(table["mrr_ci_low"], table["mrr_ci_high"])]
+    cols = ["embedder", "mrr", "mrr_ci", "pm", "n", "top1", "top5", "unrankable", "tied_pairs"]
     print(table[cols].to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     if args.json:
         write_json(args.json, res.to_json(top=args.top))

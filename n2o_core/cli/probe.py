@@ -12,8 +12,6 @@ import sys
 from typing import Any
 
 from n2o_core.cli.common import (
-    PROBE_UNITS,
-    StageBars,
     add_cache_dir_arg,
     add_corpus_args,
     add_embedder_args,
@@ -22,6 +20,7 @@ from n2o_core.cli.common import (
     check_max_sentences,
     named_files,
     open_workspace,
+    probe_with_bars,
     write_json,
 )
 from n2o_core.errors import N2OError
@@ -45,6 +44,14 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument(
         "--per-class", type=int, default=5000, metavar="N", help="items per class, at most (default %(default)s)"
     )
+    p.add_argument(
+        "--min-train",
+        type=int,
+        default=None,
+        metavar="N",
+        help="training items a class keeps at least; fewer: the class is dropped, a task left with one class is "
+        "skipped (default: the paper's floor, 100; smaller is a deviation for small corpora)",
+    )
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--batch-size", type=int, default=256, help="spaCy nlp.pipe batch size (default %(default)s)")
     p.add_argument("--n-process", type=int, default=1, help="spaCy parsing processes (default %(default)s)")
@@ -59,16 +66,19 @@ def run(args: argparse.Namespace) -> int:
     """Run the `probe` subcommand."""
     from n2o_core.embedders.registry import DEFAULT_EMBEDDER_IDS
     from n2o_core.evaluation.probe.build import parse_tasks
-    from n2o_core.evaluation.probe.report import format_table, sample_markdown
-    from n2o_core.evaluation.probe.run import run_probe
+    from n2o_core.evaluation.probe.report import format_table, sample_markdown, task_notes
+    from n2o_core.evaluation.probe.split import MIN_TRAIN_PER_CLASS
 
     tasks = parse_tasks(args.tasks)  # bad input fails before anything loads
     if args.per_class <= 0:
         raise N2OError(f"--per-class must be a positive number of items per class (got {args.per_class}).")
+    min_train = MIN_TRAIN_PER_CLASS if args.min_train is None else args.min_train
+    if min_train <= 0:
+        raise N2OError(f"--min-train must be a positive number of training items per class (got {min_train}).")
     check_max_sentences(args)
     if args.n_process <= 0 or args.batch_size <= 0:
         raise N2OError("--n-process and --batch-size must be positive.")
-    classifiers = [c for c in args.classifier.split(",") if c.strip()]
+    clfs = [c for c in args.classifier.split(",") if c.strip()]
     ws = open_workspace(args)
     corpus = ws.corpus
     ids = list(args.embedder)
@@ -77,26 +87,22 @@ def run(args: argparse.Namespace) -> int:
         ids.append(name)
     if not ids:
         ids = list(DEFAULT_EMBEDDER_IDS)
-    bars = StageBars(PROBE_UNITS)
-    try:
-        res = run_probe(
-            ws,
-            ids,
-            tasks=tasks,
-            classifiers=classifiers,
-            per_class=args.per_class,
-            seed=args.seed,
-            progress=bars,
-            batch_size=args.batch_size,
-            n_process=args.n_process,
-        )
-    finally:
-        bars.close()
-    print(f"corpus {corpus.name}: {len(corpus)} sentences; {args.per_class} items per class at most, seed {args.seed}")
-    print(res.tasks[["name", "n_classes", "n_train", "n_dev", "n_test", "majority"]].to_string(index=False))
+    parsing = {"batch_size": args.batch_size, "n_process": args.n_process}
+    res = probe_with_bars(
+        ws, ids, tasks=tasks, classifiers=clfs, per_class=args.per_class, seed=args.seed, min_train=min_train, **parsing
+    )
+    floor = "the paper's floor" if min_train >= MIN_TRAIN_PER_CLASS else "a deviation from the paper's 100"
+    print(
+        f"corpus {corpus.name}: {len(corpus)} sentences; {args.per_class} items per class at most, {min_train} "
+        f"training items per class at least ({floor}), seed {args.seed}"
+    )
+    cols = ["name", "n_classes", "n_train", "n_dev", "n_test", "train_per_class", "majority"]
+    print(res.tasks[cols].to_string(index=False))
     for td in res.data.values():
         if td.skipped:
             print(f"skipped: {td.skipped}")
+    for t, note in task_notes(res).items():
+        print(f"note: {t}: {note}")
     for clf in res.meta["classifiers"]:
         print(f"\naccuracy, {clf} (test split):")
         print(format_table(res.table(clf)))

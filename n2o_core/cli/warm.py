@@ -33,7 +33,7 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from n2o_core.cli.common import CACHE_DIR_HELP, CORPUS_HELP, PROBE_UNITS, ProgressBars, StageBars, check_max_sentences
+from n2o_core.cli.common import CACHE_DIR_HELP, CORPUS_HELP, ProgressBars, check_max_sentences, probe_with_bars
 from n2o_core.errors import N2OError
 
 if TYPE_CHECKING:
@@ -45,7 +45,13 @@ __all__ = ["add_parser", "first_page", "run"]
 
 def add_parser(subparsers: Any) -> None:
     """Add the `warm` subcommand (defaults: the dashboard's, N2O_DEFAULT_* included)."""
-    from n2o_core.settings import HEROS_AVERAGING, HEROS_AVERAGING_DEFAULT, PROBE_DEFAULT_PER_CLASS, env_defaults
+    from n2o_core.settings import (
+        HEROS_AVERAGING,
+        HEROS_AVERAGING_DEFAULT,
+        PROBE_DEFAULT_MIN_TRAIN,
+        PROBE_DEFAULT_PER_CLASS,
+        env_defaults,
+    )
 
     d = env_defaults()
     p = subparsers.add_parser(
@@ -90,6 +96,13 @@ def add_parser(subparsers: Any) -> None:
         metavar="PER_CLASS",
         help="also run the probing page's first view: every task, both classifiers, PER_CLASS items per class "
         f"(default when given without a number: {PROBE_DEFAULT_PER_CLASS}, as the page)",
+    )
+    p.add_argument(
+        "--probe-min-train",
+        type=int,
+        default=PROBE_DEFAULT_MIN_TRAIN,
+        metavar="N",
+        help="training items a probing class keeps at least (default %(default)s, as the page: the paper's floor)",
     )
     p.add_argument(
         "--measures", action="store_true", help="also compute the Similarity measures page's first view (every measure)"
@@ -189,27 +202,26 @@ def _heros(ws: Workspace, ids: list[str], args: argparse.Namespace, failed: dict
 
 def _probe(ws: Workspace, ids: list[str], args: argparse.Namespace, failed: dict[str, str]) -> None:
     """The probing page's first view (its defaults: every task, every classifier), with progress bars."""
-    from n2o_core.evaluation.probe.run import run_probe
-
     if args.probe < 1:
         raise N2OError(f"--probe must be a positive number of items per class (got {args.probe}).")
     t0 = time.perf_counter()
-    bars = StageBars(PROBE_UNITS)
     try:
-        res = run_probe(ws, ids, per_class=args.probe, seed=args.seed, progress=bars, skip_failed=True)
+        res = probe_with_bars(
+            ws, ids, per_class=args.probe, seed=args.seed, skip_failed=True, min_train=args.probe_min_train
+        )
     except N2OError as e:
         failed["probing"] = str(e)
         print(f"  probing: FAILED: {e}")
         return
-    finally:
-        bars.close()
     for eid, msg in res.errors.items():
         failed[f"{eid} (probing)"] = msg
         print(f"  probing {eid}: FAILED: {msg}")
     n_tasks = int(res.tasks["skipped"].isna().sum())
+    skipped = ", ".join(res.tasks[res.tasks["skipped"].notna()]["name"])
     print(
         f"  probing: {n_tasks} tasks x {len(res.embedders)} embedders at {args.probe:,} per class at most, ready "
         f"in {time.perf_counter() - t0:.1f} s"
+        + (f" ({skipped} skipped: fewer than {args.probe_min_train} training items per class)" if skipped else "")
     )
 
 

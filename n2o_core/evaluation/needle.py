@@ -280,6 +280,42 @@ class NeedleResult:
         }
 
 
+def display_table(results: pd.DataFrame, tag: str) -> pd.DataFrame:
+    """The per-embedder table as shown (Table 3's columns), sorted by MRR: the MRR and its 95% interval with the
+    interval's half-width and the number of pairs it rests on beside it, then # top, # top-5, unrankable pairs,
+    pairs with ties, and the pairs named (`tag`)."""
+    t = results.rename(
+        columns={
+            "mrr": "MRR",
+            "mrr_ci_low": "CI low",
+            "mrr_ci_high": "CI high",
+            "n": "pairs kept",
+            "top1": "# top",
+            "top5": "# top-5",
+            "tied_pairs": "pairs with ties",
+        }
+    )
+    t["± (95%)"] = (t["CI high"] - t["CI low"]) / 2
+    cols = ["embedder", "MRR", "CI low", "CI high", "± (95%)", "pairs kept", "# top", "# top-5", "unrankable"]
+    t = t[[*cols, "pairs with ties"]].copy()
+    t["pairs"] = tag
+    return t
+
+
+def interval_line(results: pd.DataFrame, n_loaded: int) -> str:
+    """'**18 of 1,225 pairs kept**: MRR intervals ±0.12 to ±0.19 (95%)' (the half-widths of every embedder's
+    interval, so that a difference smaller than them is read as noise)."""
+    half = ((results["mrr_ci_high"] - results["mrr_ci_low"]) / 2).to_numpy(float)
+    half = half[np.isfinite(half)]
+    n = int(results["n"].iloc[0]) if len(results) else 0
+    head = f"**{n:,} of {n_loaded:,} pairs kept**"
+    if not half.size:
+        return head
+    lo, hi = float(half.min()), float(half.max())
+    width = f"±{lo:.2f}" if f"{lo:.2f}" == f"{hi:.2f}" else f"±{lo:.2f} to ±{hi:.2f}"
+    return f"{head}: MRR intervals {width} (95%, bootstrap over the pairs); MRRs closer than that are not told apart"
+
+
 def _num(v: Any) -> float | None:
     return None if v is None or not np.isfinite(v) else round(float(v), 6)
 

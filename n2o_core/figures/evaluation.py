@@ -38,8 +38,8 @@ def needle_mrr(
 ) -> go.Figure:
     """MRR per embedder as a dot with its bootstrap 95% CI, best on top (N2O Table 3 as a figure).
 
-    `results`: `NeedleResult.results` (embedder, mrr, mrr_ci_low, mrr_ci_high, top1, top5, n). With `synthetic`,
-    the title says the pairs are synthetic."""
+    `results`: `NeedleResult.results` (embedder, mrr, mrr_ci_low, mrr_ci_high, top1, top5, n). The default title
+    says how many pairs the intervals rest on; with `synthetic`, it says the pairs are synthetic."""
     _need(results, ("embedder", "mrr", "mrr_ci_low", "mrr_ci_high", "top1", "top5", "n"), "needle results")
     df = results.sort_values("mrr", ascending=True, kind="stable")  # plotly draws the first category at the bottom
     names = df["embedder"].tolist()
@@ -71,7 +71,9 @@ def needle_mrr(
     fig.update_xaxes(title="MRR (1 = every paraphrase ranked first)", range=[0, min(1.04, top * 1.08) or 1.04])
     fig.update_yaxes(title=None)
     if title is None:
-        title = "Paraphrase rank: MRR with bootstrap 95% CI"
+        counts = sorted(set(df["n"].astype(int)))
+        n = f"{counts[0]:,} pairs" if len(counts) == 1 else f"{counts[0]:,}–{counts[-1]:,} pairs"
+        title = f"Paraphrase rank: MRR with bootstrap 95% CI, {n}"
     if synthetic and SYNTHETIC_TAG not in title:
         title = f"{SYNTHETIC_TAG} · {title}"
     return base_layout(fig, title, max(260, 60 + 38 * len(names)))

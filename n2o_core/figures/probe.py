@@ -12,12 +12,8 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from n2o_core.errors import N2OError
+from n2o_core.evaluation.probe.report import BASELINE_LABELS, CLASSIFIER_LABELS
 from n2o_core.figures.style import base_layout, bump_chart, colors_for, heatmap_range
-
-#: Display names of the readouts (`n2o_core.evaluation.probe.readout.CLASSIFIERS`).
-CLASSIFIER_LABELS: dict[str, str] = {"lr": "logistic regression", "mlp": "MLP"}
-#: Display names of the baselines' columns in `ProbeResult.table`.
-BASELINE_LABELS: dict[str, str] = {"majority": "majority class", "length": "length only (LR)"}
 
 
 def accuracy_heatmap(table: pd.DataFrame, *, classifier: str = "lr", title: str | None = None) -> go.Figure:

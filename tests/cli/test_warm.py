@@ -106,12 +106,12 @@ def test_bad_input_is_one_line_before_any_work(corpus, tmp_path, capsys):
 
 def test_warm_probe_prepares_the_probing_page(corpus, tmp_path, capsys, monkeypatch):
     """`--probe N` runs the probing page's first view (every task, both classifiers): afterwards the same run
-    reads every readout from the cache and trains nothing."""
+    reads every readout from the cache and trains nothing, and `cached_probe` (what the page opens on) has it."""
     import n2o_core.evaluation.probe.run as probe_run
     from n2o_core.api import workspace
 
     cache = tmp_path / "cache"
-    assert main([*_args(corpus, cache), "--no-check", "--probe", "20"]) == 0
+    assert main([*_args(corpus, cache), "--no-check", "--probe", "20", "--probe-min-train", "1"]) == 0
     out = capsys.readouterr().out
     assert "probing: " in out and "tasks x 2 embedders at 20 per class at most, ready in" in out
 
@@ -120,8 +120,11 @@ def test_warm_probe_prepares_the_probing_page(corpus, tmp_path, capsys, monkeypa
 
     monkeypatch.setattr(probe_run, "read_out", no_training)
     ws, ids = workspace(str(corpus), ["tfidf", "word2vec"], cache_dir=str(cache))
-    res = probe_run.run_probe(ws, ids, per_class=20, seed=0)
+    res = probe_run.run_probe(ws, ids, per_class=20, seed=0, min_train=1)
     assert set(res.embedders) == {"tfidf", "word2vec"} and len(res.results) > 0
+    shown = probe_run.cached_probe(ws, ids, per_class=20, seed=0, min_train=1)
+    assert shown is not None and shown.to_json()["results"] == res.to_json()["results"]
+    assert probe_run.cached_probe(ws, ids, per_class=20, seed=0) is None  # the page's minimum: another run
     assert main([*_args(corpus, cache), "--no-check", "--probe", "0"]) == 0  # 0: no probing
     assert "probing" not in capsys.readouterr().out
 

@@ -113,7 +113,7 @@ SHOTS = {
     "quality": "quality",
     "findings": "findings",
     "measures": "measures",
-    "probe?tasks=sentlen,bshift,tense&per_class=50": "probe",
+    "probe?tasks=sentlen,bshift,tense&per_class=50&min_train=1": "probe",
     "about": "about",
 }
 

@@ -4,6 +4,8 @@ fill named with its reason, the example items as a table, no exception element (
 
 from __future__ import annotations
 
+import re
+
 from browser_app import no_exception, settle
 
 CHART = "[data-testid='stPlotlyChart'] .js-plotly-plot"
@@ -11,7 +13,7 @@ CHART = "[data-testid='stPlotlyChart'] .js-plotly-plot"
 
 def test_probe_page_runs_on_the_button(server, browser):
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    page.goto(f"{server}/probe?emb=tfidf,glove-6b-50d&tasks=sentlen,bshift,tense&per_class=50")
+    page.goto(f"{server}/probe?emb=tfidf,glove-6b-50d&tasks=sentlen,bshift,tense&per_class=50&min_train=1")
     page.get_by_role("heading", name="Probing tasks").first.wait_for(timeout=240_000)
     settle(page)
     no_exception(page)
@@ -20,8 +22,11 @@ def test_probe_page_runs_on_the_button(server, browser):
     assert "clf=lr%2Cmlp" in page.url or "clf=lr,mlp" in page.url
     page.get_by_text("What differs from the paper").click()
     page.get_by_text("spaCy's small English dependency parser").wait_for(timeout=30_000)
+    assert "min_train=1" in page.url and page.get_by_text("Deviation from the paper").count() >= 1
 
-    page.get_by_role("button", name="Run probing").click()
+    button = page.get_by_role("button", name="Run probing")
+    assert re.fullmatch(r"Run probing · (about \d+ (s|min)|a few seconds) here", button.inner_text().strip())
+    button.click()
     page.get_by_role("heading", name="Accuracy, MLP").wait_for(timeout=600_000)
     settle(page, timeout=600_000)
     no_exception(page)
@@ -32,6 +37,7 @@ def test_probe_page_runs_on_the_button(server, browser):
     body = page.locator("[data-testid='stMain']").inner_text()
     assert "Ranking of the embedders under each classifier" in body
     assert "Skipped: Tense: the corpus has too few candidates" in body  # every sentence is in the past
+    assert "for 1 training item per class" in body
     assert page.get_by_role("tab", name="BShift").count() == 1
     assert page.get_by_role("tab", name="Tense").count() == 0  # no items: no examples
     assert page.get_by_role("button", name="Run probing").count() == 0

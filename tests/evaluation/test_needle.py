@@ -13,7 +13,16 @@ from synthetic_text import sentences
 from n2o_core.cli.main import main
 from n2o_core.corpora import from_texts, load_corpus
 from n2o_core.errors import N2OError
-from n2o_core.evaluation.needle import TIE_TOL, exclusions, paraphrase_ranks, reciprocal_ranks, run_needle, summarize
+from n2o_core.evaluation.needle import (
+    TIE_TOL,
+    display_table,
+    exclusions,
+    interval_line,
+    paraphrase_ranks,
+    reciprocal_ranks,
+    run_needle,
+    summarize,
+)
 from n2o_core.evaluation.pairs import filter_pairs, load_pairs
 from n2o_core.search.rows import Standardizer
 from n2o_core.storage.cache import Cache
@@ -109,6 +118,33 @@ def test_summary_values():
     assert (s["top1"], s["top5"], s["n"], s["unrankable"], s["tied_pairs"]) == (1, 3, 5, 1, 2)
     assert s["mrr_ci_low"] <= s["mrr"] <= s["mrr_ci_high"]
     assert reciprocal_ranks(rank).tolist() == [1, 0.5, 0, 0.2, pytest.approx(1 / 6)]
+
+
+def test_the_kept_pair_count_stands_beside_the_intervals():
+    import pandas as pd
+
+    res = pd.DataFrame(
+        {
+            "embedder": ["a", "b"],
+            "mrr": [0.5, 0.3],
+            "mrr_ci_low": [0.33, 0.14],
+            "mrr_ci_high": [0.67, 0.5],
+            "top1": [7, 4],
+            "top5": [10, 8],
+            "n": [18, 18],
+            "unrankable": [0, 0],
+            "tied_pairs": [0, 1],
+            "znorm": [False, False],
+        }
+    )
+    t = display_table(res, "gensim Lee")
+    cols = list(t.columns)
+    assert cols[:6] == ["embedder", "MRR", "CI low", "CI high", "± (95%)", "pairs kept"]
+    assert t["± (95%)"].tolist() == [pytest.approx(0.17), pytest.approx(0.18)] and t["pairs kept"].tolist() == [18, 18]
+    assert set(t["pairs"]) == {"gensim Lee"}
+    line = interval_line(res, 1225)
+    assert line.startswith("**18 of 1,225 pairs kept**: MRR intervals ±0.17 to ±0.18 (95%")
+    assert "±0.17 (95%" in interval_line(res.iloc[:1], 1225)
 
 
 def test_exclusions_match_whitespace_normalized_text():
@@ -244,6 +280,17 @@ def test_cli_needle_json(tmp_path, cache_dir):
     assert main([*argv, "--embedder", "tfidf", "--genre", "all", "--n-boot", "10", "--json", str(out)]) == 0
     d = json.loads(out.read_text())
     assert d["n_pairs"] == len(_kept_by_hand(rows, None)) and "genre" not in d["dropped"]
+
+
+def test_cli_lee_says_how_few_pairs_are_kept_and_the_looser_setting(tmp_path, cache_dir, capsys):
+    argv = ["needle", "--corpus", str(_corpus_file(tmp_path)), "--pairs", "builtin:lee", "--embedder", "tfidf"]
+    assert main([*argv, "--cache-dir", str(cache_dir), "--n-boot", "50"]) == 0
+    out = capsys.readouterr().out
+    assert "only 18 pairs kept (the paper: 75); the score filter dropped the most (1207)" in out
+    assert "looser: score ≥ 3.1 (the paper: ≥ 4) keeps 77 pairs (--min-score 3.1; a deviation from the paper)" in out
+    assert main([*argv, "--cache-dir", str(cache_dir), "--n-boot", "50", "--min-score", "3.1"]) == 0
+    out = capsys.readouterr().out
+    assert "77 kept" in out and "only" not in out
 
 
 def test_cli_needle_heros_file_keeps_the_synonym_subset(tmp_path, cache_dir):

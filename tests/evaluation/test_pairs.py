@@ -12,10 +12,15 @@ from synthetic_text import sentences
 
 from n2o_core.errors import N2OError
 from n2o_core.evaluation.pairs import (
+    PAPER_N_PAIRS,
     PairSource,
+    biggest_drop,
+    deviations,
     filter_pairs,
+    kept_line,
     lee_pairs,
     load_pairs,
+    looser_setting,
     pairs_from_records,
     paper_defaults,
     synthetic_pairs,
@@ -240,6 +245,46 @@ def test_lee_pairs_layout():
     assert p.queries[k] == docs[3] and p.paraphrases[k] == docs[17]
     assert any("£" in d for d in docs)  # the Latin-1 pound sign is decoded
     assert p.source.score_scale == 1.0
+
+
+def test_lee_at_the_papers_filters_keeps_18_pairs_and_a_looser_score_keeps_the_papers_75():
+    """The score filter drops 1,207 of gensim's 1,225 Lee pairs; the looser setting is the highest score floor on the
+    slider's 0.1 steps that keeps 75 pairs (the paper's count), labelled against the paper's 4."""
+    p = lee_pairs()
+    fp = filter_pairs(p)
+    assert len(fp.pairs) == 18 and biggest_drop(fp) == ("score", 1207)
+    assert kept_line(fp) == "1,225 pairs loaded → score filter dropped 1,207 → word overlap filter dropped 0 → 18 kept"
+    loose = looser_setting(p, fp)
+    assert loose is not None and loose.changed == "score" and loose.max_overlap == 0.6
+    kept = len(filter_pairs(p, min_score=loose.min_score).pairs)
+    assert loose.kept == kept >= PAPER_N_PAIRS > len(filter_pairs(p, min_score=loose.min_score + 0.1).pairs)
+    assert (loose.min_score, loose.kept) == (3.1, 77)
+    assert loose.label() == "score ≥ 3.1 (the paper: ≥ 4)"
+    paper = paper_defaults(p.source)
+    assert deviations(fp.filters, paper) == []
+    looser = filter_pairs(p, min_score=loose.min_score, max_overlap=loose.max_overlap)
+    assert deviations(looser.filters, paper) == ["score ≥ 3.1 (the paper: ≥ 4)"]
+    assert looser_setting(p, looser) is None  # 77 >= 75: nothing to loosen
+
+
+def test_the_looser_setting_relaxes_the_filter_that_dropped_the_most():
+    rows = [(f"a b c d e{i}", f"a b c d z{i}", 4.5, "news") for i in range(6)]  # overlap 0.8
+    rows += [(f"a b c d e{i}", f"a b c x z{i}", 4.5, "news") for i in range(3)]  # overlap 0.6
+    rows += [(f"a b c d e{i}", f"a x y z w{i}", 4.5, "news") for i in range(2)]  # overlap 0.2: kept
+    rows += [(f"a b c d e{i}", f"a x y z w{i}", 2.0, "news") for i in range(1)]  # score
+    p = _pairs(rows)
+    fp = filter_pairs(p)
+    assert fp.dropped == {"score": 1, "overlap": 9} and biggest_drop(fp) == ("overlap", 9)
+    loose = looser_setting(p, fp, want=5)
+    assert (loose.changed, loose.max_overlap, loose.kept, loose.min_score) == ("overlap", 0.65, 5, 4.0)
+    assert loose.label() == "word overlap < 0.65 (the paper: < 0.6)"
+    assert len(filter_pairs(p, max_overlap=0.65).pairs) == 5
+    off = looser_setting(p, fp, want=100)  # even no limit keeps fewer: the filter off
+    assert (off.max_overlap, off.kept) == (None, 11) and off.label().startswith("no overlap limit")
+    assert deviations(filter_pairs(p, max_overlap=None).filters, paper_defaults(p.source)) == [
+        "no overlap limit (the paper: < 0.6)"
+    ]
+    assert deviations({"min_score": None, "max_overlap": None}, {"min_score": None, "max_overlap": None}) == []
 
 
 def test_synthetic_label_travels(monkeypatch, tmp_path):

@@ -38,6 +38,8 @@ def test_needle_dots_with_asymmetric_cis_best_on_top():
     colors = embedder_colors(["a", "b", "c"])
     assert list(tr.marker.color) == [colors["c"], colors["a"], colors["b"]]
     assert "SYNTHETIC" not in fig.layout.title.text
+    assert fig.layout.title.text.endswith(", 100 pairs")  # what the intervals rest on, next to them
+    assert figures_eval.needle_mrr(needle_results().assign(n=[18, 18, 17])).layout.title.text.endswith("17–18 pairs")
     assert fig.layout.xaxis.range[0] == 0 and fig.layout.xaxis.range[1] == pytest.approx(0.9 * 1.08)
     syn = figures_eval.needle_mrr(needle_results(), synthetic=True)
     assert syn.layout.title.text.startswith("SYNTHETIC pairs")

@@ -19,7 +19,14 @@ from n2o_core.storage.cache import Cache
 from n2o_core.workspace import Workspace
 
 NAMES = ["tfidf", "glove-6b-50d"]
-TABLE = {"MRR": "mrr", "CI low": "mrr_ci_low", "CI high": "mrr_ci_high", "# top": "top1", "# top-5": "top5", "n": "n"}
+TABLE = {
+    "MRR": "mrr",
+    "CI low": "mrr_ci_low",
+    "CI high": "mrr_ci_high",
+    "pairs kept": "n",
+    "# top": "top1",
+    "# top-5": "top5",
+}
 
 
 def workspace() -> Workspace:
@@ -168,3 +175,28 @@ def test_lee_human_pairs_with_the_papers_filters(app):
     assert len(fp.pairs) == 18 and fp.n_loaded == 1225
     expected = run_needle(ws, fp, NAMES, top=5, n_boot=1000, seed=0).results
     assert_table_matches(app.dataframe[0].value, expected)
+
+    # the count beside the intervals, the filter that dropped the most, and one click to a looser setting
+    half = (expected["mrr_ci_high"] - expected["mrr_ci_low"]) / 2
+    interval = next(m.value for m in app.markdown if "pairs kept**" in m.value)
+    assert interval.startswith(f"**18 of 1,225 pairs kept**: MRR intervals ±{half.min():.2f} to ±{half.max():.2f}")
+    table = app.dataframe[0].value
+    assert list(table.columns[3:6]) == ["CI high", "± (95%)", "pairs kept"]
+    np.testing.assert_allclose(table["± (95%)"], half)
+    note = next(i.value for i in app.info if "pass the paper's filters" in i.value)
+    assert "Only 18 of 1,225 pairs pass the paper's filters" in note
+    assert "score filter dropped the most**, 1,207" in note
+    assert not any("Deviation from the paper" in w.value for w in app.warning)
+    app.button(key="needle_looser").click().run(timeout=600)
+    no_exception(app)
+    assert app.query_params["min_score"] == "3.1" and app.query_params["max_overlap"] == "0.6"
+    loose = filter_pairs(load_pairs("builtin:lee"), min_score=3.1, max_overlap=0.6)
+    expected = run_needle(ws, loose, NAMES, top=5, n_boot=1000, seed=0).results
+    assert_table_matches(app.dataframe[0].value, expected)
+    assert len(loose.pairs) == 77 and set(app.dataframe[0].value["pairs kept"]) == {77}
+    warning = next(w.value for w in app.warning if "Deviation from the paper" in w.value)
+    assert "score ≥ 3.1 (the paper: ≥ 4)" in warning and "77 pairs kept" in warning
+    assert all("deviation: score ≥ 3.1 (the paper: ≥ 4)" in t for t in app.dataframe[0].value["pairs"])
+    app.button(key="needle_paper").click().run(timeout=600)
+    no_exception(app)
+    assert app.query_params["min_score"] == "4" and set(app.dataframe[0].value["pairs kept"]) == {18}

@@ -1,10 +1,19 @@
 """The paper's filters (N2O section 8): score in the 4-5 range and word-overlap ratio < 0.6 (`word_overlap`, see the
-package docstring), and the genre; `filter_pairs` applies them, `paper_defaults` says which apply to a source."""
+package docstring), and the genre; `filter_pairs` applies them, `paper_defaults` says which apply to a source.
+
+When they keep fewer pairs than the paper's 75 (gensim's Lee pairs: 18 of 1,225, most rated below 4 of 5),
+`biggest_drop` names the filter that dropped the most and `looser_setting` relaxes that filter alone, on the
+page's slider steps, just enough to keep the paper's 75 pairs: a deviation from the paper, said wherever it is
+used."""
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from n2o_core.errors import N2OError
 from n2o_core.evaluation.pairs.frame import FilteredPairs, Pairs, PairSource
@@ -14,6 +23,13 @@ from n2o_core.text import token_set
 PAPER_MIN_SCORE = 4.0
 PAPER_MAX_OVERLAP = 0.6
 OVERLAP_MEASURES = ("query", "jaccard")
+#: N2O §8: "We take 75 sentence pairs in the 4-5 range".
+PAPER_N_PAIRS = 75
+#: The steps of the needle page's sliders: a looser setting is one the sliders can show.
+SCORE_STEP = 0.1
+OVERLAP_STEP = 0.05
+#: How the filters are named in sentences.
+FILTER_NAMES = {"genre": "genre", "score": "score", "overlap": "word overlap"}
 
 
 def word_overlap(query: str, paraphrase: str, measure: str = "query") -> float:
@@ -103,3 +119,106 @@ def filter_pairs(
         )
     out = Pairs(df.reset_index(drop=True), pairs.source, pairs.extra)
     return FilteredPairs(out, dropped, filters, n_loaded)
+
+
+def biggest_drop(fp: FilteredPairs) -> tuple[str, int] | None:
+    """The filter that dropped the most pairs and how many (the first in order on a tie); None when none dropped
+    any."""
+    if not fp.dropped or max(fp.dropped.values()) == 0:
+        return None
+    name = max(fp.dropped, key=lambda k: fp.dropped[k])
+    return name, fp.dropped[name]
+
+
+@dataclass(frozen=True)
+class LooserSetting:
+    """One filter relaxed (`changed`), the others as they were: the settings, and the pairs they keep."""
+
+    changed: str
+    min_score: float | None
+    max_overlap: float | None
+    genres: tuple[str, ...]
+    kept: int
+    was: float | tuple[str, ...] | None
+
+    def label(self) -> str:
+        """'score ≥ 3 (the paper: ≥ 4)', 'word overlap < 0.85 (the paper: < 0.6)', 'every genre (the paper: news)'."""
+        if self.changed == "score":
+            now = "no minimum score" if self.min_score is None else f"score ≥ {self.min_score:g}"
+            return f"{now} (the paper: ≥ {self.was:g})"
+        if self.changed == "overlap":
+            now = "no overlap limit" if self.max_overlap is None else f"word overlap < {self.max_overlap:g}"
+            return f"{now} (the paper: < {self.was:g})"
+        was = ", ".join(self.was) if isinstance(self.was, tuple) else str(self.was)
+        return f"every genre (the paper: {was})"
+
+
+def looser_setting(pairs: Pairs, fp: FilteredPairs, want: int = PAPER_N_PAIRS) -> LooserSetting | None:
+    """When `fp` keeps fewer than `want` pairs: the filter that dropped the most (`biggest_drop`), relaxed alone
+    just enough to keep `want` pairs (the paper's 75) on the sliders' steps (score: the highest multiple of 0.1;
+    overlap: the lowest multiple of 0.05), or turned off when even that keeps fewer; None when `fp` already keeps
+    `want`, nothing was dropped, or relaxing adds no pair."""
+    top = biggest_drop(fp)
+    if top is None or len(fp.pairs) >= want:
+        return None
+    f = fp.filters
+    measure = f.get("overlap_measure", "query")
+    genres = tuple(f.get("genre") or ())
+    df = pairs.frame
+    keep_genre = np.array([_genre_match(g, genres) for g in df["genre"]], bool) if genres else np.ones(len(df), bool)
+    score = df["score"].to_numpy(float)
+    overlap = np.array([word_overlap(a, b, measure) for a, b in zip(df["sentence1"], df["sentence2"])])
+    min_score, max_overlap = f.get("min_score"), f.get("max_overlap")
+    keep_score = score >= min_score if min_score is not None else np.ones(len(df), bool)
+    keep_overlap = overlap < max_overlap if max_overlap is not None else np.ones(len(df), bool)
+    name = top[0]
+    if name == "genre":
+        kept = int(np.sum(keep_score & keep_overlap))
+        return LooserSetting("genre", min_score, max_overlap, (), kept, genres) if kept > len(fp.pairs) else None
+    others = keep_genre & (keep_overlap if name == "score" else keep_score)
+    vals = score if name == "score" else overlap
+    if name == "score":  # the filter dropped pairs, so it was on
+        steps = [k * SCORE_STEP for k in range(math.floor(float(f["min_score"]) / SCORE_STEP + 1e-9), -1, -1)]
+        counts = [int(np.sum(others & (vals >= v - 1e-9))) for v in steps]
+    else:
+        n_steps = round(1 / OVERLAP_STEP)
+        steps = [k * OVERLAP_STEP for k in range(math.ceil(float(f["max_overlap"]) / OVERLAP_STEP - 1e-9), n_steps + 1)]
+        counts = [int(np.sum(others & (vals < v - 1e-12))) for v in steps]
+    chosen: float | None = None
+    kept = int(np.sum(others))  # the filter off
+    for v, n in zip(steps, counts):
+        if n >= want:
+            chosen, kept = round(v, 2), n
+            break
+    if kept <= len(fp.pairs):
+        return None
+    if name == "score":
+        return LooserSetting("score", chosen, max_overlap, genres, kept, min_score)
+    return LooserSetting("overlap", min_score, chosen, genres, kept, max_overlap)
+
+
+def kept_line(fp: FilteredPairs) -> str:
+    """'1,225 pairs loaded → score filter dropped 1,207 → word overlap filter dropped 0 → 18 kept'."""
+    steps = " → ".join(f"{FILTER_NAMES.get(k, k)} filter dropped {v:,}" for k, v in fp.dropped.items())
+    return f"{fp.n_loaded:,} pairs loaded" + (f" → {steps}" if steps else " (no filter)") + f" → {len(fp.pairs):,} kept"
+
+
+def deviations(filters: dict[str, Any], paper: dict[str, Any]) -> list[str]:
+    """How `FilteredPairs.filters` differ from the paper's settings for the source (`paper_defaults`), one phrase
+    per filter ("score ≥ 3.1 (the paper: ≥ 4)"); [] when they are the paper's. Only human-scored pairs have the
+    paper's settings: for others (synthetic, Heros), [] always."""
+    if paper.get("min_score") is None and paper.get("max_overlap") is None:
+        return []
+    out = []
+    ms, pms = filters.get("min_score"), paper.get("min_score")
+    if ms != pms:
+        out.append(("no minimum score" if ms is None else f"score ≥ {ms:g}") + f" (the paper: ≥ {pms:g})")
+    mo, pmo = filters.get("max_overlap"), paper.get("max_overlap")
+    if mo != pmo:
+        out.append(("no overlap limit" if mo is None else f"word overlap < {mo:g}") + f" (the paper: < {pmo:g})")
+    g = sorted(x.lower() for x in filters.get("genre") or [])
+    pg = sorted(x.lower() for x in paper.get("genres") or [])
+    if g != pg:
+        now = ", ".join(g) if g else "every genre"
+        out.append(f"{now} (the paper: {', '.join(pg) if pg else 'every genre'})")
+    return out

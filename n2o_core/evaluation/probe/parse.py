@@ -249,6 +249,15 @@ def from_arrays(a: dict[str, np.ndarray], from_cache: bool = False) -> ParsedCor
     return ParsedCorpus(sents, unigrams, bigrams, n_corpus=len(off) - 1, from_cache=from_cache)
 
 
+def _parse_rel(corpus: Corpus) -> str:
+    return f"probe/parse-{parse_key(corpus.fingerprint)}.npz"
+
+
+def parse_cached(corpus: Corpus, cache: Cache | None) -> bool:
+    """Whether the cache holds the parse of `corpus` (nothing is read but its entry's check)."""
+    return cache is not None and cache.has(_parse_rel(corpus))
+
+
 def parse_corpus(
     corpus: Corpus,
     cache: Cache | None = None,
@@ -260,7 +269,7 @@ def parse_corpus(
     """The parse of `corpus`, read from `cache` when it was parsed before (same corpus and parser versions)."""
     if cache is None:
         return from_arrays(parse_texts(corpus.texts, batch_size=batch_size, n_process=n_process, progress=progress))
-    rel = f"probe/parse-{parse_key(corpus.fingerprint)}.npz"
+    rel = _parse_rel(corpus)
     with cache.lock(rel):
         got = cache.load_bundle(rel)
         if got is not None:

@@ -23,6 +23,8 @@ import numpy as np
 import scipy.sparse as sp
 
 CLASSIFIERS = ("lr", "mlp")
+#: Bump when the readouts change what they compute.
+READOUT_VERSION = "1"
 #: Inverse L2 strength of logistic regression, strongest regularization first (each fit warm-starts the next).
 LR_GRID: tuple[dict[str, Any], ...] = tuple({"C": c} for c in (0.01, 0.1, 1.0, 10.0))
 #: Hidden units (the paper tries 50/100/200) x L2 strength; the number of epochs is chosen on dev as well.
@@ -41,12 +43,14 @@ MLP_SPARSE_DIMS = 384
 
 @dataclass(frozen=True)
 class Readout:
-    """Test accuracy of the dev-selected setting, its dev accuracy, and the setting."""
+    """Test accuracy of the dev-selected setting, its dev accuracy, the setting, and what scikit-learn warned
+    while fitting (each distinct message once; convergence warnings left out: every pass is checked on dev)."""
 
     accuracy: float
     dev_accuracy: float
     params: dict[str, Any]
     n_test: int
+    warnings: tuple[str, ...] = ()
 
 
 def _standardize(X_train: Any, *others: Any) -> list[Any]:
@@ -83,6 +87,14 @@ def spec(classifier: str) -> dict[str, Any]:
             sparse_dims=MLP_SPARSE_DIMS,
         )
     return out
+
+
+def readout_rel(key_parts: list[Any]) -> str:
+    """The cache entry of one readout: key parts are the task's key, the embedder's key (or "length"), the seed
+    and the classifier's `spec`."""
+    from n2o_core.storage.cache import hash_key
+
+    return f"probe/readout-{hash_key('probe-readout', READOUT_VERSION, *key_parts)}.json"
 
 
 def grid(classifier: str) -> tuple[dict[str, Any], ...]:
@@ -152,24 +164,28 @@ def read_out(
 ) -> Readout:
     """Train on train for each grid setting, pick the setting by dev accuracy (ties: the first tried), report its
     test accuracy. BLAS runs on one thread: these matrices are small, and on a shared machine more threads make
-    scikit-learn's MLP many times slower."""
+    scikit-learn's MLP many times slower. Warnings are kept in the Readout, never printed (a server's log would
+    get one per fit)."""
     from sklearn.exceptions import ConvergenceWarning
     from threadpoolctl import threadpool_limits
 
     scores = {"lr": _lr_scores, "mlp": _mlp_scores}
     if classifier not in scores:
         raise ValueError(f"unknown classifier {classifier!r}")
-    Xtr, Xdv, Xte = _standardize(X_train, X_dev, X_test)
-    if classifier == "mlp" and sp.issparse(Xtr):
-        Xtr, Xdv, Xte = _reduce_sparse(Xtr, Xdv, Xte, seed)
-    classes = np.unique(np.concatenate([np.asarray(y).astype(str) for y in (y_train, y_dev, y_test)]))
-    # integer codes: scikit-learn re-checks string labels on every partial_fit call, which dominates on small data
-    ytr, ydv, yte = (np.searchsorted(classes, np.asarray(y).astype(str)) for y in (y_train, y_dev, y_test))
-    with threadpool_limits(1), warnings.catch_warnings():
+    with threadpool_limits(1), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
         warnings.simplefilter("ignore", ConvergenceWarning)
+        Xtr, Xdv, Xte = _standardize(X_train, X_dev, X_test)
+        if classifier == "mlp" and sp.issparse(Xtr):
+            Xtr, Xdv, Xte = _reduce_sparse(Xtr, Xdv, Xte, seed)
+        classes = np.unique(np.concatenate([np.asarray(y).astype(str) for y in (y_train, y_dev, y_test)]))
+        # integer codes: scikit-learn re-checks string labels on every partial_fit call, which dominates on small
+        # data
+        ytr, ydv, yte = (np.searchsorted(classes, np.asarray(y).astype(str)) for y in (y_train, y_dev, y_test))
         tried = scores[classifier](Xtr, ytr, Xdv, ydv, Xte, yte, seed)
     dev, test, params = max(tried, key=lambda r: r[0])  # max keeps the first of equal dev accuracies
-    return Readout(test, dev, params, len(yte))
+    said = tuple(dict.fromkeys(f"{w.category.__name__}: {str(w.message).splitlines()[0]}" for w in caught))
+    return Readout(test, dev, params, len(yte), said)
 
 
 def majority(y_train: np.ndarray, y_test: np.ndarray) -> float:

@@ -1,7 +1,8 @@
 """One call for the CLI (and later the dashboard): build the tasks, embed their sentences, read them out.
 
 res = run_probe(ws, ["fasttext", "minilm-l6-mean"], tasks="all", classifiers=("lr", "mlp"), per_class=5000)
-res.tasks      # task, name, n_classes, classes, n_train, n_dev, n_test, majority, skipped
+res = cached_probe(ws, ...)  # the same from the cache alone (None when something would be computed)
+res.tasks      # task, name, n_classes, classes, n_train, n_dev, n_test, train_per_class, majority, skipped
 res.results    # embedder, task, classifier, accuracy, n_test, dev_accuracy, params
 res.table("lr")            # task x (majority, length, embedders...) accuracy
 res.ranking()              # embedder, mean accuracy and rank per classifier, rank change
@@ -21,16 +22,24 @@ import numpy as np
 import pandas as pd
 
 from n2o_core.errors import N2OError
-from n2o_core.evaluation.probe.build import TaskData, build_tasks, parse_tasks, task_key
-from n2o_core.evaluation.probe.readout import CLASSIFIERS, Readout, length_features, majority, read_out, spec
+from n2o_core.evaluation.probe.build import TaskData, build_tasks, cached_tasks, parse_tasks, task_key
+from n2o_core.evaluation.probe.readout import (
+    CLASSIFIERS,
+    Readout,
+    length_features,
+    majority,
+    read_out,
+    readout_rel,
+    spec,
+)
+from n2o_core.evaluation.probe.split import MIN_TRAIN_PER_CLASS
 from n2o_core.evaluation.probe.tasks import TASK_NAMES
+from n2o_core.evaluation.probe.timing import Measured, ReadoutClock, ReadoutStep, save_rates
 from n2o_core.storage.fileio import json_plain
 
 if TYPE_CHECKING:
     from n2o_core.workspace import Workspace
 
-#: Bump when the readouts change what they compute.
-READOUT_VERSION = "1"
 #: Name of the length-only baseline in the results: as in the paper, logistic regression on the length in words
 #: (shown beside every classifier's table).
 LENGTH = "length"
@@ -146,6 +155,7 @@ def _task_row(td: TaskData) -> dict[str, Any]:
         "n_train": sizes["train"],
         "n_dev": sizes["dev"],
         "n_test": sizes["test"],
+        "train_per_class": sizes["train"] // max(1, len(td.classes)) if td.skipped is None else 0,
         "majority": maj,
         "skipped": td.skipped,
     }
@@ -170,23 +180,106 @@ def _rows(X: Any, td: TaskData) -> list[tuple[Any, np.ndarray]]:
     return [(X[idx[s]], y[idx[s]]) for s in ("train", "dev", "test")]
 
 
-def _cached_readout(ws: Any, key_parts: list[Any], compute: Callable[[], Readout]) -> Readout:
-    from n2o_core.storage.cache import hash_key
+def _stored_readout(ws: Any, key_parts: list[Any]) -> tuple[Readout, str] | None:
+    """A readout the cache holds, with when it was computed ("" when the entry does not say), or None."""
+    doc = ws.cache.load_json(readout_rel(key_parts))
+    if doc is None:
+        return None
+    try:
+        ro = Readout(
+            float(doc["accuracy"]),
+            float(doc["dev_accuracy"]),
+            dict(doc["params"]),
+            int(doc["n_test"]),
+            tuple(str(w) for w in doc.get("warnings") or ()),
+        )
+    except (KeyError, TypeError, ValueError):
+        return None
+    return ro, str(doc.get("computed_at") or "")
 
-    rel = f"probe/readout-{hash_key('probe-readout', READOUT_VERSION, *key_parts)}.json"
-    doc = ws.cache.load_json(rel)
-    if doc is not None:
-        try:
-            return Readout(float(doc["accuracy"]), float(doc["dev_accuracy"]), dict(doc["params"]), int(doc["n_test"]))
-        except (KeyError, TypeError, ValueError):
-            pass
-    res = compute()
-    ws.cache.save_json(
-        rel,
-        {"accuracy": res.accuracy, "dev_accuracy": res.dev_accuracy, "params": res.params, "n_test": res.n_test},
-        description="probing readout",
-    )
-    return res
+
+def _save_readout(ws: Any, key_parts: list[Any], res: Readout) -> str:
+    when = time.strftime("%Y-%m-%dT%H:%M:%S")
+    doc = {
+        "accuracy": res.accuracy,
+        "dev_accuracy": res.dev_accuracy,
+        "params": res.params,
+        "n_test": res.n_test,
+        "warnings": list(res.warnings),
+        "computed_at": when,
+    }
+    ws.cache.save_json(readout_rel(key_parts), doc, description="probing readout")
+    return when
+
+
+class _NotCached(Exception):
+    """Raised inside a cache-only run when something would have to be computed."""
+
+
+@dataclass
+class _Run:
+    """One run's shared state: the workspace, its tasks and keys, the rows so far, and what it computed."""
+
+    ws: Any
+    data: dict[str, TaskData]
+    usable: list[str]
+    keys: dict[str, str]
+    clfs: list[str]
+    seed: int
+    cached_only: bool = False
+    rows: list[dict[str, Any]] = field(default_factory=list)
+    errors: dict[str, str] = field(default_factory=dict)
+    warned: dict[str, list[str]] = field(default_factory=dict)
+    computed_at: list[str] = field(default_factory=list)
+    measured: Measured = field(default_factory=Measured)
+
+    def readout(self, eid: str, task: str, clf: str, key_parts: list[Any], compute: Callable[[], Readout]) -> None:
+        """The readout from the cache, else computed (timed) and stored; appended to the rows."""
+        got = _stored_readout(self.ws, key_parts)
+        if got is None:
+            if self.cached_only:
+                raise _NotCached
+            t0 = time.perf_counter()
+            ro = compute()
+            if eid != LENGTH:  # the length baseline is a one-feature fit: not what a step costs
+                self.measured.add(clf, time.perf_counter() - t0, _per_class_k(self.data[task]))
+            got = ro, _save_readout(self.ws, key_parts, ro)
+        ro, when = got
+        if when:
+            self.computed_at.append(when)
+        for w in ro.warnings:
+            said = self.warned.setdefault(task, [])
+            if w not in said:
+                said.append(w)
+        self.rows.append(_result_row(eid, task, clf, ro))
+
+
+def _per_class_k(td: TaskData) -> float:
+    """A task's items per class, in thousands (the unit of `timing`'s rates)."""
+    return len(td.items) / max(1, len(td.classes)) / 1000
+
+
+def _prepare(
+    ws: Workspace,
+    embedder_ids: Sequence[str],
+    tasks: str | Sequence[str],
+    classifiers: str | Sequence[str],
+    per_class: int,
+    min_train: int,
+) -> tuple[list[str], list[str]]:
+    task_ids = parse_tasks(tasks)
+    clfs = _check_request(ws, embedder_ids, classifiers, per_class)
+    if min_train <= 0:
+        raise N2OError(f"--min-train must be a positive number of training items per class (got {min_train}).")
+    return task_ids, clfs
+
+
+def _usable(ws: Workspace, data: dict[str, TaskData]) -> list[str]:
+    usable = [t for t, td in data.items() if td.skipped is None]
+    if not usable:
+        reasons = "; ".join(td.skipped or "" for td in data.values())
+        raise N2OError(f"The corpus '{ws.corpus.name}' is too small for any probing task ({reasons}).")
+    return usable
 
 
 def run_probe(
@@ -201,59 +294,140 @@ def run_probe(
     batch_size: int = 256,
     n_process: int = 1,
     skip_failed: bool = False,
+    min_train: int = MIN_TRAIN_PER_CLASS,
+    on_step: Callable[[ReadoutStep], None] | None = None,
 ) -> ProbeResult:
     """Build the tasks from the workspace's corpus (cached), embed each task's sentences with every embedder
     (cached), and read every task out with every classifier (cached per task, embedder, classifier and seed).
+    Every class keeps at least `min_train` training items (the paper's 100 by default; see `split.py`): classes
+    and tasks below it are dropped, with a note in the task table.
 
     progress(stage, done, total): stages "tokenize" and "parse" (sentences), "tasks" and "embedder <id>" (tasks
-    embedded and read out).
-    With `skip_failed`, an embedder that raises is recorded in `.errors` and the others go on."""
+    embedded and read out). on_step(ReadoutStep): before each (task, embedder) step, with the time left.
+    With `skip_failed`, an embedder that raises is recorded in `.errors` and the others go on. What the run
+    measured is stored for `estimate`."""
     t0 = time.perf_counter()
-    task_ids = parse_tasks(tasks)
-    clfs = _check_request(ws, embedder_ids, classifiers, per_class)
+    task_ids, clfs = _prepare(ws, embedder_ids, tasks, classifiers, per_class, min_train)
+    parsed: list[int] = []
+
+    def watch(stage: str, done: int, total: int) -> None:
+        if stage == "parse":
+            parsed[:] = [total]
+        if progress is not None:
+            progress(stage, done, total)
+
     data = build_tasks(
-        ws.corpus, task_ids, per_class, seed, ws.cache, progress, batch_size=batch_size, n_process=n_process
+        ws.corpus,
+        task_ids,
+        per_class,
+        seed,
+        ws.cache,
+        watch,
+        batch_size=batch_size,
+        n_process=n_process,
+        min_train=min_train,
     )
-    task_frame = pd.DataFrame([_task_row(td) for td in data.values()])
-    usable = [t for t, td in data.items() if td.skipped is None]
-    if not usable:
-        reasons = "; ".join(td.skipped or "" for td in data.values())
-        raise N2OError(f"The corpus '{ws.corpus.name}' is too small for any probing task ({reasons}).")
     t_build = time.perf_counter() - t0
-    rows: list[dict[str, Any]] = []
-    errors: dict[str, str] = {}
-    keys = {t: task_key(ws.corpus, t, per_class, seed) for t in usable}
-    for t in usable:  # the length-only baseline
-        td = data[t]
-        (a, ya), (b, yb), (c, yc) = _rows(length_features(td.items["n_words"].to_numpy()), td)
-        ro = _cached_readout(
-            ws, [keys[t], LENGTH, seed, spec("lr")], partial(read_out, a, ya, b, yb, c, yc, "lr", seed)
-        )
-        rows.append(_result_row(LENGTH, t, "lr", ro))
+    usable = _usable(ws, data)
+    run = _Run(ws, data, usable, {t: task_key(ws.corpus, t, per_class, seed, min_train) for t in usable}, clfs, seed)
+    if parsed:
+        run.measured.parse_s, run.measured.parsed_sentences = t_build, len(ws.corpus)
+    _length_baseline(run)
     seconds: dict[str, float] = {}
+    clock = ReadoutClock(usable, TASK_NAMES, {t: len(data[t].items) for t in usable}, list(embedder_ids))
     for eid in embedder_ids:
         t1 = time.perf_counter()
         try:
-            _probe_embedder(ws, eid, data, usable, keys, clfs, seed, progress, rows, errors)
+            _probe_embedder(run, eid, progress, clock, on_step)
         except Exception as exc:  # noqa: BLE001 - with skip_failed, one embedder's failure leaves the others
             if not skip_failed:
                 raise
-            errors[eid] = f"{type(exc).__name__}: {exc}"
+            run.errors[eid] = f"{type(exc).__name__}: {exc}"
         seconds[eid] = round(time.perf_counter() - t1, 1)
-    results = pd.DataFrame(rows, columns=RESULT_COLUMNS)
+    save_rates(ws.cache, run.measured)
+    return _result(run, list(embedder_ids), per_class, min_train, t_build, seconds, time.perf_counter() - t0)
+
+
+def cached_probe(ws: Workspace, embedder_ids: Sequence[str], **settings: Any) -> ProbeResult | None:
+    """What `run_probe(ws, embedder_ids, **settings)` returns when the cache holds every task and readout of these
+    settings (`run_probe`'s tasks, classifiers, per_class, seed and min_train, its defaults where left out):
+    nothing is parsed, embedded or trained, and `meta["computed_at"]` says when its last readout was computed.
+    None when something would have to be computed."""
+    unknown = set(settings) - set(_CACHED_SETTINGS)
+    if unknown:
+        raise TypeError(f"cached_probe() got unexpected settings: {', '.join(sorted(unknown))}")
+    s = {**_CACHED_SETTINGS, **settings}
+    per_class, seed, min_train = int(s["per_class"]), int(s["seed"]), int(s["min_train"])
+    task_ids, clfs = _prepare(ws, embedder_ids, s["tasks"], s["classifiers"], per_class, min_train)
+    data = cached_tasks(ws.corpus, task_ids, per_class, seed, ws.cache, min_train)
+    if data is None:
+        return None
+    usable = _usable(ws, data)
+    keys = {t: task_key(ws.corpus, t, per_class, seed, min_train) for t in usable}
+    run = _Run(ws, data, usable, keys, clfs, seed, cached_only=True)
+    try:
+        _length_baseline(run)
+        for eid in embedder_ids:
+            ekey = ws.embedder_key(eid)
+            for t in usable:
+                for clf in clfs:
+                    run.readout(eid, t, clf, [keys[t], ekey, seed, spec(clf)], _never)
+    except _NotCached:
+        return None
+    return _result(run, list(embedder_ids), per_class, min_train, 0.0, {}, 0.0)
+
+
+#: The settings `cached_probe` takes, with `run_probe`'s defaults.
+_CACHED_SETTINGS: dict[str, Any] = {
+    "tasks": "all",
+    "classifiers": CLASSIFIERS,
+    "per_class": 5000,
+    "seed": 0,
+    "min_train": MIN_TRAIN_PER_CLASS,
+}
+
+
+def _never() -> Readout:
+    raise _NotCached
+
+
+def _length_baseline(run: _Run) -> None:
+    """The length-only baseline (logistic regression on the length in words) on every usable task."""
+    for t in run.usable:
+        td = run.data[t]
+        (a, ya), (b, yb), (c, yc) = _rows(length_features(td.items["n_words"].to_numpy()), td)
+        key_parts = [run.keys[t], LENGTH, run.seed, spec("lr")]
+        run.readout(LENGTH, t, "lr", key_parts, partial(read_out, a, ya, b, yb, c, yc, "lr", run.seed))
+
+
+def _result(
+    run: _Run,
+    embedder_ids: list[str],
+    per_class: int,
+    min_train: int,
+    t_build: float,
+    seconds: dict[str, float],
+    total: float,
+) -> ProbeResult:
+    ws, data = run.ws, run.data
     meta = {
         "corpus": ws.corpus.name,
         "corpus_size": len(ws.corpus),
         "per_class": per_class,
-        "seed": seed,
-        "classifiers": clfs,
-        "readout": {c: spec(c) for c in clfs},
+        "min_train": min_train,
+        "seed": run.seed,
+        "classifiers": run.clfs,
+        "readout": {c: spec(c) for c in run.clfs},
         "tasks_seconds": round(t_build, 1),
         "embedder_seconds": seconds,
-        "seconds": round(time.perf_counter() - t0, 1),
+        "seconds": round(total, 1),
+        "computed_at": max(run.computed_at, default=""),
+        "warnings": run.warned,
         "task_info": {t: {"available": td.available, "rejected": td.rejected, **td.info} for t, td in data.items()},
     }
-    return ProbeResult(task_frame, results, data, errors, json.loads(json.dumps(meta, default=str)))
+    task_frame = pd.DataFrame([_task_row(td) for td in data.values()])
+    results = pd.DataFrame(run.rows, columns=RESULT_COLUMNS)
+    return ProbeResult(task_frame, results, data, run.errors, json.loads(json.dumps(meta, default=str)))
 
 
 def _check_request(
@@ -278,39 +452,44 @@ def _check_request(
 
 
 def _probe_embedder(
-    ws: Workspace,
-    eid: str,
-    data: dict[str, TaskData],
-    usable: list[str],
-    keys: dict[str, str],
-    clfs: list[str],
-    seed: int,
-    progress: Progress | None,
-    rows: list[dict[str, Any]],
-    errors: dict[str, str],
+    run: _Run, eid: str, progress: Progress | None, clock: ReadoutClock, on_step: Callable[[ReadoutStep], None] | None
 ) -> None:
-    """Embed every usable task's sentences with `eid` and read them out with every classifier, appending to
-    `rows` as it goes; a precomputed embedder's failure on one task goes to `errors`, any other raises."""
+    """Embed every usable task's sentences with `eid` (only where a readout is missing from the cache) and read
+    them out with every classifier, appending to the run's rows as it goes; a precomputed embedder's failure on
+    one task goes to the run's errors, any other raises."""
+    ws, usable = run.ws, run.usable
     ekey = ws.embedder_key(eid)
     for k, t in enumerate(usable):
         if progress is not None:
             progress(f"embedder {eid}", k, len(usable))
-        td = data[t]
+        if on_step is not None:
+            on_step(clock.step(eid, k))
+        td = run.data[t]
+        parts = {clf: [run.keys[t], ekey, run.seed, spec(clf)] for clf in run.clfs}
+        if all(ws.cache.has(readout_rel(p)) for p in parts.values()):
+            for clf, p in parts.items():
+                run.readout(eid, t, clf, p, partial(_features_then_read_out, run, eid, td, clf))
+            continue
+        t0 = time.perf_counter()
         try:
             X = _features(ws, eid, td)
         except N2OError as exc:
             if ws.is_precomputed(eid):
-                errors[f"{eid}/{t}"] = str(exc)
+                run.errors[f"{eid}/{t}"] = str(exc)
                 continue
             raise
+        run.measured.add("features", time.perf_counter() - t0, _per_class_k(td))
         (a, ya), (b, yb), (c, yc) = _rows(X, td)
-        for clf in clfs:
-            ro = _cached_readout(
-                ws, [keys[t], ekey, seed, spec(clf)], partial(read_out, a, ya, b, yb, c, yc, clf, seed)
-            )
-            rows.append(_result_row(eid, t, clf, ro))
+        for clf, p in parts.items():
+            run.readout(eid, t, clf, p, partial(read_out, a, ya, b, yb, c, yc, clf, run.seed))
     if progress is not None:
         progress(f"embedder {eid}", len(usable), len(usable))
+
+
+def _features_then_read_out(run: _Run, eid: str, td: TaskData, clf: str) -> Readout:
+    """A readout whose cache entry vanished between the check and the read: embed and read out after all."""
+    (a, ya), (b, yb), (c, yc) = _rows(_features(run.ws, eid, td), td)
+    return read_out(a, ya, b, yb, c, yc, clf, run.seed)
 
 
 def _result_row(eid: str, task: str, clf: str, ro: Readout) -> dict[str, Any]:

@@ -10,6 +10,12 @@ Three ways, chosen by the task:
   form such as "said" cannot fill a test set on its own (the paper does not say how it bounded this).
 When the corpus cannot fill `per_class` items per class in every split, the count per class shrinks until it
 can; nothing is duplicated.
+
+A minimum, fixed before any result was looked at: every class keeps at least `MIN_TRAIN_PER_CLASS` (100)
+training items, the paper's own floor (its sparsest task, WC, trains on 100k sentences over 1,000 words: 100 per
+class; every other task has more). A class the corpus cannot fill to that is dropped; a task left with fewer than
+two classes is skipped. `min_items_per_class` turns the floor into items per class under the split above (198 for
+a task of up to 20 classes: 100 train, 49 dev, 49 test). A smaller `min_train` is a deviation from the paper.
 """
 
 from __future__ import annotations
@@ -21,7 +27,10 @@ from collections import Counter, defaultdict
 from n2o_core.evaluation.probe.tasks import Candidates, Item
 
 SPLITS = ("train", "dev", "test")
-MIN_PER_CLASS = 3  # one item per split
+MIN_PER_CLASS = 3  # one item per split: the smallest class that can be split at all
+#: Training items every class keeps at least: the paper's sparsest task (WC: 100k training sentences over 1,000
+#: words) trains on 100 per class (Conneau et al. 2018, §2). Fixed before looking at any result.
+MIN_TRAIN_PER_CLASS = 100
 MIN_TEST = 1000  # test items wanted per task (the issue's bar), reached where the corpus allows
 
 
@@ -54,6 +63,20 @@ def per_class_for(half_width: float, choices: tuple[int, ...], n_classes: int = 
     ±`half_width` points (95%); the largest choice when none does."""
     fits = [c for c in sorted(choices) if test_half_width(c, n_classes) <= half_width]
     return fits[0] if fits else max(choices)
+
+
+def min_items_per_class(n_classes: int, min_train: int = MIN_TRAIN_PER_CLASS) -> int:
+    """The fewest items per class whose split (`split_sizes`) gives at least `min_train` training items per class
+    to a task of `n_classes` classes (never fewer than MIN_PER_CLASS)."""
+    n = max(MIN_PER_CLASS, int(min_train))
+    while split_sizes(n, n_classes)[0] < min_train:
+        n += 1
+    return n
+
+
+def training_items(n: int) -> str:
+    """'100 training items', '1 training item'."""
+    return f"{n:,} training item" + ("" if n == 1 else "s")
 
 
 def _dedup(items: list[Item]) -> list[Item]:
@@ -128,12 +151,14 @@ def _grouped(
 
 
 def balance_and_split(
-    cands: Candidates, per_class: int, seed: int = 0, group_share: float = 0.1
+    cands: Candidates, per_class: int, seed: int = 0, group_share: float = 0.1, min_train: int = MIN_TRAIN_PER_CLASS
 ) -> tuple[list[tuple[Item, str]], list[str], dict[str, int]]:
     """Balanced items with their split, the classes kept, and the candidates available per class.
 
-    Classes with fewer than 3 candidates are dropped (they cannot appear in all three splits); the task is
-    empty when fewer than two classes remain. The items per class are min(per_class, what the corpus has)."""
+    Classes the corpus cannot fill to `min_items_per_class` (at least `min_train` training items) are dropped;
+    the task is empty when fewer than two classes remain or when `per_class` (or, for grouped items, what the
+    groups allow) gives fewer than `min_train` training items. The items per class are min(per_class, what the
+    corpus has)."""
     rng = random.Random(seed)
     items = _dedup(cands.items)
     available = Counter(it.label for it in items)
@@ -141,19 +166,20 @@ def balance_and_split(
     if cands.matched:
         units = len({it.unit for it in items})
         n = min(per_class, units)
-        if n < MIN_PER_CLASS or len(cands.classes) < 2:
+        if len(cands.classes) < 2 or n < min_items_per_class(len(cands.classes), min_train):
             return [], [], avail
         return _matched(items, cands.classes, n, rng), list(cands.classes), avail
-    classes = [c for c in cands.classes if avail[c] >= MIN_PER_CLASS]
-    if len(classes) < 2:
-        return [], [], avail
+    classes = fillable_classes(avail, cands.classes, min_train)
+    if len(classes) < 2 or per_class < min_items_per_class(len(classes), min_train):
+        return [], classes, avail
+    least = min_items_per_class(len(classes), min_train)
     by_class: dict[str, list[Item]] = defaultdict(list)
     for it in items:
         by_class[it.label].append(it)
     n = min(per_class, min(avail[c] for c in classes))
     if not any(it.group is not None for it in items):
         return _free(by_class, classes, n, rng), classes, avail
-    while n >= MIN_PER_CLASS:
+    while n >= least:
         out, fill = _grouped(by_class, classes, n, random.Random(seed), group_share)
         if fill >= 1.0:
             return out, classes, avail
@@ -161,20 +187,36 @@ def balance_and_split(
     return [], classes, avail
 
 
-def wc_classes(cands: Candidates, per_class: int, max_classes: int = 1000) -> Candidates:
+def fillable_classes(avail: dict[str, int], classes: list[str], min_train: int = MIN_TRAIN_PER_CLASS) -> list[str]:
+    """The classes (in order) with at least `min_items_per_class` candidates for the number of classes kept (fewer
+    classes need more items each: their dev and test splits grow towards 1,000 test items)."""
+    kept = list(classes)
+    while True:
+        least = min_items_per_class(len(kept), min_train) if kept else MIN_PER_CLASS
+        now = [c for c in kept if avail.get(c, 0) >= least]
+        if now == kept:
+            return kept
+        kept = now
+
+
+def wc_classes(
+    cands: Candidates, per_class: int, max_classes: int = 1000, min_train: int = MIN_TRAIN_PER_CLASS
+) -> Candidates:
     """WC's classes: the band words with at least m sentences each, m = min(per_class, the count that keeps the
-    most items, m x #words), so that classes are balanced without dropping most of the band."""
+    most items, m x #words) among the counts that give every word `min_train` training items, so that classes are
+    balanced without dropping most of the band. No word kept when no count does."""
     counts = Counter(it.label for it in _dedup(cands.items))
     best_m, best_total = 0, 0
     for m in sorted(set(counts.values())):
         m_eff = min(m, per_class)
         k = min(max_classes, sum(1 for v in counts.values() if v >= m))
-        if m_eff >= MIN_PER_CLASS and m_eff * k > best_total:
+        if k >= 2 and m_eff >= min_items_per_class(k, min_train) and m_eff * k > best_total:
             best_m, best_total = m, m_eff * k
-    kept = [w for w in cands.classes if counts.get(w, 0) >= max(best_m, MIN_PER_CLASS)][:max_classes]
+    kept = [w for w in cands.classes if best_m and counts.get(w, 0) >= best_m][:max_classes]
     keep = set(kept)
     items = [it for it in cands.items if it.label in keep]
     rej = Counter(cands.rejected)
     rej["band word with too few sentences"] += len(cands.items) - len(items)
-    info = dict(cands.info, min_sentences_per_word=best_m, words_kept=len(kept))
+    most = max(counts.values(), default=0)
+    info = dict(cands.info, min_sentences_per_word=best_m, words_kept=len(kept), most_sentences_per_word=most)
     return Candidates(items, kept, rej, info=info)

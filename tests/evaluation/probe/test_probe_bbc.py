@@ -21,9 +21,25 @@ FEWER = {"topconst", "objnum", "coordinv"}
 
 
 @pytest.fixture(scope="module")
-def data(tmp_path_factory):
-    corpus = load_corpus("builtin:bbc-news")
-    return build_tasks(corpus, TASKS, per_class=5000, seed=0, cache=Cache(tmp_path_factory.mktemp("bbc")))
+def cache(tmp_path_factory):
+    return Cache(tmp_path_factory.mktemp("bbc"))
+
+
+@pytest.fixture(scope="module")
+def data(cache):
+    """The construction as it stands, with no minimum beyond one item per split."""
+    return build_tasks(load_corpus("builtin:bbc-news"), TASKS, per_class=5000, seed=0, cache=cache, min_train=1)
+
+
+def test_at_the_papers_minimum_every_class_kept_has_100_training_items(data, cache):
+    at_floor = build_tasks(load_corpus("builtin:bbc-news"), TASKS, per_class=5000, seed=0, cache=cache)
+    assert sum(td.skipped is None for td in at_floor.values()) >= 5
+    for t, td in at_floor.items():
+        if td.skipped is None:
+            assert td.split("train")["label"].value_counts().min() >= 100, t
+            assert set(td.classes) <= set(data[t].classes), t
+        else:
+            assert "100 training items per class" in td.skipped, t
 
 
 def test_all_ten_tasks_are_built_with_1000_test_items_or_a_known_shortfall(data):

@@ -13,12 +13,25 @@ from n2o_core.cli.main import main
 from n2o_core.corpora import from_texts
 from n2o_core.errors import N2OError
 from n2o_core.evaluation.probe import TASKS
-from n2o_core.evaluation.probe.run import LENGTH, run_probe
+from n2o_core.evaluation.probe.build import task_key
+from n2o_core.evaluation.probe.readout import readout_rel, spec
+from n2o_core.evaluation.probe.run import LENGTH, cached_probe, run_probe
+from n2o_core.evaluation.probe.timing import (
+    REFERENCE_PARSE_PER_S,
+    REFERENCE_STEP_S,
+    estimate,
+    estimate_seconds,
+    load_rates,
+    step_seconds,
+)
 from n2o_core.storage.cache import Cache
 from n2o_core.workspace import Workspace
 
 EMBEDDERS = ["tfidf", "fasttext"]
 PER_CLASS = 20
+#: No minimum beyond one training item per class: the pipeline on a 160-sentence corpus (the paper's floor of 100
+#: training items per class is tested in test_probe_minimum.py).
+MIN_TRAIN = 1
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -51,8 +64,13 @@ def first(corpus_file, cache_root):
     def progress(stage: str, done: int, total: int) -> None:
         stages[stage] = total
 
-    res = run_probe(ws, EMBEDDERS, per_class=PER_CLASS, seed=0, progress=progress)
+    res = run_probe(
+        ws, EMBEDDERS, per_class=PER_CLASS, seed=0, progress=progress, min_train=MIN_TRAIN, on_step=STEPS.append
+    )
     return res, stages
+
+
+STEPS: list = []
 
 
 def test_every_task_is_built_or_skipped_with_a_reason(first):
@@ -113,7 +131,7 @@ def test_a_second_run_parses_and_embeds_nothing_and_gives_the_same_numbers(first
     monkeypatch.setattr(Workspace, "embedder", fail)
     monkeypatch.setattr("n2o_core.evaluation.probe.run.read_out", fail)
     ws = Workspace(load_corpus(str(corpus_file)), cache=Cache(cache_root))
-    again = run_probe(ws, EMBEDDERS, per_class=PER_CLASS, seed=0)
+    again = run_probe(ws, EMBEDDERS, per_class=PER_CLASS, seed=0, min_train=MIN_TRAIN)
     res, _ = first
     assert again.to_json()["results"] == res.to_json()["results"]
     assert again.to_json()["tasks"] == res.to_json()["tasks"]
@@ -126,7 +144,7 @@ def test_precomputed_vectors_serve_only_tasks_of_corpus_sentences(first, corpus_
     vec = tmp_path / "v.npy"
     np.save(vec, np.random.default_rng(0).normal(size=(len(ws.corpus), 16)).astype(np.float32))
     ws.add_vectors("mine", vec)
-    res = run_probe(ws, ["mine"], tasks="sentlen,bshift", classifiers=["lr"], per_class=PER_CLASS)
+    res = run_probe(ws, ["mine"], tasks="sentlen,bshift", classifiers=["lr"], per_class=PER_CLASS, min_train=MIN_TRAIN)
     assert list(res.results[res.results["embedder"] == "mine"]["task"]) == ["sentlen"]
     assert "generated" in res.errors["mine/bshift"]
 
@@ -135,6 +153,7 @@ def test_cli_writes_the_documented_json(first, corpus_file, cache_root, tmp_path
     out = tmp_path / "probe.json"
     md = tmp_path / "sample.md"
     args = ["probe", "--corpus", str(corpus_file), "--cache-dir", str(cache_root), "--per-class", str(PER_CLASS)]
+    args += ["--min-train", str(MIN_TRAIN)]
     args += [a for e in EMBEDDERS for a in ("--embedder", e)]
     assert main([*args, "--json", str(out), "--sample-md", str(md), "--sample-n", "5"]) == 0
     doc = json.loads(out.read_text())
@@ -152,6 +171,7 @@ def test_cli_writes_the_documented_json(first, corpus_file, cache_root, tmp_path
     [
         (["--tasks", "sentlen,parsing"], "Unknown probing task 'parsing'"),
         (["--per-class", "0"], "--per-class must be"),
+        (["--min-train", "0"], "--min-train must be"),
         (["--classifier", "svm"], "Unknown classifier 'svm'"),
         (["--embedder", "nope"], "nope"),
     ],
@@ -178,3 +198,86 @@ def test_run_probe_rejects_bad_arguments(corpus_file, cache_root):
         run_probe(ws, ["tfidf"], per_class=-1)
     with pytest.raises(N2OError, match="at least one embedder"):
         run_probe(ws, [])
+
+
+def test_each_step_says_task_x_of_n_embedder_y_of_m_and_the_time_left(first):
+    res, _ = first
+    done = [t for t in res.tasks[res.tasks["skipped"].isna()]["task"]]
+    assert [(s.eid, s.task) for s in STEPS] == [(e, k + 1) for e in EMBEDDERS for k in range(len(done))]
+    first_line = STEPS[0].line()
+    assert first_line.startswith(f"task 1 of {len(done)} · embedder 1 of 2 · estimating the time left")
+    last = STEPS[-1]
+    assert last.line().startswith(f"task {len(done)} of {len(done)} · embedder 2 of 2 · about ")
+    assert last.seconds_left is not None and last.seconds_left >= 0
+    assert [s.fraction for s in STEPS] == sorted(s.fraction for s in STEPS) and STEPS[0].fraction == 0
+
+
+def test_cached_probe_reads_the_same_result_back_without_computing_anything(
+    first, corpus_file, cache_root, monkeypatch
+):
+    from datetime import datetime
+
+    from n2o_core.corpora import load_corpus
+
+    def fail(*a, **k):
+        raise AssertionError("cached_probe computed something")
+
+    monkeypatch.setattr("n2o_core.evaluation.probe.parse.parse_texts", fail)
+    monkeypatch.setattr(Workspace, "embedder", fail)
+    monkeypatch.setattr(Workspace, "encode_texts", fail)
+    monkeypatch.setattr("n2o_core.evaluation.probe.run.read_out", fail)
+    ws = Workspace(load_corpus(str(corpus_file)), cache=Cache(cache_root))
+    got = cached_probe(ws, EMBEDDERS, per_class=PER_CLASS, seed=0, min_train=MIN_TRAIN)
+    res, _ = first
+    assert got is not None
+    assert got.to_json()["results"] == res.to_json()["results"] and got.to_json()["tasks"] == res.to_json()["tasks"]
+    when = datetime.fromisoformat(got.meta["computed_at"])
+    assert abs((datetime.now() - when).total_seconds()) < 24 * 3600
+    keys = {t: task_key(ws.corpus, t, PER_CLASS, 0, MIN_TRAIN) for t in got.tasks[got.tasks["skipped"].isna()]["task"]}
+    parts = [[k, ws.embedder_key(e), 0, spec(c)] for k in keys.values() for e in EMBEDDERS for c in ("lr", "mlp")]
+    parts += [[k, LENGTH, 0, spec("lr")] for k in keys.values()]
+    assert got.meta["computed_at"] == max(ws.cache.load_json(readout_rel(p))["computed_at"] for p in parts)
+    # other settings were never run: nothing to show, nothing computed
+    assert cached_probe(ws, EMBEDDERS, per_class=PER_CLASS, seed=1, min_train=MIN_TRAIN) is None
+    assert cached_probe(ws, [*EMBEDDERS, "glove-6b-50d"], per_class=PER_CLASS, min_train=MIN_TRAIN) is None
+    assert cached_probe(ws, EMBEDDERS, per_class=PER_CLASS, min_train=2) is None
+    with pytest.raises(TypeError, match="unexpected settings: perclass"):
+        cached_probe(ws, EMBEDDERS, perclass=PER_CLASS)
+
+
+def test_the_estimate_counts_what_the_cache_lacks_at_the_rates_measured_here(first, corpus_file, cache_root, tmp_path):
+    from n2o_core.corpora import load_corpus
+
+    corpus = load_corpus(str(corpus_file))
+    res, _ = first
+    ws = Workspace(corpus, cache=Cache(cache_root))
+    tasks = list(TASKS)
+    full = estimate(ws, EMBEDDERS, tasks, ["lr", "mlp"], PER_CLASS, 0, MIN_TRAIN)
+    assert (full.steps, full.parse_sentences) == (0, 0) and full.short() == "a few seconds here"
+    rates = load_rates(ws.cache)
+    assert rates["measured"].startswith("the probing runs here")
+    steps = sum(n for _, n in rates["steps"]["mlp"].values())
+    assert steps == 2 * int(res.tasks["skipped"].isna().sum()) and rates["parse_sentences_per_s"] > 0
+    other = estimate(ws, [*EMBEDDERS, "glove-6b-50d"], tasks, ["lr", "mlp"], PER_CLASS, 0, MIN_TRAIN)
+    n_done = int(res.tasks["skipped"].isna().sum())
+    assert (other.steps, other.total_steps, other.parse_sentences) == (n_done, 3 * n_done, 0)
+    sizes = [len(td.items) / len(td.classes) / 1000 for td in res.data.values() if td.skipped is None]
+    assert other.seconds == pytest.approx(estimate_seconds(rates, ["lr", "mlp"], 0, sizes))
+    assert other.line().startswith(other.short()) and f"{n_done} of {3 * n_done}" in other.line()
+
+    fresh = Workspace(corpus, cache=Cache(tmp_path / "fresh"))  # nothing here: parse + every step, reference rates
+    cold = estimate(fresh, EMBEDDERS, tasks, ["lr"], 1000, 0, 100)
+    assert (cold.steps, cold.total_steps, cold.parse_sentences) == (20, 20, len(corpus))
+    want = len(corpus) / REFERENCE_PARSE_PER_S + 20 * REFERENCE_STEP_S["lr"]
+    assert cold.seconds == pytest.approx(want) and "benchmarks/README.md" in cold.basis
+
+
+def test_a_steps_seconds_follow_the_sizes_measured_here():
+    rates = {"steps": {"mlp": {"0.20": [2 * 3.0, 2], "1.00": [7.0, 1]}, "lr": {"0.50": [1.0, 1]}}}
+    # two sizes: the line through (0.2, 3) and (1, 7) weighted 2:1, a + b x size
+    assert step_seconds(rates, "mlp", 0.2) == pytest.approx(3.0)
+    assert step_seconds(rates, "mlp", 2.0) == pytest.approx(12.0)
+    assert step_seconds(rates, "lr", 1.0) == pytest.approx(2.0)  # one size: in proportion to it
+    assert step_seconds(rates, "features", 1.0) == REFERENCE_STEP_S["features"]  # never measured: the reference
+    falling = {"steps": {"mlp": {"0.20": [5.0, 1], "1.00": [4.0, 1]}}}  # more items never cost less
+    assert step_seconds(falling, "mlp", 3.0) == pytest.approx(4.5)

@@ -1,4 +1,6 @@
-"""Balancing and splitting (pure): sizes, balance, groups and matched units never straddling splits."""
+"""Balancing and splitting (pure): sizes, balance, groups and matched units never straddling splits. The mechanics
+are tested on small counts with no minimum beyond one item per split (`min_train=1`); the paper's floor of 100
+training items per class is tested in test_probe_minimum.py."""
 
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ def test_split_sizes_are_8_1_1_and_grow_the_test_split_towards_1000():
 def test_free_items_are_balanced_and_never_duplicated():
     items = [_item(f"a{i}", "a") for i in range(50)] + [_item(f"b{i}", "b") for i in range(30)]
     items += [_item("a0", "a")]  # a duplicate text is dropped, not used twice
-    out, classes, avail = balance_and_split(Candidates(items, ["a", "b"]), per_class=100, seed=0)
+    out, classes, avail = balance_and_split(Candidates(items, ["a", "b"]), per_class=100, seed=0, min_train=1)
     assert avail == {"a": 50, "b": 30} and classes == ["a", "b"]
     per = Counter((it.label, s) for it, s in out)
     tr, dv, te = split_sizes(30, 2)
@@ -35,9 +37,9 @@ def test_free_items_are_balanced_and_never_duplicated():
 def test_same_seed_same_split_other_seed_other_split():
     items = [_item(f"x{i}", "ab"[i % 2]) for i in range(200)]
     c = Candidates(items, ["a", "b"])
-    one = [(it.text, s) for it, s in balance_and_split(c, 40, seed=3)[0]]
-    assert one == [(it.text, s) for it, s in balance_and_split(c, 40, seed=3)[0]]
-    assert one != [(it.text, s) for it, s in balance_and_split(c, 40, seed=4)[0]]
+    one = [(it.text, s) for it, s in balance_and_split(c, 40, seed=3, min_train=1)[0]]
+    assert one == [(it.text, s) for it, s in balance_and_split(c, 40, seed=3, min_train=1)[0]]
+    assert one != [(it.text, s) for it, s in balance_and_split(c, 40, seed=4, min_train=1)[0]]
 
 
 def test_groups_never_cross_splits_and_no_group_fills_a_split():
@@ -46,7 +48,7 @@ def test_groups_never_cross_splits_and_no_group_fills_a_split():
         n = 200 if g == 0 else 6
         items += [_item(f"p{g}-{i}", "past", group=f"g{g}") for i in range(n)]
         items += [_item(f"q{g}-{i}", "present", group=f"h{g}") for i in range(n)]
-    out, _classes, _ = balance_and_split(Candidates(items, ["past", "present"]), per_class=300, seed=0)
+    out, _classes, _ = balance_and_split(Candidates(items, ["past", "present"]), per_class=300, seed=0, min_train=1)
     splits_of = defaultdict(set)
     for it, s in out:
         splits_of[it.group].add(s)
@@ -62,7 +64,9 @@ def test_matched_units_stay_together():
     for u in range(40):
         items += [_item(f"u{u}-{c}", c, unit=u) for c in ("4", "5", "6")]
     items += [_item("lonely", "4", unit=99)]  # an incomplete unit is never used
-    out, _classes, _ = balance_and_split(Candidates(items, ["4", "5", "6"], matched=True), per_class=30, seed=0)
+    out, _classes, _ = balance_and_split(
+        Candidates(items, ["4", "5", "6"], matched=True), per_class=30, seed=0, min_train=1
+    )
     where = defaultdict(set)
     for it, s in out:
         where[it.unit].add(s)
@@ -72,12 +76,12 @@ def test_matched_units_stay_together():
 
 def test_too_few_candidates_give_no_items():
     items = [_item("a", "a"), _item("b", "b"), _item("c", "b")]
-    out, _classes, avail = balance_and_split(Candidates(items, ["a", "b"]), per_class=10)
+    out, _classes, avail = balance_and_split(Candidates(items, ["a", "b"]), per_class=10, min_train=1)
     assert out == [] and avail == {"a": 1, "b": 2}
 
 
 def test_wc_classes_keep_words_with_enough_sentences():
     items = [_item(f"{w}{i}", w) for w, n in (("alpha", 12), ("beta", 9), ("gamma", 9), ("delta", 2)) for i in range(n)]
-    c = wc_classes(Candidates(items, ["alpha", "beta", "gamma", "delta"]), per_class=100)
+    c = wc_classes(Candidates(items, ["alpha", "beta", "gamma", "delta"]), per_class=100, min_train=1)
     assert c.classes == ["alpha", "beta", "gamma"]  # 3 x 9 = 27 items beat 1 x 12
     assert c.info["min_sentences_per_word"] == 9
