@@ -19,6 +19,16 @@ def k_max_for(n: int, k_max: int = K_MAX) -> int:
     return max(1, min(k_max, n - 1))
 
 
+#: k is at most this share of the N - 1 candidates by default: above it, chance k/(N - 1) alone gives an N2O of
+#: that size and the values crowd near it (a 60-sentence corpus at k = 10: chance 0.17).
+K_SHARE_MAX = 0.1
+
+
+def k_share_cap(n: int) -> int:
+    """The largest k that is at most K_SHARE_MAX of the N - 1 candidates of an n-sentence corpus (at least 1)."""
+    return max(1, int(K_SHARE_MAX * (n - 1) + 1e-9))
+
+
 def validate_k(k: int, n: int) -> None:
     """k must be a positive integer that leaves k neighbors besides the query in a corpus of n sentences."""
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k <= 0:

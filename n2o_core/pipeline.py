@@ -44,6 +44,29 @@ class QueryPlan:
     corpus_size: int
     samples: tuple[np.ndarray, ...]
     pool: np.ndarray
+    #: what was asked (queries per sample, samples); None when the plan was built from samples directly
+    asked: tuple[int, int] | None = None
+
+    @property
+    def every_sentence_once(self) -> bool:
+        """Whether the queries asked covered the corpus, so that one sample of every sentence replaced the samples
+        asked (`draw_query_samples`)."""
+        return self.asked is not None and self.asked[0] >= self.corpus_size
+
+    def sampling_note(self) -> str:
+        """One sentence when the samples differ from those asked (queries >= N), else ''."""
+        if not self.every_sentence_once or self.asked is None:
+            return ""
+        q, s = self.asked
+        copies = (
+            f" instead of {s} samples: {s} copies of it would only repeat the same numbers with a spread of 0"
+            if s > 1
+            else ""
+        )
+        return (
+            f"{q:,} queries per sample cover all {self.corpus_size:,} sentences of the corpus: one sample of every "
+            f"sentence is used{copies}."
+        )
 
     @property
     def pool_key(self) -> str:
@@ -63,12 +86,14 @@ class QueryPlan:
 def draw_query_samples(n_corpus: int, n_queries: int, n_samples: int, seed: int = 0) -> list[np.ndarray]:
     """`n_samples` independent samples of `n_queries` corpus ids, each without replacement (sorted).
 
-    `n_queries` is capped at `n_corpus` (then every sample is the whole corpus)."""
+    When `n_queries` >= `n_corpus` every sample would be the whole corpus: then one sample of every sentence is
+    returned, never the same sample repeated (`QueryPlan.sampling_note` says so)."""
     if n_corpus < 2:
         raise N2OError(f"A corpus of {n_corpus} sentence(s) is too small: N2O needs at least 2.")
     if n_queries <= 0 or n_samples <= 0:
         raise N2OError("The number of queries and of samples must be positive.")
-    n_queries = min(n_queries, n_corpus)
+    if n_queries >= n_corpus:
+        return [np.arange(n_corpus, dtype=np.int64)]
     rng = np.random.default_rng(seed)
     return [np.sort(rng.choice(n_corpus, size=n_queries, replace=False)) for _ in range(n_samples)]
 
@@ -79,9 +104,10 @@ def query_pool(samples: Sequence[np.ndarray]) -> np.ndarray:
 
 
 def plan_queries(n: int, n_queries: int = 100, n_samples: int = 5, seed: int = 0) -> QueryPlan:
-    """`n_samples` random samples of `n_queries` corpus ids each (the paper: 5 x 100), seeded."""
+    """`n_samples` random samples of `n_queries` corpus ids each (the paper: 5 x 100), seeded; one sample of
+    every sentence when `n_queries` >= n (`draw_query_samples`)."""
     samples = draw_query_samples(n, n_queries, n_samples, seed)
-    return QueryPlan(n, tuple(samples), query_pool(samples))
+    return QueryPlan(n, tuple(samples), query_pool(samples), (int(n_queries), int(n_samples)))
 
 
 # --------------------------------------------------------------------------- the per-embedder step

@@ -11,6 +11,7 @@ import os
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 
+from n2o_core.corpora.builtin import builtin_names
 from n2o_core.corpora.specs import DEFAULT_CORPUS, linkable_spec
 from n2o_core.evaluation.heros.averaging import AVERAGING, AVERAGING_DEFAULT
 from n2o_core.evaluation.probe.split import MIN_TRAIN_PER_CLASS, per_class_for
@@ -45,6 +46,9 @@ class Settings:
     order: str = "cluster"
     #: Text column of a table corpus or a Hugging Face dataset (`col=`; "" = the loader's default).
     text_column: str = ""
+    #: A built-in corpus the corpus-trained embedders are also trained on (`train=`; "" = the corpus alone), for a
+    #: corpus smaller than they need (`analyses.face_value.TRAINED_NOISE_BELOW`).
+    train_with: str = ""
     #: Dask scheduler address ("" = this process). Deliberately not in the URL: a link must not make the
     #: server connect somewhere.
     scheduler: str = ""
@@ -160,6 +164,12 @@ def from_query(
     if search not in ("exact", "approx"):
         notes.append("'search' must be exact or approx; using exact.")
         search = "exact"
+    train_with = str(_first(params.get("train")) or d.train_with).strip()
+    if train_with and train_with not in builtin_names():
+        notes.append(
+            f"'train' must name a built-in corpus ({', '.join(builtin_names())}); training on the corpus alone."
+        )
+        train_with = ""
     z = str(_first(params.get("z")) or ("1" if d.znorm else "0"))
     order = str(_first(params.get("order")) or d.order)
     if order not in ORDERS:
@@ -177,6 +187,7 @@ def from_query(
         znorm=z in ("1", "true", "on", "yes"),
         order=order,
         text_column=str(_first(params.get("col")) or d.text_column).strip()[:200],
+        train_with=train_with,
         scheduler=d.scheduler,
         notes=tuple(notes),
     )
@@ -196,6 +207,7 @@ def to_query(s: Settings) -> dict[str, str]:
         "z": "1" if s.znorm else "0",
         "order": s.order,
         **({"col": s.text_column} if s.text_column else {}),
+        **({"train": s.train_with} if s.train_with else {}),
     }
 
 

@@ -358,20 +358,53 @@ def _groups(table: pd.DataFrame) -> None:
     )
 
 
+def _page(end: str, ties: core.ExtremeTies | None, top: int) -> int:
+    """The page (0 first) of the `end` list ("low" or "high") to show: a pager when more sentences tie at that end
+    than one list shows, else the first page."""
+    n = 0 if ties is None else (ties.n_low if end == "low" else ties.n_high)
+    key = f"w_agree_{end}_page"
+    pages = -(-n // top)
+    if pages <= 1:
+        st.session_state.pop(key, None)
+        return 0
+    if int(st.session_state.get(key, 1)) > pages:  # fewer ties now (another pair, k or list length)
+        del st.session_state[key]
+    return int(st.session_state.get(key, 1)) - 1
+
+
+def _ties(end: str, ties: core.ExtremeTies | None, top: int) -> None:
+    """'2,460 sentences tied at 0; 10 shown at random', with the pager through them."""
+    said = ties.sentence(end, top) if ties is not None else ""
+    if not said or ties is None:
+        return
+    n = ties.n_low if end == "low" else ties.n_high
+    pages = -(-n // top)
+    c1, c2 = st.columns([3, 1])
+    c1.info(
+        f"{said} (a fixed random order, not a ranking): page through them to see the others.", icon=":material/info:"
+    )
+    c2.number_input(f"Page (of {pages:,})", 1, pages, 1, key=f"w_agree_{end}_page")
+
+
 def _rankings(ad: AgreementData, values: np.ndarray, what: str, a: str | None, b: str | None) -> None:
     st.subheader("Least and most agreed sentences")
     top = st.slider("Sentences per list", 5, 50, 10, step=5, key="w_agree_top")
-    low, high, deciles = agreement_data.rankings(ad.key, ad.k, a, b, top, ad)
+    low, high, deciles, ties = agreement_data.rankings(ad.key, ad.k, a, b, top, ad)
+    lp, hp = _page("low", ties, top), _page("high", ties, top)
+    if lp or hp:
+        low, high, deciles, ties = agreement_data.rankings(ad.key, ad.k, a, b, top, ad, lp, hp)
     if deciles is None:
         st.info("No sentence has neighbors under these embedders: nothing to rank.")
         return
     tabs = st.tabs(["Least agreed", "Most agreed", "What distinguishes them"])
     with tabs[0]:
+        _ties("low", ties, top)
         _table(ad, low, values, "agree_low")
         st.caption(f"Lowest per-sentence N2O ({what}) first; equal values in a fixed random order.")
     with tabs[1]:
+        _ties("high", ties, top)
         _table(ad, high, values, "agree_high")
-        st.caption(f"Highest per-sentence N2O ({what}) first.")
+        st.caption(f"Highest per-sentence N2O ({what}) first; equal values in a fixed random order.")
     with tabs[2]:
         _groups(deciles)
         st.caption(f"The 10% least and most agreed sentences ({what}) against all ranked sentences.")

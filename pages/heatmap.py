@@ -5,14 +5,14 @@ from __future__ import annotations
 import plotly.graph_objects as go
 import streamlit as st
 
-from n2o_core.analyses import overlap
+from n2o_core.analyses import anisotropy, face_value, overlap
 from n2o_core.analyses.compare import ComparisonResult
 from n2o_core.corpora import Corpus
 from n2o_core.export import report
 from n2o_core.export import tables as export
 from n2o_core.figures import n2o as figures
 from n2o_core.settings import HEATMAP_VIEWS, Settings, param_choice, settings_dict
-from ui import data, downloads, nav, page
+from ui import data, downloads, nav, page, sidebar
 from ui.guard import shown
 from ui.shell import through_app
 
@@ -27,29 +27,40 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         "sample and then over the samples."
     )
     live = st.empty()
+    partial = []
 
     def draw_partial(lo: data.Loaded) -> None:
-        """While embedders are still being prepared, show the matrix of those already done."""
-        names = lo.names
+        """While embedders are still being prepared, show the matrix of those already done, every chosen embedder
+        in the sidebar's order on a fixed colour scale (nothing moves as the others come in)."""
         res = data.partial_comparison(lo)
-        fig = figures.n2o_heatmap(
-            res.mean, names, std=res.std, chance=res.chance, k=res.k, title=f"{len(names)} embedders ready so far"
+        fig = figures.partial_heatmap(
+            res.mean, lo.names, list(settings.embedders), std=res.std, chance=res.chance, k=res.k
         )
-        live.plotly_chart(fig, key=f"partial-{len(names)}", width="content")
+        live.plotly_chart(fig, key=f"partial-{len(lo.names)}", width="content")
+        partial.append(len(lo.names))
 
     lo = page.loaded(settings, corpus, on_ready=draw_partial)
     live.empty()
     k, names = lo.k, tuple(lo.names)
     res = data.comparison(lo.key, names, k, lo)
+    fv = data.face_value(lo, res)
     fkey = (lo.key, names, k, settings.order)
 
     def heat() -> go.Figure:
         order = figures.cluster_order(res.mean) if settings.order == "cluster" else list(range(len(names)))
         M, labels = figures.reorder(res.mean, list(names), order)
         SD, _ = figures.reorder(res.std, list(names), order)
-        return figures.n2o_heatmap(M, labels, std=SD, chance=res.chance, k=k)
+        return figures.n2o_heatmap(M, labels, std=SD, chance=res.chance, k=k, cells_vs_chance=fv.chance_in_cells)
 
     fig = data.figure("heatmap", fkey, heat)
+    if partial:
+        lo_v, hi_v = fig.data[0].zmin, fig.data[0].zmax
+        st.caption(
+            f"All {len(names)} embedders are in: the matrix is now "
+            f"{'ordered by clustering' if settings.order == 'cluster' else 'in the sidebar order'} and its colours "
+            f"span {lo_v:.2f}–{hi_v:.2f} (while embedders came in: the sidebar order and a fixed 0–1 scale)."
+        )
+    _face_value_notes(fv)
 
     # One section at a time (kept in the link as view=): only what is on screen is computed, sent and drawn.
     if "w_hview" not in st.session_state:
@@ -80,6 +91,16 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     page.approximate_note(lo, k, list(names))
 
 
+def _face_value_notes(fv: face_value.FaceValue) -> None:
+    """What the numbers must be read against on this corpus: chance, k's share, the query samples, corpus-trained
+    embedders fit on too few sentences (nothing on a large corpus)."""
+    for note in (fv.chance_note(), fv.k_note(), fv.sampling_note):
+        if note:
+            st.info(note, icon=":material/info:")
+    if fv.trained_note():
+        st.warning(fv.trained_note(), icon=":material/warning:")
+
+
 def _matrix(lo: data.Loaded, res: ComparisonResult, fig: go.Figure, names: tuple[str, ...]) -> None:
     s = lo.settings
     st.plotly_chart(fig, key="heatmap", width="content")
@@ -100,8 +121,14 @@ def _matrix(lo: data.Loaded, res: ComparisonResult, fig: go.Figure, names: tuple
         rows["prepared in (s)"] = [
             round(lo.prepared.seconds[e], 1) if e in lo.prepared.seconds else None for e in names
         ]
+        aniso = data.anisotropy(lo, list(names))
+        rows[ANISO] = [round(a.raw, 3) if (a := aniso.get(e)) else None for e in names]
+        rows[ANISO_Z] = [round(a.znorm, 3) if (a := aniso.get(e)) else None for e in names]
         # wide enough for "OpenVINO bf16" (the precision is the point of the column)
-        st.dataframe(rows, hide_index=True, column_config={"engine": st.column_config.TextColumn(width="medium")})
+        st.dataframe(
+            rows, hide_index=True, column_config={"engine": st.column_config.TextColumn(width="medium"), **ANISO_HELP}
+        )
+        _anisotropy_note(aniso)
         pairs = overlap.pairs_frame(res.mean, list(names))
         pairs["× chance"] = (pairs["n2o"] / res.chance).round(1)
         st.dataframe(pairs.round(4), hide_index=True)
@@ -109,6 +136,32 @@ def _matrix(lo: data.Loaded, res: ComparisonResult, fig: go.Figure, names: tuple
         st.plotly_chart(
             figures.recall_bars(res.recall, k=res.k, title=f"Approximate search: recall@{res.k}"), key="recall"
         )
+
+
+ANISO = "random-pair cosine"
+ANISO_Z = "after z-norm"
+ANISO_HELP = {
+    ANISO: st.column_config.NumberColumn(
+        help="Mean cosine between random sentence pairs (anisotropy, Ethayarajh 2019): near 0, directions spread "
+        "out; near 1, every sentence vector points the same way and neighbors are decided by small differences."
+    ),
+    ANISO_Z: st.column_config.NumberColumn(help="The same after z-normalization (the sidebar switch)."),
+}
+
+
+def _anisotropy_note(aniso: dict[str, anisotropy.Anisotropy]) -> None:
+    """What a high random-pair cosine means, with the z-normalization switch one click away."""
+    high = [a for a in aniso.values() if a.high]
+    if not high:
+        return
+    st.caption(
+        f"{', '.join(a.embedder for a in high)}: random sentence pairs sit at a mean cosine of "
+        f"{' / '.join(f'{a.raw:.2f}' for a in high)} (≥ {anisotropy.HIGH_ANISOTROPY}: anisotropic), so every "
+        "sentence is close to every other and their neighbors are decided by small differences of cosine. "
+        "z-normalization takes the common direction out (mean cosine "
+        f"{' / '.join(f'{a.znorm:.2f}' for a in high)} after it) and can change the neighbors."
+    )
+    sidebar.znorm_button("heatmap_znorm")
 
 
 def _box(lo: data.Loaded, res: ComparisonResult, names: tuple[str, ...], fkey: tuple) -> None:

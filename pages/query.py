@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import html
 import zlib
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
 
 import numpy as np
@@ -12,13 +12,14 @@ import pandas as pd
 import streamlit as st
 
 from n2o_core.analyses import overlap
+from n2o_core.analyses.anisotropy import Anisotropy, implication
 from n2o_core.corpora import Corpus
 from n2o_core.export import report
 from n2o_core.export import tables as export
 from n2o_core.search.result import Neighbors
 from n2o_core.settings import MAX_QUERY_CHARS, Settings, param_query
 from n2o_core.text import SBERT_STOP_WORDS, content_tokens, highlight_shared, token_set
-from ui import data, downloads, nav, page, talk
+from ui import data, downloads, nav, page, sidebar, talk
 from ui.shell import through_app
 
 through_app()
@@ -50,12 +51,15 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     qtok = frozenset(content_tokens(query_text, SBERT_STOP_WORDS))  # shared words as Token overlap counts them
     _query_line(lo, query_text, note)
     names = [e for e in lo.names if e in found]
-    _neighbor_grid(lo.corpus.texts, found, names, show, qtok)
+    aniso = {e: a for e, a in data.anisotropy(lo, names).items() if a.high}
+    _neighbor_grid(lo.corpus.texts, found, names, show, qtok, aniso)
+    if aniso:
+        _anisotropy_note(aniso)
     lists = {e: [int(i) for i in found[e].ids[0, :k]] for e in names}
-    pop, out = _popular_and_outliers(lo.corpus.texts, lists, k, r, qtok)
+    popular, out = _popular_and_outliers(lo.corpus.texts, lists, k, r, qtok)
     if qid is not None and in_pool:
         page.approximate_note(lo, k, names)
-    _downloads(lo, qid, query_text, found, names, pop, out, r)
+    _downloads(lo, qid, query_text, found, names, popular, out, r)
 
 
 def _rank_controls(k: int) -> tuple[int, int]:
@@ -197,9 +201,14 @@ def _neighbor_table(texts: Sequence[str], ids: np.ndarray, sims: np.ndarray, sho
 
 
 def _neighbor_grid(
-    texts: Sequence[str], found: dict[str, Neighbors], names: list[str], show: int, qtok: AbstractSet[str]
+    texts: Sequence[str],
+    found: dict[str, Neighbors],
+    names: list[str],
+    show: int,
+    qtok: AbstractSet[str],
+    aniso: Mapping[str, Anisotropy],
 ) -> None:
-    """The neighbor tables, four embedders a row."""
+    """The neighbor tables, four embedders a row; an anisotropic embedder's header says so (`aniso`)."""
     st.markdown(_TABLE_CSS, unsafe_allow_html=True)
     per_row = 4
     if talk.active():  # every embedder side by side, a few neighbors each: one screen
@@ -211,7 +220,24 @@ def _neighbor_grid(
             nb = found[e]
             with col:
                 st.markdown(f"**{html.escape(e)}**")
+                if e in aniso:
+                    st.caption(
+                        f"⚠ random pairs at cosine {aniso[e].raw:.2f}: neighbors differ by small margins",
+                        help=implication(aniso[e]),
+                    )
                 st.markdown(_neighbor_table(texts, nb.ids[0], nb.sims[0], show, qtok), unsafe_allow_html=True)
+
+
+def _anisotropy_note(aniso: Mapping[str, Anisotropy]) -> None:
+    """Below the grid: what the anisotropic columns' cosines mean, and the z-normalization switch."""
+    st.caption(
+        f"{', '.join(aniso)}: random sentence pairs already sit at a mean cosine of "
+        f"{' / '.join(f'{a.raw:.2f}' for a in aniso.values())} (anisotropy, Ethayarajh 2019), so their neighbors' high "
+        "cosines are only a little above any sentence's, and small differences decide the ranking. "
+        "z-normalization takes the common direction out (mean cosine "
+        f"{' / '.join(f'{a.znorm:.2f}' for a in aniso.values())} after it)."
+    )
+    sidebar.znorm_button("query_znorm")
 
 
 def _with_sentences(frame: pd.DataFrame, texts: Sequence[str], qtok: AbstractSet[str]) -> pd.DataFrame:
@@ -223,16 +249,25 @@ def _with_sentences(frame: pd.DataFrame, texts: Sequence[str], qtok: AbstractSet
 
 def _popular_and_outliers(
     texts: Sequence[str], lists: dict[str, list[int]], k: int, r: int, qtok: AbstractSet[str]
-) -> tuple[pd.DataFrame, pd.DataFrame]:
-    """The tabs of popular neighbors and outliers (Table 2); returns both tables."""
+) -> tuple[overlap.Popular, pd.DataFrame]:
+    """The tabs of popular neighbors (or the nearest thing, labelled) and outliers (Table 2); returns both."""
     tab_pop, tab_out = st.tabs(["Popular neighbors", "Outliers"])
     with tab_pop:
-        pop = overlap.popular_frame(lists, k)
-        if len(pop):
+        popular = overlap.popular_or_nearest(lists, k)
+        pop = popular.frame
+        if popular.paper and len(pop):
+            st.dataframe(_with_sentences(pop.drop(columns=["missing from"]), texts, qtok), hide_index=True)
+            st.caption(f"Sentences {popular.label()}, by mean rank.")
+        elif len(pop):
+            st.info(popular.label()[0].upper() + popular.label()[1:] + " embedders, shown below (not popular as "
+                    "the paper defines it).")  # fmt: skip
             st.dataframe(_with_sentences(pop, texts, qtok), hide_index=True)
+            st.caption(
+                "Each row: how many embedders have the sentence in their top k, its mean rank among them, and the "
+                "embedders that do not. The paper's popular neighbors are in the top k of every embedder (Table 2)."
+            )
         else:
-            st.info(f"No sentence is in the top {k} of every embedder.")
-        st.caption(f"Sentences in the top {k} of all {len(lists)} embedders, by mean rank (Table 2, first row).")
+            st.info(popular.label()[0].upper() + popular.label()[1:] + ".")
     with tab_out:
         out = overlap.outlier_neighbors(lists, r, k)
         if len(out):
@@ -240,7 +275,7 @@ def _popular_and_outliers(
         else:
             st.info(f"Every embedder's top {r} is shared with at least one other embedder's top {k}.")
         st.caption(f"Neighbors ranked ≤ {r} by one embedder and outside every other embedder's top {k} (Table 2).")
-    return pop, out
+    return popular, out
 
 
 def _downloads(
@@ -249,12 +284,13 @@ def _downloads(
     query_text: str,
     found: dict[str, Neighbors],
     names: list[str],
-    pop: pd.DataFrame,
+    popular: overlap.Popular,
     out: pd.DataFrame,
     r: int,
 ) -> None:
     """The query's neighbors with their sentences, the popular and outlier tables, and the view as HTML."""
     k = lo.k
+    pop, pop_label = popular.frame, popular.label()
     frame = export.neighbors_frame(
         lo.corpus.texts,
         [qid],
@@ -278,7 +314,7 @@ def _downloads(
             return [
                 report.Text(query_text, title="Query"),
                 *per,
-                report.Table(pop, f"In the top {k} of all {len(names)} embedders, by mean rank.", title="Popular"),
+                report.Table(pop, f"Sentences {pop_label}, by mean rank.", title="Popular"),
                 report.Table(out, f"Ranked ≤ {r} by one embedder, outside every other's top {k}.", title="Outliers"),
             ]
 

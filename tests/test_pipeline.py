@@ -217,3 +217,15 @@ def test_prepare_each_reports_every_step_and_a_child_replays_the_same(tmp_path):
     assert ("stage", "word2vec") in kinds  # training, embedding and search steps reach the caller
     failed = [p for k, e, p in replayed if k == "failed"]
     assert isinstance(failed[0], EmbedderError) and "no-such-embedder" in str(failed[0])
+
+
+def test_query_samples_are_never_repeated():
+    plan = pipeline.plan_queries(60, 100, 5, 0)  # queries >= N: one sample of every sentence, not five copies
+    assert len(plan.samples) == 1
+    assert np.array_equal(plan.samples[0], np.arange(60)) and np.array_equal(plan.pool, np.arange(60))
+    assert plan.every_sentence_once
+    assert plan.sampling_note().startswith("100 queries per sample cover all 60 sentences of the corpus")
+    assert "instead of 5 samples" in plan.sampling_note()
+    smaller = pipeline.plan_queries(60, 30, 5, 0)  # fewer queries than sentences: independent samples, said nothing
+    assert len(smaller.samples) == 5 and smaller.sampling_note() == ""
+    assert len({s.tobytes() for s in smaller.samples}) == 5

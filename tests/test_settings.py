@@ -89,3 +89,11 @@ def test_threshold_parameters():
     for bad in ("7", "nan", "x", "-1"):
         v, note = param_threshold({"max_overlap": bad}, "max_overlap", 0.05, 1.0, None)
         assert v is None and "'max_overlap' in the link must be a number from 0.05 to 1 or 'off'; using off" in note
+
+
+def test_train_with_round_trips_and_refuses_anything_but_a_builtin():
+    s = from_query({"train": "bbc-news"})
+    assert s.train_with == "bbc-news" and to_query(s)["train"] == "bbc-news"
+    assert "train" not in to_query(from_query({}))
+    bad = from_query({"train": "/etc/passwd"})
+    assert bad.train_with == "" and any("'train' must name a built-in corpus" in n for n in bad.notes)

@@ -210,17 +210,20 @@ def pair_means(key: str, k: int, _ad: AgreementData) -> pd.DataFrame:
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def rankings(
-    key: str, k: int, a: str | None, b: str | None, top: int, _ad: AgreementData
-) -> tuple[np.ndarray, np.ndarray, pd.DataFrame | None]:
-    """(least-agreed ids, most-agreed ids, decile table) of the pair's per-sentence N2O (the mean pairwise
-    agreement when a = b = None), among sentences with neighbors under the embedders involved."""
+    key: str, k: int, a: str | None, b: str | None, top: int, _ad: AgreementData, low_page: int = 0, high_page: int = 0
+) -> tuple[np.ndarray, np.ndarray, pd.DataFrame | None, core.ExtremeTies | None]:
+    """(least-agreed ids, most-agreed ids, decile table, ties at both ends) of the pair's per-sentence N2O (the mean
+    pairwise agreement when a = b = None), among sentences with neighbors under the embedders involved; each list
+    is page `low_page` / `high_page` (0 first) of `top` sentences of the same fixed order."""
     v = values(key, k, a, b, _ad)
     agr = _ad.at(k)
     valid = agr.has_neighbors(a, b) if a is not None and b is not None else agr.has_neighbors()
     if not valid.any():
-        return np.zeros(0, np.int64), np.zeros(0, np.int64), None
-    low, high = core.extremes(v, top, valid=valid)
-    return low, high, core.decile_table(v, features(_ad.corpus.fingerprint, _ad.corpus), valid=valid)
+        return np.zeros(0, np.int64), np.zeros(0, np.int64), None, None
+    low = core.extremes(v, top, valid=valid, offset=low_page * top)[0]
+    high = core.extremes(v, top, valid=valid, offset=high_page * top)[1]
+    deciles = core.decile_table(v, features(_ad.corpus.fingerprint, _ad.corpus), valid=valid)
+    return low, high, deciles, core.extreme_ties(v, valid)
 
 
 @st.cache_data(show_spinner=False, max_entries=16)

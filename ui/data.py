@@ -22,9 +22,13 @@ import streamlit as st
 
 from n2o_core import pipeline
 from n2o_core.analyses import overlap
+from n2o_core.analyses.anisotropy import Anisotropy
+from n2o_core.analyses.anisotropy import anisotropy as core_anisotropy
 from n2o_core.analyses.compare import ComparisonResult
 from n2o_core.analyses.compare import comparison as core_comparison
-from n2o_core.corpora import Corpus, load_corpus
+from n2o_core.analyses.face_value import FaceValue
+from n2o_core.analyses.face_value import face_value as core_face_value
+from n2o_core.corpora import Corpus, load_corpus, with_background
 from n2o_core.embedders.base import EmbedderInfo
 from n2o_core.errors import N2OError
 from n2o_core.limits import K_MAX, check_corpus_size, effective_k, k_max_for
@@ -53,9 +57,20 @@ def cache() -> Cache:
 
 
 @st.cache_resource(show_spinner="Loading the corpus…", max_entries=8)
-def corpus(spec: str, max_sentences: int, seed: int = 0) -> Corpus:
-    """The corpus for a spec (built-in, kept upload, ...), capped to a fixed sample of `max_sentences`."""
-    return load_corpus(spec, max_sentences=max_sentences, seed=seed, cache_dir=cache().root)
+def corpus(spec: str, max_sentences: int, seed: int = 0, train_with: str = "") -> Corpus:
+    """The corpus for a spec (built-in, kept upload, ...), capped to a fixed sample of `max_sentences`; its
+    corpus-trained embedders also trained on the built-in corpus `train_with` when one is named."""
+    return load_corpus(spec, max_sentences=max_sentences, seed=seed, cache_dir=cache().root, train_with=train_with)
+
+
+@st.cache_resource(show_spinner="Loading the corpus…", max_entries=4)
+def _trained_with(fingerprint: str, name: str, _corpus: Corpus) -> Corpus:
+    return with_background(_corpus, load_corpus(f"builtin:{name}", cache_dir=cache().root))
+
+
+def trained_with(corpus_: Corpus, name: str) -> Corpus:
+    """`corpus_` with its corpus-trained embedders also trained on the built-in corpus `name`."""
+    return _trained_with(corpus_.fingerprint, name, corpus_)
 
 
 @st.cache_resource(show_spinner=False, max_entries=8)
@@ -371,6 +386,35 @@ def token_overlap(
     )
 
 
+@st.cache_data(show_spinner=False, max_entries=256)
+def _anisotropy(fingerprint: str, embedder_key: str, eid: str, _ws: Workspace) -> Anisotropy:
+    return core_anisotropy(_ws, eid)
+
+
+def anisotropy(lo: Loaded, names: list[str]) -> dict[str, Anisotropy]:
+    """Each embedder's mean cosine of random sentence pairs, raw and z-normalized (`analyses.anisotropy`), from
+    its cached embeddings; an embedder whose vectors cannot be read is left out (a number never fails the page)."""
+    out = {}
+    for e in names:
+        try:
+            out[e] = _anisotropy(lo.corpus.fingerprint, lo.ws.embedder_key(e), e, lo.ws)
+        except Exception:  # noqa: BLE001 - the page shows the others
+            log.warning("anisotropy of %s could not be computed", e, exc_info=True)
+    return out
+
+
+def face_value(lo: Loaded, res: ComparisonResult) -> FaceValue:
+    """What the comparison's numbers must be read against (`analyses.face_value`)."""
+    return core_face_value(
+        res.mean,
+        res.k,
+        len(lo.corpus),
+        embedders=res.embedders,
+        fit_size=len(lo.corpus.fit_texts),
+        sampling_note=lo.plan.sampling_note(),
+    )
+
+
 # --------------------------------------------------------------------------- one query
 
 
@@ -431,12 +475,14 @@ def figure(name: str, key: tuple, build: Callable[[], T]) -> T:
 __all__ = [
     "K_MAX",
     "Loaded",
+    "anisotropy",
     "cache",
     "clear_failures",
     "comparison",
     "corpus",
     "dim_label",
     "embedder_infos",
+    "face_value",
     "failures",
     "figure",
     "free_text",
@@ -446,5 +492,6 @@ __all__ = [
     "robustness_across_k",
     "single_query",
     "token_overlap",
+    "trained_with",
     "workspace",
 ]

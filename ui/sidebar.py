@@ -10,6 +10,7 @@ import hashlib
 
 import streamlit as st
 
+from n2o_core.analyses.face_value import TRAINED_NOISE_BELOW
 from n2o_core.corpora import (
     SUPPORTED_EXTENSIONS,
     Corpus,
@@ -24,7 +25,7 @@ from n2o_core.corpora.uploads import check_upload_size
 from n2o_core.embedders.base import EmbedderInfo
 from n2o_core.embedders.user import dataset_link_refusal, model_dirs
 from n2o_core.errors import CorpusError
-from n2o_core.limits import K_MAX, check_corpus_size, k_max_for
+from n2o_core.limits import K_MAX, K_SHARE_MAX, check_corpus_size, k_max_for, k_share_cap
 from n2o_core.runtime import server_mode
 from n2o_core.settings import MAX_SENTENCES_CHOICES, Settings, env_defaults, from_query, to_query
 from n2o_core.text import escape_markdown
@@ -33,6 +34,8 @@ from . import data, own, talk
 from .guard import message
 
 UPLOAD = "__upload__"
+_LIVE = "_upload_live"  # the spec of the file in the uploader (drawn while the picker shows it)
+_PICK = "_pick_corpus"  # the picker's value for the next run (a widget's value cannot change once drawn)
 _W = {  # settings field -> widget key
     "corpus": "w_corpus",
     "max_sentences": "w_cap",
@@ -91,6 +94,8 @@ def _seed_from_url(defaults: Settings, known: list[str]) -> None:
             _W["order"]: s.order,
         }
     )
+    st.session_state["w_train"] = bool(s.train_with)
+    st.session_state["_k_chosen"] = "k" in params  # a link's k is the user's; the default is capped for a small corpus
     st.session_state["w_scheduler"] = s.scheduler
     st.session_state["w_talk"] = talk.active()
     st.session_state["_notes"] = notes
@@ -122,6 +127,9 @@ def _upload_widget() -> str | None:
         f"Paragraphs are split into sentences; duplicates are dropped. Up to {limit} MB.",
     )
     if f is None:
+        kept = st.session_state.get(_W["corpus"])
+        if kept in st.session_state.get("_uploads", {}):  # the upload chosen in the picker, kept in the cache
+            return str(kept)
         st.info(f"Upload a file (up to {limit} MB) to compare embedders on it.")
         return None
     column = None
@@ -145,6 +153,10 @@ def _upload_widget() -> str | None:
         st.error(message(e, "Reading the file"))
         return None
     st.session_state.setdefault("_uploads", {})[spec] = upload_name(data.cache(), spec) or f.name
+    st.session_state[_LIVE] = spec
+    if st.session_state.get(_W["corpus"]) != spec:  # the picker names the file (the uploader stays below it)
+        st.session_state[_PICK] = spec
+        st.rerun()
     return spec
 
 
@@ -163,13 +175,16 @@ def draw() -> tuple[Settings, Corpus | None]:
     corpus = _load_corpus(choice, spec, text_column) if spec is not None else None
     with cap_slot:
         _cap_picker(corpus)
+    train_with = _train_with(corpus, spec)
+    if train_with and corpus is not None and spec is not None:
+        corpus = _load_corpus(choice, spec, text_column, train_with, caption=False)
     _embedder_picker(infos, corpus)
     _neighbor_controls(defaults, corpus)
     _advanced(corpus)
     if data.failures() and st.sidebar.button("Retry failed embedders"):
         data.clear_failures()
         st.rerun()
-    s = _settings(spec, text_column)
+    s = _settings(spec, text_column, train_with)
     _sync_url(s)
     return s, corpus
 
@@ -195,6 +210,8 @@ def _corpus_picker(defaults: Settings) -> tuple[str, str | None, str]:
     if not server_mode.shared() or server_mode.hub_allowed() or model_dirs():  # else no dataset could load
         options.append(own.HF)
     options.append(UPLOAD)
+    if _PICK in st.session_state:
+        st.session_state[_W["corpus"]] = st.session_state.pop(_PICK)
     if st.session_state.get(_W["corpus"]) not in options:
         st.session_state[_W["corpus"]] = defaults.corpus
 
@@ -210,7 +227,7 @@ def _corpus_picker(defaults: Settings) -> tuple[str, str | None, str]:
     choice = sb.selectbox("Corpus", options, format_func=label, key=_W["corpus"])
     spec: str | None = choice
     text_column = ""
-    if choice == UPLOAD:
+    if choice == UPLOAD or choice == st.session_state.get(_LIVE):
         with sb:
             spec = _upload_widget()
     elif choice == own.HF:
@@ -249,8 +266,9 @@ def _cap_picker(corpus: Corpus | None) -> None:
     )
 
 
-def _load_corpus(choice: str, spec: str, text_column: str) -> Corpus | None:
-    """Load the chosen corpus and say its size under the picker; None (with the error shown) when it fails."""
+def _load_corpus(choice: str, spec: str, text_column: str, train_with: str = "", caption: bool = True) -> Corpus | None:
+    """Load the chosen corpus (its trained embedders also trained on the built-in `train_with`) and say its size
+    under the picker; None (with the error shown) when it fails."""
     sb = st.sidebar
     try:
         cap = int(st.session_state[_W["max_sentences"]])
@@ -260,20 +278,28 @@ def _load_corpus(choice: str, spec: str, text_column: str) -> Corpus | None:
                 raise CorpusError(refused[0].upper() + refused[1:] + ".")
             corpus = own.hf_corpus(spec, text_column, cap)
             own.typed_specs().add(spec)
+            if train_with:
+                corpus = data.trained_with(corpus, train_with)
         else:
-            corpus = data.corpus(spec, cap)
-        if corpus.training_texts is not None and len(corpus.training_texts) != len(corpus):
-            sb.caption(
-                f"{len(corpus):,}-sentence sample of {len(corpus.training_texts):,} "
-                f"({_duplicates(corpus.n_duplicates)} removed from the full corpus)"
-            )
-        else:
-            sb.caption(f"{len(corpus):,} sentences · {_duplicates(corpus.n_duplicates)} removed")
+            corpus = data.corpus(spec, cap, train_with=train_with)
+        if caption:
+            _size_caption(corpus)
         check_corpus_size(len(corpus))
     except Exception as e:  # noqa: BLE001
         sb.error(message(e, "Loading the corpus"))
         return None
     return corpus
+
+
+def _size_caption(corpus: Corpus) -> None:
+    """The corpus's size under the picker (and the full corpus's, for a sample)."""
+    if corpus.training_texts is not None and len(corpus.training_texts) != len(corpus):
+        st.sidebar.caption(
+            f"{len(corpus):,}-sentence sample of {len(corpus.training_texts):,} "
+            f"({_duplicates(corpus.n_duplicates)} removed from the full corpus)"
+        )
+    else:
+        st.sidebar.caption(f"{len(corpus):,} sentences · {_duplicates(corpus.n_duplicates)} removed")
 
 
 def _embedder_picker(infos: dict[str, EmbedderInfo], corpus: Corpus | None) -> None:
@@ -318,16 +344,33 @@ def _kept(field: str, hi: int, default: int) -> tuple[int, int]:
 def _remember(field: str) -> None:
     """on_change of a range-dependent widget: the user's choice becomes the asked value."""
     st.session_state[f"_want_{field}"] = int(st.session_state[_W[field]])
+    if field == "k":
+        st.session_state["_k_chosen"] = True
 
 
 def _k_slider(defaults: Settings, n: int | None) -> None:
     """k, capped by what the corpus allows (a k above the cap is lowered for this corpus, with a note; the
-    asked k comes back with a corpus large enough for it)."""
+    asked k comes back with a corpus large enough for it). A k nobody chose (the default) is also kept within
+    K_SHARE_MAX of the N − 1 candidates, with a note; a chosen one above that share gets a warning."""
     sb = st.sidebar
     k_max = k_max_for(n) if n else k_max_for(10**9)
-    want, shown = _kept("k", k_max, defaults.k)
-    if want > shown:
+    share_cap = k_share_cap(n) if n else k_max
+    chosen = bool(st.session_state.get("_k_chosen"))
+    hi = k_max if chosen else min(k_max, share_cap)
+    want, shown = _kept("k", hi, defaults.k)
+    if want > shown and shown == k_max:
         sb.warning(f"k = {want} is above what this corpus allows ({k_max} = min({K_MAX}, N − 1)); using k = {k_max}.")
+    elif want > shown and n:
+        sb.info(
+            f"k lowered from {want} to {shown} for this {n:,}-sentence corpus: k = {want} would be "
+            f"{want / (n - 1):.0%} of the {n - 1:,} other sentences (chance alone {want / (n - 1):.2f}); the default "
+            f"keeps k within {K_SHARE_MAX:.0%}. Choose k to override."
+        )
+    elif n and shown > share_cap:
+        sb.warning(
+            f"k = {shown} is {shown / (n - 1):.0%} of the {n - 1:,} other sentences: random neighbors would share "
+            f"{shown / (n - 1):.2f} of them (chance). k ≤ {share_cap} keeps it within {K_SHARE_MAX:.0%}."
+        )
     if k_max > 1:
         sb.slider(
             "k (neighbors per query)",
@@ -380,6 +423,17 @@ def _neighbor_controls(defaults: Settings, corpus: Corpus | None) -> None:
     )
 
 
+def _znorm_on() -> None:
+    st.session_state[_W["znorm"]] = True
+
+
+def znorm_button(key: str) -> None:
+    """A button that turns on the sidebar's z-normalization switch (for a page that says what it would change);
+    nothing when it is on already."""
+    if not st.session_state.get(_W["znorm"]):
+        st.button("z-normalize (the sidebar switch)", key=key, on_click=_znorm_on, icon=":material/tune:")
+
+
 def _advanced(corpus: Corpus | None) -> None:
     """The Advanced expander: the user's own embedders, talk mode and the Dask scheduler."""
     with st.sidebar.expander("Advanced", expanded=bool(st.session_state.get("_own_msg"))):
@@ -424,7 +478,32 @@ def scheduler() -> str:
     return address if address and st.session_state.get("w_use_cluster", True) else ""
 
 
-def _settings(spec: str | None, text_column: str) -> Settings:
+def _train_with(corpus: Corpus | None, spec: str | None) -> str:
+    """The built-in corpus the corpus-trained embedders are also trained on ("" = the corpus alone): a switch
+    offered when they would be fit on fewer sentences than they need (`face_value.TRAINED_NOISE_BELOW`)."""
+    if corpus is None or spec is None or spec == f"builtin:{TRAIN_WITH}":
+        return ""
+    fit = len(corpus.fit_texts)
+    need = max((s.sentences for s in TRAINED_NOISE_BELOW.values()), default=0)
+    if fit > need:
+        return ""
+    on = st.sidebar.toggle(
+        "Train word2vec / fastText with BBC News",
+        key="w_train",
+        help=f"word2vec and fastText are trained on the corpus itself ({fit:,} sentences here); below "
+        f"{need:,} sentences their neighbors are mostly noise (measured: benchmarks/results/small_corpus_noise.txt). "
+        "On: they (and tf-idf) are trained on the built-in BBC News corpus (38,019 sentences) plus these "
+        "sentences, and compared on these sentences only. Each model trains once on those ~38,000 sentences "
+        "(tens of seconds), then comes from the cache.",
+    )
+    return TRAIN_WITH if on else ""
+
+
+#: The built-in corpus the sidebar's switch trains corpus-trained embedders with.
+TRAIN_WITH = "bbc-news"
+
+
+def _settings(spec: str | None, text_column: str, train_with: str = "") -> Settings:
     """The settings the widgets now hold."""
     return Settings(
         corpus=spec or "",
@@ -438,6 +517,7 @@ def _settings(spec: str | None, text_column: str) -> Settings:
         znorm=bool(st.session_state[_W["znorm"]]),
         order=st.session_state[_W["order"]],
         text_column=text_column,
+        train_with=train_with,
         scheduler=scheduler(),
     )
 
@@ -455,6 +535,8 @@ def _sync_url(s: Settings) -> None:
     want = to_query(s) if s.corpus else {k: v for k, v in to_query(s).items() if k != "corpus"}
     if "col" not in want and s.corpus:
         st.query_params.pop("col", None)
+    if "train" not in want:
+        st.query_params.pop("train", None)
     for key, val in want.items():
         if st.query_params.get(key) != val:
             st.query_params[key] = val

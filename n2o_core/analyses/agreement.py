@@ -241,12 +241,50 @@ def _order(values: np.ndarray, valid: np.ndarray, ascending: bool, seed: int) ->
 
 
 def extremes(
-    values: np.ndarray, n: int = 10, *, valid: np.ndarray | None = None, seed: int = 0
+    values: np.ndarray, n: int = 10, *, valid: np.ndarray | None = None, seed: int = 0, offset: int = 0
 ) -> tuple[np.ndarray, np.ndarray]:
-    """(least-agreed ids ascending, most-agreed ids descending), n each, among `valid` sentences."""
+    """(least-agreed ids ascending, most-agreed ids descending), n each, among `valid` sentences, from rank
+    `offset` on (0: the extremes; n, 2n, ...: the next pages of the same fixed order, ties included)."""
     values = np.asarray(values, float)
     valid = np.ones(len(values), bool) if valid is None else np.asarray(valid, bool)
-    return _order(values, valid, True, seed)[:n], _order(values, valid, False, seed)[:n]
+    lo, hi = max(0, int(offset)), max(0, int(offset)) + n
+    return _order(values, valid, True, seed)[lo:hi], _order(values, valid, False, seed)[lo:hi]
+
+
+@dataclass(frozen=True)
+class ExtremeTies:
+    """How many valid sentences share the lowest and the highest value: when more share it than a list shows, the
+    list is a random few of them (`extremes` orders ties at random), which the page must say."""
+
+    low: float
+    n_low: int
+    high: float
+    n_high: int
+    n_valid: int
+
+    def sentence(self, end: str, shown: int) -> str:
+        """'2,460 sentences tied at 0; 10 shown at random' for end 'low' or 'high' when more than `shown` tie there,
+        else ''."""
+        value, count = (self.low, self.n_low) if end == "low" else (self.high, self.n_high)
+        if count <= shown:
+            return ""
+        return (
+            f"{count:,} sentences ({count / self.n_valid:.0%} of those ranked) are tied at {value:.3g}; "
+            f"{min(shown, count)} shown at random"
+        )
+
+
+def extreme_ties(values: np.ndarray, valid: np.ndarray | None = None) -> ExtremeTies:
+    """The lowest and highest value among the `valid` sentences and how many sentences hold each (values equal to
+    12 decimals count as tied)."""
+    v = np.asarray(values, float)
+    if valid is not None:
+        v = v[np.asarray(valid, bool)]
+    if v.size == 0:
+        raise N2OError("No sentence to rank.")
+    v = np.round(v, 12)  # means over pairs of multiples of 1/k: equal values may differ in the last bits
+    lo, hi = float(v.min()), float(v.max())
+    return ExtremeTies(lo, int(np.sum(v == lo)), hi, int(np.sum(v == hi)), int(v.size))
 
 
 def ranking_frame(ids: np.ndarray, values: np.ndarray, texts: Sequence[str], features: pd.DataFrame) -> pd.DataFrame:

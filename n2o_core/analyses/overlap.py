@@ -455,6 +455,65 @@ def popular_frame(lists: Mapping[str, Sequence[int]], m: int) -> pd.DataFrame:
     return _frame({"id": pop, "mean rank": ranks}, columns=["id", "mean rank"])
 
 
+POPULAR_COLUMNS = ["id", "embedders", "mean rank", "missing from"]
+
+
+@dataclass(frozen=True)
+class Popular:
+    """Popular neighbors of one query: the paper's (in the top m of every embedder) when there are any, else the
+    nearest thing: the sentences in the top m of the most embedders short of all (`required` of `total`)."""
+
+    frame: pd.DataFrame  # POPULAR_COLUMNS: id, embedders (how many have it in their top m), mean rank, missing from
+    m: int
+    required: int  # embedders whose top m each row is in (at least)
+    total: int
+
+    @property
+    def paper(self) -> bool:
+        """Whether these are popular neighbors as the paper defines them (in the top m of every embedder)."""
+        return self.required == self.total
+
+    def label(self) -> str:
+        """What the table holds, in words."""
+        if self.paper:
+            return f"in the top {self.m} of all {self.total} embedders (the paper's popular neighbors, Table 2)"
+        if self.frame.empty:
+            return (
+                f"no sentence is in the top {self.m} of all {self.total} embedders (the paper's popular neighbors), "
+                f"nor in the top {self.m} of {self.required} of them"
+            )
+        return (
+            f"no sentence is in the top {self.m} of all {self.total} embedders (the paper's popular neighbors); "
+            f"nearest to it: in the top {self.m} of {self.required} of the {self.total}"
+        )
+
+
+def popular_or_nearest(lists: Mapping[str, Sequence[int]], m: int, *, min_embedders: int = 2) -> Popular:
+    """Popular neighbors of one query (`popular_neighbors`: in the top m of every embedder, Table 2); when there is
+    none, the nearest thing: the sentences in the top m of n - 1 embedders, else n - 2, ... down to
+    `min_embedders`, labelled by how many embedders have them (`Popular.required`). Rows: nearest first by mean
+    rank over the embedders that have them (1-based), then by id; "missing from" names the others."""
+    tops = {e: [i for i in list(v)[:m] if i >= 0] for e, v in lists.items()}
+    n = len(tops)
+    if n == 0:
+        return Popular(_frame([], columns=POPULAR_COLUMNS), m, 0, 0)
+    where: dict[int, dict[str, int]] = {}
+    for e, top in tops.items():
+        for rank, i in enumerate(top, start=1):
+            where.setdefault(int(i), {})[e] = rank
+    floor = min(n, max(1, min_embedders))
+    for need in range(n, floor - 1, -1):
+        hits = {i: ranks for i, ranks in where.items() if len(ranks) >= need}
+        if hits or need == floor:
+            break
+    mean_rank = {i: float(np.mean(list(ranks.values()))) for i, ranks in hits.items()}
+    rows = [
+        (i, len(hits[i]), round(mean_rank[i], 1), ", ".join(e for e in tops if e not in hits[i]))
+        for i in sorted(hits, key=lambda i: (-len(hits[i]), mean_rank[i], i))
+    ]
+    return Popular(_frame(rows, columns=POPULAR_COLUMNS), m, need, n)
+
+
 def token_overlap_report(
     texts: Sequence[str],
     pool: np.ndarray,

@@ -1,6 +1,6 @@
 """Corpora: built-in and user-supplied text collections -> a deduplicated, fingerprinted `Corpus`.
 
-- `corpus`   the Corpus type, dedup, fingerprint, sampling
+- `corpus`   the Corpus type, dedup, fingerprint, sampling, a background corpus for the trained embedders
 - `specs`    spec parsing (builtin:, hf:, upload:, files) -> load_corpus
 - `builtin`  corpora shipped inside installed packages (BBC News, Lee, Wikipedia sample)
 - `files`    text / table files, uploaded bytes, Hugging Face datasets
@@ -9,7 +9,7 @@
 """
 
 from n2o_core.corpora.builtin import builtin_names, list_builtin_corpora, load_builtin
-from n2o_core.corpora.corpus import Corpus, dedup, fingerprint_texts, from_texts, sample_corpus
+from n2o_core.corpora.corpus import Corpus, dedup, fingerprint_texts, from_texts, sample_corpus, with_background
 from n2o_core.corpora.files import (
     SUPPORTED_EXTENSIONS,
     list_columns,
@@ -44,4 +44,5 @@ __all__ = [
     "save_upload",
     "text_columns",
     "upload_name",
+    "with_background",
 ]

@@ -9,7 +9,7 @@ from functools import cached_property
 
 from n2o_core.errors import CorpusError
 
-__all__ = ["Corpus", "dedup", "fingerprint_texts", "from_texts", "normalized_lines", "sample_corpus"]
+__all__ = ["Corpus", "dedup", "fingerprint_texts", "from_texts", "normalized_lines", "sample_corpus", "with_background"]
 
 
 @dataclass(frozen=True)
@@ -209,4 +209,24 @@ def sample_corpus(corpus: Corpus, max_sentences: int, seed: int = 0) -> Corpus:
         source=corpus.source,
         labels=tuple(corpus.labels[i] for i in ids) if corpus.labels is not None else None,
         training_texts=corpus.fit_texts,
+    )
+
+
+def with_background(corpus: Corpus, background: Corpus) -> Corpus:
+    """`corpus` with its corpus-trained embedders (tf-idf, word2vec, fastText) fit on `background`'s training
+    text followed by the corpus's own sentences that it lacks: vectors learned from a large corpus, compared on
+    these sentences (whose words they then know). The sentences, their ids and labels are unchanged; the
+    fingerprint is new (it identifies what the trained embedders learned from, so no cache mixes the two)."""
+    base = background.fit_texts
+    known = set(base)
+    own = corpus.fit_texts
+    fit = tuple(base) + tuple(t for t in own if t not in known)
+    return Corpus(
+        name=f"{corpus.name} (word vectors trained with {background.name})",
+        texts=corpus.texts,
+        fingerprint=fingerprint_texts([corpus.fingerprint, "trained with", fingerprint_texts(fit)]),
+        n_duplicates=corpus.n_duplicates,
+        source=corpus.source,
+        labels=corpus.labels,
+        training_texts=fit,
     )

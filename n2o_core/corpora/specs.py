@@ -13,7 +13,7 @@ import re
 from collections.abc import Iterable
 
 from n2o_core.corpora.builtin import builtin_names, load_builtin
-from n2o_core.corpora.corpus import Corpus, sample_corpus
+from n2o_core.corpora.corpus import Corpus, sample_corpus, with_background
 from n2o_core.corpora.files import load_file, load_hf_dataset
 from n2o_core.corpora.uploads import UPLOAD_PREFIX, is_upload_spec, load_upload
 from n2o_core.errors import CorpusError
@@ -47,8 +47,10 @@ def load_corpus(
     seed: int = 0,
     cache_dir: str | os.PathLike | None = None,
     segment: bool | None = None,
+    train_with: str = "",
 ) -> Corpus:
-    """Open a corpus by spec (see the module docstring), optionally capped to a fixed sample of `max_sentences`."""
+    """Open a corpus by spec (see the module docstring), optionally capped to a fixed sample of `max_sentences`;
+    `train_with` names a built-in corpus the corpus-trained embedders are also trained on (`with_background`)."""
     spec = spec.strip()
     if max_sentences is not None and max_sentences < 1:
         raise CorpusError(f"The number of sentences must be positive (got {max_sentences}).")
@@ -78,4 +80,9 @@ def load_corpus(
         corpus = load_file(spec, text_column, segment=segment)
     if max_sentences is not None:
         corpus = sample_corpus(corpus, max_sentences, seed)
+    if train_with:
+        if train_with not in builtin_names():
+            names = ", ".join(builtin_names())
+            raise CorpusError(f"'{train_with}' is not a built-in corpus to train with; built-in corpora: {names}.")
+        corpus = with_background(corpus, load_builtin(train_with, cache_dir=cache_dir))
     return corpus

@@ -74,8 +74,14 @@ def n2o_heatmap(
     k: int | None = None,
     title: str | None = None,
     extend_to_chance: bool | None = None,
+    zrange: tuple[float, float] | None = None,
+    cells_vs_chance: bool = False,
 ) -> go.Figure:
     """Annotated N2O matrix whose colours span the off-diagonal (between-embedder) values.
+
+    `zrange`: a fixed colour scale instead (the partial heatmap keeps one while embedders come in;
+    `partial_heatmap`). `cells_vs_chance`: each cell also shows its value as a multiple of chance, on a second line
+    (when chance is a large share of the values: `analyses.face_value.chance_in_cells`).
 
     Trace 0 holds the off-diagonal means (diagonal NaN, no text, no hover); trace 1 paints the diagonal a
     neutral grey outside the colour scale, its hover giving the self-overlap (1 unless queries lack
@@ -97,7 +103,11 @@ def n2o_heatmap(
     std = np.zeros_like(mean) if std is None else np.asarray(std, float)
     off = ~np.eye(n, dtype=bool)
     c = float(chance) if chance is not None and np.isfinite(chance) else float("nan")
-    zmin, zmax, chance_off = _chance_range(mean[off], c, extend_to_chance)
+    if zrange is not None:
+        zmin, zmax = float(zrange[0]), float(zrange[1])
+        chance_off = "above" if np.isfinite(c) and c > zmax else "below" if np.isfinite(c) and c < zmin else ""
+    else:
+        zmin, zmax, chance_off = _chance_range(mean[off], c, extend_to_chance)
     custom, hover = _pair_hover(mean, std, c)
     fig = go.Figure(
         go.Heatmap(
@@ -108,12 +118,12 @@ def n2o_heatmap(
             zmin=zmin,
             zmax=zmax,
             colorscale="Viridis",
-            text=_pair_text(mean, off),
+            text=_pair_text(mean, off, c if cells_vs_chance else None),
             texttemplate="%{text}",
             textfont=dict(size=12 if n <= 10 else 9),
             hovertemplate=hover + "<extra></extra>",
             hoverongaps=False,
-            colorbar=_n2o_colorbar(zmin, zmax, c, chance_off, k),
+            colorbar=_n2o_colorbar(zmin, zmax, c, chance_off, k, cells_vs_chance and np.isfinite(c)),
             name="N2O",
         )
     )
@@ -127,6 +137,32 @@ def n2o_heatmap(
     # labels and the bar (a front end shows it at this width rather than stretched to the page)
     fig.update_layout(width=heatmap_width(names, size))
     return fig
+
+
+#: The partial heatmap's colour scale, fixed while embedders come in (the final one spans the values).
+PARTIAL_ZRANGE = (0.0, 1.0)
+
+
+def partial_heatmap(
+    mean: np.ndarray,
+    ready: Sequence[str],
+    names: Sequence[str],
+    *,
+    std: np.ndarray | None = None,
+    chance: float | None = None,
+    k: int | None = None,
+) -> go.Figure:
+    """The N2O heatmap while embedders are still being prepared: every embedder of `names` in that order (those not
+    in `ready` blank), on the fixed colour scale PARTIAL_ZRANGE, so that nothing moves or recolours as embedders
+    come in; `mean`/`std` are the matrices of `ready` (in that order). The complete heatmap then orders and colours
+    once, from all the values."""
+    pos = [list(names).index(e) for e in ready]
+    full = np.full((len(names), len(names)), np.nan)
+    full_sd = np.full_like(full, np.nan)
+    full[np.ix_(pos, pos)] = np.asarray(mean, float)
+    full_sd[np.ix_(pos, pos)] = np.zeros_like(full[np.ix_(pos, pos)]) if std is None else np.asarray(std, float)
+    title = f"{len(ready)} of {len(names)} embedders ready; order and colours stay fixed until all are in"
+    return n2o_heatmap(full, names, std=full_sd, chance=chance, k=k, title=title, zrange=PARTIAL_ZRANGE)
 
 
 def heatmap_width(names: Sequence[str], height: int) -> int:
@@ -165,18 +201,26 @@ def _pair_hover(mean: np.ndarray, std: np.ndarray, c: float) -> tuple[np.ndarray
     return np.dstack([std, chance_arr, ratio]), hover
 
 
-def _pair_text(mean: np.ndarray, off: np.ndarray) -> np.ndarray:
-    """Each off-diagonal value with two decimals; blank on the diagonal and where the value is missing."""
-    text = np.where(off, np.char.mod("%.2f", np.nan_to_num(mean)), "")
+def _pair_text(mean: np.ndarray, off: np.ndarray, chance: float | None = None) -> np.ndarray:
+    """Each off-diagonal value with two decimals (and, given `chance`, its multiple of chance below it, "1.6×");
+    blank on the diagonal and where the value is missing."""
+    text = np.char.mod("%.2f", np.nan_to_num(mean))
+    if chance is not None and np.isfinite(chance) and chance > 0:
+        text = np.char.add(np.char.add(text, "<br>"), np.char.mod("%.1f×", np.nan_to_num(mean) / chance))
+    text = np.where(off, text, "")
     return np.where(off & ~np.isfinite(mean), "", text)
 
 
-def _n2o_colorbar(zmin: float, zmax: float, c: float, chance_off: str, k: int | None) -> dict[str, Any]:
+def _n2o_colorbar(
+    zmin: float, zmax: float, c: float, chance_off: str, k: int | None, vs_chance: bool = False
+) -> dict[str, Any]:
     """The colour bar: round ticks, plus a "chance" tick when chance is on the scale (ticks too near it dropped),
-    else a title that says where chance lies."""
+    else a title that says where chance lies (and, with `vs_chance`, that each cell's second line is × chance)."""
     ticks = nice_ticks(zmin, zmax)
     ticktext = [f"{t:g}" for t in ticks]
     cb_title = f"N2O@{k}" if k else "N2O"
+    if vs_chance:
+        cb_title += "<br><sub>(× chance<br>below)</sub>"
     if np.isfinite(c) and not chance_off:
         near = 0.08 * (zmax - zmin)
         keep = [i for i, t in enumerate(ticks) if abs(t - c) > near]
@@ -196,7 +240,7 @@ def _self_trace(mean: np.ndarray, names: Sequence[str], off: np.ndarray) -> go.H
         customdata=np.where(off, np.nan, mean),
         colorscale=[[0, NEUTRAL], [1, NEUTRAL]],
         showscale=False,
-        text=np.where(off, "", "—"),
+        text=np.where(off | ~np.isfinite(mean), "", "—"),
         texttemplate="%{text}",
         textfont=dict(color="#888"),
         hovertemplate="%{y} with itself<br>self-overlap %{customdata:.3f} (share of neighbor slots filled;"

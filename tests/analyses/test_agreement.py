@@ -12,6 +12,7 @@ from n2o_core.analyses.agreement import (
     agreement,
     corpus_features,
     decile_table,
+    extreme_ties,
     extremes,
     per_sentence_n2o,
     ranking_frame,
@@ -375,3 +376,20 @@ def test_pair_param_never_raises_and_says_why():
     assert (a, b) == ("glove", "tfidf") and note
     with pytest.raises(N2OError):
         pair_param({}, ["tfidf"])
+
+
+def test_ties_at_the_extremes_are_counted_and_paged():
+    v = np.array([0.0] * 25 + [0.1, 0.2, 0.5] + [1.0] * 12 + [0.0, 0.0])
+    valid = np.ones(len(v), bool)
+    valid[-2:] = False  # no neighbors: not ranked, not counted
+    ties = extreme_ties(v, valid)
+    assert (ties.low, ties.n_low, ties.high, ties.n_high, ties.n_valid) == (0.0, 25, 1.0, 12, 40)
+    assert ties.sentence("low", 10) == "25 sentences (62% of those ranked) are tied at 0; 10 shown at random"
+    assert ties.sentence("high", 10).startswith("12 sentences") and ties.sentence("high", 20) == ""
+    pages = [extremes(v, 10, valid=valid, offset=p * 10)[0] for p in range(3)]
+    seen = np.concatenate(pages[:2]).tolist() + pages[2][:5].tolist()
+    assert sorted(seen) == list(range(25))  # the pages go through every tied sentence once
+    assert v[pages[2][5]] == 0.1  # then the next value
+    assert np.array_equal(pages[0], extremes(v, 10, valid=valid)[0])
+    # means over pairs that are equal up to float rounding still tie
+    assert extreme_ties(np.array([0.1 + 0.2, 0.3, 0.5]), None).n_low == 2

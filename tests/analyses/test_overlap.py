@@ -13,7 +13,9 @@ from n2o_core.analyses.overlap import (
     n2o_over_samples,
     outlier_neighbors,
     pair_values,
+    popular_frame,
     popular_neighbors,
+    popular_or_nearest,
     random_neighbor_ids,
     robustness_across_k,
     robustness_across_samples,
@@ -283,3 +285,24 @@ def test_token_overlap_by_embedder_equals_token_overlap_pair_by_pair(ascii_only)
                     per_query.append(np.mean(got))
             assert df.loc[e, "n"] == len(per_query)
             assert df.loc[e, "mean"] == pytest.approx(np.mean(per_query), abs=1e-12)
+
+
+def test_popular_neighbors_the_papers_first_then_the_nearest_thing_labelled():
+    every = popular_or_nearest({"a": [1, 2, 3], "b": [2, 4, 1], "c": [1, 5, 2]}, 3)
+    assert every.paper and list(every.frame["id"]) == [1, 2] and "all 3 embedders" in every.label()
+    # no sentence in the top 3 of all three (the old table was empty): the top 3 of two of them, labelled as such
+    near = popular_or_nearest({"a": [1, 2, 3], "b": [2, 1, 4], "c": [5, 6, 7]}, 3)
+    assert not near.paper and near.required == 2
+    assert list(near.frame["id"]) == [1, 2]
+    assert list(near.frame["missing from"]) == ["c", "c"]
+    assert "no sentence is in the top 3 of all 3" in near.label() and "2 of the 3" in near.label()
+    assert popular_frame({"a": [1, 2, 3], "b": [2, 1, 4], "c": [5, 6, 7]}, 3).empty  # the paper's definition alone
+    # six embedders: 5 of 6 before 4 of 6, ..., down to 2 of them
+    six = {e: [10 + i, 20 + i, 30] for i, e in enumerate("abcdef")}
+    six["f"] = [99, 98, 97]
+    got = popular_or_nearest(six, 3)
+    assert got.required == 5 and list(got.frame["id"]) == [30] and got.frame["missing from"][0] == "f"
+    pairs = popular_or_nearest({"a": [1, 2], "b": [3, 1], "c": [4, 5], "d": [6, 7]}, 2)
+    assert pairs.required == 2 and list(pairs.frame["id"]) == [1] and pairs.frame["missing from"][0] == "c, d"
+    none = popular_or_nearest({"a": [1], "b": [2], "c": [3], "d": [4]}, 1)
+    assert none.frame.empty and none.required == 2 and "nor in the top 1 of 2" in none.label()

@@ -591,3 +591,19 @@ def test_merge_broken_paragraphs():
         "A new paragraph.",
         "lowercase after a stop.",
     ]
+
+
+def test_training_with_a_background_corpus(bbc, builtin_cache, tmp_path):
+    from n2o_core.corpora import with_background
+
+    mine = from_texts(["My own first sentence.", bbc.texts[3], "My own second sentence."], "mine.txt")
+    both = with_background(mine, bbc)
+    assert both.texts == mine.texts and both.labels == mine.labels  # the compared sentences do not change
+    assert both.fit_texts == (*bbc.fit_texts, "My own first sentence.", "My own second sentence.")
+    assert both.fingerprint != mine.fingerprint and both.fit_fingerprint != mine.fit_fingerprint
+    path = tmp_path / "mine.txt"
+    path.write_text("\n".join(mine.texts), encoding="utf-8")
+    loaded = load_corpus(str(path), cache_dir=builtin_cache, train_with="bbc-news")
+    assert loaded.texts == mine.texts and loaded.fit_texts == both.fit_texts
+    with pytest.raises(CorpusError, match="not a built-in corpus"):
+        load_corpus(str(path), train_with="/etc/passwd")

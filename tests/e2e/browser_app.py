@@ -8,6 +8,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from app_server import CHROMIUM, EMBEDDERS, ROOT, require_browser, running_app  # noqa: E402, F401 - re-exported
+from synthetic_text import sentences  # noqa: E402
 
 EXCEPTION = "[data-testid='stException']"
 HEATMAP = "[data-testid='stPlotlyChart'] .js-plotly-plot g.hm image"
@@ -22,3 +23,16 @@ def settle(page, timeout: float = 240_000) -> None:
 
 def no_exception(page) -> None:
     assert page.locator(EXCEPTION).count() == 0, page.locator(EXCEPTION).first.inner_text()
+
+
+def upload(page, name: str, lines: int) -> None:
+    """Upload a corpus of `lines` synthetic sentences from the sidebar (a page with the sidebar is open)."""
+    page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").first.click()
+    page.get_by_role("option", name="Upload a file…").click()
+    settle(page)
+    body = "\n".join(sentences(lines, seed=lines)) + "\n"
+    page.locator("[data-testid='stSidebar'] input[type='file'][accept*='.txt']").set_input_files(
+        files=[{"name": name, "mimeType": "text/plain", "buffer": body.encode()}]
+    )
+    page.wait_for_function("() => window.location.search.includes('corpus=upload')", timeout=240_000)
+    settle(page, timeout=600_000)

@@ -13,11 +13,10 @@ import urllib.parse
 from pathlib import Path
 
 import pytest
-from browser_app import EXCEPTION, settle
+from browser_app import EXCEPTION, settle, upload
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from app_server import running_server  # noqa: E402
-from synthetic_text import sentences  # noqa: E402
 
 from ui.nav import PAGES as NAV_PAGES  # noqa: E402
 from ui.server import memory_budget_mb, resident_mb  # noqa: E402
@@ -75,19 +74,6 @@ def visit(page, label: str, heading: str) -> None:
     page.locator("[data-testid='stSidebarNav'] a", has_text=label).first.click()
     page.locator(f'h2:has-text("{heading}")').first.wait_for(timeout=600_000)
     settle(page, timeout=900_000)
-
-
-def upload(page, name: str, lines: int) -> None:
-    """Upload a corpus of `lines` sentences from the sidebar (the heatmap page is open)."""
-    page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").first.click()
-    page.get_by_role("option", name="Upload a file…").click()
-    settle(page)
-    body = "\n".join(sentences(lines, seed=lines)) + "\n"
-    page.locator("[data-testid='stSidebar'] input[type='file'][accept*='.txt']").set_input_files(
-        files=[{"name": name, "mimeType": "text/plain", "buffer": body.encode()}]
-    )
-    page.wait_for_function("() => window.location.search.includes('corpus=upload')", timeout=240_000)
-    settle(page, timeout=600_000)
 
 
 @pytest.fixture(scope="module")

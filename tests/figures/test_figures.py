@@ -303,3 +303,29 @@ def test_the_package_face_names_every_builder_and_imports_plotly_only_on_use():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "True ['n2o_core.figures.n2o', 'n2o_core.figures.style'] True"
+
+
+def test_partial_heatmap_keeps_order_and_scale_while_embedders_come_in():
+    names = ["tfidf", "glove", "word2vec", "minilm"]
+    two = figures.partial_heatmap(np.array([[1, 0.3], [0.3, 1]]), ["word2vec", "tfidf"], names, chance=0.01, k=10)
+    three = figures.partial_heatmap(
+        np.array([[1, 0.3, 0.5], [0.3, 1, 0.2], [0.5, 0.2, 1]]), ["tfidf", "word2vec", "minilm"], names, chance=0.01
+    )
+    for fig in (two, three):
+        hm = fig.data[0]
+        assert list(hm.x) == names and list(hm.y) == names  # every chosen embedder, the sidebar's order
+        assert (hm.zmin, hm.zmax) == figures.PARTIAL_ZRANGE  # not the values' range, which moves
+    z = np.array(two.data[0].z, float)
+    assert z[0, 2] == z[2, 0] == 0.3 and np.isnan(z[1]).all()  # glove not in yet: a blank row
+    assert "2 of 4 embedders ready" in two.layout.title.text
+    final = figures.n2o_heatmap(np.array([[1, 0.3, 0.5], [0.3, 1, 0.2], [0.5, 0.2, 1]]), names[:3]).data[0]
+    assert (final.zmin, final.zmax) == (0.2, 0.5)  # the complete one spans the values
+
+
+def test_chance_beside_every_value_when_asked():
+    M = np.array([[1, 0.25, 0.21], [0.25, 1, 0.3], [0.21, 0.3, 1]])
+    cells = figures.n2o_heatmap(M, ["a", "b", "c"], chance=1 / 6, k=10, cells_vs_chance=True).data[0]
+    assert cells.text[0][1] == "0.25<br>1.5×" and cells.text[1][2] == "0.30<br>1.8×" and cells.text[0][0] == ""
+    assert "× chance" in cells.colorbar.title.text
+    plain = figures.n2o_heatmap(M, ["a", "b", "c"], chance=1 / 6, k=10).data[0]
+    assert plain.text[0][1] == "0.25"

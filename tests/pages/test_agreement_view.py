@@ -233,3 +233,25 @@ def test_umap_runs_in_the_background_with_pca_meanwhile(app, fake_umap):
     kept = np.array(left["customdata"], int)
     # the stand-in lays sentence i (of those with a vector) at x = i: the page draws the job's coordinates
     assert np.array_equal(np.array(left["x"], float), np.arange(len(kept), dtype=float))
+
+
+def test_ties_at_the_extremes_are_said_and_paged(app):
+    """At k = 1 a sentence's N2O is 0 or 1: many tie at each end. The page says how many and pages through them."""
+    from n2o_core.analyses.agreement import extreme_ties
+
+    open_page(app, pair="word2vec,tfidf", k="1", by="pair")
+    v = np.array(plotly_specs(app)["agree_maps"]["data"][0]["marker"]["color"], float)
+    order = np.array(plotly_specs(app)["agree_maps"]["data"][0]["customdata"], int)
+    values = np.empty(len(v))
+    values[order] = v
+    ties = extreme_ties(values)
+    assert ties.n_low > 10 and ties.low == 0
+    said = " ".join(i.value for i in app.info)
+    assert f"{ties.n_low:,} sentences" in said and "tied at 0; 10 shown at random" in said
+    first = list(app.dataframe[1].value["text"])
+    pager = app.number_input(key="w_agree_low_page")
+    assert pager.max == -(-ties.n_low // 10)
+    pager.set_value(2).run()
+    no_exception(app)
+    second = app.dataframe[1].value
+    assert not set(second["text"]) & set(first) and set(second["n2o"]) == {0.0}

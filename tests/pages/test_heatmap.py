@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import time
 
 import numpy as np
@@ -204,3 +205,35 @@ def test_cold_cache_shows_progress_per_embedder(app):
     status = [el for el in app.main.children.values() if type(el).__name__ == "Status"]
     assert [el.proto.label for el in status] == ["4 of 4 embedders ready"]
     assert len(status[0].get("progress")) == len(NAMES)  # a bar per embedder
+
+
+def test_a_60_sentence_upload_says_chance_k_and_the_trained_embedders(app):
+    """Small data said in place: the default k lowered to 10% of the N − 1 candidates, chance beside every value,
+    word2vec / fastText trained on 60 sentences flagged (GloVe, pretrained, and tf-idf are not), and each
+    embedder's random-pair cosine in the embedder table, as the core computes it."""
+    from synthetic_text import sentences
+
+    from n2o_core.analyses.anisotropy import anisotropy
+    from n2o_core.corpora import load_corpus
+    from n2o_core.storage.cache import Cache
+    from n2o_core.workspace import Workspace
+
+    app.run()
+    app.sidebar.selectbox(key="w_corpus").set_value("__upload__").run()
+    text = "\n".join(sentences(60, seed=11)).encode()
+    app.sidebar.file_uploader[0].set_value(("sixty.txt", text, "text/plain")).run()
+    no_exception(app)
+    assert app.query_params["k"] == "5"  # 10% of 59
+    said = " ".join(i.value for i in app.info)
+    assert "Chance k/(N−1) = 5/59 = 0.085" in said
+    h = heat(app)
+    off = [t for row in h["text"] for t in row if t]
+    assert off and all(t.count("<br>") == 1 and t.endswith("×") for t in off)  # value, then × chance
+    warned = " ".join(w.value for w in app.warning)
+    assert "word2vec, fasttext are trained on this corpus's 60 sentences" in warned
+    assert any(t.label == "Train word2vec / fastText with BBC News" for t in app.sidebar.toggle)
+    table = app.dataframe[0].value
+    ws = Workspace(load_corpus(app.query_params["corpus"]), cache=Cache(os.environ["N2O_CACHE_DIR"]))
+    for e, v, z in zip(table["embedder"], table["random-pair cosine"], table["after z-norm"]):
+        a = anisotropy(ws, e)
+        assert v == pytest.approx(round(a.raw, 3)) and z == pytest.approx(round(a.znorm, 3))

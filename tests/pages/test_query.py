@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import os
 
 from app_checks import EMBEDDERS, HTML_SENTENCE, no_exception
@@ -94,11 +95,43 @@ def _check_popular_and_outliers(app, qid: int) -> None:
         assert list(pop["sentence"]) == [texts[i] for i in pop["id"]]
         ranks = [sum(lists[e].index(i) + 1 for e in lists) / len(lists) for i in pop["id"]]
         assert list(pop["mean rank"]) == [round(x, 1) for x in ranks] and ranks == sorted(ranks)
-    else:
-        assert pop is None and any("No sentence is in the top" in i.value for i in app.info)
+    else:  # the nearest thing, labelled: the top k of n - 1 embedders (n - 2 only when n - 1 has none)
+        counts = collections.Counter(i for v in lists.values() for i in v)
+        need = max(counts.values())
+        assert need < len(lists)
+        said = " ".join(i.value for i in app.info)
+        assert f"No sentence is in the top {k} of all {len(lists)} embedders" in said
+        if need >= 2:
+            assert pop is not None and set(pop["id"]) == {i for i, c in counts.items() if c == need}
+            assert set(pop["embedders"]) == {need} and f"in the top {k} of {need} of the {len(lists)}" in said
+            assert all(e not in lists or i not in lists[e] for i, e in zip(pop["id"], pop["missing from"]))
     out = next((f for f in frames if "rank" in f.columns and "embedder" in f.columns), None)
     if outliers:
         assert out is not None
         assert set(zip(out["embedder"], out["rank"], out["id"])) == outliers
     else:
         assert out is None
+
+
+def test_popular_neighbors_fall_back_to_the_nearest_thing_labelled(app):
+    """A query whose neighbor lists share no sentence across all embedders: the page says so and shows the
+    sentences in the top k of n − 1 of them (the core's search gives the lists)."""
+    from n2o_core.corpora import load_corpus
+    from n2o_core.pipeline import search_corpus_sentence
+    from n2o_core.storage.cache import Cache
+    from n2o_core.workspace import Workspace
+
+    ws = Workspace(load_corpus(os.environ["N2O_DEFAULT_CORPUS"]), cache=Cache(os.environ["N2O_CACHE_DIR"]))
+    names = EMBEDDERS.split(",")
+
+    def most_embedders(qid: int) -> int:  # the most embedders whose top 10 share a sentence
+        lists = [search_corpus_sentence(ws, e, qid, 10).ids[0].tolist() for e in names]
+        return max(collections.Counter(i for v in lists for i in v).values())
+
+    qid = next(q for q in range(len(ws.corpus)) if most_embedders(q) == len(names) - 1)
+    app.query_params["qid"] = str(qid)
+    app.run()
+    app.switch_page("pages/query.py").run()
+    no_exception(app)
+    assert app.query_params["qid"] == str(qid)
+    _check_popular_and_outliers(app, qid)

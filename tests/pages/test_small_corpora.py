@@ -1,5 +1,6 @@
-"""AppTest: every page on uploaded corpora of 3, 10, 50 and 120 sentences. The user's k is kept where it fits and
-lowered with a note where it does not; every widget's range stays valid (no exception element on any page)."""
+"""AppTest: every page on uploaded corpora of 3, 10, 50 and 120 sentences. The default k is kept where it fits and
+is at most 10% of the N − 1 candidates, else lowered with a note; every widget's range stays valid (no exception
+element on any page)."""
 
 from __future__ import annotations
 
@@ -7,6 +8,7 @@ import pytest
 from app_checks import no_exception, shown
 from synthetic_text import sentences
 
+from n2o_core.limits import k_share_cap
 from ui.nav import PAGE_NAMES as PAGES
 
 
@@ -22,11 +24,10 @@ def _upload(app, n: int) -> None:
 @pytest.mark.parametrize("n", [3, 10, 50, 120])
 def test_every_page_on_a_small_upload(app, n):
     _upload(app, n)
-    lowered = n - 1 < 10
-    want = str(min(10, n - 1))
-    assert app.query_params["k"] == want  # k = 10 kept where it fits, else N - 1
-    notes = [w for w in shown(app.sidebar.warning).splitlines() if "k = 10 is above" in w]
-    assert bool(notes) == lowered
+    want = str(min(10, n - 1, k_share_cap(n)))
+    assert app.query_params["k"] == want  # the default k = 10 kept where it is at most 10% of N − 1, else lowered
+    notes = [w for w in shown(app.sidebar.info).splitlines() if "k lowered from 10" in w]
+    assert bool(notes) == (n < 111)
     # a 50-line corpus has no sample to choose
     assert not any(s.label == "Sentences (fixed sample)" for s in app.sidebar.selectbox)
     for page in PAGES:
@@ -36,9 +37,17 @@ def test_every_page_on_a_small_upload(app, n):
         assert app.query_params["k"] == want, page
 
 
+def test_a_chosen_k_is_kept_with_a_warning(app):
+    _upload(app, 120)
+    app.sidebar.slider(key="w_k").set_value(30).run()
+    no_exception(app)
+    assert app.query_params["k"] == "30"  # the user's k above 10% of N − 1 is kept, and said
+    assert any("k = 30 is 25% of the 119 other sentences" in w.value for w in app.sidebar.warning)
+
+
 def test_k_comes_back_on_a_larger_corpus(app):
     _upload(app, 3)
-    assert app.query_params["k"] == "2"
+    assert app.query_params["k"] == "1"
     app.sidebar.selectbox(key="w_corpus").set_value(app.sidebar.selectbox(key="w_corpus").options[0]).run()
     no_exception(app)
     assert app.query_params["k"] == "10"

@@ -23,6 +23,10 @@ def test_upload_csv_with_column_picker(app):
         == "text"
     )
     assert app.query_params["corpus"].startswith("upload:")
+    picker = app.sidebar.selectbox(key="w_corpus")
+    assert picker.value == app.query_params["corpus"]  # the picker names the uploaded file, not "Upload a file…"
+    assert picker.options[picker.index] == "Uploaded: my (80 sentences)"
+    assert app.sidebar.file_uploader  # the file and its column stay below the picker
     assert any("80 sentences" in c.value for c in app.sidebar.caption)
     assert len(plotly_specs(app)["heatmap"]["data"][0]["x"]) == 4
 
