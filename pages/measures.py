@@ -92,8 +92,8 @@ def _controls(lo: data.Loaded) -> md.MeasureSetup:
 def _results(res: MeasureComparison) -> None:
     base = "mutual_knn" if "mutual_knn" in res.measures else res.measures[0]
     order = cluster_order(similarity_matrix(res, base))
-    if talk.active():  # one screen: the matrices alone at the top, four panels a row
-        st.plotly_chart(figures_measures.measure_matrices(res, order=order, cols=4), key="measures_matrices")
+    if talk.active():  # one screen: the matrices alone at the top, three panels a row (titles at 24 px fit)
+        st.plotly_chart(figures_measures.measure_matrices(res, order=order, cols=3), key="measures_matrices")
     else:
         _matrices(res, order, base)
     _agreement(res)

@@ -69,19 +69,26 @@ MAIN_FIGURES: dict[str, int] = {
     "quality_scatter": 800,
     "probe_heatmap_lr": 760,
     "probe_heatmap_mlp": 760,
-    "measures_matrices": 820,
+    "measures_matrices": 980,
 }
-#: The page's own block: its heading first, then the caption right under it, then the main figure (whichever
-#: of MAIN_FIGURES the page draws, or the row of columns it sits in), then everything else in the page's order.
+#: The page's own block: its heading first, then the caption right under it and the warnings and errors the page
+#: shows before its main figure (what its numbers need to be read at face value), then the main figure
+#: (whichever of MAIN_FIGURES the page draws, or the row of columns it sits in), then the rest in the page's order.
 _PAGE = '[data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"] > '
+_MAIN = [sel for key in MAIN_FIGURES for sel in (f".st-key-{key}", f":has(.st-key-{key})")]
+_ALERT = (
+    '[data-testid="stElementContainer"]:has([data-testid="stAlertContentWarning"],[data-testid="stAlertContentError"])'
+)
+#: (one rule each: a selector a browser does not know would drop the whole rule; :has() cannot nest)
 _FIRST = (
     f'{_PAGE}[data-testid="stElementContainer"]:has([data-testid="stHeading"] h2){{order:-3}}'
     f'{_PAGE}[data-testid="stElementContainer"]:has([data-testid="stHeading"] h2)'
-    f' + [data-testid="stElementContainer"]:has([data-testid="stCaptionContainer"]){{order:-2}}'
-    + ",".join(f"{_PAGE}.st-key-{key},{_PAGE}:has(.st-key-{key})" for key in MAIN_FIGURES)
+    ' + [data-testid="stElementContainer"]:has([data-testid="stCaptionContainer"]){order:-2}'
+    + ",".join(f"{_PAGE}{_ALERT}:has(~ .st-key-{k}, ~ * .st-key-{k})" for k in MAIN_FIGURES)
+    + "{order:-2}"
+    + ",".join(_PAGE + sel for sel in _MAIN)
     + "{order:-1}"
 )
-TEXT_COLOR = "#1f2330"  # figures.style.TEXT: captions as dark as the figures' text, not Streamlit's grey
 CSS = (
     "<style>"
     '[data-testid="stSidebar"],[data-testid="stSidebarCollapsedControl"],[data-testid="stExpandSidebarButton"],'
@@ -94,7 +101,8 @@ CSS = (
     f"html{{font-size:{ROOT_FONT_PX}px}}"
     '[data-testid="stMainBlockContainer"]{padding-top:1rem;padding-bottom:1rem;max-width:none}'
     '[data-testid="stHeading"] h2{font-size:1.6rem;padding:0;line-height:1.25}'
-    f'[data-testid="stCaptionContainer"]{{font-size:1rem !important;color:{TEXT_COLOR} !important;'
+    # captions as dark as the figures' text, not Streamlit's grey
+    f'[data-testid="stCaptionContainer"]{{font-size:1rem !important;color:{style.TEXT} !important;'
     "opacity:1 !important}"
     '[data-testid="stTable"] th,[data-testid="stTable"] td{font-size:1rem}'
     # a figure narrower than the page (the N2O heatmap) in the middle of it

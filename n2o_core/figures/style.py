@@ -302,17 +302,18 @@ def _talk_size(layout: dict[str, Any], height: int | None, font_scale: float) ->
 def _small_multiples_by_colour(layout: dict[str, Any], traces: list[dict[str, Any]]) -> None:
     """Heatmaps on several panels (small multiples, e.g. one per similarity measure) keep their colours and hover
     but lose their cell values: at a projector's text size the values no longer fit in their cells. Panels whose
-    columns are their rows (the same names in the same order) name them once, on the rows: the slanted column
-    labels would take a third of the height (in place)."""
+    columns are their rows (the same names in the same order) name them once, on the rows (every row): the
+    slanted column labels would take a third of the height (in place)."""
     heatmaps = [t for t in traces if t.get("type") == "heatmap"]
     if len({(t.get("xaxis") or "x", t.get("yaxis") or "y") for t in heatmaps}) < 2:
         return
     for t in heatmaps:
         t.pop("texttemplate", None)
         t.pop("text", None)
+        # every row named (plotly would thin the labels of short panels to every other one)
+        layout.setdefault("yaxis" + (t.get("yaxis") or "y")[1:], {}).update(tickmode="linear", tick0=0, dtick=1)
         if t.get("x") is not None and list(t["x"]) == list(t.get("y") or []):
-            axis = "xaxis" + (t.get("xaxis") or "x")[1:]
-            layout.setdefault(axis, {})["showticklabels"] = False
+            layout.setdefault("xaxis" + (t.get("xaxis") or "x")[1:], {})["showticklabels"] = False
 
 
 def _set_min_font(holder: dict[str, Any], key: str, min_font: float, inner: str | None = None) -> None:

@@ -12,8 +12,9 @@ from browser_app import no_exception, settle
 from test_figure_labels import run_measures
 
 from ui.nav import PAGE_NAMES, heading
+from ui.talk import SCREEN_PX
 
-SCREEN = {"width": 1920, "height": 1080}
+SCREEN = dict(zip(("width", "height"), SCREEN_PX))
 PLOT = ".js-plotly-plot"
 #: Each page's main figure: CSS selectors whose union box is measured (a plotly figure, the query explorer's
 #: neighbor tables, the findings table); None: a page of text (About), whose paragraphs are measured instead.

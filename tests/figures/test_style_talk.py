@@ -73,6 +73,7 @@ def test_small_multiples_keep_colours_and_name_their_embedders_once():
     assert all("texttemplate" not in t and "text" not in t for t in d["data"])  # values: in the hover
     assert [t["z"] for t in d["data"]] == [t["z"] for t in fig.to_dict()["data"]]  # colours unchanged (base64)
     assert d["layout"]["xaxis"]["showticklabels"] is False and d["layout"]["xaxis2"]["showticklabels"] is False
-    assert d["layout"]["yaxis"].get("showticklabels") is not False  # the rows still name them
+    assert d["layout"]["yaxis"].get("showticklabels") is not False  # the rows still name them, every one
+    assert d["layout"]["yaxis2"]["dtick"] == 1 and d["layout"]["yaxis2"]["tickmode"] == "linear"
     assert min(_sizes(d)) >= TALK_FONT_PX  # the panel titles (annotations) too
     assert d["layout"]["height"] == 820
