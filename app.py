@@ -40,11 +40,16 @@ st.set_page_config(
 )
 talk.apply()  # talk=1 in the link: no sidebar or widgets, larger text and figures
 
+# The first page is the default, served at "/": Streamlit gives a default page the empty URL path whatever its
+# url_path, so "/heatmap" would be "Page not found". The same page again under its own path, hidden from the
+# menu, serves /heatmap (?talk=1, ...) too; the default's own url_path is then only an internal name.
+first = PAGES[0]
 page = st.navigation(
     [
-        st.Page(f"pages/{p.name}.py", title=p.title, icon=p.icon, url_path=p.name, default=i == 0)
+        st.Page(f"pages/{p.name}.py", title=p.title, icon=p.icon, url_path=p.name if i else "home", default=i == 0)
         for i, p in enumerate(PAGES)
     ]
+    + [st.Page(f"pages/{first.name}.py", title=first.title, icon=first.icon, url_path=first.name, visibility="hidden")]
 )
 st.sidebar.title("N2O Explorer")
 st.sidebar.caption("How similar are sentence embedders? Nearest-neighbor overlap (Lin & Smith 2019).")

@@ -135,9 +135,8 @@ def _controls(lo: data.Loaded) -> md.MeasureSetup:
 def _results(res: MeasureComparison) -> None:
     base = "mutual_knn" if "mutual_knn" in res.measures else res.measures[0]
     order = cluster_order(similarity_matrix(res, base))
-    if talk.active():  # one screen: the matrices alone at the top, in three rows (four or more panels a row)
-        cols = max(4, -(-len(res.measures) // 3))
-        st.plotly_chart(figures_measures.measure_matrices(res, order=order, cols=cols), key="measures_matrices")
+    if talk.active():  # one screen: the matrices alone at the top, three panels a row (titles at 24 px fit)
+        st.plotly_chart(figures_measures.measure_matrices(res, order=order, cols=3), key="measures_matrices")
     else:
         _matrices(res, order, base)
     _agreement(res)

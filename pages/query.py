@@ -33,9 +33,11 @@ _TABLE_CSS = (
 )
 
 
-#: Talk mode: neighbors per embedder, and a smaller table text so six embedders fit side by side.
-TALK_NEIGHBORS = 5
-_TALK_CSS = "<style>table.nb{font-size:0.62rem}table.nb td,table.nb th{padding:2px 3px}</style>"
+#: Talk mode: embedders a row and neighbors per embedder, so that six embedders fit one screen at 24 px.
+TALK_PER_ROW, TALK_NEIGHBORS = 3, 1
+_TALK_CSS = (
+    "<style>table.nb,table.nb .nid{font-size:1rem;line-height:1.35}table.nb td,table.nb th{padding:2px 3px}</style>"
+)
 
 
 def render(settings: Settings, corpus: Corpus | None) -> None:
@@ -212,7 +214,7 @@ def _neighbor_grid(
     st.markdown(_TABLE_CSS, unsafe_allow_html=True)
     per_row = 4
     if talk.active():  # every embedder side by side, a few neighbors each: one screen
-        per_row, show = max(1, len(names)), min(show, TALK_NEIGHBORS)
+        per_row, show = TALK_PER_ROW, min(show, TALK_NEIGHBORS)
         st.markdown(_TALK_CSS, unsafe_allow_html=True)
     for start in range(0, len(names), per_row):
         cols = st.columns(per_row)

@@ -2,33 +2,36 @@
 no widgets, larger text and figures — and the rest of the link (corpus, embedders, k, the page's own `view=`,
 `qid=`, ...) still decides what is shown.
 
-The sidebar and the pages still run as usual (their values come from the link); talk mode only hides the
-controls with CSS and enlarges every plotly figure as it is sent. The figures are enlarged by wrapping
-`st.plotly_chart` once per process; the wrapper checks the *current session's* link, so other sessions are
-untouched, and it copies the figure (the cached figures are shared and never changed).
+The sidebar and the pages still run as usual (their values come from the link); talk mode only changes how they
+look, in one place for every page: CSS hides the controls, sets text and captions at 24 px in the figures' dark
+grey, and puts each page's main figure (`MAIN_FIGURES`, by its key) right under the heading and its first
+caption, centred, sized to fill a 1920×1080 screen above the fold; every plotly figure is enlarged as it is
+sent (`figures.style.for_talk`: no text under 24 px). The figures are enlarged by wrapping `st.plotly_chart` once
+per process; the wrapper checks the *current session's* link, so other sessions are untouched, and it copies
+the figure (the cached figures are shared and never changed).
 """
 
 from __future__ import annotations
 
-import copy
 import functools
 import html
 import logging
 from collections.abc import Mapping
-from typing import Any
 from urllib.parse import urlencode
 
 import streamlit as st
 
+from n2o_core.figures import style
 from n2o_core.settings import TALK_PARAM, param_flag
 
 log = logging.getLogger("n2o")
 
-#: Fonts in figures are this much larger in talk mode, figure heights `HEIGHT_SCALE` taller.
-FONT_SCALE = 1.6
-HEIGHT_SCALE = 1.3
-#: Root font size of the page (Streamlit sizes its text in rem; 16px is its default).
-ROOT_FONT_PX = 22
+#: Root font size of the page in talk mode (Streamlit sizes its text in rem; 16px is its default): body text and
+#: captions at 24 px, readable from the back of a lecture hall.
+ROOT_FONT_PX = 24
+#: The screen talk mode is laid out for: a 1080p projector. Each main figure fills what the page's heading and
+#: its first caption leave of its height (CSS puts the figure right under them, see `CSS`).
+SCREEN_PX = (1920, 1080)
 
 _WIDGETS = (
     "stSelectbox",
@@ -51,35 +54,64 @@ _WIDGETS = (
 #: tables such as the query explorer's Popular neighbors / Outliers). In Streamlit 1.67 an expander sits in an
 #: `stLayoutWrapper` of its own and tabs are an `stTabs` block, neither inside an `stElementContainer`.
 _BLOCKS = ('[data-testid="stLayoutWrapper"]:has(> [data-testid="stExpander"])', '[data-testid="stTabs"]')
-FILL_HEIGHT_PX = 600
-#: Each page's main figure (by its key) and its height in px in talk mode (a figure with a fixed width, the N2O
-#: heatmap, keeps its proportions), so that it fills a 1920×1080 screen without scrolling.
+#: Each page's main figure (its `key=`) and its height in px in talk mode: the N2O heatmap (square, its width
+#: follows) and the side-by-side agreement histograms fill >= 80% of the screen's height, the others its width
+#: (they stretch to the page) and whatever height is left under the heading, all of it above the fold.
 MAIN_FIGURES: dict[str, int] = {
-    "heatmap": FILL_HEIGHT_PX,
-    "box": FILL_HEIGHT_PX,
-    "tokens": FILL_HEIGHT_PX,
-    "heros": FILL_HEIGHT_PX,
-    "agree_hist": FILL_HEIGHT_PX,
-    "needle": FILL_HEIGHT_PX,
-    "sts_bars": FILL_HEIGHT_PX,
-    "quality_scatter": 560,
-    "probe_heatmap_lr": FILL_HEIGHT_PX,
-    "probe_heatmap_mlp": FILL_HEIGHT_PX,
-    "measures_matrices": 880,
+    "heatmap": 880,
+    "box": 800,
+    "tokens": 800,
+    "heros": 780,
+    "agree_hist": 880,
+    "agree_hist_all": 880,
+    "needle": 800,
+    "sts_bars": 780,
+    "quality_scatter": 800,
+    "probe_heatmap_lr": 760,
+    "probe_heatmap_mlp": 760,
+    "measures_matrices": 980,
 }
+#: The page's own block: its heading first, then the caption right under it and the warnings and errors the page
+#: shows before its main figure (what its numbers need to be read at face value), then the main figure
+#: (whichever of MAIN_FIGURES the page draws, or the row of columns it sits in), then the rest in the page's order.
+_PAGE = '[data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"] > '
+_MAIN = [sel for key in MAIN_FIGURES for sel in (f".st-key-{key}", f":has(.st-key-{key})")]
+_ALERT = (
+    '[data-testid="stElementContainer"]:has([data-testid="stAlertContentWarning"],[data-testid="stAlertContentError"])'
+)
+#: (one rule each: a selector a browser does not know would drop the whole rule; :has() cannot nest)
+_FIRST = (
+    f'{_PAGE}[data-testid="stElementContainer"]:has([data-testid="stHeading"] h2){{order:-3}}'
+    f'{_PAGE}[data-testid="stElementContainer"]:has([data-testid="stHeading"] h2)'
+    ' + [data-testid="stElementContainer"]:has([data-testid="stCaptionContainer"]){order:-2}'
+    + ",".join(f"{_PAGE}{_ALERT}:has(~ .st-key-{k}, ~ * .st-key-{k})" for k in MAIN_FIGURES)
+    + "{order:-2}"
+    + ",".join(_PAGE + sel for sel in _MAIN)
+    + "{order:-1}"
+)
 CSS = (
     "<style>"
     '[data-testid="stSidebar"],[data-testid="stSidebarCollapsedControl"],[data-testid="stExpandSidebarButton"],'
     '[data-testid="stHeader"],[data-testid="stToolbar"],[data-testid="stDecoration"],'
-    '[data-testid="stSidebarNav"],.modebar-container{display:none !important}'
+    '[data-testid="stSidebarNav"],[data-testid="stHeaderActionElements"],.modebar-container{display:none !important}'
     + ",".join(f'[data-testid="stElementContainer"]:has([data-testid="{w}"])' for w in _WIDGETS)
     + ","
     + ",".join(_BLOCKS)
     + "{display:none !important}"
     f"html{{font-size:{ROOT_FONT_PX}px}}"
-    '[data-testid="stMainBlockContainer"]{padding-top:1.2rem;padding-bottom:1rem;max-width:none}'
+    '[data-testid="stMainBlockContainer"]{padding-top:1rem;padding-bottom:1rem;max-width:none}'
+    '[data-testid="stHeading"] h2{font-size:1.6rem;padding:0;line-height:1.25}'
+    # captions as dark as the figures' text, not Streamlit's grey
+    f'[data-testid="stCaptionContainer"]{{font-size:1rem !important;color:{style.TEXT} !important;'
+    "opacity:1 !important}"
+    '[data-testid="stTable"] th,[data-testid="stTable"] td{font-size:1rem}'
+    # a figure narrower than the page (the N2O heatmap) in the middle of it
+    '[data-testid="stElementContainer"]:has([data-testid="stPlotlyChart"]){align-self:center}'
+    # this style and the exit link take no room (and no gap) in the page's column
+    '[data-testid="stElementContainer"]:has(.n2o-talk-exit){position:absolute}'
     "a.n2o-talk-exit{position:fixed;right:.6rem;bottom:.4rem;font-size:.55rem;color:#bbb;z-index:1000}"
-    "</style>"
+    + _FIRST
+    + "</style>"
 )
 
 
@@ -89,39 +121,6 @@ def active(params: Mapping[str, object] | None = None) -> bool:
         return param_flag(st.query_params if params is None else params, TALK_PARAM)
     except Exception:  # noqa: BLE001 - outside a script run (no session): never in talk mode
         return False
-
-
-def _scale_fonts(node: Any, scale: float) -> None:
-    """Multiply every `size` inside a font-like dict (font, tickfont, textfont, title.font, ...) in place."""
-    if isinstance(node, dict):
-        for key, val in node.items():
-            if isinstance(val, dict) and key.endswith("font") and isinstance(val.get("size"), (int, float)):
-                val["size"] = round(val["size"] * scale, 1)
-            _scale_fonts(val, scale)
-    elif isinstance(node, list):
-        for v in node:
-            _scale_fonts(v, scale)
-
-
-def enlarge(
-    figure: Any, font_scale: float = FONT_SCALE, height_scale: float = HEIGHT_SCALE, fill: int | None = None
-) -> dict:
-    """A copy of a plotly figure (go.Figure or dict) with larger fonts, margins and height, as a dict; `fill`:
-    this height in px instead (a fixed width is scaled with the height)."""
-    d = figure.to_dict() if hasattr(figure, "to_dict") else copy.deepcopy(dict(figure))
-    layout = d.setdefault("layout", {})
-    _scale_fonts(d, font_scale)  # every explicit size, the layout's base font included
-    base = layout.get("font") or {}
-    if not isinstance(base.get("size"), (int, float)):
-        layout["font"] = dict(base, size=round(12 * font_scale, 1))  # plotly's default base size
-    old_h = float(layout.get("height") or 450)
-    layout["height"] = round(fill if fill else old_h * height_scale)
-    if isinstance(layout.get("width"), (int, float)):
-        layout["width"] = round(layout["width"] * layout["height"] / old_h)
-    margin = layout.get("margin")
-    if isinstance(margin, dict):
-        layout["margin"] = {k: round(v * font_scale) if isinstance(v, (int, float)) else v for k, v in margin.items()}
-    return d
 
 
 def _install() -> None:
@@ -136,8 +135,7 @@ def _install() -> None:
     def plotly_chart(self, figure_or_data, *args, **kwargs):  # type: ignore[no-untyped-def]
         if active():
             try:
-                fill = MAIN_FIGURES.get(str(kwargs.get("key")))
-                figure_or_data = enlarge(figure_or_data, fill=fill)
+                figure_or_data = style.for_talk(figure_or_data, height=MAIN_FIGURES.get(str(kwargs.get("key"))))
             except Exception:  # noqa: BLE001 - a figure that cannot be enlarged is shown as it is
                 log.exception("talk mode: could not enlarge a figure")
         return original(self, figure_or_data, *args, **kwargs)
@@ -158,10 +156,9 @@ def apply() -> bool:
     if not active():
         return False
     _install()
-    st.markdown(CSS, unsafe_allow_html=True)
     params = {k: st.query_params.get(k) for k in st.query_params}
     st.markdown(
-        f'<a class="n2o-talk-exit" href="{html.escape(exit_link(params), quote=True)}" target="_self">'
+        CSS + f'<a class="n2o-talk-exit" href="{html.escape(exit_link(params), quote=True)}" target="_self">'
         "leave talk mode</a>",
         unsafe_allow_html=True,
     )

@@ -5,10 +5,12 @@ the rank-bump chart the evaluation and probing figures share. Pure plotly (no St
     colors = embedder_colors(["tfidf", "glove-6b-50d"])     # name -> colour (its family's hue, a fixed shade)
     colors = colors_for(names, color_order)                 # the same, with a page's own order of embedders
     zmin, zmax = heatmap_range(values)                      # a colour range for values, even for one value
+    big = for_talk(fig, height=880)                         # a copy for a projector: fonts >= 24 px, taller
 """
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -20,12 +22,15 @@ __all__ = [
     "FONT",
     "NEUTRAL",
     "PALETTE",
+    "TALK_FONT_PX",
+    "TALK_FONT_SCALE",
     "TEXT",
     "base_layout",
     "bump_chart",
     "colors_for",
     "darken",
     "embedder_colors",
+    "for_talk",
     "heatmap_range",
     "reference_line",
 ]
@@ -207,3 +212,131 @@ def bump_chart(
     fig = base_layout(fig, title, max(min_height, 80 + 40 * n))
     fig.update_layout(margin=dict(l=10, r=right_margin, t=50 if title else 20, b=10))
     return fig
+
+
+# --------------------------------------------------------------------------- talk mode (a projector)
+
+#: In talk mode no text of a figure is smaller than this (px): ticks, axis and colour-bar titles, legends, cell
+#: and point labels, annotations, hover labels; what a front end's theme would size is given a size here.
+TALK_FONT_PX = 24
+#: ... and every explicit font size is this many times larger (a 16 px title becomes 32 px).
+TALK_FONT_SCALE = 2.0
+#: Without a `height`, a figure is this many times taller in talk mode.
+TALK_HEIGHT_SCALE = 1.3
+#: Trace types whose text (cell values, point and bar labels) gets a size (others have no `textfont`).
+_TEXT_TRACES = frozenset({"heatmap", "bar", "scatter", "scattergl", "histogram"})
+
+
+def for_talk(
+    figure: go.Figure | Mapping[str, Any],
+    *,
+    height: int | None = None,
+    font_scale: float = TALK_FONT_SCALE,
+    min_font: float = TALK_FONT_PX,
+) -> dict[str, Any]:
+    """A copy of a plotly figure (go.Figure or its dict) for a projector, as a dict: every explicit font size
+    `font_scale` times larger and none under `min_font` px, including the text a front end's theme would size
+    (each axis's ticks and title, the legend, colour bars, hover labels, trace text); margins and colour bars
+    grown with the fonts; small multiples of heatmaps read by their colours (their cell values no longer fit);
+    `height` px tall (default TALK_HEIGHT_SCALE times taller). A fixed width (the N2O heatmap's: a square
+    matrix with its row labels and colour bar beside it) keeps the square: the part of it as wide as the figure
+    is tall grows with the height, the rest (labels, colour bar) with the fonts."""
+    d = figure.to_dict() if isinstance(figure, go.Figure) else copy.deepcopy(dict(figure))
+    layout = d.setdefault("layout", {})
+    traces = d.setdefault("data", [])
+    _talk_text(layout, traces, font_scale, min_font)
+    _small_multiples_by_colour(layout, traces)
+    _talk_size(layout, height, font_scale)
+    return d
+
+
+def _talk_text(layout: dict[str, Any], traces: list[dict[str, Any]], font_scale: float, min_font: float) -> None:
+    """Every font of a figure's dict at least `min_font` px, explicit sizes `font_scale` times larger (in place)."""
+    base = dict(layout.get("font") or {})
+    base_size = max(min_font, float(base.get("size") or 12) * font_scale)  # 12: plotly's default size
+    _grow_fonts(layout, font_scale, min_font)
+    _grow_fonts(traces, font_scale, min_font)
+    layout["font"] = dict(base, size=round(base_size, 1))
+    for key in [k for k in layout if k.startswith(("xaxis", "yaxis"))] or ["xaxis", "yaxis"]:
+        axis = layout.setdefault(key, {})
+        _set_min_font(axis, "tickfont", min_font)
+        _set_min_font(axis, "title", min_font, inner="font")
+    for key in ("legend", "hoverlabel"):
+        _set_min_font(layout, key, min_font, inner="font")
+    title = layout.get("title")
+    if title and (isinstance(title, str) or (isinstance(title, dict) and title.get("text"))):
+        _set_min_font(layout, "title", round(min_font * 1.25), inner="font")
+    for ann in layout.get("annotations") or []:
+        _set_min_font(ann, "font", min_font)
+    bars = [t["colorbar"] for t in traces if isinstance(t.get("colorbar"), dict)]
+    bars += [a["colorbar"] for k, a in layout.items() if k.startswith("coloraxis") and "colorbar" in (a or {})]
+    for bar in bars:
+        _set_min_font(bar, "tickfont", min_font)
+        _set_min_font(bar, "title", min_font, inner="font")
+        if isinstance(bar.get("thickness"), (int, float)):
+            bar["thickness"] = round(bar["thickness"] * font_scale)
+    for trace in traces:
+        if trace.get("type") in _TEXT_TRACES:
+            _set_min_font(trace, "textfont", min_font)
+
+
+def _talk_size(layout: dict[str, Any], height: int | None, font_scale: float) -> None:
+    """`height` px (default TALK_HEIGHT_SCALE times taller), margins grown with the fonts, and a fixed width
+    grown as `for_talk` says (in place)."""
+    old_h = float(layout.get("height") or 450)  # plotly's default height
+    new_h = float(height) if height else old_h * TALK_HEIGHT_SCALE
+    layout["height"] = round(new_h)
+    margin = layout.get("margin")
+    if isinstance(margin, dict):
+        layout["margin"] = {k: round(v * font_scale) if isinstance(v, (int, float)) else v for k, v in margin.items()}
+    if isinstance(layout.get("width"), (int, float)):
+        old_w = float(layout["width"])
+        if old_w > old_h:  # the square loses the (grown) margins above and below it
+            m = layout.get("margin") or {}
+            square = new_h - float(m.get("t") or 0) - float(m.get("b") or 0)
+            layout["width"] = round(square + font_scale * (old_w - old_h))
+        else:
+            layout["width"] = round(old_w * new_h / old_h)
+
+
+def _small_multiples_by_colour(layout: dict[str, Any], traces: list[dict[str, Any]]) -> None:
+    """Heatmaps on several panels (small multiples, e.g. one per similarity measure) keep their colours and hover
+    but lose their cell values: at a projector's text size the values no longer fit in their cells. Panels whose
+    columns are their rows (the same names in the same order) name them once, on the rows (every row): the
+    slanted column labels would take a third of the height (in place)."""
+    heatmaps = [t for t in traces if t.get("type") == "heatmap"]
+    if len({(t.get("xaxis") or "x", t.get("yaxis") or "y") for t in heatmaps}) < 2:
+        return
+    for t in heatmaps:
+        t.pop("texttemplate", None)
+        t.pop("text", None)
+        # every row named (plotly would thin the labels of short panels to every other one)
+        layout.setdefault("yaxis" + (t.get("yaxis") or "y")[1:], {}).update(tickmode="linear", tick0=0, dtick=1)
+        if t.get("x") is not None and list(t["x"]) == list(t.get("y") or []):
+            layout.setdefault("xaxis" + (t.get("xaxis") or "x")[1:], {})["showticklabels"] = False
+
+
+def _set_min_font(holder: dict[str, Any], key: str, min_font: float, inner: str | None = None) -> None:
+    """`holder[key]["size"]` (with `inner`: `holder[key][inner]["size"]`, e.g. a title's font) at least
+    `min_font`, set where the figure leaves it to the theme (in place)."""
+    part = holder.get(key)
+    part = dict(part) if isinstance(part, dict) else {"text": part} if isinstance(part, str) else {}
+    holder[key] = part
+    if inner is not None:
+        _set_min_font(part, inner, min_font)
+        return
+    size = part.get("size")
+    part["size"] = max(min_font, float(size)) if isinstance(size, (int, float)) else min_font
+
+
+def _grow_fonts(node: Any, scale: float, min_font: float) -> None:
+    """Every `size` inside a font-like dict (font, tickfont, textfont, title.font, ...) `scale` times larger and
+    at least `min_font`, in place."""
+    if isinstance(node, dict):
+        for key, val in node.items():
+            if isinstance(val, dict) and key.endswith("font") and isinstance(val.get("size"), (int, float)):
+                val["size"] = round(max(min_font, val["size"] * scale), 1)
+            _grow_fonts(val, scale, min_font)
+    elif isinstance(node, list):
+        for v in node:
+            _grow_fonts(v, scale, min_font)

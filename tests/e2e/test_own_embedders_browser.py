@@ -129,7 +129,7 @@ def test_talk_mode(server, browser, tmp_path):
     no_exception(page)
     assert not page.locator(SIDEBAR).is_visible()
     assert not page.locator("[data-testid='stButtonGroup']").first.is_visible()  # the view switch is hidden
-    assert page.evaluate("getComputedStyle(document.documentElement).fontSize") == "22px"
+    assert page.evaluate("getComputedStyle(document.documentElement).fontSize") == "24px"  # ui.talk.ROOT_FONT_PX
     assert page.get_by_text("k = 5 ·").first.is_visible() or page.get_by_text("chance").first.is_visible()
     assert "talk=1" in page.url and "k=5" in page.url and "view=box" in page.url
     page.screenshot(path=str(tmp_path / "talk.png"))

@@ -195,8 +195,8 @@ def test_talk_mode_hides_controls_and_enlarges_figures(app):
     css = "\n".join(m.value for m in at.markdown)
     assert '[data-testid="stSidebar"]' in css and "display:none" in css and "leave talk mode" in css
     talk = plotly_specs(at)["heatmap"]["layout"]
-    assert talk["font"]["size"] == pytest.approx(normal["font"]["size"] * 1.6, abs=0.1)
-    assert talk["height"] > normal["height"]
+    assert talk["font"]["size"] == pytest.approx(normal["font"]["size"] * 2, abs=0.1)  # figures.style.for_talk
+    assert talk["xaxis"]["tickfont"]["size"] >= 24 and talk["height"] == 880  # ui.talk.MAIN_FIGURES
     assert at.query_params["talk"] == "1" and at.query_params["k"] == "5"  # the link's state is kept
     assert at.sidebar.slider(key="w_k").value == 5
 
