@@ -379,3 +379,4 @@ def compare_measures(
         seed=seed,
         progress=progress,
     )
+
