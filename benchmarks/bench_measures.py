@@ -10,10 +10,11 @@ scikit-learn code in the same run.
    from cached embeddings and neighbors: a warm-up call fills the cache first (embedding, every-sentence search)
    and is reported apart. Target: <= 20 s on the 2-core machine.
    Per measure, ours alone (that measure only, nulls included) against the baseline, same sentences, same
-   process: the plain formulas, one measure and pair at a time -- n x n Gram matrices (CKA, HSIC), scipy pdist +
+   process: the plain formulas, one measure and pair at a time, the tests' oracle
+   (tests/measures/reference_formulas.py) -- n x n Gram matrices (CKA, HSIC), dense cosine distances + scipy
    spearmanr / pearsonr (RSA), np.linalg.svd (Procrustes, CCA), np.linalg.lstsq (regression), the released
-   code's steps for its PWCCA (tests/measures/svcca_reference.py), scikit-learn
-   NearestNeighbors (k-NN sets, CKNNA's masks) -- each value computed `--baseline-reps` times on the first
+   code's steps for its PWCCA (tests/measures/svcca_reference.py), dense cosine k-NN sets (mutual k-NN, Jaccard,
+   CKNNA's masks) -- each value computed `--baseline-reps` times on the first
    `--baseline-pairs` pairs (default 1: the n x n formulas take 1-25 s per value at n = 5,000), its mean time
    per pair times the number of pairs; a plain null and bootstrap recompute the value once per permutation and
    resample, so their time is that x (permutations + bootstrap). Both are extrapolated (said in the output).
@@ -41,8 +42,9 @@ from pathlib import Path
 import numpy as np
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "measures"))  # svcca_reference (baseline)
+sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests" / "measures"))  # the baseline: the oracle
 from _common import Recorder  # noqa: E402
+from reference_formulas import REFERENCE  # noqa: E402  (imported here: its imports are not part of a timing)
 
 MB = 2**20
 
@@ -72,91 +74,12 @@ def _center(X):
     return X - X.mean(0)
 
 
-def _hsic(K, L, unbiased=False):
-    """HSIC of two n x n Gram matrices in O(n^2): biased, tr(K H L H) = <HKH, L> (HKH by row and column means,
-    as Kornblith et al.'s code centers); unbiased, Song et al. 2012 eq. 5 with 1^T K L 1 = (K 1) . (L 1)."""
-    n = K.shape[0]
-    if not unbiased:
-        Kc = K - K.mean(0)[None, :] - K.mean(1)[:, None] + K.mean()
-        return np.sum(Kc * L)
-    Kt, Lt = K - np.diag(np.diag(K)), L - np.diag(np.diag(L))
-    s = np.sum(Kt * Lt.T) + Kt.sum() * Lt.sum() / ((n - 1) * (n - 2)) - 2 * (Kt.sum(0) @ Lt.sum(1)) / (n - 2)
-    return s / (n * (n - 3))
-
-
-def _cka(K, L, unbiased=False):
-    return _hsic(K, L, unbiased) / np.sqrt(_hsic(K, K, unbiased) * _hsic(L, L, unbiased))
-
-
-def _knn_sets(X, k):
-    from sklearn.neighbors import NearestNeighbors
-
-    nn = NearestNeighbors(n_neighbors=k + 1, metric="cosine", algorithm="brute").fit(X)
-    idx = nn.kneighbors(X, return_distance=False)
-    return [[j for j in row if j != i][:k] for i, row in enumerate(idx)]
-
-
 def baseline_value(measure: str, A, B, k: int) -> float:
-    """One measure of one pair by the plain formula (dense n x n where the definition is)."""
-    from scipy.spatial.distance import pdist, squareform
-    from scipy.stats import pearsonr, spearmanr
-
-    if measure in ("mutual_knn", "jaccard_knn", "cknna"):
-        sa, sb = _knn_sets(A, k), _knn_sets(B, k)
-        if measure == "mutual_knn":
-            return float(np.mean([len(set(x) & set(y)) / k for x, y in zip(sa, sb)]))
-        if measure == "jaccard_knn":
-            return float(np.mean([len(set(x) & set(y)) / len(set(x) | set(y)) for x, y in zip(sa, sb)]))
-        An = A / np.linalg.norm(A, axis=1, keepdims=True).clip(1e-12)
-        Bn = B / np.linalg.norm(B, axis=1, keepdims=True).clip(1e-12)
-        K, L = An @ An.T, Bn @ Bn.T
-        n = len(A)
-
-        def mask(s1, s2):
-            M = np.zeros((n, n))
-            for i, (x, y) in enumerate(zip(s1, s2)):
-                M[i, sorted(set(x) & set(y))] = 1
-            return M
-
-        mab, maa, mbb = mask(sa, sb), mask(sa, sa), mask(sb, sb)
-        return _hsic(mab * K, mab * L, True) / np.sqrt(_hsic(maa * K, maa * K, True) * _hsic(mbb * L, mbb * L, True))
-    if measure == "pwcca_released":  # the released code's steps, as the tests' oracle restates them
-        from svcca_reference import released_pwcca
-
-        try:
-            return released_pwcca(np.asarray(A, np.float64).T, np.asarray(B, np.float64).T, 1e-10)[0]
-        except np.linalg.LinAlgError:  # the released code fails on a rank-deficient side
-            return float("nan")
-    Ac, Bc = _center(A), _center(B)
-    if measure in ("cka_linear", "cka_linear_unbiased"):
-        return _cka(Ac @ Ac.T, Bc @ Bc.T, measure.endswith("unbiased"))
-    if measure == "cka_rbf":
-
-        def rbf(X):
-            d = pdist(X, "sqeuclidean")
-            s = 0.5 * np.sqrt(np.median(d))
-            return np.exp(-squareform(d) / (2 * s * s))
-
-        return _cka(rbf(A), rbf(B))
-    if measure in ("rsa_spearman", "rsa_pearson"):
-        corr = spearmanr if measure == "rsa_spearman" else pearsonr
-        return float(corr(pdist(A, "cosine"), pdist(B, "cosine"))[0])
-    if measure == "procrustes":
-        nuc = np.linalg.svd(Ac.T @ Bc, compute_uv=False).sum() / (np.linalg.norm(Ac) * np.linalg.norm(Bc))
-        return float(np.arccos(min(1.0, nuc)))
-    if measure == "regression_r2":
-        coef, *_ = np.linalg.lstsq(np.c_[np.ones(len(A)), A], B, rcond=None)
-        return float(1 - ((B - np.c_[np.ones(len(A)), A] @ coef) ** 2).sum() / (Bc**2).sum())
-    Ua, sa, _ = np.linalg.svd(Ac, full_matrices=False)
-    Ub, sb, _ = np.linalg.svd(Bc, full_matrices=False)
-    if measure == "svcca":
-        ka = int(np.searchsorted(np.cumsum(sa**2) / np.sum(sa**2), 0.99) + 1)
-        kb = int(np.searchsorted(np.cumsum(sb**2) / np.sum(sb**2), 0.99) + 1)
-        return float(np.linalg.svd(Ua[:, :ka].T @ Ub[:, :kb], compute_uv=False).mean())
-    Um, rho, _ = np.linalg.svd(Ua[:, sa > 1e-6 * sa[0]].T @ Ub[:, sb > 1e-6 * sb[0]], full_matrices=False)
-    H = Ua[:, sa > 1e-6 * sa[0]] @ Um
-    alpha = np.abs(H.T @ Ac).sum(axis=1)
-    return float(np.sum(alpha * rho) / alpha.sum())
+    """One measure of one pair by its plain formula (dense n x n where the definition is): the tests' oracle."""
+    try:
+        return REFERENCE[measure](A, B, k)
+    except np.linalg.LinAlgError:  # the released code's PWCCA fails on a rank-deficient side
+        return float("nan")
 
 
 # --------------------------------------------------------------------------- parts
@@ -237,7 +160,7 @@ def part_breakdown(rec: Recorder, args, ws, ids) -> None:
     from threadpoolctl import threadpool_limits
 
     import n2o_core.measures.engine as eng
-    from n2o_core.measures.cca import kept_directions
+    from n2o_core.measures.batched import kept_directions
     from n2o_core.measures.feature_space import feature_space
     from n2o_core.measures.run import NULL_SUBSAMPLE, compare_measures, dense_view
 
@@ -311,9 +234,8 @@ def part_breakdown(rec: Recorder, args, ws, ids) -> None:
 
 def part_full_linear_cka(rec: Recorder, args, ids) -> None:
     from n2o_core.corpora import load_corpus
-    from n2o_core.measures.feature_space import cross, feature_space
-    from n2o_core.measures.kernel import cka_linear_from
-    from n2o_core.measures.run import dense_view
+    from n2o_core.measures.feature_space import feature_space
+    from n2o_core.measures.run import FeatureMemo, dense_view, feature_matrix
     from n2o_core.storage.cache import Cache
     from n2o_core.workspace import Workspace
 
@@ -328,7 +250,12 @@ def part_full_linear_cka(rec: Recorder, args, ids) -> None:
         prep_s += s
     pair_s, base_s, mb_ours, mb_base = [], [], 0.0, 0.0
     for a, b in combinations(ids, 2):
-        v, s, mb = _timed(lambda a=a, b=b: cka_linear_from(spaces[a], spaces[b], cross(spaces[a], spaces[b])))
+
+        def ours(a=a, b=b):  # the matrix findings call, the two spaces prepared (timed above)
+            memo = FeatureMemo(spaces={("", a): spaces[a], ("", b): spaces[b]})
+            return feature_matrix(arrays.__getitem__, [a, b], memo=memo)[0, 1]
+
+        v, s, mb = _timed(ours)
         pair_s.append(s)
         mb_ours = max(mb_ours, mb)
 

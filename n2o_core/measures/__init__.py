@@ -1,35 +1,42 @@
-"""Similarity measures between two embeddings of the same sentences, beyond N2O: one pure function each.
+"""Similarity measures between two embeddings of the same sentences, beyond N2O: the table of measures and one
+engine that computes them.
 
-Families (one module each, formula and reference in its docstring):
-- `neighborhood`: mutual_knn (= N2O, every sentence a query), jaccard_knn, cknna — cosine k-NN, as N2O;
-- `kernel`: cka_linear, cka_linear_unbiased, cka_rbf, rsa_spearman, rsa_pearson;
-- `geometry`: procrustes (angular shape distance), regression_r2 (B from A);
-- `cca`: svcca, pwcca (the paper's formula), pwcca_released (the released code's, google/svcca);
-- `nulls`: permutation nulls and bootstrap intervals; `run`: every measure for every pair of a workspace's
-  embedders, with nulls (`compare_measures`), through `engine` (one family at a time) and `batched` (the
-  feature-space draws in batches, threads).
+`MEASURES` lists every measure with its properties (like ReSi's repsim/measures): its family (where and how it is
+computed), whether it is symmetric, what leaves it unchanged, whether it gets a permutation null and a bootstrap
+interval (`draws`), and `higher_is_similar` — procrustes is a distance, turned into the similarity cos(theta) by
+`Measure.similarity` for rankings and maps. `Measure.name` is the one display name of each measure (the page, the
+CLI's text and the figures show it, `DISPLAY_NAMES` / `display_name`); the ids stay in JSON, links and arguments;
+`family_ids` gives the ids of one family, in the table's order.
+
+Each measure has one implementation, in its family's engine (`engine`), which computes the values, the permutation
+nulls and the bootstrap resamples of every pair at once; the plain formula of each measure, as its paper states it,
+is the tests' oracle (tests/measures/reference_formulas.py), against which the engine is tested on fixed cases.
+- `run`: every measure for every pair of a workspace's embedders (`compare_measures`) or of given arrays
+  (`compare_arrays`), with nulls; one feature-space measure (linear CKA by default) as a matrix over embedders,
+  without nulls, keeping what it computed for the next call (`feature_matrix`, `FeatureMemo`).
+- `engine`: one family at a time — `NeighborFamily` (mutual_knn = N2O, jaccard_knn, cknna from cosine k-NN lists,
+  `neighborhood`), `FeatureFamily` (linear CKA both estimators, Procrustes, regression R², SVCCA, PWCCA in each
+  side's singular basis, `batched` over `feature_space`; the released code's PWCCA, `pwcca_released`),
+  `KernelFamily` (RBF CKA and RSA on sentence-pair triangles, `pairwise`).
+- `nulls`: seeded permutations and resamples, p-values and bootstrap intervals.
+- `summary`: matrices, ranks, rank movers and embedder maps of a comparison.
 - `stored`: a comparison kept in the disk cache with when it was computed and how long it took
   (`compare_and_store`, `load`), and how long a new one should take here (`estimate_seconds`).
+- `kernel`: `cka_linear_from`, the engine's linear CKA of two prepared spaces, kept for evaluation/findings until
+  it calls `feature_matrix`.
 
-All but the neighborhood measures take the vectors as embedded and center them inside their formula. `MEASURES`
-lists every measure with its properties (like ReSi's repsim/measures): whether it is symmetric, what leaves it
-unchanged, where it is computed, and `higher_is_similar` — procrustes is a distance, turned into the similarity
-cos(theta) by `Measure.similarity` for rankings and maps. `Measure.name` is the one display name of each measure
-(the page, the CLI's text and the figures show it, `DISPLAY_NAMES` / `display_name`); the ids stay in JSON,
-links and arguments.
+One measure of two arrays:
+
+    res = compare_arrays({"a": A, "b": B}, measures=["cka_linear"], permutations_=0, bootstrap=0)
+    res.value("a", "b", "cka_linear")
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import numpy as np
 
-import n2o_core.measures.cca as cca
-import n2o_core.measures.geometry as geometry
-import n2o_core.measures.kernel as kernel
-import n2o_core.measures.neighborhood as neighborhood
 from n2o_core.errors import N2OError
 
 
@@ -39,22 +46,23 @@ class Measure:
 
     id: str
     name: str
-    family: str  # "neighborhood" | "feature" | "kernel"
-    fn: Callable[..., float]  # fn(A, B) or fn(A, B, k) for the neighborhood family
+    family: str  # "neighborhood" | "feature" | "kernel": which engine family computes it (`engine`)
     symmetric: bool
     higher_is_similar: bool
     value_range: tuple[float, float]
     invariances: str
     reference: str
     how_to_read: str
+    draws: bool = True  # False: its value only, no permutation null and no bootstrap interval
+
+    @property
+    def self_value(self) -> float:
+        """The value of a space with itself: the most similar (1; 0 for a distance, the Procrustes angle)."""
+        return 1.0 if self.higher_is_similar else 0.0
 
     def similarity(self, value: float) -> float:
         """The value oriented so that higher = more similar (cos(theta) for the Procrustes angle)."""
         return float(value) if self.higher_is_similar else float(np.cos(value))
-
-    def __call__(self, A: np.ndarray, B: np.ndarray, k: int = 10) -> float:
-        """The measure of two embeddings of the same sentences."""
-        return float(self.fn(A, B, k) if self.family == "neighborhood" else self.fn(A, B))
 
 
 _ORTHO = "orthogonal transforms, isotropic scaling, translation"
@@ -63,7 +71,6 @@ MEASURES: tuple[Measure, ...] = (
         "mutual_knn",
         "mutual k-NN (N2O)",
         "neighborhood",
-        neighborhood.mutual_knn,
         True,
         True,
         (0.0, 1.0),
@@ -75,7 +82,6 @@ MEASURES: tuple[Measure, ...] = (
         "jaccard_knn",
         "Jaccard of k-NN sets",
         "neighborhood",
-        neighborhood.jaccard_knn,
         True,
         True,
         (0.0, 1.0),
@@ -87,7 +93,6 @@ MEASURES: tuple[Measure, ...] = (
         "cknna",
         "CKNNA",
         "neighborhood",
-        neighborhood.cknna,
         False,
         True,
         (-1.0, 1.0),
@@ -99,7 +104,6 @@ MEASURES: tuple[Measure, ...] = (
         "cka_linear",
         "linear CKA",
         "feature",
-        kernel.cka_linear,
         True,
         True,
         (0.0, 1.0),
@@ -111,7 +115,6 @@ MEASURES: tuple[Measure, ...] = (
         "cka_linear_unbiased",
         "linear CKA (unbiased HSIC)",
         "feature",
-        kernel.cka_linear_unbiased,
         True,
         True,
         (-1.0, 1.0),
@@ -123,7 +126,6 @@ MEASURES: tuple[Measure, ...] = (
         "cka_rbf",
         "RBF CKA",
         "kernel",
-        kernel.cka_rbf,
         True,
         True,
         (0.0, 1.0),
@@ -135,7 +137,6 @@ MEASURES: tuple[Measure, ...] = (
         "rsa_spearman",
         "RSA (Spearman)",
         "kernel",
-        kernel.rsa_spearman,
         True,
         True,
         (-1.0, 1.0),
@@ -147,7 +148,6 @@ MEASURES: tuple[Measure, ...] = (
         "rsa_pearson",
         "RSA (Pearson)",
         "kernel",
-        kernel.rsa_pearson,
         True,
         True,
         (-1.0, 1.0),
@@ -159,7 +159,6 @@ MEASURES: tuple[Measure, ...] = (
         "procrustes",
         "Procrustes angle",
         "feature",
-        geometry.procrustes,
         True,
         False,
         (0.0, float(np.pi / 2)),
@@ -172,7 +171,6 @@ MEASURES: tuple[Measure, ...] = (
         "regression_r2",
         "linear regression R²",
         "feature",
-        geometry.regression_r2,
         False,
         True,
         (0.0, 1.0),
@@ -184,7 +182,6 @@ MEASURES: tuple[Measure, ...] = (
         "svcca",
         "SVCCA",
         "feature",
-        cca.svcca,
         True,
         True,
         (0.0, 1.0),
@@ -196,7 +193,6 @@ MEASURES: tuple[Measure, ...] = (
         "pwcca",
         "PWCCA (paper's formula)",
         "feature",
-        cca.pwcca,
         False,
         True,
         (0.0, 1.0),
@@ -208,7 +204,6 @@ MEASURES: tuple[Measure, ...] = (
         "pwcca_released",
         "PWCCA (released code)",
         "feature",
-        cca.pwcca_released,
         False,
         True,
         (0.0, 1.0),
@@ -216,6 +211,7 @@ MEASURES: tuple[Measure, ...] = (
         "Morcos et al. 2018, released code (google/svcca pwcca.py), as ReSi and most papers compute it",
         "PWCCA as the authors' code computes it, for comparison with published numbers: weights from the side "
         "with fewer dimensions (a on a tie); value only, no null or interval.",
+        draws=False,  # each draw would need its own full SVD in the original dimensions (`engine`)
     ),
 )
 
@@ -231,6 +227,11 @@ def display_name(measure_id: str) -> str:
     return DISPLAY_NAMES.get(measure_id, measure_id)
 
 
+def family_ids(family: str) -> tuple[str, ...]:
+    """The ids of one family ("neighborhood", "feature" or "kernel"), in the order of `MEASURES`."""
+    return tuple(m.id for m in MEASURES if m.family == family)
+
+
 def get_measure(measure_id: str) -> Measure:
     """The measure with this id; N2OError naming the known ids otherwise."""
     try:
@@ -239,4 +240,4 @@ def get_measure(measure_id: str) -> Measure:
         raise N2OError(f"Unknown measure '{measure_id}' (known: {', '.join(MEASURE_IDS)}).") from None
 
 
-__all__ = ["DISPLAY_NAMES", "MEASURES", "MEASURE_IDS", "Measure", "display_name", "get_measure"]
+__all__ = ["DISPLAY_NAMES", "MEASURES", "MEASURE_IDS", "Measure", "display_name", "family_ids", "get_measure"]

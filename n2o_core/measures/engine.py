@@ -1,11 +1,14 @@
-"""Every measure of one family for every pair of embedders, with its null and bootstrap, sharing the work.
+"""Every measure of one family for every pair of embedders, with its null and bootstrap, sharing the work: the one
+implementation of each measure (the tests hold the plain formulas as their oracle,
+tests/measures/reference_formulas.py). Each family's measures are `family_ids(family)` of the `MEASURES` table.
 
 Each family prepares every embedder once and draws the same permutations and resamples for all its pairs:
 
 - neighborhood (`NeighborFamily`): the k-NN lists of every sentence. A permutation relabels B's lists
   (O(n k)); a bootstrap resample weights the per-sentence terms by how often each sentence was drawn.
-- feature (`FeatureFamily`): `FeatureSpace`s on every sentence (values) and on the null rows; the draws run in
-  each side's singular basis (`batched`): a chunk of permutations costs one batched m x ra x rb product and
+- feature (`FeatureFamily`): `FeatureSpace`s on every sentence (values: one draw of the batched formulas from the
+  pair's cross-product, `batched.values`) and on the null rows; the draws run in each side's singular basis
+  (`batched.pair_values`): a chunk of permutations costs one batched m x ra x rb product and
   batched small eigendecompositions (Procrustes, CCA); a resample of the null rows recomputes their spaces
   (O(m d^2) per embedder).
 - kernel (`KernelFamily`): triangles on the kernel rows (values, `pairwise.PairwiseSpace`) and dense float32
@@ -18,8 +21,9 @@ Each family's `run` reports its progress as the fraction of its units of work do
 an optional `progress(fraction)`, called in the calling thread.
 
 Values are keyed by (a, b, measure) with (a, b) an ordered pair: both orders for asymmetric measures.
-`VALUE_ONLY` measures (the released code's PWCCA) get their value and no draws: each draw would need its own
-full SVD in the original dimensions (whose signs the value depends on), minutes for the default draws.
+`VALUE_ONLY` measures (`Measure.draws` False: the released code's PWCCA) get their value and no draws: each draw
+would need its own full SVD in the original dimensions (whose signs the value depends on), minutes for the
+default draws.
 """
 
 from __future__ import annotations
@@ -32,11 +36,9 @@ import numpy as np
 
 import n2o_core.measures.neighborhood as nb
 from n2o_core.errors import N2OError
-from n2o_core.measures.batched import CHUNK, Basis, basis, map_threads, pair_values
-from n2o_core.measures.cca import pwcca_pair, pwcca_released_pair, svcca_from
+from n2o_core.measures import MEASURES, family_ids
+from n2o_core.measures.batched import CHUNK, Basis, basis, map_threads, pair_values, values
 from n2o_core.measures.feature_space import FeatureSpace, cross, feature_space
-from n2o_core.measures.geometry import procrustes_from, regression_r2_from
-from n2o_core.measures.kernel import cka_linear_from, cka_linear_unbiased_from
 from n2o_core.measures.pairwise import (
     DenseKernels,
     PairwiseSpace,
@@ -45,15 +47,16 @@ from n2o_core.measures.pairwise import (
     rbf_cka,
     tri_correlation,
 )
+from n2o_core.measures.pwcca_released import pwcca_released_pair
 
 Key = tuple[str, str, str]  # (a, b, measure)
 
-NEIGHBOR_IDS = ("mutual_knn", "jaccard_knn", "cknna")
-FEATURE_IDS = ("cka_linear", "cka_linear_unbiased", "procrustes", "regression_r2", "svcca", "pwcca", "pwcca_released")
-KERNEL_IDS = ("cka_rbf", "rsa_spearman", "rsa_pearson")
-ASYMMETRIC = ("cknna", "regression_r2", "pwcca", "pwcca_released")
-#: Measures computed without a permutation null or a bootstrap (see the module docstring).
-VALUE_ONLY = ("pwcca_released",)
+#: Each family's measure ids, in the order of `MEASURES` (the one table).
+NEIGHBOR_IDS = family_ids("neighborhood")
+FEATURE_IDS = family_ids("feature")
+KERNEL_IDS = family_ids("kernel")
+#: Measures computed without a permutation null or a bootstrap (`Measure.draws`; see the module docstring).
+VALUE_ONLY = tuple(m.id for m in MEASURES if not m.draws)
 
 
 @dataclass
@@ -181,30 +184,13 @@ class NeighborFamily:
 
 
 def feature_values(
-    a: FeatureSpace,
-    b: FeatureSpace,
-    C: np.ndarray,
-    names: tuple[str, str],
-    measures: Sequence[str],
-    b_row_sq: np.ndarray | None = None,
+    a: FeatureSpace, b: FeatureSpace, C: np.ndarray, names: tuple[str, str], measures: Sequence[str]
 ) -> dict[Key, float]:
-    """Every requested feature-space measure of the pair from C = Ac^T Bc (both orders for asymmetric ones)."""
-    ea, eb = names
-    out: dict[Key, float] = {}
-    if "cka_linear" in measures:
-        out[(ea, eb, "cka_linear")] = cka_linear_from(a, b, C)
-    if "cka_linear_unbiased" in measures:
-        out[(ea, eb, "cka_linear_unbiased")] = cka_linear_unbiased_from(a, b, C, b_row_sq)
-    if "procrustes" in measures:
-        out[(ea, eb, "procrustes")] = procrustes_from(a, b, C)
-    if "regression_r2" in measures:
-        out[(ea, eb, "regression_r2")] = regression_r2_from(a, b, C)
-        out[(eb, ea, "regression_r2")] = regression_r2_from(b, a, C.T)
-    if "svcca" in measures:
-        out[(ea, eb, "svcca")] = svcca_from(a, b, C)
-    if "pwcca" in measures:
-        out[(ea, eb, "pwcca")], out[(eb, ea, "pwcca")] = pwcca_pair(a, b, C)
+    """Every requested feature-space measure of the pair from C = Ac^T Bc (both orders for asymmetric ones): the
+    batched formulas on one draw (`batched.values`), and the released code's PWCCA (`pwcca_released`)."""
+    out = values(a, b, C, names, [m for m in measures if m != "pwcca_released"])
     if "pwcca_released" in measures:
+        ea, eb = names
         out[(ea, eb, "pwcca_released")], out[(eb, ea, "pwcca_released")] = pwcca_released_pair(a, b, C)
     return out
 
@@ -250,10 +236,10 @@ class FeatureFamily:
             )
         )
         centered = {e: s.centered() for e, s in small.items()}
-        for a, b in pairs:
-            C = centered[a].T @ centered[b]
-            res.null_observed.update(feature_values(small[a], small[b], C, (a, b), drawn))
         bases = {e: basis(small[e], centered[e]) for e in self.names}
+        for a, b in pairs:  # the value on the null's rows: the identity permutation, computed as the draws are
+            one = pair_values(bases[a], bases[b], (bases[a].U.T @ bases[b].U)[None], (a, b), drawn)
+            res.null_observed.update({key: float(v[0]) for key, v in one.items()})
         chunks = [perms[s : s + CHUNK] for s in range(0, len(perms), CHUNK)]
         sizes = iter([len(P) for P in chunks])
         done = map_threads(lambda P: self._null_chunk(bases, P), chunks, on_done=lambda: units(next(sizes)))

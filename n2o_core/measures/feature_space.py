@@ -125,37 +125,7 @@ def cross(a: FeatureSpace, b: FeatureSpace) -> np.ndarray:
     return C
 
 
-def whitened_cross(
-    a: FeatureSpace, b: FeatureSpace, C: np.ndarray, ra: int | None = None, rb: int | None = None
-) -> np.ndarray:
-    """Ua^T Ub restricted to the first ra / rb singular directions: S_a^-1 V_a^T C V_b S_b^-1 (the cosines of
-    the principal angles between the two column spaces are its singular values)."""
-    ra = a.svals.size if ra is None else ra
-    rb = b.svals.size if rb is None else rb
-    M = (a.evecs[:, :ra].T @ C @ b.evecs[:, :rb]) / a.svals[:ra, None]
-    return M / b.svals[None, :rb]
-
-
-def singular_values(M: np.ndarray) -> np.ndarray:
-    """Singular values of M, descending, from the eigenvalues of its smaller Gram matrix (M^T M or M M^T): a
-    third of the cost of an SVD, which matters in the permutation nulls."""
-    if M.size == 0:
-        return np.zeros(0)
-    G = M.T @ M if M.shape[1] <= M.shape[0] else M @ M.T
-    return np.sqrt(np.clip(np.linalg.eigvalsh(G), 0.0, None))[::-1]
-
-
-def left_singular(M: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """(U, s): the min(shape) leading left singular vectors of M and their singular values, descending, from an
-    eigendecomposition of the smaller Gram matrix. Directions with a zero singular value get U columns of 0."""
-    if M.shape[0] <= M.shape[1]:
-        lam, U = np.linalg.eigh(M @ M.T)
-        s = np.sqrt(np.clip(lam, 0.0, None))
-        return U[:, ::-1], s[::-1]
-    lam, V = np.linalg.eigh(M.T @ M)
-    s = np.sqrt(np.clip(lam, 0.0, None))[::-1]
-    V = V[:, ::-1]
-    U = M @ V
-    U = U / np.where(s > 0, s, 1.0)[None, :]
-    U[:, s <= 0] = 0.0
-    return U, s
+def whitened_cross(a: FeatureSpace, b: FeatureSpace, C: np.ndarray) -> np.ndarray:
+    """Ua^T Ub = S_a^-1 V_a^T C V_b S_b^-1 from C = Ac^T Bc (the cosines of the principal angles between the two
+    column spaces are its singular values)."""
+    return (a.evecs.T @ C @ b.evecs) / a.svals[:, None] / b.svals[None, :]

@@ -1,4 +1,6 @@
-"""Neighborhood measures: how far two embedders agree on each sentence's k nearest neighbors.
+"""Neighborhood measures: how far two embedders agree on each sentence's k nearest neighbors; the parts that
+`engine.NeighborFamily` computes them from (its values, nulls and bootstrap), and the plain formulas are the tests'
+oracle (tests/measures/reference_formulas.py).
 
 Neighbors follow `n2o_core.search.exact`: cosine similarity, every sentence a query, the query excluded by
 index, ties broken by the lower id, a zero vector has no neighbors (its row is all -1 and overlaps nothing).
@@ -184,44 +186,7 @@ def jaccard_per_sentence(e: Entries, a: NeighborLists, b: NeighborLists) -> np.n
     return np.divide(shared, union, out=np.zeros_like(shared), where=union > 0)
 
 
-# --------------------------------------------------------------------------- from neighbor lists
-
-
 def mutual_knn_from(a: NeighborLists, b: NeighborLists) -> float:
-    """Mean |NN_A ∩ NN_B| / k: the project's N2O with every sentence a query."""
+    """Mean |NN_A ∩ NN_B| / k: the project's N2O (`analyses.overlap.overlap_counts`) with every sentence a query."""
     _check_pair(a, b)
     return float((overlap_counts(a.ids, b.ids, a.k) / float(a.k)).mean())
-
-
-def jaccard_knn_from(a: NeighborLists, b: NeighborLists) -> float:
-    """Mean Jaccard index of the two k-NN sets."""
-    return float(jaccard_per_sentence(shared_entries(a, b), a, b).mean())
-
-
-def cknna_from(a: NeighborLists, b: NeighborLists) -> float:
-    """CKNNA from both embedders' k-NN lists and cosine similarities."""
-    n = a.n
-    if n < 4:
-        raise N2OError(f"CKNNA needs at least 4 sentences (got {n}).")
-    kl = hsic_terms(shared_entries(a, b)).sum(axis=0)
-    kk = hsic_terms(own_entries(a)).sum(axis=0)
-    ll = hsic_terms(own_entries(b)).sum(axis=0)
-    return float(cknna_from_terms(kl, kk, ll, n))
-
-
-# --------------------------------------------------------------------------- from vectors
-
-
-def mutual_knn(A: np.ndarray, B: np.ndarray, k: int = 10) -> float:
-    """Mutual k-NN (= N2O with every sentence a query) of two embeddings of the same sentences, in [0, 1]."""
-    return mutual_knn_from(knn_lists(A, k), knn_lists(B, k))
-
-
-def jaccard_knn(A: np.ndarray, B: np.ndarray, k: int = 10) -> float:
-    """Mean Jaccard index of the k-NN sets, in [0, 1]."""
-    return jaccard_knn_from(knn_lists(A, k), knn_lists(B, k))
-
-
-def cknna(A: np.ndarray, B: np.ndarray, k: int = 10) -> float:
-    """CKNNA (Huh et al. 2024) with cosine kernels and k-NN masks; 1 for the same space."""
-    return cknna_from(knn_lists(A, k), knn_lists(B, k))

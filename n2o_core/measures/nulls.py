@@ -14,19 +14,14 @@ Bootstrap CI: resample the sentences with replacement (seeded), compute the meas
 the percentile interval (default 95%, 100 resamples) of the replicates re-centered on the value,
 [v + q_lo - mean*, v + q_hi - mean*]: a resample repeats sentences, which raises the biased estimators (linear
 and RBF CKA, SVCCA, R^2) by an amount that has nothing to do with the uncertainty, and the plain percentile
-interval could then miss the value altogether. Both recompute the measure from scratch here; the runner
-(`n2o_core.measures.run`) draws the same nulls and resamples with per-family shortcuts (neighbor lists
-relabelled, cross-products of prepared spaces, gathered kernel matrices), tested equal to these.
+interval could then miss the value altogether. The engine (`n2o_core.measures.engine`) draws them per family
+(neighbor lists relabelled, batched products in each side's singular basis, gathered kernel matrices); the tests'
+oracle recomputes each measure from scratch on the same draws (tests/measures/reference_formulas.py).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from dataclasses import dataclass
-
 import numpy as np
-
-from n2o_core.errors import N2OError
 
 #: Permutations of the null by default (the issue asks for at least 100).
 DEFAULT_PERMUTATIONS = 100
@@ -34,8 +29,6 @@ DEFAULT_PERMUTATIONS = 100
 DEFAULT_BOOTSTRAP = 100
 #: Coverage of the bootstrap interval.
 CI_LEVEL = 0.95
-
-Measure = Callable[[np.ndarray, np.ndarray], float]
 
 
 def permutations(n: int, count: int, seed: int = 0, stream: int = 1) -> np.ndarray:
@@ -88,57 +81,3 @@ def null_mean(values: np.ndarray) -> float:
     v = np.asarray(values, np.float64)
     v = v[np.isfinite(v)]
     return float(v.mean()) if v.size else float("nan")
-
-
-@dataclass(frozen=True)
-class NullResult:
-    """A permutation null: the observed value, the null values, their mean and the p-value."""
-
-    observed: float
-    values: np.ndarray
-    mean: float
-    p: float
-
-
-def _check(A: np.ndarray, B: np.ndarray) -> None:
-    if A.shape[0] != B.shape[0]:
-        raise N2OError(
-            f"The two embeddings have {A.shape[0]} and {B.shape[0]} rows: they must embed the same sentences."
-        )
-
-
-def permutation_null(
-    measure: Measure,
-    A: np.ndarray,
-    B: np.ndarray,
-    permutations_: int = DEFAULT_PERMUTATIONS,
-    seed: int = 0,
-    higher_is_similar: bool = True,
-) -> NullResult:
-    """measure(A, B) and measure(A, B[perm]) for `permutations_` seeded row permutations of B."""
-    _check(A, B)
-    if permutations_ < 0:
-        raise N2OError(f"The number of permutations must be 0 or more (got {permutations_}).")
-    obs = float(measure(A, B))
-    vals = np.array([measure(A, B[p]) for p in permutations(A.shape[0], permutations_, seed)], np.float64)
-    return NullResult(obs, vals, null_mean(vals), p_value(obs, vals, higher_is_similar))
-
-
-def bootstrap_values(
-    measure: Measure, A: np.ndarray, B: np.ndarray, n_boot: int = DEFAULT_BOOTSTRAP, seed: int = 0
-) -> np.ndarray:
-    """measure(A[idx], B[idx]) for `n_boot` seeded resamples idx of the sentences."""
-    _check(A, B)
-    return np.array([measure(A[i], B[i]) for i in resamples(A.shape[0], n_boot, seed)], np.float64)
-
-
-def bootstrap_ci(
-    measure: Measure,
-    A: np.ndarray,
-    B: np.ndarray,
-    n_boot: int = DEFAULT_BOOTSTRAP,
-    seed: int = 0,
-    level: float = CI_LEVEL,
-) -> tuple[float, float]:
-    """Bootstrap interval of measure(A, B) over sentences (`centered_ci`)."""
-    return centered_ci(bootstrap_values(measure, A, B, n_boot, seed), float(measure(A, B)), level)

@@ -1,4 +1,17 @@
-"""Sentence-pair matrices of one embedder for the kernel measures (RBF CKA, RSA), built in row blocks.
+"""The kernel measures, RBF CKA and RSA, from sentence-pair matrices of each embedder built in row blocks
+(`engine.KernelFamily` computes their values, nulls and bootstrap from them; the plain formulas are the tests'
+oracle, tests/measures/reference_formulas.py).
+
+- `cka_rbf` (Kornblith et al. 2019): CKA with the biased HSIC of RBF kernels K_ij = exp(-||x_i - x_j||^2 /
+  (2 sigma^2)), sigma = `RBF_FRACTION` (0.5) x the median distance between the sentences: <HKH, HLH>_F /
+  (||HKH||_F ||HLH||_F) (`rbf_cka`). Unchanged by orthogonal maps, translations and (its bandwidth following the
+  median distance) isotropic scaling.
+- `rsa_pearson`, `rsa_spearman` (Kriegeskorte et al. 2008, "Representational similarity analysis", Front. Syst.
+  Neurosci.): the Pearson / Spearman correlation (ties at their mean rank, as scipy.stats.spearmanr) of the two
+  embedders' cosine distances 1 - cos(x_i, x_j) over the pairs i < j (`tri_correlation`). Unchanged by anything
+  that keeps cosines (rotations, scaling; not translations), RSA Spearman by any monotone map of the distances.
+  PyPI offers rsatoolbox (many dependencies, its own data classes) and repsim / netrep (PyTorch or older); each
+  formula is a few lines of NumPy here.
 
 A `PairwiseSpace` holds, for n sentences, only the strict upper triangles it needs, as flat float32 vectors of
 n(n-1)/2 values in row-major order (pair (i, j), i < j, at i*n - i*(i+1)/2 + j - i - 1):

@@ -3,6 +3,7 @@
     res = compare_measures(ws, ["tfidf", "glove-6b-50d", "minilm-l6-mean"], k=10)
     res.to_json()    # {"embedders", "corpus_size", "subsample", "k", "measures", "results", "measure_agreement"}
     res.to_frame()   # one row per (a, b, measure)
+    feature_matrix(ws.embeddings, ["tfidf", "glove-6b-50d"])   # linear CKA of every two, no nulls (a matrix)
 
 Where each value is computed (n sentences of the corpus, all of them unless said):
 - neighborhood measures (mutual_knn, jaccard_knn, cknna): every sentence, from the workspace's cached
@@ -49,8 +50,10 @@ from n2o_core.measures.engine import (
     KernelFamily,
     Key,
     NeighborFamily,
+    feature_values,
     pairs_of,
 )
+from n2o_core.measures.feature_space import FeatureSpace, cross, feature_space
 from n2o_core.measures.neighborhood import NeighborLists, knn_lists
 from n2o_core.measures.nulls import (
     CI_LEVEL,
@@ -379,3 +382,52 @@ def compare_measures(
         seed=seed,
         progress=progress,
     )
+
+
+@dataclass
+class FeatureMemo:
+    """What `feature_matrix` computed, kept for its next calls (one check of the papers' findings, say): each
+    embedder's feature space by (scope, embedder) and each value by (scope, a, b, measure), `scope` naming the
+    sentences (a corpus fingerprint), so that other sets of the same embedders on the same sentences compute
+    nothing again."""
+
+    spaces: dict[tuple[str, str], FeatureSpace] = field(default_factory=dict)
+    values: dict[tuple[str, str, str, str], float] = field(default_factory=dict)
+
+
+def feature_matrix(
+    vectors: Callable[[str], Any],
+    names: Sequence[str],
+    measure: str = "cka_linear",
+    *,
+    memo: FeatureMemo | None = None,
+    scope: str = "",
+    seed: int = 0,
+) -> np.ndarray:
+    """(len(names), len(names)) values of one feature-space measure (linear CKA by default) for every two of
+    `names` on every sentence, without nulls, as `compare_arrays` computes them (`engine.feature_values`): row a,
+    column b (a to b for a directional measure), the diagonal the value of a space with itself
+    (`Measure.self_value`). `vectors(e)` gives e's embeddings (n x d, dense or sparse: tf-idf through its
+    truncated SVD, `dense_view` with `seed`). What `memo` holds under `scope` is reused, what is computed is added
+    to it. O(n d^2) per embedder and O(n da db) per pair, never an n x n matrix."""
+    m = get_measure(measure)
+    if m.family != "feature":
+        raise N2OError(f"'{measure}' is not a feature-space measure (those are: {', '.join(FEATURE_IDS)}).")
+    keep = FeatureMemo() if memo is None else memo
+
+    def space(e: str) -> FeatureSpace:
+        if (scope, e) not in keep.spaces:
+            keep.spaces[scope, e] = feature_space(dense_view(vectors(e), seed))
+        return keep.spaces[scope, e]
+
+    out = np.full((len(names), len(names)), m.self_value)
+    for i, j in combinations(range(len(names)), 2):
+        a, b = names[i], names[j]
+        if (scope, a, b, measure) not in keep.values:
+            sa, sb = space(a), space(b)
+            for (x, y, _), v in feature_values(sa, sb, cross(sa, sb), (a, b), [measure]).items():
+                keep.values[scope, x, y, measure] = v
+                if m.symmetric:
+                    keep.values[scope, y, x, measure] = v
+        out[i, j], out[j, i] = keep.values[scope, a, b, measure], keep.values[scope, b, a, measure]
+    return out

@@ -28,15 +28,11 @@ if TYPE_CHECKING:
 __all__ = ["classical_mds", "rank_movers", "rank_table", "similarity_matrix", "value_matrix"]
 
 
-def _self_value(measure: str) -> float:
-    return 1.0 if get_measure(measure).higher_is_similar else 0.0
-
-
 def value_matrix(cmp: MeasureComparison, measure: str) -> np.ndarray:
     """(n, n) values as computed: row a, column b (a directional measure reads "a to b")."""
     names = cmp.embedders
     m = get_measure(measure)
-    out = np.full((len(names), len(names)), _self_value(measure))
+    out = np.full((len(names), len(names)), m.self_value)
     for i, a in enumerate(names):
         for j, b in enumerate(names):
             if i != j and (m.symmetric is False or i < j):
@@ -52,7 +48,7 @@ def similarity_matrix(cmp: MeasureComparison, measure: str) -> np.ndarray:
     names = cmp.embedders
     m = get_measure(measure)
     sims = cmp.pair_similarities(measure)
-    out = np.full((len(names), len(names)), m.similarity(_self_value(measure)))
+    out = np.full((len(names), len(names)), m.similarity(m.self_value))
     pos = {e: i for i, e in enumerate(names)}
     for (a, b), s in zip(pairs_of(names), sims):
         out[pos[a], pos[b]] = out[pos[b], pos[a]] = s

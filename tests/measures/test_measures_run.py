@@ -6,6 +6,7 @@ import json
 
 import numpy as np
 import pytest
+import reference_formulas as ref
 import scipy.sparse as sp
 
 from n2o_core.analyses.agreement import agreement
@@ -56,8 +57,8 @@ def test_rows_and_values(result):
     assert (f[f.measure == "cka_rbf"].n == 50).all() and (f[f.measure == "cka_linear"].n == N).all()
     assert (f[f.measure == "cka_linear"].null_n == 30).all() and (f[f.measure == "mutual_knn"].null_n == N).all()
     X = arrays()
-    assert result.value("a", "b", "cka_linear") == pytest.approx(get_measure("cka_linear")(X["a"], X["b"]), rel=1e-6)
-    assert result.value("b", "a", "mutual_knn") == pytest.approx(get_measure("mutual_knn")(X["a"], X["b"], k=5))
+    assert result.value("a", "b", "cka_linear") == pytest.approx(ref.cka_linear(X["a"], X["b"]), rel=1e-6)
+    assert result.value("b", "a", "mutual_knn") == pytest.approx(ref.mutual_knn(X["a"], X["b"], k=5))
     related, unrelated = f[(f.a == "a") & (f.b == "b")], f[(f.a == "a") & (f.b == "c")]
     drawn = related[related.measure != "pwcca_released"]
     assert (drawn.p <= 1 / 21 + 1e-9).all()
@@ -117,6 +118,31 @@ def test_mutual_knn_is_the_projects_n2o_with_every_sentence_a_query(workspace):
     means = agreement(workspace, ["a", "b", "c"], 5).pair_means()
     for r in means.itertuples():
         assert res.value(r.a, r.b, "mutual_knn") == pytest.approx(r.n2o, abs=1e-12)
+
+
+def test_feature_matrix_is_the_engines_values_kept_in_its_memo(workspace, monkeypatch):
+    """The matrix findings and others draw (linear CKA by default) equals the comparison's values and the plain
+    formula; a second call on other embedders of the same sentences prepares only the new one."""
+    import n2o_core.measures.run as run
+
+    names = ["a", "b", "c"]
+    memo = run.FeatureMemo()
+    made: list[tuple[int, ...]] = []
+    real = run.feature_space
+    monkeypatch.setattr(run, "feature_space", lambda X: made.append(X.shape) or real(X))
+    cka = run.feature_matrix(workspace.embeddings, names[:2], memo=memo, scope="fp")
+    res = compare_measures(workspace, names, 5, ["cka_linear", "regression_r2"], permutations_=0, bootstrap=0)
+    assert cka[0, 0] == cka[1, 1] == 1.0 and cka[0, 1] == cka[1, 0] == res.value("a", "b", "cka_linear")
+    assert cka[0, 1] == pytest.approx(ref.cka_linear(*(workspace.embeddings(e) for e in "ab")), abs=1e-12)
+    assert len(made) == 2
+    again = run.feature_matrix(workspace.embeddings, ["c", "a", "b"], memo=memo, scope="fp")
+    assert len(made) == 3 and again[1, 2] == cka[0, 1]  # only c's space is new; a and b's value is kept
+    r2 = run.feature_matrix(workspace.embeddings, names, "regression_r2", memo=memo, scope="fp")
+    assert len(made) == 3 and r2[1, 0] == res.value("b", "a", "regression_r2") != r2[0, 1]  # row b predicts a
+    angle = run.feature_matrix(workspace.embeddings, names, "procrustes")
+    assert np.diag(angle).tolist() == [0.0, 0.0, 0.0] and len(made) == 6  # no memo: every space again
+    with pytest.raises(N2OError, match="not a feature-space measure"):
+        run.feature_matrix(workspace.embeddings, names, "cka_rbf")
 
 
 @pytest.fixture
