@@ -10,6 +10,7 @@ from streamlit.delta_generator import DeltaGenerator
 
 from n2o_core.corpora import Corpus
 from n2o_core.evaluation.heros.averaging import scored_id
+from n2o_core.evaluation.heros.coverage import coverage
 from n2o_core.evaluation.heros.generate import PairSet
 from n2o_core.evaluation.heros.validity import validity_sentence
 from n2o_core.export import report
@@ -38,7 +39,8 @@ SHOWS = {
     "bars": "Bars with 95% CI",
 }
 WHAT = {
-    "normalized": "Cells: mean normalized similarity (Heros Fig. 1); colours span the values shown.",
+    "normalized": "Cells: mean normalized similarity (Heros Fig. 1); the line above the cells states the colour "
+    "scale (the cells' range, widened to the 95% CI when they lie closer than that).",
     "relative": "Cells: each subset's normalized similarity minus the Synonym subset's, per embedder: "
     "negative = the embedder moves this variant further away than a synonym swap (red).",
     "raw": "Cells: mean raw cosine (not comparable across embedders: their baselines b differ).",
@@ -65,20 +67,21 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     if s.znorm:
         st.caption("Cosines are taken after z-normalizing each dimension with the corpus statistics.")
     pairset = _minimal_pairs(lo, n_per)
+    cov = coverage(pairset)
+    if cov.small_corpus:
+        st.warning(cov.sentence(), icon="ℹ️")
+    else:
+        st.caption(cov.sentence())
     results, baselines, per_pair, errors = heros_data.scores(lo, pairset, n_per, s.seed, scored)
     for e, msg in errors.items():
         st.error(f"**{e}** is left out: {msg}", icon="⚠️")
     if results.empty:
         st.stop()
     fig, show = _figure(results)
-    st.caption(
-        f"{pairset.n_originals:,} originals, pairs per subset: "
-        + ", ".join(f"{k} {v}" for k, v in pairset.counts().items())
-        + f". {WHAT[show]} Hover for raw cosine, normalized value, CI and n."
-    )
+    st.caption(f"{WHAT[show]} Hover for raw cosine, normalized value, CI and n.")
     st.caption(validity_sentence())
     normalized, raw = _tables(results, baselines, per_pair)
-    _downloads(lo, fig, show, WHAT[show], normalized.round(4), raw.round(4), per_pair, n_per)
+    _downloads(lo, fig, show, WHAT[show], normalized.round(4), raw.round(4), per_pair, (n_per, cov.made_text()))
 
 
 def _pairs_per_subset(col: DeltaGenerator) -> int:
@@ -134,7 +137,8 @@ def _minimal_pairs(lo: data.Loaded, n_per: int) -> PairSet:
     if pairset.pairs.empty:
         st.warning(
             "No minimal pairs could be made from this corpus (it needs English sentences of 8–25 words "
-            "with a verb or predicative adjective that the vetted HEROS lexicon lists for its context)."
+            "with a verb or predicative adjective that the vetted HEROS lexicon lists for its context). "
+            + coverage(pairset).sentence()
         )
         st.stop()
     return pairset
@@ -190,11 +194,13 @@ def _downloads(
     normalized: pd.DataFrame,
     raw: pd.DataFrame,
     per_pair: pd.DataFrame,
-    n_per: int,
+    asked_made: tuple[int, str],
 ) -> None:
-    """The figure as PNG/SVG, the tables (normalized, raw, every pair's cosines) as CSV/JSON, the view as HTML."""
+    """The figure as PNG/SVG, the tables (normalized, raw, every pair's cosines) as CSV/JSON, the view as HTML;
+    `asked_made`: the pairs asked per subset and the sentence saying how many were made."""
     k = lo.k
-    meta = dict(downloads.meta(lo, k), **{"pairs per subset": n_per, "shown": show})
+    n_per, made = asked_made
+    meta = dict(downloads.meta(lo, k), **{"pairs per subset": made, "shown": show})
     name = f"heros-{n_per}-{show}"
     with st.expander("Downloads"):
         downloads.figure(fig, name, "Figure")

@@ -89,7 +89,11 @@ class PairSet:
         return {s: (n / self.n_tried if self.n_tried else 0.0) for s, n in self.counts().items()}
 
 
-def sentence_filter(text: str, min_words: int = 8, max_words: int = 25) -> str | None:
+#: Heros' length filter (§2.2.1: "more than 8 words and less than 25 words"), read as 8 to 25 words.
+MIN_WORDS, MAX_WORDS = 8, 25
+
+
+def sentence_filter(text: str, min_words: int = MIN_WORDS, max_words: int = MAX_WORDS) -> str | None:
     """Why `text` cannot be an original (None when it can): length, question, not a full sentence."""
     if "?" in text:
         return "question"
@@ -276,8 +280,8 @@ def generate_pairs(
     seed: int = 0,
     subsets: Sequence[str] = ALL_SUBSETS,
     *,
-    min_words: int = 8,
-    max_words: int = 25,
+    min_words: int = MIN_WORDS,
+    max_words: int = MAX_WORDS,
     aligned: bool = True,
     use_typo_list: bool = True,
     mlm_model: str | None = None,

@@ -5,6 +5,7 @@ res.results    # embedder, subset, n, raw, normalized, ci_low, ci_high
 res.baseline   # {embedder: b}
 res.pairs      # subset, original, variant, target, replacement, ... (generated or loaded)
 res.dropped    # {subset: {reason: count}}: failed rule applications, per rule
+res.meta["coverage"]  # pairs made vs asked, sentences tried, yield (`coverage.Coverage.to_json`)
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import pandas as pd
 from n2o_core.corpora import Corpus
 from n2o_core.errors import N2OError
 from n2o_core.evaluation.heros.averaging import AVERAGING_DEFAULT, scored_id
+from n2o_core.evaluation.heros.coverage import coverage
 from n2o_core.evaluation.heros.generate import PairSet
 from n2o_core.evaluation.heros.score import RESULT_COLUMNS, score_one
 
@@ -197,15 +199,17 @@ def run_heros(
 
         ps = make_pairs(ws, n_pairs, seed, mlm_model=mlm_model, progress=pair_progress)
         pairs, dropped, skipped = ps.pairs, ps.dropped, ps.skipped
+        cov = coverage(ps)
         meta.update(
             source="generated",
             n_per_subset=n_pairs,
             pair_counts=ps.counts(),
             n_originals=ps.n_originals,
             n_parsed=ps.n_parsed,
+            coverage=cov.to_json(),
         )
         if pairs.empty:
-            raise N2OError(f"No minimal pairs could be made from '{ws.corpus.name}' (skipped sentences: {skipped}).")
+            raise N2OError(f"No minimal pairs could be made from '{ws.corpus.name}': {cov.sentence()}")
     else:
         meta.update(source=pairs.attrs.get("source", "given"), pair_counts=pairs["subset"].value_counts().to_dict())
     meta["pairs_seconds"] = round(time.perf_counter() - t0, 1)

@@ -116,6 +116,24 @@ def test_cli_heros_writes_json(tmp_path, cache_dir):
     assert md.read_text().count("## ") == 6 and "(seed 7)" in md.read_text()
 
 
+def test_cli_heros_says_how_many_pairs_it_made_of_those_asked(tmp_path, cache_dir, capsys):
+    """50 asked per subset from 10 sentences: the output and the JSON say how many were made, from how many
+    sentences, the yield, and that the corpus is too small."""
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("\n".join(CORPUS) + "\n", encoding="utf-8")
+    out = tmp_path / "h.json"
+    args = ["heros", "--corpus", str(corpus), "--embedder", "tfidf", "--pairs", "50", "--n-boot", "50"]
+    assert main([*args, "--json", str(out)]) == 0
+    cov = json.loads(out.read_text())["meta"]["coverage"]
+    made = len({r["original"] for r in json.loads(out.read_text())["pairs"]})
+    assert cov["asked"] == 50 and cov["made"] == {s: made for s in ALL_SUBSETS} and 0 < made < 50
+    assert cov["sentences"] == cov["tried"] == len(CORPUS) and cov["small_corpus"] is True
+    assert cov["yield"] == {s: round(made / len(CORPUS), 4) for s in ALL_SUBSETS}
+    printed = capsys.readouterr()
+    assert f"HEROS made {made} of 50 asked per subset from all {len(CORPUS)} sentences of the corpus" in printed.out
+    assert "too small for 50 per subset" in printed.err and "yield per subset" in printed.out
+
+
 def test_cli_heros_scores_a_pairs_file(tmp_path, cache_dir, capsys):
     corpus = tmp_path / "c.txt"
     corpus.write_text("\n".join(CORPUS) + "\n", encoding="utf-8")
