@@ -12,6 +12,8 @@ from n2o_core.corpora import Corpus
 from n2o_core.evaluation.heros.averaging import scored_id
 from n2o_core.evaluation.heros.coverage import coverage
 from n2o_core.evaluation.heros.generate import PairSet
+from n2o_core.evaluation.heros.run import trained_on
+from n2o_core.evaluation.heros.unseen import unseen_notes
 from n2o_core.evaluation.heros.validity import validity_sentence
 from n2o_core.export import report
 from n2o_core.figures import heros as figures_heros
@@ -78,6 +80,8 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     if results.empty:
         st.stop()
     fig, show = _figure(results)
+    for note in unseen_notes(results, trained_on(lo.ws, scored)).values():
+        st.warning(note, icon="ℹ️")
     st.caption(f"{WHAT[show]} Hover for raw cosine, normalized value, CI and n.")
     st.caption(validity_sentence())
     normalized, raw = _tables(results, baselines, per_pair)

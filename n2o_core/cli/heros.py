@@ -188,6 +188,8 @@ def _report(res: HerosResult, pairs: pd.DataFrame | None) -> None:
             + "; ".join(f"{s}: {sum(d.values())} {dict(d)}" for s, d in res.dropped.items())
         )
     print("baseline b: " + ", ".join(f"{k}={v:.3f}" for k, v in res.baseline.items()))
+    for note in res.meta.get("unseen", {}).values():
+        print(f"note: {note}")
     print("normalized (s - b) / (1 - b):")
     print(res.table("normalized").round(3).to_string())
     print(f"total {res.meta['seconds']} s")

@@ -6,6 +6,7 @@ res.baseline   # {embedder: b}
 res.pairs      # subset, original, variant, target, replacement, ... (generated or loaded)
 res.dropped    # {subset: {reason: count}}: failed rule applications, per rule
 res.meta["coverage"]  # pairs made vs asked, sentences tried, yield (`coverage.Coverage.to_json`)
+res.meta["unseen"]    # {embedder: why its word-subset scores measure its vocabulary} (`unseen.unseen_notes`)
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from n2o_core.evaluation.heros.averaging import AVERAGING_DEFAULT, scored_id
 from n2o_core.evaluation.heros.coverage import coverage
 from n2o_core.evaluation.heros.generate import PairSet
 from n2o_core.evaluation.heros.score import RESULT_COLUMNS, score_one
+from n2o_core.evaluation.heros.unseen import unseen_notes
 
 if TYPE_CHECKING:
     from n2o_core.workspace import Workspace
@@ -151,6 +153,11 @@ def score_embedder(
     return EmbedderScores(eid, b, res, cosines, time.perf_counter() - t0)
 
 
+def trained_on(ws: Workspace, embedder_ids: Sequence[str]) -> dict[str, int]:
+    """{embedder: sentences it was fit on} for the corpus-trained ones among `embedder_ids`."""
+    return {e: len(ws.corpus.fit_texts) for e in embedder_ids if ws.info(e).corpus_trained}
+
+
 def run_heros(
     source: Any,
     embedder_ids: Sequence[str],
@@ -237,6 +244,7 @@ def run_heros(
     meta.update(
         embedder_seconds={sc.embedder: round(sc.seconds, 1) for sc in scores},
         seconds=round(time.perf_counter() - t0, 1),
+        unseen=unseen_notes(results, trained_on(ws, [sc.embedder for sc in scores])),
     )
     return HerosResult(
         results=results,

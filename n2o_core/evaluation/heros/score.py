@@ -25,7 +25,10 @@ from n2o_core.search.rows import Standardizer, ZNormRows, prepare_rows
 
 EncodeFn = Callable[[list[str]], "np.ndarray | sp.spmatrix"]
 Progress = Callable[[int, int], None]
-RESULT_COLUMNS = ["embedder", "subset", "n", "raw", "normalized", "ci_low", "ci_high"]
+RESULT_COLUMNS = ["embedder", "subset", "n", "raw", "normalized", "ci_low", "ci_high", "same_vector", "zero_vectors"]
+#: A pair whose two vectors have cosine this close to 1 got one vector for both sentences: the embedder does not
+#: see the change (the changed word is unknown to it, or a stop word it drops).
+SAME_VECTOR_COS = 1.0 - 1e-6
 
 
 def unit_rows(
@@ -148,19 +151,26 @@ def score_one(
     """One embedder on every subset: (baseline b, RESULT_COLUMNS rows, raw cosine of each pair in row order).
 
     Each distinct sentence is encoded once. The baseline uses the distinct originals in order of appearance.
-    With a `standardizer` (fitted on the corpus) vectors are z-normalized before every cosine."""
+    With a `standardizer` (fitted on the corpus) vectors are z-normalized before every cosine. Per subset,
+    `same_vector` counts the pairs whose two sentences got the same vector (cosine 1: the embedder does not see the
+    change) and `zero_vectors` those with a sentence that has no vector at all (no word the embedder knows; its
+    cosines are 0)."""
     texts, n_orig, oi, vi, subsets = _pair_index(pairs)
     x = encode(texts)
     if x.shape[0] != len(texts):
         raise EmbedderError(f"Embedder '{name}' returned {x.shape[0]} vectors for {len(texts)} sentences.")
+    zero = _zero_rows(x)
     u = unit_rows(x, standardizer)
     if sp.issparse(u):
         u = sp.csr_matrix(u)
     b = _baseline_units(u[:n_orig])
     sims = _rowwise_units(u[oi], u[vi])
+    has_zero = zero[oi] | zero[vi]
+    same = (sims >= SAME_VECTOR_COS) & ~has_zero
     rows: list[dict[str, object]] = []
     for j, sub in enumerate(_subset_order(list(set(subsets)))):
-        s = sims[subsets == sub]
+        mask = subsets == sub
+        s = sims[mask]
         norm = normalize(s, b)
         lo, hi = bootstrap_ci(norm, n_boot=n_boot, seed=seed + j)
         rows.append(
@@ -172,9 +182,19 @@ def score_one(
                 "normalized": float(norm.mean()),
                 "ci_low": lo,
                 "ci_high": hi,
+                "same_vector": int(same[mask].sum()),
+                "zero_vectors": int(has_zero[mask].sum()),
             }
         )
     return b, pd.DataFrame(rows, columns=RESULT_COLUMNS), np.asarray(sims, np.float64)
+
+
+def _zero_rows(x: np.ndarray | sp.spmatrix) -> np.ndarray:
+    """Which rows are all zero (a sentence with no word the embedder knows)."""
+    if sp.issparse(x):
+        m = sp.csr_matrix(x)
+        return np.asarray(abs(m).sum(axis=1)).ravel() == 0
+    return ~np.any(np.asarray(x) != 0, axis=1)
 
 
 def score_pairs(
