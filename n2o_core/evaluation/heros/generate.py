@@ -177,6 +177,14 @@ def replacement_form(lemma: str, tag: str) -> str | None:
     return None if form is None or form.lower() in BAD_FORMS else form
 
 
+def _present(doc: Any, tok: Any) -> set[str]:
+    """The sentence's words and their lemmas (lowercase), but for the target's own lemma: a replacement already in
+    the sentence, in any form, would repeat it ("to win a title by claiming the doubles" -> "to claim a title by
+    claiming")."""
+    words = {t.lower_ for t in doc}
+    return words | {t.lemma_.lower() for t in doc if t.i != tok.i and t.lemma_.lower() != tok.lemma_.lower()}
+
+
 def _form_in_place(doc: Any, tok: Any) -> Callable[[str, str], str | None]:
     """`replacement_form` for token `tok`'s place: after "more"/"most" ("more common") an adjective must compare
     with "more" too ("more tall" is not English; "more widespread" is)."""
@@ -220,13 +228,13 @@ class _Generator:
 
     def _replace(self, doc: Any, tgt: _Target, lemmas: Sequence[str]) -> tuple[str | None, str, str]:
         tok = tgt.token
-        present = {t.lower_ for t in doc}
+        present = _present(doc, tok)
         form_of = _form_in_place(doc, tok)
         for lemma in lemmas:  # the vetted order: best first
             form = form_of(lemma, tok.tag_)
             if form is None or form.lower() == tok.lower_:
                 continue
-            if form.lower() in present:  # "male and female" -> "female and female"
+            if form.lower() in present or lemma in present:  # "male and female", "win ... by claiming" -> "claim"
                 continue
             new = match_case(form, tok.text)
             return render(doc, replace={tok.i: new}), new, "vetted"
@@ -248,7 +256,7 @@ class _Generator:
             if self.mlm is not None:
                 word, how = self.mlm.fill(doc, tok.i, tgt.lemma, tok.tag_), "masked_lm"
             else:
-                present = {t.lower_ for t in doc}
+                present = _present(doc, tok)
                 form_of = _form_in_place(doc, tok)
                 word, how = pick_vetted_word(tgt.entry, tgt.slot, tok.tag_, rng, present, form_of), "vetted"
             if word is None:

@@ -106,6 +106,14 @@ def test_after_more_a_replacement_compares_with_more():
             assert not any(f"more {w} " in v for w in short), v
 
 
+def test_a_replacement_already_in_the_sentence_in_another_form_is_passed_over():
+    """ "to win a title by claiming the doubles" -> "to claim a title by claiming" repeats a word: "win"'s first
+    synonym "claim" is in the sentence as "claiming", so no synonym is made (and no pair)."""
+    text = "A year ago she became the youngest Indian to win a professional title by claiming the doubles."
+    ps = generate_pairs([text], 1)
+    assert not ps.pairs["variant"].str.contains("to claim a professional title").any()
+
+
 # --- negation -------------------------------------------------------------------------------------------------
 
 
