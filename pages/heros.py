@@ -59,12 +59,12 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         "and moves antonyms and negations away. b is the mean cosine of unrelated sentences from the same "
         "pool, so 0 = as similar as two random sentences, 1 = identical."
     )
-    lo = page.loaded(settings, corpus, min_embedders=1)
-    s = lo.settings
-    c1, c2 = st.columns([3, 2])
-    n_per = _pairs_per_subset(c1)
+    c1, c2 = st.columns([3, 2])  # drawn before the corpus loads: a run without a corpus (an upload being chosen)
+    n_per = _pairs_per_subset(c1)  # must not drop their state, or they come back showing their first option
     avg = _averaging(c2)
     heros_data.choose(n_per, avg)  # the Quality page shows this same run
+    lo = page.loaded(settings, corpus, min_embedders=1)
+    s = lo.settings
     scored = _scored_names(lo, avg)
     if s.znorm:
         st.caption("Cosines are taken after z-normalizing each dimension with the corpus statistics.")

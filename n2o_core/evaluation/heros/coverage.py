@@ -14,15 +14,27 @@ from typing import Any
 
 from n2o_core.evaluation.heros.generate import MAX_WORDS, MIN_WORDS, PairSet
 
-#: Why a sentence tried gave no pair, in words (the keys of `PairSet.skipped`).
+#: Why a sentence tried gave no pair, in words (the keys of `PairSet.skipped`): (one sentence, several).
 SKIP_REASONS = {
-    "length": f"outside {MIN_WORDS}–{MAX_WORDS} words (Heros' length filter)",
-    "question": "questions",
-    "not_a_sentence": "not a full sentence",
-    "multiple_sentences": "more than one sentence",
-    "no_target": "no verb or adjective the vetted lexicon lists in its context",
-    "incomplete": "a rule failed for every target tried",
+    "length": (
+        f"is outside {MIN_WORDS}–{MAX_WORDS} words (Heros' length filter)",
+        f"are outside {MIN_WORDS}–{MAX_WORDS} words (Heros' length filter)",
+    ),
+    "question": ("is a question", "are questions"),
+    "not_a_sentence": ("is not a full sentence", "are not full sentences"),
+    "multiple_sentences": ("holds more than one sentence", "hold more than one sentence"),
+    "no_target": (
+        "has no verb or adjective the vetted lexicon lists in its context",
+        "have no verb or adjective the vetted lexicon lists in its context",
+    ),
+    "incomplete": ("failed a rule for every target tried", "failed a rule for every target tried"),
 }
+
+
+def _reason(reason: str, n: int) -> str:
+    one, many = SKIP_REASONS.get(reason, (reason, reason))
+    return f"{n:,} {one if n == 1 else many}"
+
 
 #: Below this many pairs per subset the page and the CLI warn that the scores rest on few pairs.
 FEW_PAIRS = 30
@@ -77,7 +89,7 @@ class Coverage:
             where = f"from the first {self.tried:,} of {self.sentences:,} sentences (in random order)"
         text = f"HEROS {made} {where}; yield {rate} of the sentences tried."
         if self.small_corpus:
-            why = "; ".join(f"{n:,} {SKIP_REASONS.get(r, r)}" for r, n in sorted(self.skipped.items(), key=_by_count))
+            why = "; ".join(_reason(r, n) for r, n in sorted(self.skipped.items(), key=_by_count))
             text += f" The corpus is too small for {self.asked:,} per subset: of its sentences, {why}."
         if 0 < most < FEW_PAIRS:
             text += f" Scores on {most} pairs per subset are rough: read their 95% intervals."

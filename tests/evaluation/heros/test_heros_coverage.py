@@ -13,14 +13,15 @@ def test_a_small_corpus_is_said_with_the_reasons():
     assert cov.small_corpus and cov.exhausted
     assert text.startswith("HEROS made 7 of 50 asked per subset from all 61 sentences of the corpus; yield 11.5%")
     assert "too small for 50 per subset" in text
-    assert text.index("38 outside 8–25 words") < text.index("16 no verb or adjective")  # most frequent first
+    assert text.index("38 are outside 8–25 words") < text.index("16 have no verb or adjective")  # most frequent first
     assert "Scores on 7 pairs per subset are rough" in text
     assert cov.to_json()["yield"] == {"synonym": 0.1148, "antonym": 0.1148}
 
 
 def test_subsets_that_differ_are_each_named():
-    cov = Coverage(asked=50, made={"synonym": 9, "antonym": 6}, sentences=61, tried=61)
+    cov = Coverage(asked=50, made={"synonym": 9, "antonym": 6}, sentences=61, tried=61, skipped={"question": 1})
     assert cov.made_text() == "made synonym 9, antonym 6 of 50 asked per subset"
+    assert "of its sentences, 1 is a question." in cov.sentence()
 
 
 def test_a_request_met_early_says_how_far_it_read():

@@ -32,11 +32,13 @@ def _known_words(texts):
 
 
 def test_pairs_whose_change_is_unknown_get_one_vector_and_are_counted():
-    b, res, cos = score_one(PAIRS, "toy", _known_words, n_boot=20)
+    _, res, cos = score_one(PAIRS, "toy", _known_words, n_boot=20)
     # "alpha beta" -> "alpha zeta": zeta unknown, so the variant is "alpha" alone: a different vector (cosine 0.71)
     np.testing.assert_allclose(cos, [np.sqrt(0.5), np.sqrt(0.5), np.sqrt(0.5), 1.0], atol=1e-6)
     r = res.set_index("subset")
     assert r.loc["antonym", "same_vector"] == 1 and r.loc["synonym", "same_vector"] == 0
+    # "alpha zeta" (synonym) and "alpha theta" (antonym) both read as "alpha": the words put in are unknown
+    assert r.loc["synonym", "same_variant"] == 1 and r.loc["antonym", "same_variant"] == 1
     assert (res["zero_vectors"] == 0).all()
     words = pd.DataFrame({"subset": ["synonym"], "original": ["alpha beta"], "variant": ["zeta eta"]})
     _, res2, cos2 = score_one(pd.concat([PAIRS, words]), "toy", _known_words, n_boot=20)
@@ -52,13 +54,18 @@ def test_a_word2vec_trained_on_ten_sentences_is_named(tmp_path):
     assert ((words["same_vector"] + words["zero_vectors"]) >= 0.5 * words["n"]).all()
     note = res.meta["unseen"]["word2vec-nostop"]
     assert "trained on the compared corpus (10 sentences)" in note and "tfidf" not in res.meta["unseen"]
+    tfidf = res.results[res.results["embedder"] == "tfidf"].set_index("subset")
+    # a typo and a random word are never among the ten sentences' words: tf-idf reads both as the word taken out
+    assert (tfidf.loc[["typo", "random"], "same_variant"] == tfidf.loc[["typo", "random"], "n"]).all()
     assert len(set(np.round(words["normalized"], 6))) <= 2  # (nearly) one number in every column
 
 
 def test_no_note_when_the_changes_are_seen():
     rows = pd.DataFrame(
         {"embedder": ["e"] * 4, "subset": ["synonym", "antonym", "typo", "random"], "n": [10] * 4,
-         "same_vector": [6, 6, 6, 4], "zero_vectors": [0, 0, 0, 0]}
+         "same_vector": [6, 6, 6, 2], "same_variant": [0, 0, 0, 2], "zero_vectors": [0, 0, 0, 0]}
     )  # fmt: skip
-    assert unseen_notes(rows) == {}
-    assert set(unseen_notes(rows.assign(same_vector=5))) == {"e"}
+    assert unseen_notes(rows) == {}  # the random subset sees 6 of 10 changes
+    note = unseen_notes(rows.assign(same_variant=[0, 0, 0, 3]))["e"]
+    assert "of the 40 pairs of the word subsets, 20 get the same vector for both sentences" in note
+    assert "3 get the same vector as another subset's variant" in note and "zero vector" not in note
