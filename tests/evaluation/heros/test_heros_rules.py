@@ -128,6 +128,12 @@ def test_a_replacement_already_in_the_sentence_in_another_form_is_passed_over():
         ("He rarely believes what the newspapers say about the team.", "other_negation"),
         ("At all times the algorithm only needs to remember two values.", "adverb_before_verb"),
         ("In high elevation localities, smoked meat and pickled preserves are common.", "no_subject"),
+        # the earlier readings' classes (docs/heros_sample.md)
+        ("There is also speculation that the President will keep the dollar low.", "existential_there"),
+        ("We're now the largest major on campus with 400 students this year.", "adverb_after_auxiliary"),
+        ("But not everybody believes that outsourcing and offshoring are the solution.", "negative_subject"),
+        ("Only if their rights are respected will the member states be willing to act.", "inverted_subject"),
+        ("The latest scandal will do nothing to reassure foreign investors in the banks.", "negative_object"),
     ],
 )
 def test_negation_main_drops_what_would_read_wrongly(nlp, text, reason):
