@@ -176,6 +176,14 @@ def _from_gerund(kids: list[Any]) -> bool:
     return any(c.dep_ == "prep" and c.lower_ == "from" and any(g.tag_ == "VBG" for g in c.children) for c in kids)
 
 
+def _uncovered_complement(kids: list[Any]) -> bool:
+    """Two objects, an object complement, a particle ("set up"), "from" + gerund ("ban them from playing") or a
+    gerund complement ("what I love doing": "what I sign doing" reads wrongly): frames the lexicon does not cover."""
+    if any(c.dep_ in ("dative", "oprd", "prt") for c in kids) or _from_gerund(kids):
+        return True
+    return any(c.dep_ == "xcomp" and c.tag_ == "VBG" for c in kids)
+
+
 def _takes_amount(kids: list[Any]) -> bool:
     """ "rose 3.8%", "dropped by 1%", "raise the wage to $10.10": an amount after the verb, bare or in a
     to/by/from/at phrase; a random verb must take a measure there."""
@@ -207,7 +215,7 @@ def _verb_context(tok: Any, kids: list[Any], passive: bool) -> dict[str, frozens
 
 def _verb_slot(tok: Any) -> Slot | None:
     kids = list(tok.children)
-    if any(c.dep_ in ("dative", "oprd", "prt") for c in kids) or _from_gerund(kids):
+    if _uncovered_complement(kids):
         return None
     passive = tok.tag_ == "VBN" and any(c.dep_ in ("nsubjpass", "auxpass") for c in kids)
     dobj = next((c for c in kids if c.dep_ == "dobj"), None)
@@ -242,7 +250,23 @@ def _verb_slot(tok: Any) -> Slot | None:
     needs = {frame}
     if _takes_amount(kids):
         needs.add("measure")  # "rose 3.8%": a random verb must take a measure ("walked 3.8%")
+    elif _bound_preposition(kids):
+        needs.add("bound_prep")  # "closed to all products", "criticised him for moving": no pool verb takes them
     return Slot("v", frame, tuple(fields.items()), frozenset(needs))
+
+
+#: Prepositions whose phrase a verb selects ("closed to", "moved into"): a random verb rarely takes them.
+BOUND_PREPOSITIONS = frozenset(["to", "into", "onto"])
+
+
+def _bound_preposition(kids: list[Any]) -> bool:
+    """A to/into/onto phrase, or any preposition with a gerund ("criticised him for moving"), after the verb."""
+    for c in kids:
+        if c.dep_ != "prep" or c.i < c.head.i:
+            continue
+        if c.lower_ in BOUND_PREPOSITIONS or any(g.tag_ == "VBG" for g in c.children):
+            return True
+    return False
 
 
 #: Named-entity types that are people or groups of people (an "agent" head).
@@ -278,7 +302,7 @@ def _adjective_slot(tok: Any, doc: Any) -> Slot | None:
         needs = {"pred"}
         infinitive = nxt == "to" and tok.i + 2 < len(doc) and doc[tok.i + 2].tag_ == "VB"
         for_to = nxt == "for" and any(t.tag_ == "TO" for t in doc[tok.i + 2 : tok.head.right_edge.i + 1])
-        expletive = subj is not None and subj.lower_ == "it" and (nxt in ("to", "that") or for_to)
+        expletive = subj is not None and subj.lower_ == "it" and (infinitive or nxt == "that" or for_to)
         if expletive:
             needs.add("it_to" if for_to else f"it_{nxt}")  # "it is hard (for anyone) to start"
         elif nxt == "to":

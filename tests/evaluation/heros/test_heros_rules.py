@@ -53,6 +53,10 @@ def test_wrong_of_an_act_is_no_target_wrong_of_a_claim_or_a_person_is(nlp):
         ("It is hard to believe that the summer is already over in the north.", "believe"),  # "hard to think"
         ("This is about the awards for what they believe are the best films of the year.", "believe"),  # "doubt are"
         ("The Taliban is finished as a force in the country, the minister said.", "finished"),  # "completed"
+        ('"This is what I really love doing," he said after the concert in London.', "love"),  # "what I sign doing"
+        ("The company had bought the rights to explore in the area from oil giant Shell.", "bought"),  # sold ... from
+        ("The move left the group with three core divisions in the United States.", "left"),  # "quit the group with"
+        ("The party has never said whether it is left or right wing, its leader said.", "left"),  # "quit or right"
     ],
 )
 def test_frames_a_replacement_cannot_take_are_no_targets(nlp, text, word):
@@ -76,6 +80,20 @@ def test_random_words_are_no_near_synonyms(nlp):
     assert fell and "vanish" not in fell
     improve = _random_words(nlp, "The mayor promised to improve public transport in the city next year.", "improve")
     assert improve and "polish" not in improve
+
+
+def test_a_phrase_the_verb_selects_keeps_random_verbs_out(nlp):
+    """ "closed to all products" -> "polished to", "criticised him for moving" -> "sang him for moving" cannot happen:
+    no verb of the random pool takes such a phrase, so there is no random word (and no pair)."""
+    assert _random_words(nlp, "The ports of the West Indies were closed to all staple products.", "closed") == set()
+    text = "The Radical Republicans criticized him for moving too slowly on slavery in the South."
+    assert _random_words(nlp, text, "criticized") == set()
+
+
+def test_it_before_a_to_phrase_is_no_it_to_frame(nlp):
+    """ "It is similar to polo" is "similar to" + a noun ("familiar to polo"), not "it is ADJ to do" ("boring")."""
+    words = _random_words(nlp, "It is similar to polo, played by horsemen in two teams on a field.", "similar")
+    assert words == {"familiar"}
 
 
 def test_a_tough_construction_takes_only_adjectives_that_allow_it(nlp):
