@@ -184,6 +184,28 @@ def _uncovered_complement(kids: list[Any]) -> bool:
     return any(c.dep_ == "xcomp" and c.tag_ == "VBG" for c in kids)
 
 
+def _plain_clause(tok: Any, kids: list[Any]) -> bool:
+    """Whether the verb's clause complement is one a replacement verb ("doubt", "deny") takes as it is: not "believe
+    it to be", no wh-word extracted from it ("what they think are the best": "what they doubt are"), not a quote
+    or an if/whether clause (`_quoted_or_conditional`)."""
+    clauses = [c for c in kids if c.dep_ == "ccomp"]
+    if any(any(g.tag_ == "TO" for g in c.children) for c in clauses):
+        return False
+    if any(t.tag_ in ("WP", "WDT") and t.i < tok.i for c in clauses for t in c.subtree):
+        return False
+    return not _quoted_or_conditional(tok)
+
+
+def _quoted_or_conditional(tok: Any) -> bool:
+    """A clause complement that is a quote (a quotation mark or colon right after the verb) or opens with
+    "if"/"whether"."""
+    doc = tok.doc
+    nxt = doc[tok.i + 1] if tok.i + 1 < len(doc) else None
+    if nxt is None or nxt.is_punct or nxt.is_quote:
+        return True
+    return nxt.lower_ in ("if", "whether")
+
+
 def _takes_amount(kids: list[Any]) -> bool:
     """ "rose 3.8%", "dropped by 1%", "raise the wage to $10.10": an amount after the verb, bare or in a
     to/by/from/at phrase; a random verb must take a measure there."""
@@ -233,12 +255,8 @@ def _verb_slot(tok: Any) -> Slot | None:
         if subj is not None:
             fields["subj"] = _forms(subj)
     elif any(c.dep_ == "ccomp" and c.i > tok.i for c in kids):
-        if any(c.dep_ == "ccomp" and any(g.tag_ == "TO" for g in c.children) for c in kids):
-            return None  # "believe it to be": not a clause a replacement verb takes
-        if subj is None:
+        if subj is None or not _plain_clause(tok, kids):
             return None  # "Government claims that ...": a noun tagged as a verb
-        if any(t.tag_ in ("WP", "WDT") and t.i < tok.i for c in kids if c.dep_ == "ccomp" for t in c.subtree):
-            return None  # "what they think are the best": "what they doubt are" reads wrongly
         frame = "that"
         fields["subj"] = _forms(subj)
     else:
