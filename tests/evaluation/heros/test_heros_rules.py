@@ -58,7 +58,7 @@ def test_wrong_of_an_act_is_no_target_wrong_of_a_claim_or_a_person_is(nlp):
         ("The move left the group with three core divisions in the United States.", "left"),  # "quit the group with"
         ("The party has never said whether it is left or right wing, its leader said.", "left"),  # "quit or right"
         ('You think "oh no" and then you find your worst fears confirmed, she wrote.', "think"),  # "You doubt 'oh no'"
-        ("I think if we are to avoid further damage to the office, we need to act now.", "think"),  # "doubt if"
+        ("I believe if we are to avoid further damage to the office, we need to act now.", "believe"),  # "doubt if"
     ],
 )
 def test_frames_a_replacement_cannot_take_are_no_targets(nlp, text, word):
