@@ -10,7 +10,10 @@ from streamlit.delta_generator import DeltaGenerator
 
 from n2o_core.corpora import Corpus
 from n2o_core.evaluation.heros.averaging import scored_id
+from n2o_core.evaluation.heros.coverage import coverage
 from n2o_core.evaluation.heros.generate import PairSet
+from n2o_core.evaluation.heros.run import trained_on
+from n2o_core.evaluation.heros.unseen import unseen_notes
 from n2o_core.evaluation.heros.validity import validity_sentence
 from n2o_core.export import report
 from n2o_core.figures import heros as figures_heros
@@ -38,7 +41,8 @@ SHOWS = {
     "bars": "Bars with 95% CI",
 }
 WHAT = {
-    "normalized": "Cells: mean normalized similarity (Heros Fig. 1); colours span the values shown.",
+    "normalized": "Cells: mean normalized similarity (Heros Fig. 1); the line above the cells states the colour "
+    "scale (the cells' range, widened to the 95% CI when they lie closer than that).",
     "relative": "Cells: each subset's normalized similarity minus the Synonym subset's, per embedder: "
     "negative = the embedder moves this variant further away than a synonym swap (red).",
     "raw": "Cells: mean raw cosine (not comparable across embedders: their baselines b differ).",
@@ -55,30 +59,33 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         "and moves antonyms and negations away. b is the mean cosine of unrelated sentences from the same "
         "pool, so 0 = as similar as two random sentences, 1 = identical."
     )
-    lo = page.loaded(settings, corpus, min_embedders=1)
-    s = lo.settings
-    c1, c2 = st.columns([3, 2])
-    n_per = _pairs_per_subset(c1)
+    c1, c2 = st.columns([3, 2])  # drawn before the corpus loads: a run without a corpus (an upload being chosen)
+    n_per = _pairs_per_subset(c1)  # must not drop their state, or they come back showing their first option
     avg = _averaging(c2)
     heros_data.choose(n_per, avg)  # the Quality page shows this same run
+    lo = page.loaded(settings, corpus, min_embedders=1)
+    s = lo.settings
     scored = _scored_names(lo, avg)
     if s.znorm:
         st.caption("Cosines are taken after z-normalizing each dimension with the corpus statistics.")
     pairset = _minimal_pairs(lo, n_per)
+    cov = coverage(pairset)
+    if cov.small_corpus:
+        st.warning(cov.sentence(), icon="ℹ️")
+    else:
+        st.caption(cov.sentence())
     results, baselines, per_pair, errors = heros_data.scores(lo, pairset, n_per, s.seed, scored)
     for e, msg in errors.items():
         st.error(f"**{e}** is left out: {msg}", icon="⚠️")
     if results.empty:
         st.stop()
     fig, show = _figure(results)
-    st.caption(
-        f"{pairset.n_originals:,} originals, pairs per subset: "
-        + ", ".join(f"{k} {v}" for k, v in pairset.counts().items())
-        + f". {WHAT[show]} Hover for raw cosine, normalized value, CI and n."
-    )
+    for note in unseen_notes(results, trained_on(lo.ws, scored)).values():
+        st.warning(note, icon="ℹ️")
+    st.caption(f"{WHAT[show]} Hover for raw cosine, normalized value, CI and n.")
     st.caption(validity_sentence())
     normalized, raw = _tables(results, baselines, per_pair)
-    _downloads(lo, fig, show, WHAT[show], normalized.round(4), raw.round(4), per_pair, n_per)
+    _downloads(lo, fig, show, WHAT[show], normalized.round(4), raw.round(4), per_pair, (n_per, cov.made_text()))
 
 
 def _pairs_per_subset(col: DeltaGenerator) -> int:
@@ -134,7 +141,8 @@ def _minimal_pairs(lo: data.Loaded, n_per: int) -> PairSet:
     if pairset.pairs.empty:
         st.warning(
             "No minimal pairs could be made from this corpus (it needs English sentences of 8–25 words "
-            "with a verb or predicative adjective that the vetted HEROS lexicon lists for its context)."
+            "with a verb or predicative adjective that the vetted HEROS lexicon lists for its context). "
+            + coverage(pairset).sentence()
         )
         st.stop()
     return pairset
@@ -190,11 +198,13 @@ def _downloads(
     normalized: pd.DataFrame,
     raw: pd.DataFrame,
     per_pair: pd.DataFrame,
-    n_per: int,
+    asked_made: tuple[int, str],
 ) -> None:
-    """The figure as PNG/SVG, the tables (normalized, raw, every pair's cosines) as CSV/JSON, the view as HTML."""
+    """The figure as PNG/SVG, the tables (normalized, raw, every pair's cosines) as CSV/JSON, the view as HTML;
+    `asked_made`: the pairs asked per subset and the sentence saying how many were made."""
     k = lo.k
-    meta = dict(downloads.meta(lo, k), **{"pairs per subset": n_per, "shown": show})
+    n_per, made = asked_made
+    meta = dict(downloads.meta(lo, k), **{"pairs per subset": made, "shown": show})
     name = f"heros-{n_per}-{show}"
     with st.expander("Downloads"):
         downloads.figure(fig, name, "Figure")

@@ -113,7 +113,7 @@ def runnable(argv: list[str], folder: Path, corpus: Path) -> list[str]:
             e = "glove-6b-50d" if e in HEAVY else e
             if e not in out:
                 out += [a, e]
-        elif a in ("--json", "--out"):
+        elif a in ("--json", "--out", "--md", "--csv"):
             out += [a, str(folder / Path(next(it)).name)]
         elif a == "--vectors":
             name, _, file = next(it).partition("=")

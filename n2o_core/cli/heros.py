@@ -140,7 +140,7 @@ def run(args: argparse.Namespace) -> int:
         )
     finally:
         bars.close()
-    _report(res, pairs, args.pairs)
+    _report(res, pairs)
     if args.json:
         write_json(args.json, res.to_json(max_pairs=args.json_max_pairs), allow_nan=True)
     if args.sample_md:
@@ -156,7 +156,11 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _report(res: HerosResult, pairs: pd.DataFrame | None, n_pairs: int) -> None:
+def _yields(cov: dict[str, Any]) -> str:
+    return ", ".join(f"{s} {n}/{cov['tried']} = {cov['yield'][s]:.2%}" for s, n in cov["made"].items())
+
+
+def _report(res: HerosResult, pairs: pd.DataFrame | None) -> None:
     """Print the pair counts, the dropped rule applications, the baselines and the normalized scores (a loaded
     pairs file's layout goes into `res.meta`)."""
     if pairs is not None:
@@ -164,9 +168,13 @@ def _report(res: HerosResult, pairs: pd.DataFrame | None, n_pairs: int) -> None:
         if "negation_columns" in pairs.attrs:
             res.meta["negation_columns"] = pairs.attrs["negation_columns"]
     counts = res.meta.get("pair_counts", {})
-    if pairs is None and (len(counts) < 6 or min(counts.values()) < n_pairs):
-        print(f"warning: fewer than {n_pairs} pairs for some subsets: {counts}", file=sys.stderr)
+    cov = res.meta.get("coverage")
+    if cov is not None and cov["small_corpus"]:
+        print(f"warning: {cov['text']}", file=sys.stderr)
     print(f"pairs per subset: {counts}  ({res.meta['pairs_seconds']} s)")
+    if cov is not None:
+        print(cov["text"])
+        print("yield per subset (pairs made / sentences tried): " + _yields(cov))
     if pairs is None:
         from n2o_core.evaluation.heros.validity import validity_sentence
 
@@ -180,6 +188,8 @@ def _report(res: HerosResult, pairs: pd.DataFrame | None, n_pairs: int) -> None:
             + "; ".join(f"{s}: {sum(d.values())} {dict(d)}" for s, d in res.dropped.items())
         )
     print("baseline b: " + ", ".join(f"{k}={v:.3f}" for k, v in res.baseline.items()))
+    for note in res.meta.get("unseen", {}).values():
+        print(f"note: {note}")
     print("normalized (s - b) / (1 - b):")
     print(res.table("normalized").round(3).to_string())
     print(f"total {res.meta['seconds']} s")

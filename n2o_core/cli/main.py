@@ -15,6 +15,7 @@ import n2o_core.cli.embed as embed
 import n2o_core.cli.embedders as embedders
 import n2o_core.cli.findings as findings
 import n2o_core.cli.heros as heros
+import n2o_core.cli.heros_sample as heros_sample
 import n2o_core.cli.measures as measures
 import n2o_core.cli.needle as needle
 import n2o_core.cli.neighbors as neighbors
@@ -26,7 +27,21 @@ from n2o_core.cli.common import run_command
 __all__ = ["COMMANDS", "build_parser", "main"]
 
 #: the subcommand modules, in the order `--help` lists them
-COMMANDS = (embedders, embed, neighbors, compare, heros, needle, sts, agreement, findings, probe, warm, measures)
+COMMANDS = (
+    embedders,
+    embed,
+    neighbors,
+    compare,
+    heros,
+    heros_sample,
+    needle,
+    sts,
+    agreement,
+    findings,
+    probe,
+    warm,
+    measures,
+)
 
 
 def build_parser() -> argparse.ArgumentParser:

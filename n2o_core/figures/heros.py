@@ -65,7 +65,8 @@ def heros_heatmap(
     in its cell, as in Heros' Figure 1.
 
     `value`: "normalized" (baseline-normalized (s − b)/(1 − b), the paper's "similarity") or "raw" (mean
-    cosine). Colours span the data (`heatmap_range`, sequential Viridis). `relative_to` (a subset, e.g.
+    cosine). Colours (sequential Viridis) span the cells' values, widened to the median 95% CI when the values lie
+    closer than that (`colour_scale`); a line above the cells states the scale. `relative_to` (a subset, e.g.
     "synonym") shows instead each subset's value minus that subset's value for the same embedder, on a
     diverging scale centred at 0 and symmetric (±max |difference|); the reference column (all 0) is left out.
     Hover: raw cosine, normalized value with its 95% bootstrap CI, n pairs (and the difference and reference
@@ -101,7 +102,8 @@ def heros_heatmap(
     label = "normalized similarity" if value == "normalized" else "raw cosine"
     if ref_vals is None:
         z = vals
-        zmin, zmax = heatmap_range(z, bounds=(-1.0, 1.0))
+        ci = custom[:, :, 3] - custom[:, :, 2] if value == "normalized" else None
+        zmin, zmax, note = colour_scale(z, ci, decimals)
         scale = dict(colorscale="Viridis", zmin=zmin, zmax=zmax)
         fmt = f"{{:.{decimals}f}}"
         cb = label
@@ -115,6 +117,7 @@ def heros_heatmap(
         scale = dict(colorscale="RdBu", zmid=0.0, zmin=-m, zmax=m)
         fmt = f"{{:+.{decimals}f}}"
         cb = f"minus {ref_name}"
+        note = f"Colour scale: ±{m:.{decimals + 1}f}, the largest difference from {ref_name} (0 = white)."
     text = np.array([[fmt.format(v) if np.isfinite(v) else "" for v in row] for row in z], dtype=object)
     fig = go.Figure(
         go.Heatmap(
@@ -133,7 +136,45 @@ def heros_heatmap(
     )
     fig.update_yaxes(autorange="reversed", type="category")
     fig.update_xaxes(type="category", tickangle=-30)
-    return base_layout(fig, title, max(320, 34 * len(names) + 180))
+    base_layout(fig, title, max(340, 34 * len(names) + 200))
+    fig.add_annotation(
+        text=note, xref="paper", yref="paper", x=0, y=1.0, xanchor="left", yanchor="bottom", showarrow=False,
+        font=dict(size=12), align="left",
+    )  # fmt: skip
+    fig.update_layout(margin=dict(t=(fig.layout.margin.t or 20) + 24))
+    return fig
+
+
+def colour_scale(
+    values: np.ndarray, ci_widths: np.ndarray | None = None, decimals: int = 2
+) -> tuple[float, float, str]:
+    """(zmin, zmax, the sentence that states it) for a HEROS heatmap of `values`.
+
+    HEROS cells often lie close together (0.88–0.99): a 0–1 scale would paint them all one colour, a scale over
+    their range alone paints a 0.01 difference as dark against light. So the scale spans the cells' range, widened
+    (about its middle) to the median width of the cells' 95% CIs (`ci_widths`) when the range is narrower than that,
+    so that differences within the noise look alike; the sentence says which."""
+    v = np.asarray(values, float)
+    lo, hi = heatmap_range(v, bounds=(-1.0, 1.0))
+    d = decimals + 1
+    finite = v[np.isfinite(v)]
+    span = f"the cells' range ({finite.min():.{d}f} to {finite.max():.{d}f})" if finite.size else "no values"
+    w = np.asarray(ci_widths, float) if ci_widths is not None else np.array([])
+    w = w[np.isfinite(w)]
+    ci = float(np.median(w)) if w.size else 0.0
+    if ci > hi - lo and finite.size:
+        mid = (lo + hi) / 2
+        lo, hi = mid - ci / 2, mid + ci / 2
+        return (
+            lo,
+            hi,
+            (
+                f"Colour scale: {lo:.{d}f} to {hi:.{d}f}, {span} widened to the median 95% CI ({ci:.{d}f} wide): "
+                "cells within the noise look alike. Not 0 to 1."
+            ),
+        )
+    tail = f"; the median 95% CI is {ci:.{d}f} wide" if ci > 0 else ""
+    return lo, hi, f"Colour scale: {lo:.{d}f} to {hi:.{d}f}, {span}{tail}. Not 0 to 1: read the numbers in the cells."
 
 
 def _fit_range(lo: np.ndarray, hi: np.ndarray, pad: float = 0.08) -> list[float] | None:

@@ -255,6 +255,28 @@ def test_heros_heatmap_writes_values_in_cells(heros_results):
     assert raw.text[0][0] == "0.970" and raw.colorbar.title.text == "raw cosine"
 
 
+def test_heros_heatmap_states_its_colour_scale(heros_results):
+    """The scale spans the cells (0.88-0.97 here, wider than the 0.02 CIs), and the figure says so."""
+    fig = figures_heros.heros_heatmap(heros_results)
+    note = fig.layout.annotations[0].text
+    assert "Colour scale: 0.880 to 0.970, the cells' range (0.880 to 0.970)" in note and "Not 0 to 1" in note
+    assert "median 95% CI is 0.020 wide" in note
+
+
+def test_heros_heatmap_cells_within_the_noise_get_a_scale_as_wide_as_the_ci(heros_results):
+    """Cells 0.90-0.91 with 95% CIs 0.06 wide: a scale over 0.90-0.91 would paint noise as dark against light,
+    so it is widened about its middle to 0.06, and the figure says so."""
+    close = heros_results.assign(
+        normalized=[0.900, 0.905, 0.910, 0.902, 0.904, 0.906],
+        ci_low=lambda d: d["normalized"] - 0.03,
+        ci_high=lambda d: d["normalized"] + 0.03,
+    )
+    fig = figures_heros.heros_heatmap(close)
+    hm = fig.data[0]
+    assert (hm.zmin, hm.zmax) == pytest.approx((0.875, 0.935))
+    assert "widened to the median 95% CI (0.060 wide)" in fig.layout.annotations[0].text
+
+
 def test_heros_heatmap_relative_to_synonym(heros_results):
     hm = figures_heros.heros_heatmap(heros_results, relative_to="synonym").data[0]
     assert list(hm.x) == ["Typo", "Negation (Main)"]
@@ -263,6 +285,8 @@ def test_heros_heatmap_relative_to_synonym(heros_results):
     assert hm.zmid == 0 and hm.zmin == pytest.approx(-0.05) and hm.zmax == pytest.approx(0.05)
     np.testing.assert_allclose(np.asarray(hm.customdata, float)[:, :, 5], [[0.95, 0.95], [0.92, 0.92]])
     assert "minus Synonym" in hm.hovertemplate and hm.colorbar.title.text == "minus Synonym"
+    note = figures_heros.heros_heatmap(heros_results, relative_to="synonym").layout.annotations[0].text
+    assert note.startswith("Colour scale: ±0.050, the largest difference from Synonym")
 
 
 def test_heros_heatmap_blank_missing_cells_and_bad_input(heros_results):

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 from app_checks import no_exception, plotly_specs
 
@@ -68,3 +70,20 @@ def test_bad_pairs_in_the_link_is_named_and_replaced(app):
     no_exception(app)
     assert any("'pairs' in the link must be one of" in w.value for w in app.warning)
     assert app.select_slider(key="w_pairs").value == 50 and app.query_params["pairs"] == "50"
+
+
+def test_the_page_says_how_many_pairs_it_made_of_those_asked(app):
+    """50 asked per subset from the test corpus (151 sentences): the page says how many were made (the n of every
+    cell), from how many sentences, and, when the corpus ran out first, that it is too small."""
+    app.query_params.update({"emb": "tfidf,glove-6b-50d", "pairs": "50"})
+    app.switch_page("pages/heros.py").run(timeout=300)
+    no_exception(app)
+    said = [e.value for e in [*app.caption, *app.warning] if "HEROS made" in e.value]
+    assert len(said) == 1, said
+    made = re.search(r"HEROS made (\d+) of 50 asked per subset from (all|the first) ([\d,]+)", said[0])
+    assert made is not None, said[0]
+    n = {int(row[4]) for t in plotly_specs(app)["heros"]["data"] for rows in t["customdata"] for row in rows}
+    assert n == {int(made.group(1))}  # every cell scores the pairs the sentence counts
+    if int(made.group(1)) < 50:
+        assert made.group(2) == "all" and "too small for 50 per subset" in said[0]
+        assert any("HEROS made" in w.value for w in app.warning)

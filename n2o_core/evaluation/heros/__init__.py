@@ -2,6 +2,7 @@
 
 res = run_heros(workspace, ["tfidf", "minilm-l6-mean"], n_pairs=500, seed=0)   # HerosResult
 ps = generate_pairs(texts, n_per_subset=500, seed=0)      # PairSet(pairs, dropped, skipped)
+coverage(ps).sentence()                                    # "HEROS made 7 of 50 asked per subset from all 61 ..."
 pairs = load_heros("heros.tsv")                            # or "dcml0714/Heros" when online
 baseline, results = score_pairs(ps.pairs, {"tfidf": emb.encode})
 """
@@ -14,8 +15,10 @@ from n2o_core.evaluation.heros.subsets import ALL_SUBSETS
 
 __all__ = [
     "ALL_SUBSETS",
+    "Coverage",
     "HerosResult",
     "PairSet",
+    "coverage",
     "generate_pairs",
     "load_heros",
     "read_pairs_file",
@@ -25,6 +28,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
+    from n2o_core.evaluation.heros.coverage import Coverage, coverage
     from n2o_core.evaluation.heros.generate import PairSet, generate_pairs
     from n2o_core.evaluation.heros.load import load_heros, read_pairs_file
     from n2o_core.evaluation.heros.report import sample_markdown
@@ -32,6 +36,8 @@ if TYPE_CHECKING:
     from n2o_core.evaluation.heros.score import score_pairs
 
 _LAZY = {
+    "Coverage": "coverage",
+    "coverage": "coverage",
     "PairSet": "generate",
     "generate_pairs": "generate",
     "load_heros": "load",

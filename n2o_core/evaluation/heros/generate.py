@@ -35,7 +35,7 @@ import pandas as pd
 
 from n2o_core.errors import N2OError
 from n2o_core.evaluation.heros.edit import render
-from n2o_core.evaluation.heros.inflect import inflect, match_case
+from n2o_core.evaluation.heros.inflect import has_synthetic_comparative, inflect, match_case
 from n2o_core.evaluation.heros.lexicon import is_english_word
 from n2o_core.evaluation.heros.negation import Outcome, negate_at, negate_main
 from n2o_core.evaluation.heros.nlp import load_nlp
@@ -61,7 +61,9 @@ class PairSet:
 
     `pairs`: DataFrame with PAIR_COLUMNS (one row per original x subset).
     `dropped[subset][reason]`: originals with a valid target whose variant for that subset failed.
-    `skipped[reason]`: candidate sentences rejected before any rule (length, question, no target...).
+    `skipped[reason]`: sentences tried and rejected before any rule (length, question, no target...).
+    `n_sentences`: distinct sentences of the corpus; `n_tried`: those read (in seeded random order) before every
+    subset had its pairs, so `n_tried == n_sentences` when the corpus ran out first; `n_asked`: pairs asked per subset.
     """
 
     pairs: pd.DataFrame
@@ -69,13 +71,29 @@ class PairSet:
     skipped: dict[str, int] = field(default_factory=dict)
     n_originals: int = 0
     n_parsed: int = 0
+    n_sentences: int = 0
+    n_tried: int = 0
+    n_asked: int = 0
 
     def counts(self) -> dict[str, int]:
         """Pairs per subset."""
         return {str(k): int(v) for k, v in self.pairs["subset"].value_counts().items()}
 
+    @property
+    def exhausted(self) -> bool:
+        """Whether every sentence of the corpus was tried (a request above what the corpus gives)."""
+        return self.n_tried >= self.n_sentences
 
-def sentence_filter(text: str, min_words: int = 8, max_words: int = 25) -> str | None:
+    def yields(self) -> dict[str, float]:
+        """Pairs made per subset / sentences tried (0 when none was tried)."""
+        return {s: (n / self.n_tried if self.n_tried else 0.0) for s, n in self.counts().items()}
+
+
+#: Heros' length filter (§2.2.1: "more than 8 words and less than 25 words"), read as 8 to 25 words.
+MIN_WORDS, MAX_WORDS = 8, 25
+
+
+def sentence_filter(text: str, min_words: int = MIN_WORDS, max_words: int = MAX_WORDS) -> str | None:
     """Why `text` cannot be an original (None when it can): length, question, not a full sentence."""
     if "?" in text:
         return "question"
@@ -159,6 +177,27 @@ def replacement_form(lemma: str, tag: str) -> str | None:
     return None if form is None or form.lower() in BAD_FORMS else form
 
 
+def _present(doc: Any, tok: Any) -> set[str]:
+    """The sentence's words and their lemmas (lowercase), but for the target's own lemma: a replacement already in
+    the sentence, in any form, would repeat it ("to win a title by claiming the doubles" -> "to claim a title by
+    claiming")."""
+    words = {t.lower_ for t in doc}
+    return words | {t.lemma_.lower() for t in doc if t.i != tok.i and t.lemma_.lower() != tok.lemma_.lower()}
+
+
+def _form_in_place(doc: Any, tok: Any) -> Callable[[str, str], str | None]:
+    """`replacement_form` for token `tok`'s place: after "more"/"most" ("more common") an adjective must compare
+    with "more" too ("more tall" is not English; "more widespread" is)."""
+    after_more = tok.pos_ == "ADJ" and tok.i > 0 and doc[tok.i - 1].lower_ in ("more", "most")
+
+    def form(lemma: str, tag: str) -> str | None:
+        if after_more and has_synthetic_comparative(lemma):
+            return None
+        return replacement_form(lemma, tag)
+
+    return form
+
+
 class _Generator:
     def __init__(self, subsets: Sequence[str], use_typo_list: bool, mlm: MaskedLMFiller | None):
         self.subsets = list(subsets)
@@ -189,12 +228,13 @@ class _Generator:
 
     def _replace(self, doc: Any, tgt: _Target, lemmas: Sequence[str]) -> tuple[str | None, str, str]:
         tok = tgt.token
-        present = {t.lower_ for t in doc}
+        present = _present(doc, tok)
+        form_of = _form_in_place(doc, tok)
         for lemma in lemmas:  # the vetted order: best first
-            form = replacement_form(lemma, tok.tag_)
+            form = form_of(lemma, tok.tag_)
             if form is None or form.lower() == tok.lower_:
                 continue
-            if form.lower() in present:  # "male and female" -> "female and female"
+            if form.lower() in present or lemma in present:  # "male and female", "win ... by claiming" -> "claim"
                 continue
             new = match_case(form, tok.text)
             return render(doc, replace={tok.i: new}), new, "vetted"
@@ -216,8 +256,9 @@ class _Generator:
             if self.mlm is not None:
                 word, how = self.mlm.fill(doc, tok.i, tgt.lemma, tok.tag_), "masked_lm"
             else:
-                present = {t.lower_ for t in doc}
-                word, how = pick_vetted_word(tgt.entry, tgt.slot, tok.tag_, rng, present, replacement_form), "vetted"
+                present = _present(doc, tok)
+                form_of = _form_in_place(doc, tok)
+                word, how = pick_vetted_word(tgt.entry, tgt.slot, tok.tag_, rng, present, form_of), "vetted"
             if word is None:
                 return None, "", "no_random_word"
             word = match_case(word, tok.text)
@@ -229,19 +270,9 @@ class _Generator:
         raise N2OError(f"Unknown Heros subset '{subset}'; use one of {', '.join(ALL_SUBSETS)}.")
 
 
-def _candidates(texts: Sequence[str], seed: int, min_words: int, max_words: int, skipped: Counter[str]) -> list[str]:
-    seen: set[str] = set()
-    out: list[str] = []
-    for raw in texts:
-        t = " ".join(str(raw).split())
-        if not t or t in seen:
-            continue
-        seen.add(t)
-        why = sentence_filter(t, min_words, max_words)
-        if why:
-            skipped[why] += 1
-        else:
-            out.append(t)
+def _shuffled_sentences(texts: Sequence[str], seed: int) -> list[str]:
+    """The distinct sentences (whitespace normalized), in seeded random order: the order they are tried in."""
+    out = list(dict.fromkeys(t for t in (" ".join(str(raw).split()) for raw in texts) if t))
     random.Random(seed).shuffle(out)
     return out
 
@@ -257,8 +288,8 @@ def generate_pairs(
     seed: int = 0,
     subsets: Sequence[str] = ALL_SUBSETS,
     *,
-    min_words: int = 8,
-    max_words: int = 25,
+    min_words: int = MIN_WORDS,
+    max_words: int = MAX_WORDS,
     aligned: bool = True,
     use_typo_list: bool = True,
     mlm_model: str | None = None,
@@ -277,7 +308,10 @@ def generate_pairs(
     if n_per_subset < 1:
         raise N2OError("The number of pairs per subset must be at least 1.")
     skipped: Counter[str] = Counter()
-    cands = _candidates(texts, seed, min_words, max_words, skipped)
+    sentences = _shuffled_sentences(texts, seed)
+    why = [sentence_filter(t, min_words, max_words) for t in sentences]
+    where = [k for k, w in enumerate(why) if w is None]  # position of each candidate among the sentences
+    cands = [sentences[k] for k in where]
     mlm = MaskedLMFiller(mlm_model) if mlm_model and "random" in subsets else None
     gen = _Generator(subsets, use_typo_list, mlm)
     nlp = load_nlp()
@@ -285,16 +319,18 @@ def generate_pairs(
     rows: list[dict[str, str]] = []
     counts: Counter[str] = Counter()
     n_orig = n_parsed = 0
+    last = -1  # the last candidate read
     done = False
-    for chunk in _chunks(cands, chunk_size):
+    for start, chunk in zip(range(0, len(cands), chunk_size), _chunks(cands, chunk_size)):
         docs = list(nlp.pipe(chunk, batch_size=128))
         n_parsed += len(docs)
         for doc in docs:
             gen.observe(doc)
-        for text, doc in zip(chunk, docs):
+        for k, (text, doc) in enumerate(zip(chunk, docs), start):
             if all(counts[s] >= n_per_subset for s in subsets):
                 done = True
                 break
+            last = k
             made = _pairs_for(gen, text, doc, seed, subsets, aligned, max_targets, dropped, skipped)
             made = [m for m in made if counts[m["subset"]] < n_per_subset]
             if not made:
@@ -307,6 +343,9 @@ def generate_pairs(
                 progress(min(counts[s] for s in subsets), n_per_subset)
         if done:
             break
+    full = all(counts[s] >= n_per_subset for s in subsets)
+    n_tried = where[last] + 1 if full and last >= 0 else len(sentences)
+    skipped.update(w for w in why[:n_tried] if w is not None)
     pairs = pd.DataFrame(rows, columns=PAIR_COLUMNS)
     order = {s: k for k, s in enumerate(ALL_SUBSETS)}
     pairs = pairs.sort_values("subset", key=lambda c: c.map(order), kind="stable").reset_index(drop=True)
@@ -316,6 +355,9 @@ def generate_pairs(
         skipped=dict(skipped),
         n_originals=n_orig,
         n_parsed=n_parsed,
+        n_sentences=len(sentences),
+        n_tried=n_tried,
+        n_asked=int(n_per_subset),
     )
 
 

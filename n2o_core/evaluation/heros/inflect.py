@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 #: Penn tags whose form is the lemma itself.
@@ -85,3 +86,14 @@ def verb_lemma(form: str, spacy_lemma: str, tag: str) -> str:
         if inflect(candidate.lower(), tag) == form:
             return candidate.lower()
     return lemma
+
+
+_VOWEL_GROUP = re.compile(r"[aeiouy]+")
+
+
+def has_synthetic_comparative(adjective: str) -> bool:
+    """Whether an adjective compares with -er/-est rather than "more" ("taller", "busier"): one syllable, or two
+    ending in -y. After "more"/"most" such a word reads wrongly ("more tall"), so it is no replacement there."""
+    w = adjective.lower()
+    syllables = len(_VOWEL_GROUP.findall(w)) - (1 if w.endswith("e") and not w.endswith(("le", "ee")) else 0)
+    return syllables <= 1 or (syllables == 2 and w.endswith("y"))

@@ -45,7 +45,23 @@ REPORTING = frozenset(
 SENTENCE_ADVERBS = frozenset(
     """also now still already even currently probably certainly clearly definitely obviously actually perhaps
     reportedly apparently therefore however thus again just surely mostly largely typically usually generally
-    often sometimes then once finally eventually recently later soon today""".split()  # noqa: SIM905
+    often sometimes then once finally eventually recently later soon today somewhat pretty fairly rather
+    relatively quite either""".split()  # noqa: SIM905
+)
+#: Adverbs that cannot come before do-support ("only does not need", "already do not have", "always does not"),
+#: like most -ly adverbs of manner ("freely did not associate"), unless listed in SENTENCE_LY_ADVERBS.
+FOCUS_ADVERBS = frozenset(["only", "just", "even", "still", "already", "merely", "always", "ever"])
+#: -ly adverbs that read well before do-support ("certainly does not pay off", "finally did not win").
+SENTENCE_LY_ADVERBS = frozenset(
+    """certainly probably clearly really definitely actually simply obviously apparently reportedly allegedly usually
+    generally typically normally currently recently finally eventually personally frankly honestly surely possibly
+    initially originally previously subsequently""".split()  # noqa: SIM905
+)
+#: Universal subjects: with "not" they read as "not all" ("All were not arrested", "Everyone did not agree").
+UNIVERSAL_WORDS = frozenset(["all", "every", "each", "both", "everyone", "everybody", "everything"])
+#: Verbs whose gerund complement cannot take "not" ("stopped not buying", "kept not winning").
+ASPECTUAL_HEADS = frozenset(
+    ["stop", "start", "begin", "keep", "quit", "avoid", "finish", "continue", "resume", "cease"]
 )
 
 
@@ -53,6 +69,18 @@ SENTENCE_ADVERBS = frozenset(
 BARE_INFINITIVE_HEADS = frozenset(["see", "watch", "hear", "let", "make", "help", "have", "feel", "notice"])
 #: Words that make a subject negative.
 NEGATIVE_WORDS = frozenset(["not", "no", "nobody", "nothing", "none", "neither", "nor", "never", "noone"])
+#: Quantifiers that make a subject nearly negative unless "a" precedes them ("few people believe" -> "few people do
+#: not believe" reads as a double negative; "a few people" is positive).
+NEGATIVE_QUANTIFIERS = frozenset(["few", "fewer", "little", "less", "hardly", "scarcely", "barely"])
+#: Adverbs that already negate the verb: negating it again, or by "not", reads wrongly ("rarely does not").
+NEGATIVE_ADVERBS = frozenset(["rarely", "seldom", "hardly", "barely", "scarcely", "never", "nowhere"])
+#: Verbs before "to" that form one verb group with the infinitive ("have to", "going to"): the infinitive is
+#: negated after the "to" ("will have to not look"), never as "have not to look".
+SEMI_MODALS = frozenset(["have", "need", "ought", "use", "go", "get"])
+#: Subordinating words: a "main" verb that has one is in an embedded clause (a misparse), so it is not negated.
+SUBORDINATORS = frozenset(
+    "if because although though while whereas unless until when whenever since as once before after whether".split()  # noqa: SIM905
+)
 
 
 @dataclass(frozen=True)
@@ -80,6 +108,8 @@ def main_verb(doc: Any) -> Any | None:
     v = roots[0]
     if v.lemma_.lower() in REPORTING or _reports_before(doc, v):
         reported = [c for c in v.children if c.dep_ == "ccomp" and c.i < v.i]
+        if reported and not any(c.dep_ in _SUBJECTS for c in v.children):
+            return None  # "Size, whose album won the prize, said ...": the reporting verb lost its subject (misparse)
         if reported:
             v = reported[0]
         elif v.i > 0 and doc[v.i - 1].is_punct and not any(c.dep_ in _SUBJECTS and c.i < v.i for c in v.children):
@@ -109,24 +139,69 @@ def _remove_negator(doc: Any, neg: Any) -> Outcome:
     return Outcome(render(doc, replace=replace, delete=[neg.i]), "remove_not", neg.i)
 
 
-def _negated_subject(v: Any) -> bool:
-    """ "Not everybody believes", "Nobody knows": negating the verb too would make a double negative."""
+def _universal_subject(v: Any) -> bool:
+    """ "All were arrested", "Everyone agreed": "not" would read as "not all"."""
     subj = next((c for c in v.children if c.dep_ in _SUBJECTS), None)
-    return subj is not None and any(t.lower_ in NEGATIVE_WORDS for t in subj.subtree)
+    return subj is not None and any(t.lower_ in UNIVERSAL_WORDS for t in subj.subtree)
+
+
+def _negated_subject(v: Any) -> bool:
+    """ "Not everybody believes", "Nobody knows", "Few people believe": negating the verb too would make a double
+    negative."""
+    subj = next((c for c in v.children if c.dep_ in _SUBJECTS), None)
+    if subj is None:
+        return False
+    for t in subj.subtree:
+        if t.lower_ in NEGATIVE_WORDS:
+            return True
+        if t.lower_ in NEGATIVE_QUANTIFIERS and not (t.i > 0 and t.doc[t.i - 1].lower_ == "a"):
+            return True
+    return False
+
+
+def _negative_adverb(doc: Any, v: Any) -> bool:
+    """ "rarely believes", "no longer in power": the verb group already carries a negative adverb."""
+    group = [v, *(c for c in v.children if c.dep_ in ("aux", "auxpass"))]
+    for head in group:
+        for c in head.children:
+            if c.dep_ in ("advmod", "neg") and c.lower_ in NEGATIVE_ADVERBS:
+                return True
+    return any(t.lower_ == "no" and t.i + 1 < len(doc) and doc[t.i + 1].lower_ == "longer" for t in v.subtree)
+
+
+def _cannot_negate(doc: Any, v: Any) -> str | None:
+    """Why negating verb `v` would read wrongly (a negative or universal subject, a negative object or adverb), or
+    None."""
+    if _negated_subject(v):
+        return "negative_subject"
+    if _universal_subject(v):
+        return "universal_subject"
+    if any(c.dep_ == "dobj" and c.lower_ in NEGATIVE_WORDS for c in v.children):
+        return "negative_object"  # "will do nothing" -> "will not do nothing"
+    return None
+
+
+def _without_negation(doc: Any, v: Any, auxes: list[Any], neg: Any) -> Outcome:
+    """Remove the verb group's own "not"/"n't"; any other negation ("never", "not at all", a "not" elsewhere in
+    the clause: "with X not out") is left alone and the verb is not negated."""
+    own = neg.i < v.i or (v.pos_ == "AUX" and neg.i <= v.i + 2)  # not "finished ... with X not out"
+    group = {v.i, *(a.i for a in auxes)}
+    if own and neg.lower_ in NEGATORS and neg.head.i in group and not _fixed_phrase(doc, neg):
+        return _remove_negator(doc, neg)
+    return _fail("other_negation", v.i)
 
 
 def negate_verb(doc: Any, v: Any) -> Outcome:
     """Negate verb token `v` (or remove its existing negation)."""
-    if _negated_subject(v):
-        return _fail("negative_subject", v.i)
-    if any(c.dep_ == "dobj" and c.lower_ in NEGATIVE_WORDS for c in v.children):
-        return _fail("negative_object", v.i)  # "will do nothing" -> "will not do nothing"
+    why = _cannot_negate(doc, v)
+    if why is not None:
+        return _fail(why, v.i)
     auxes = sorted((c for c in v.children if c.dep_ in ("aux", "auxpass") and c.i < v.i), key=lambda t: t.i)
     neg = _existing_negation(doc, v, auxes)
     if neg is not None:
-        if neg.lower_ in NEGATORS and neg.head.i in {v.i, *(a.i for a in auxes)} and not _fixed_phrase(doc, neg):
-            return _remove_negator(doc, neg)
-        return _fail("other_negation", v.i)
+        return _without_negation(doc, v, auxes, neg)
+    if _negative_adverb(doc, v):
+        return _fail("other_negation", v.i)  # "rarely believes" -> "rarely does not believe"
     if auxes:
         return _negate_after_aux(doc, auxes[0])
     if v.pos_ == "AUX":
@@ -138,6 +213,8 @@ def negate_verb(doc: Any, v: Any) -> Outcome:
             return _fail("inverted_subject", v.i)
         if v.lemma_.lower() == "be":
             return _negate_after_aux(doc, v)
+        if _adverb_before(doc, v):
+            return _fail("adverb_before_verb", v.i)  # "only needs" -> "only does not need"
         phrase = f"{_DO_SUPPORT[v.tag_]} not {verb_lemma(v.text, v.lemma_, v.tag_)}"
         return Outcome(render(doc, replace={v.i: match_case(phrase, v.text)}), "do_support", v.i)
     if v.tag_ == "VB" and v.dep_ == "ROOT":  # imperative
@@ -147,6 +224,15 @@ def negate_verb(doc: Any, v: Any) -> Outcome:
             return _fail("fragment", v.i)
         return Outcome(render(doc, insert_before={v.i: "not"}), "not_before", v.i)
     return _fail("unsupported_tag", v.i)
+
+
+def _adverb_before(doc: Any, v: Any) -> bool:
+    """An adverb right before the verb that do-support would strand ("only does not need", "freely did not")."""
+    prev = doc[v.i - 1] if v.i > 0 else None
+    if prev is None or prev.pos_ != "ADV":
+        return False
+    w = prev.lower_
+    return w in FOCUS_ADVERBS or (w.endswith("ly") and w not in SENTENCE_LY_ADVERBS)
 
 
 def _existing_negation(doc: Any, v: Any, auxes: list[Any]) -> Any | None:
@@ -169,9 +255,36 @@ def _fixed_phrase(doc: Any, neg: Any) -> bool:
     return nxt in ("only", "at", "even", "just", "least") or prev == "or"  # "whether or not"
 
 
+def _semi_modal(aux: Any) -> Any | None:
+    """The "have" of "have to look", "going" of "going to be" ...: the verb whose infinitive `aux` ("to") opens."""
+    verb = aux.head
+    gov = verb.head if verb.dep_ == "xcomp" else None
+    if gov is None or gov.i > aux.i or gov.lemma_.lower() not in SEMI_MODALS:
+        return None
+    return None if gov.lemma_.lower() == "go" and gov.lower_ != "going" else gov  # "went on to win" is no semi-modal
+
+
+def _negate_infinitive(doc: Any, to: Any) -> Outcome:
+    """Negate an infinitive: "to boost" -> "not to boost"; after a semi-modal, "have to look" -> "have to not look"
+    ("have not to look" is not English); "not going to be" loses its "not" (the infinitive is already negated)."""
+    gov = _semi_modal(to)
+    if gov is None:
+        return Outcome(render(doc, insert_before={to.i: "not"}), "not_before_to", to.i)
+    neg = next((c for c in gov.children if c.dep_ == "neg"), None)
+    if neg is not None:
+        if gov.lower_ == "going" and neg.lower_ in NEGATORS:
+            return _remove_negator(doc, neg)
+        return _fail("other_negation", gov.i)  # "don't have to be": removing it negates the obligation
+    if to.i + 1 >= len(doc) or doc[to.i + 1].is_punct:
+        return _fail("fragment", to.i)
+    return Outcome(render(doc, insert_before={to.i + 1: "not"}), "not_after_to", to.i)
+
+
 def _negate_after_aux(doc: Any, aux: Any) -> Outcome:
     if aux.tag_ == "TO":  # "to boost" -> "not to boost"
-        return Outcome(render(doc, insert_before={aux.i: "not"}), "not_before_to", aux.i)
+        return _negate_infinitive(doc, aux)
+    if aux.tag_ == "VBG":  # "being improved" -> "not being improved"
+        return Outcome(render(doc, insert_before={aux.i: "not"}), "not_before", aux.i)
     nxt = doc[aux.i + 1] if aux.i + 1 < len(doc) else None
     if (nxt is not None and nxt.dep_ in _SUBJECTS) or any(
         c.dep_ in _SUBJECTS and c.i > aux.i for c in (aux.head if aux.dep_ in ("aux", "auxpass") else aux).children
@@ -191,11 +304,35 @@ def _negate_after_aux(doc: Any, aux: Any) -> Outcome:
 
 
 def negate_main(doc: Any) -> Outcome:
-    """Negation (main): negate the main verb, or remove its "not"."""
+    """Negation (main): negate the main verb, or remove its "not". A "main" verb that opens with "if", "because",
+    "when" ... or whose subject is "who" / "which" is in an embedded clause (a misparse): not negated."""
     v = main_verb(doc)
     if v is None:
         return _fail("no_main_verb")
+    if _embedded(v):
+        return _fail("embedded_clause", v.i)
+    if not _has_subject(doc, v):
+        return _fail("no_subject", v.i)
     return negate_verb(doc, v)
+
+
+def _embedded(v: Any) -> bool:
+    """A clause opened by "if", "because" ..., or with a relative subject ("who", "which", "whose album")."""
+    if any(c.dep_ == "mark" and c.lower_ in SUBORDINATORS for c in v.children):
+        return True
+    subjects = [c for c in v.children if c.dep_ in _SUBJECTS]
+    return any(c.tag_ in ("WDT", "WP") or any(g.tag_ == "WP$" for g in c.children) for c in subjects)
+
+
+def _has_subject(doc: Any, v: Any) -> bool:
+    """A subject of its own (or of the verb it is conjoined to), or an imperative that opens the sentence ("Do
+    not touch"); a subjectless verb after other words is a misparse ("In high localities, smoked meat ...")."""
+    auxes = [c for c in v.children if c.dep_ in ("aux", "auxpass")]
+    for verb in (v, *auxes, v.head if v.dep_ == "conj" else None):
+        if verb is not None and any(c.dep_ in _SUBJECTS for c in verb.children):
+            return True
+    group = {v.i, *(c.i for c in v.children if c.dep_ in ("aux", "neg"))}
+    return all(t.is_punct or t.i in group for t in doc[: v.i])
 
 
 def negate_adjective(doc: Any, adj: Any) -> Outcome:
@@ -218,6 +355,8 @@ def negate_at(doc: Any, target: Any) -> Outcome:
         out = negate_verb(doc, target)
         return Outcome(out.text, f"{out.info}:main" if out.ok else out.info, out.token_i)
     bare = not any(c.dep_ in ("aux", "auxpass") for c in target.children)
+    if target.tag_ == "VBG" and target.dep_ == "xcomp" and target.head.lemma_.lower() in ASPECTUAL_HEADS:
+        return _fail("aspectual", target.i)  # "have stopped buying" -> "have stopped not buying"
     if target.tag_ == "VBN" and target.dep_ != "conj" and bare:
         return _fail("bare_participle", target.i)  # "the ban not imposed last year"
     bare_infinitive = target.dep_ in ("ccomp", "xcomp") and target.tag_ in ("VB", "VBP")

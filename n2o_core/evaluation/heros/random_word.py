@@ -29,14 +29,14 @@ def pick_vetted_word(
     form_of: Callable[[str, str], str | None],
 ) -> str | None:
     """A vetted word for the target's slot, inflected to `tag` by `form_of`, unrelated to the target per WordNet
-    and not already in the sentence (`present`, lowercase); None when none fits."""
+    and not already in the sentence in any form (`present`: its words and lemmas, lowercase); None when none fits."""
     banned = related_lemmas(target.lemma)
     pool = []
     for lemma in random_candidates(target, slot):
         if lemma in banned or target.lemma in related_lemmas(lemma):
             continue
         form = form_of(lemma, tag)
-        if form is not None and form.lower() not in present:
+        if form is not None and form.lower() not in present and lemma not in present:
             pool.append(form)
     return rng.choice(pool) if pool else None
 

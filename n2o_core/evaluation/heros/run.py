@@ -5,6 +5,8 @@ res.results    # embedder, subset, n, raw, normalized, ci_low, ci_high
 res.baseline   # {embedder: b}
 res.pairs      # subset, original, variant, target, replacement, ... (generated or loaded)
 res.dropped    # {subset: {reason: count}}: failed rule applications, per rule
+res.meta["coverage"]  # pairs made vs asked, sentences tried, yield (`coverage.Coverage.to_json`)
+res.meta["unseen"]    # {embedder: why its word-subset scores measure its vocabulary} (`unseen.unseen_notes`)
 """
 
 from __future__ import annotations
@@ -20,8 +22,10 @@ import pandas as pd
 from n2o_core.corpora import Corpus
 from n2o_core.errors import N2OError
 from n2o_core.evaluation.heros.averaging import AVERAGING_DEFAULT, scored_id
+from n2o_core.evaluation.heros.coverage import coverage
 from n2o_core.evaluation.heros.generate import PairSet
 from n2o_core.evaluation.heros.score import RESULT_COLUMNS, score_one
+from n2o_core.evaluation.heros.unseen import unseen_notes
 
 if TYPE_CHECKING:
     from n2o_core.workspace import Workspace
@@ -149,6 +153,11 @@ def score_embedder(
     return EmbedderScores(eid, b, res, cosines, time.perf_counter() - t0)
 
 
+def trained_on(ws: Workspace, embedder_ids: Sequence[str]) -> dict[str, int]:
+    """{embedder: sentences it was fit on} for the corpus-trained ones among `embedder_ids`."""
+    return {e: len(ws.corpus.fit_texts) for e in embedder_ids if ws.info(e).corpus_trained}
+
+
 def run_heros(
     source: Any,
     embedder_ids: Sequence[str],
@@ -197,15 +206,17 @@ def run_heros(
 
         ps = make_pairs(ws, n_pairs, seed, mlm_model=mlm_model, progress=pair_progress)
         pairs, dropped, skipped = ps.pairs, ps.dropped, ps.skipped
+        cov = coverage(ps)
         meta.update(
             source="generated",
             n_per_subset=n_pairs,
             pair_counts=ps.counts(),
             n_originals=ps.n_originals,
             n_parsed=ps.n_parsed,
+            coverage=cov.to_json(),
         )
         if pairs.empty:
-            raise N2OError(f"No minimal pairs could be made from '{ws.corpus.name}' (skipped sentences: {skipped}).")
+            raise N2OError(f"No minimal pairs could be made from '{ws.corpus.name}': {cov.sentence()}")
     else:
         meta.update(source=pairs.attrs.get("source", "given"), pair_counts=pairs["subset"].value_counts().to_dict())
     meta["pairs_seconds"] = round(time.perf_counter() - t0, 1)
@@ -233,6 +244,7 @@ def run_heros(
     meta.update(
         embedder_seconds={sc.embedder: round(sc.seconds, 1) for sc in scores},
         seconds=round(time.perf_counter() - t0, 1),
+        unseen=unseen_notes(results, trained_on(ws, [sc.embedder for sc in scores])),
     )
     return HerosResult(
         results=results,

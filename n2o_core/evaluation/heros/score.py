@@ -25,7 +25,23 @@ from n2o_core.search.rows import Standardizer, ZNormRows, prepare_rows
 
 EncodeFn = Callable[[list[str]], "np.ndarray | sp.spmatrix"]
 Progress = Callable[[int, int], None]
-RESULT_COLUMNS = ["embedder", "subset", "n", "raw", "normalized", "ci_low", "ci_high"]
+RESULT_COLUMNS = [
+    "embedder",
+    "subset",
+    "n",
+    "raw",
+    "normalized",
+    "ci_low",
+    "ci_high",
+    "same_vector",
+    "same_variant",
+    "zero_vectors",
+]
+#: The subsets that replace one word: their variants of one original differ only in the word put in.
+WORD_SUBSETS = ("synonym", "antonym", "typo", "random")
+#: A pair whose two vectors have cosine this close to 1 got one vector for both sentences: the embedder does not
+#: see the change (the changed word is unknown to it, or a stop word it drops).
+SAME_VECTOR_COS = 1.0 - 1e-6
 
 
 def unit_rows(
@@ -148,19 +164,29 @@ def score_one(
     """One embedder on every subset: (baseline b, RESULT_COLUMNS rows, raw cosine of each pair in row order).
 
     Each distinct sentence is encoded once. The baseline uses the distinct originals in order of appearance.
-    With a `standardizer` (fitted on the corpus) vectors are z-normalized before every cosine."""
+    With a `standardizer` (fitted on the corpus) vectors are z-normalized before every cosine. Per subset,
+    `same_vector` counts the pairs whose two sentences got the same vector (cosine 1: the embedder does not see the
+    change), `same_variant` the other pairs of a word subset whose variant got the same vector as another word
+    subset's variant of the same original (the words put in are unknown to it: "synonym", "antonym", "typo" and
+    "random" all read as the word taken out), and `zero_vectors` those with a sentence that has no vector at all (no
+    word the embedder knows; its cosines are 0)."""
     texts, n_orig, oi, vi, subsets = _pair_index(pairs)
     x = encode(texts)
     if x.shape[0] != len(texts):
         raise EmbedderError(f"Embedder '{name}' returned {x.shape[0]} vectors for {len(texts)} sentences.")
+    zero = _zero_rows(x)
     u = unit_rows(x, standardizer)
     if sp.issparse(u):
         u = sp.csr_matrix(u)
     b = _baseline_units(u[:n_orig])
     sims = _rowwise_units(u[oi], u[vi])
+    has_zero = zero[oi] | zero[vi]
+    same = (sims >= SAME_VECTOR_COS) & ~has_zero
+    twin = _same_as_another_variant(u, oi, vi, subsets) & ~same & ~has_zero
     rows: list[dict[str, object]] = []
     for j, sub in enumerate(_subset_order(list(set(subsets)))):
-        s = sims[subsets == sub]
+        mask = subsets == sub
+        s = sims[mask]
         norm = normalize(s, b)
         lo, hi = bootstrap_ci(norm, n_boot=n_boot, seed=seed + j)
         rows.append(
@@ -172,9 +198,38 @@ def score_one(
                 "normalized": float(norm.mean()),
                 "ci_low": lo,
                 "ci_high": hi,
+                "same_vector": int(same[mask].sum()),
+                "same_variant": int(twin[mask].sum()),
+                "zero_vectors": int(has_zero[mask].sum()),
             }
         )
     return b, pd.DataFrame(rows, columns=RESULT_COLUMNS), np.asarray(sims, np.float64)
+
+
+def _same_as_another_variant(u: Any, oi: np.ndarray, vi: np.ndarray, subsets: np.ndarray) -> np.ndarray:
+    """Per pair: whether its variant (in a word subset) got the same vector as another word subset's variant of the
+    same original."""
+    out = np.zeros(len(oi), dtype=bool)
+    word = np.flatnonzero(np.isin(subsets, WORD_SUBSETS))
+    by_original: dict[int, list[int]] = {}
+    for i in word:
+        by_original.setdefault(int(oi[i]), []).append(int(i))
+    pairs = [(a, b) for idx in by_original.values() for k, a in enumerate(idx) for b in idx[k + 1 :]]
+    if not pairs:
+        return out
+    first, second = (np.array(c) for c in zip(*pairs))
+    hit = _rowwise_units(u[vi[first]], u[vi[second]]) >= SAME_VECTOR_COS
+    out[first[hit]] = True
+    out[second[hit]] = True
+    return out
+
+
+def _zero_rows(x: np.ndarray | sp.spmatrix) -> np.ndarray:
+    """Which rows are all zero (a sentence with no word the embedder knows)."""
+    if sp.issparse(x):
+        m = sp.csr_matrix(x)
+        return np.asarray(abs(m).sum(axis=1)).ravel() == 0
+    return ~np.any(np.asarray(x) != 0, axis=1)
 
 
 def score_pairs(

@@ -8,17 +8,25 @@ order (the first row whose context matches is used):
 - `lemma`, `pos` ("v" verb, "a" adjective);
 - `frame`: a verb's "trans" (a direct object, or passive), "intr" (neither) or "that" (a clause complement);
   an adjective's "pred" (after a linking verb: "is cheap", "seemed happy") or "attr" (before its noun);
-- `class`: "super/sub" meaning class; a random word never shares the target's super class ("High -> Big" cannot
-  happen: both are "size");
+- `class`: "super/sub" meaning class; a random word never shares a super class with the target ("High -> Big"
+  cannot happen: both are "size"). A word close to other classes in some contexts names them all, joined by "+"
+  ("fear" is "feeling+epistemic": "believes X is under threat" -> "fears X is under threat" is a near-synonym);
 - `synonyms`, `antonyms`: lemmas separated by "|", best first, each vetted to hold wherever the row matches;
 - `only`, `block`: context conditions `key=v1|v2|@set` separated by spaces; every `only` condition must hold and
   no `block` condition may. Keys: `subj` (a verb's subject), `obj` (its object, or its passive subject), `head`
   (an adjective's noun, or the subject of its linking verb), `link` (the linking verb), `next` / `prev` (the
-  next / previous word), `tag` (Penn tag), `prep` (a verb's prepositions: "ban them from" has "from").
+  next / previous word), `tag` (Penn tag), `prep` (a verb's prepositions: "ban them from" has "from"), `voice`
+  ("active" / "passive"), `aux` (a verb's auxiliaries: "would like"), `gov` (the lemma of the word a verb depends
+  on: "hard to believe" has gov=hard), `after` (any word after the verb in its phrase: "ban them from
+  their homes" has after=from), `inf` ("to" when the verb has an infinitive of purpose or result: "hired
+  them to fight").
   `@name` names a word set of `data/vetted_sets.csv` ("@qty": price,
   shares, sales ...);
 - `takes`: the slots the word fills grammatically, for the Random subset ("trans intr that"; "pred attr to to_np
-  of that with ... it_to it_that" for adjectives: "keen to go", "similar to it", "aware of", "it is odd that").
+  of that with ... it_to it_that" for adjectives: "keen to go", "similar to it", "aware of", "it is odd that");
+  "tough" for an adjective that allows a tough-construction ("the claim is hard to refute": its subject is the
+  infinitive's object), "inanimate" for one that can be said of a thing ("the street is quiet", not "the street is
+  proud"), "measure" for a verb that takes an amount ("rose 3%" -> "walked 3%").
 
 Rows without synonyms and antonyms are the random-word pool (common words of one main sense, so a random word
 never turns out a near-synonym in context: "cut rates" -> "lift rates" cannot happen). Words outside the list are
@@ -64,8 +72,9 @@ class Entry:
     row: int
 
     @property
-    def super_class(self) -> str:
-        return self.cls.split("/", 1)[0]
+    def super_classes(self) -> frozenset[str]:
+        """The row's super classes ("feeling+epistemic/fear" -> feeling, epistemic)."""
+        return frozenset(self.cls.split("/", 1)[0].split("+"))
 
     @property
     def is_target(self) -> bool:
@@ -162,15 +171,78 @@ def _subject(verb: Any) -> Any | None:
     return None
 
 
+def _from_gerund(kids: list[Any]) -> bool:
+    """ "ban them from playing": a "from" + gerund complement that few replacement verbs take ("permit them from")."""
+    return any(c.dep_ == "prep" and c.lower_ == "from" and any(g.tag_ == "VBG" for g in c.children) for c in kids)
+
+
+def _uncovered_complement(kids: list[Any]) -> bool:
+    """Two objects, an object complement, a particle ("set up"), "from" + gerund ("ban them from playing") or a
+    gerund complement ("what I love doing": "what I sign doing" reads wrongly): frames the lexicon does not cover."""
+    if any(c.dep_ in ("dative", "oprd", "prt") for c in kids) or _from_gerund(kids):
+        return True
+    return any(c.dep_ == "xcomp" and c.tag_ == "VBG" for c in kids)
+
+
+def _plain_clause(tok: Any, kids: list[Any]) -> bool:
+    """Whether the verb's clause complement is one a replacement verb ("doubt", "deny") takes as it is: not "believe
+    it to be", no wh-word extracted from it ("what they think are the best": "what they doubt are"), not a quote
+    or an if/whether clause (`_quoted_or_conditional`)."""
+    clauses = [c for c in kids if c.dep_ == "ccomp"]
+    if any(any(g.tag_ == "TO" for g in c.children) for c in clauses):
+        return False
+    if any(t.tag_ in ("WP", "WDT") and t.i < tok.i for c in clauses for t in c.subtree):
+        return False
+    return not _quoted_or_conditional(tok)
+
+
+def _quoted_or_conditional(tok: Any) -> bool:
+    """A clause complement that is a quote (a quotation mark or colon right after the verb) or opens with
+    "if"/"whether"."""
+    doc = tok.doc
+    nxt = doc[tok.i + 1] if tok.i + 1 < len(doc) else None
+    if nxt is None or nxt.is_punct or nxt.is_quote:
+        return True
+    return nxt.lower_ in ("if", "whether")
+
+
+def _takes_amount(kids: list[Any]) -> bool:
+    """ "rose 3.8%", "dropped by 1%", "raise the wage to $10.10": an amount after the verb, bare or in a
+    to/by/from/at phrase; a random verb must take a measure there."""
+    if any(c.dep_ == "npadvmod" and any(g.like_num for g in c.subtree) for c in kids):
+        return True
+    return any(
+        c.dep_ == "prep" and c.lower_ in AMOUNT_PREPOSITIONS and any(g.like_num for g in c.subtree) for c in kids
+    )
+
+
+#: Prepositions that introduce an amount after a verb of change.
+AMOUNT_PREPOSITIONS = frozenset(["to", "by", "from", "at"])
+
+
+def _verb_context(tok: Any, kids: list[Any], passive: bool) -> dict[str, frozenset[str]]:
+    """The condition keys every verb has: tag, prep, voice, aux, gov, after, inf."""
+    fields: dict[str, frozenset[str]] = {"tag": frozenset([tok.tag_])}
+    fields["prep"] = frozenset(c.lower_ for c in kids if c.dep_ in ("prep", "agent", "dative"))
+    fields["voice"] = frozenset(["passive" if passive else "active"])
+    fields["aux"] = frozenset(c.lower_ for c in kids if c.dep_ in ("aux", "auxpass"))
+    if tok.dep_ != "ROOT":  # "hard to believe": "believe" hangs on "is", whose complement is "hard"
+        gov = [tok.head, *(c for c in tok.head.children if c.dep_ == "acomp" and c.i < tok.i)]
+        fields["gov"] = frozenset().union(*(_forms(g) for g in gov))
+    fields["after"] = frozenset(t.lower_ for t in tok.subtree if t.i > tok.i)
+    if any(c.dep_ in ("xcomp", "advcl") and any(g.tag_ == "TO" for g in c.children) for c in kids):
+        fields["inf"] = frozenset(["to"])  # "hired them to do": "dismissed them to do" reads wrongly
+    return fields
+
+
 def _verb_slot(tok: Any) -> Slot | None:
     kids = list(tok.children)
-    if any(c.dep_ in ("dative", "oprd", "prt") for c in kids):
+    if _uncovered_complement(kids):
         return None
     passive = tok.tag_ == "VBN" and any(c.dep_ in ("nsubjpass", "auxpass") for c in kids)
     dobj = next((c for c in kids if c.dep_ == "dobj"), None)
     subj = _subject(tok)
-    fields: dict[str, frozenset[str]] = {"tag": frozenset([tok.tag_])}
-    fields["prep"] = frozenset(c.lower_ for c in kids if c.dep_ in ("prep", "agent", "dative"))
+    fields = _verb_context(tok, kids, passive)
     if passive:
         frame = "trans"
         if subj is not None:
@@ -183,11 +255,10 @@ def _verb_slot(tok: Any) -> Slot | None:
         if subj is not None:
             fields["subj"] = _forms(subj)
     elif any(c.dep_ == "ccomp" and c.i > tok.i for c in kids):
-        if any(c.dep_ == "ccomp" and any(g.tag_ == "TO" for g in c.children) for c in kids):
-            return None  # "believe it to be": not a clause a replacement verb takes
+        if subj is None or not _plain_clause(tok, kids):
+            return None  # "Government claims that ...": a noun tagged as a verb
         frame = "that"
-        if subj is not None:
-            fields["subj"] = _forms(subj)
+        fields["subj"] = _forms(subj)
     else:
         if any(c.dep_ in ("xcomp", "ccomp", "acomp", "attr") for c in kids):
             return None
@@ -195,9 +266,46 @@ def _verb_slot(tok: Any) -> Slot | None:
         if subj is not None:
             fields["subj"] = _forms(subj)
     needs = {frame}
-    if any(c.dep_ == "npadvmod" and any(g.like_num for g in c.subtree) for c in kids):
+    if _takes_amount(kids):
         needs.add("measure")  # "rose 3.8%": a random verb must take a measure ("walked 3.8%")
+    elif _bound_preposition(kids):
+        needs.add("bound_prep")  # "closed to all products", "criticised him for moving": no pool verb takes them
     return Slot("v", frame, tuple(fields.items()), frozenset(needs))
+
+
+#: Prepositions whose phrase a verb selects ("closed to", "moved into"): a random verb rarely takes them.
+BOUND_PREPOSITIONS = frozenset(["to", "into", "onto"])
+
+
+def _bound_preposition(kids: list[Any]) -> bool:
+    """A to/into/onto phrase, or any preposition with a gerund ("criticised him for moving"), after the verb."""
+    for c in kids:
+        if c.dep_ != "prep" or c.i < c.head.i:
+            continue
+        if c.lower_ in BOUND_PREPOSITIONS or any(g.tag_ == "VBG" for g in c.children):
+            return True
+    return False
+
+
+#: Named-entity types that are people or groups of people (an "agent" head).
+AGENT_ENTITIES = frozenset(["PERSON", "ORG", "NORP", "GPE"])
+
+
+def is_agent(tok: Any) -> bool:
+    """Whether a noun phrase's head is a person or a group of people ("she", "the company", "Chelsea"), so that
+    an adjective said of people ("proud", "afraid") can be said of it: a word of the "agent" set
+    (`data/vetted_sets.csv`: pronouns of people, people and their groups) or a person, organisation, nationality or
+    country entity. "They", "it" and things are not."""
+    return tok.ent_type_ in AGENT_ENTITIES or bool(_forms(tok) & word_sets()["agent"])
+
+
+def _tough(tok: Any) -> bool:
+    """ "The claim is hard to refute": the adjective's infinitive has no object of its own (its subject is that
+    object), and the adjective allows the construction (`takes` "tough" in the lexicon)."""
+    verb = next((c for c in tok.children if c.dep_ == "xcomp" and c.tag_ == "VB"), None)
+    if verb is None or "tough" not in _takes(tok.lemma_.lower(), "a"):
+        return False
+    return not any(c.dep_ in ("dobj", "ccomp", "xcomp") for c in verb.children)
 
 
 def _adjective_slot(tok: Any, doc: Any) -> Slot | None:
@@ -212,14 +320,18 @@ def _adjective_slot(tok: Any, doc: Any) -> Slot | None:
         needs = {"pred"}
         infinitive = nxt == "to" and tok.i + 2 < len(doc) and doc[tok.i + 2].tag_ == "VB"
         for_to = nxt == "for" and any(t.tag_ == "TO" for t in doc[tok.i + 2 : tok.head.right_edge.i + 1])
-        if subj is not None and subj.lower_ == "it" and (nxt in ("to", "that") or for_to):
+        expletive = subj is not None and subj.lower_ == "it" and (infinitive or nxt == "that" or for_to)
+        if expletive:
             needs.add("it_to" if for_to else f"it_{nxt}")  # "it is hard (for anyone) to start"
         elif nxt == "to":
-            needs.add("to" if infinitive else "to_np")  # "keen to play" / "similar to that"
+            needs.add(("tough" if _tough(tok) else "to") if infinitive else "to_np")  # "keen to play"
         elif nxt in COMPLEMENT_WORDS:
             needs.add(nxt)
-        if any(c.dep_ == "ccomp" for c in tok.children) and not needs & {"it_that", "that"}:
-            needs.add("it_that" if subj is not None and subj.lower_ == "it" else "that")  # "sure you'll see"
+        clause = any(c.dep_ == "ccomp" and c.i > tok.i for c in (*tok.children, *link.children))
+        if clause and not needs & {"it_that", "that"}:  # "sure you'll see", "it is unclear whether ..."
+            needs.add("it_that" if subj is not None and subj.lower_ == "it" else "that")
+        if not expletive and not needs & {"it_that", "it_to"} and (subj is None or not is_agent(subj)):
+            needs.add("inanimate")  # "walking is difficult" -> "walking is hungry" cannot happen
         frame = "pred"
     elif tok.dep_ == "amod" and tok.head.i > tok.i:
         fields["head"] = _forms(tok.head)
@@ -276,7 +388,7 @@ def random_candidates(target: Entry, slot: Slot) -> list[str]:
     banned = {target.lemma, *target.synonyms, *target.antonyms}
     out = set()
     for e in entries():
-        if e.is_target or e.pos != target.pos or e.lemma in banned or e.super_class == target.super_class:
+        if e.is_target or e.pos != target.pos or e.lemma in banned or e.super_classes & target.super_classes:
             continue
         if target.lemma in e.synonyms or target.lemma in e.antonyms:
             continue

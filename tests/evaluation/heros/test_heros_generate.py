@@ -41,7 +41,22 @@ def test_pairs_have_all_subsets_and_columns(pairset):
     per = df.groupby("subset")["original"].apply(frozenset)
     assert len(set(per)) == 1
     assert (df["variant"] != df["original"]).all()
-    assert pairset.skipped.get("question") == 1 and pairset.skipped.get("length") == 1
+    # it stopped once every subset had 5: every sentence read before that is an original or skipped with a reason
+    assert pairset.n_asked == 5 and pairset.n_sentences == len(CORPUS) and pairset.n_tried < len(CORPUS)
+    assert pairset.n_originals + sum(pairset.skipped.values()) == pairset.n_tried
+    assert not pairset.exhausted
+
+
+def test_a_small_corpus_says_how_many_pairs_it_made_of_those_asked():
+    """50 asked per subset from 12 sentences: every sentence is tried, each is accounted for, and the yield is
+    the pairs made per sentence tried."""
+    ps = generate_pairs(CORPUS, n_per_subset=50, seed=0)
+    counts = ps.counts()
+    assert ps.exhausted and ps.n_tried == ps.n_sentences == len(CORPUS) and ps.n_asked == 50
+    assert set(counts.values()) == {ps.n_originals} and 0 < ps.n_originals < 50
+    assert ps.skipped["question"] == 1 and ps.skipped["length"] == 1
+    assert ps.n_originals + sum(ps.skipped.values()) == len(CORPUS)
+    assert ps.yields() == {s: ps.n_originals / len(CORPUS) for s in ALL_SUBSETS}
 
 
 def test_each_rule_changes_what_it_should(pairset):

@@ -93,3 +93,34 @@ def test_pairs_cached_says_whether_a_request_is_on_disk(tmp_path, fake):
     assert pairs_cached(cache, "a", 5, 0)
     assert not pairs_cached(cache, "a", 5, 1) and not pairs_cached(cache, "b", 5, 0)
     assert len(fake) == 1  # asking loads and makes nothing
+
+
+def test_editing_a_rule_or_a_lexicon_row_makes_the_pairs_again(tmp_path, fake, monkeypatch):
+    """The key holds the content of the rule modules and the vetted lexicon: pairs made before a rule changed are
+    never served after it (the same request, the same corpus)."""
+    cache = Cache(tmp_path)
+    cached_generate_pairs(cache, "a", ["One sentence here."], 5, 0)
+    before = pairs_key("a", 5, 0)
+    real = pair_cache.resources.files
+
+    class Edited:
+        def __init__(self, root):
+            self.root = root
+
+        def joinpath(self, *parts):
+            path = self.root.joinpath(*parts)
+            if parts[-1] != "vetted_lexicon.csv":
+                return path
+            data = path.read_bytes() + b"edited,v,trans,x/x,y,z,,,trans\n"
+            return type("P", (), {"read_bytes": lambda self: data})()
+
+    monkeypatch.setattr(pair_cache.resources, "files", lambda pkg: Edited(real(pkg)))
+    pair_cache.rules_digest.cache_clear()
+    try:
+        assert pairs_key("a", 5, 0) != before
+        cached_generate_pairs(cache, "a", ["One sentence here."], 5, 0)
+        assert len(fake) == 2  # made again under the edited rules
+    finally:
+        monkeypatch.undo()
+        pair_cache.rules_digest.cache_clear()
+    assert pairs_key("a", 5, 0) == before

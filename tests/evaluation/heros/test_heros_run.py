@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -15,6 +16,7 @@ from n2o_core.evaluation.heros.score import RESULT_COLUMNS
 from n2o_core.evaluation.heros.subsets import ALL_SUBSETS
 
 CORPUS = SENTENCES
+ROOT_DATA = Path(__file__).resolve().parent / "data"
 
 
 @pytest.fixture(scope="module")
@@ -114,6 +116,52 @@ def test_cli_heros_writes_json(tmp_path, cache_dir):
     assert set(data["results"][0]) >= {"embedder", "subset", "n", "raw", "normalized", "ci_low", "ci_high"}
     assert len(data["pairs"]) == 18 and set(data["dropped"]) == set(ALL_SUBSETS)
     assert md.read_text().count("## ") == 6 and "(seed 7)" in md.read_text()
+
+
+def test_cli_heros_says_how_many_pairs_it_made_of_those_asked(tmp_path, cache_dir, capsys):
+    """50 asked per subset from 10 sentences: the output and the JSON say how many were made, from how many
+    sentences, the yield, and that the corpus is too small."""
+    corpus = tmp_path / "c.txt"
+    corpus.write_text("\n".join(CORPUS) + "\n", encoding="utf-8")
+    out = tmp_path / "h.json"
+    args = ["heros", "--corpus", str(corpus), "--embedder", "tfidf", "--pairs", "50", "--n-boot", "50"]
+    assert main([*args, "--json", str(out)]) == 0
+    cov = json.loads(out.read_text())["meta"]["coverage"]
+    made = len({r["original"] for r in json.loads(out.read_text())["pairs"]})
+    assert cov["asked"] == 50 and cov["made"] == {s: made for s in ALL_SUBSETS} and 0 < made < 50
+    assert cov["sentences"] == cov["tried"] == len(CORPUS) and cov["small_corpus"] is True
+    assert cov["yield"] == {s: round(made / len(CORPUS), 4) for s in ALL_SUBSETS}
+    printed = capsys.readouterr()
+    assert f"HEROS made {made} of 50 asked per subset from all {len(CORPUS)} sentences of the corpus" in printed.out
+    assert "too small for 50 per subset" in printed.err and "yield per subset" in printed.out
+
+
+def test_cli_heros_sample_draws_across_corpora_for_a_judge(tmp_path, cache_dir, capsys):
+    """The blind reading's command on two small corpora: each corpus's yield printed, about an equal share of the
+    originals from each, every subset of a corpus on the same originals, Markdown and CSV with an empty verdict."""
+    import pandas as pd
+
+    from n2o_core.evaluation.heros.report import SAMPLE_CSV_COLUMNS
+
+    everyday = (ROOT_DATA / "everyday_sentences.txt").read_text(encoding="utf-8").splitlines()[:80]
+    a, b = tmp_path / "news.txt", tmp_path / "everyday.txt"
+    a.write_text("\n".join(CORPUS) + "\n", encoding="utf-8")
+    b.write_text("\n".join(everyday) + "\n", encoding="utf-8")
+    md, csv = tmp_path / "s.md", tmp_path / "s.csv"
+    args = ["heros-sample", "--corpus", str(a), "--corpus", str(b), "--pairs", "20", "--sample-n", "7"]
+    assert main([*args, "--sample-seed", "3", "--md", str(md), "--csv", str(csv)]) == 0
+    out = capsys.readouterr().out
+    assert out.count("Yield per subset (pairs made / sentences tried)") == 2 and "drew 7 originals" in out
+    table = pd.read_csv(csv, keep_default_na=False)
+    assert list(table.columns) == SAMPLE_CSV_COLUMNS and (table["valid"] == "").all()
+    assert len(table) == 7 * len(ALL_SUBSETS)
+    per = table.groupby(["corpus", "subset"])["original"].apply(frozenset).unstack()
+    assert sorted(per.index) == ["everyday", "news"] and all(len(set(row)) == 1 for _, row in per.iterrows())
+    assert sorted(table.drop_duplicates("original")["corpus"].value_counts().tolist()) == [3, 4]
+    text = md.read_text(encoding="utf-8")
+    assert text.count("| # | corpus | target → changed |") == 6 and "--sample-seed 3" in text
+    assert main([*args, "--sample-seed", "3", "--md", str(tmp_path / "t.md")]) == 0
+    assert (tmp_path / "t.md").read_text(encoding="utf-8") == text  # the same seed draws the same sample
 
 
 def test_cli_heros_scores_a_pairs_file(tmp_path, cache_dir, capsys):

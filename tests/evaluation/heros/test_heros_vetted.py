@@ -42,7 +42,7 @@ def test_every_row_is_well_formed():
         "The fans were in high spirits before the game against their rivals.",  # high spirits
         "The hurdle was introduced for civil cases where burglars claimed compensation.",  # civil cases
         "The old law was repealed by the new government after a long debate.",  # attributive old
-        "They should have done it afterwards if they were going to leave the club.",  # no vetted word
+        "They should have done it afterwards if they were going to stay at the club.",  # no vetted word
     ],
 )
 def test_collocations_and_unvetted_words_are_no_targets(nlp, text):
@@ -65,21 +65,6 @@ def test_negation_antonym_only_where_not_reads_well(nlp):
     assert negate_at(doc, doc[6]).text == "The sale of the steel mill was not illegal, a court has ruled."
     doc = nlp("The German carmaker saw its profits fall to 785m euros from 2.4bn euros.")
     assert negate_at(doc, doc[6]).text == "The German carmaker saw its profits not fall to 785m euros from 2.4bn euros."
-
-
-@pytest.mark.parametrize(
-    "text, reason",
-    [
-        ("There is also speculation that the President will keep the dollar low.", "existential_there"),
-        ("We're now the largest major on campus with 400 students this year.", "adverb_after_auxiliary"),
-        ("But not everybody believes that outsourcing and offshoring are the solution.", "negative_subject"),
-        ("Only if their rights are respected will the member states be willing to act.", "inverted_subject"),
-        ("The latest scandal will do nothing to reassure foreign investors in the banks.", "negative_object"),
-    ],
-)
-def test_negation_main_drops_what_reads_badly(nlp, text, reason):
-    out = negate_main(nlp(text))
-    assert out.text is None and out.info == reason
 
 
 def test_negation_main_before_a_comma(nlp):
