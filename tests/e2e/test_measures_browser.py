@@ -45,6 +45,9 @@ def test_gap_sees_a_label_on_a_marker():
 def test_measures_page_in_chromium(server, browser):
     page = browser.new_page(viewport={"width": 1500, "height": 1100})
     page.goto(f"{server}/measures")
+    # right after the page opens the script state can read notRunning before the page's run starts: wait for the
+    # measure picker itself
+    page.locator('[data-testid="stMain"] [data-testid="stMultiSelect"]').first.wait_for(timeout=300_000)
     settle(page, timeout=300_000)
     no_exception(page)
     chips = page.evaluate(_CHIPS)
