@@ -13,6 +13,7 @@ from typing import Any
 
 from n2o_core.evaluation.heros.edit import render
 from n2o_core.evaluation.heros.inflect import match_case, verb_lemma
+from n2o_core.evaluation.heros.polarity import resists_negation, stranded_without
 
 NEGATORS = frozenset({"not", "n't", "nt", "n’t"})
 _CONTRACTED_AUX = {"ca": "can", "wo": "will", "sha": "shall"}
@@ -101,11 +102,15 @@ def _fail(reason: str, i: int = -1) -> Outcome:
 
 
 def main_verb(doc: Any) -> Any | None:
-    """The main verb (the root, or the reported clause's verb before a post-posed "said X")."""
+    """The main verb (the root, or the reported clause's verb before a post-posed "said X" or in a quote after
+    "X said:")."""
     roots = [t for t in doc if t.dep_ == "ROOT"]
     if len(roots) != 1:
         return None
     v = roots[0]
+    quote = _quoted_clause(doc, v)
+    if quote is not None:
+        return quote if quote.pos_ in ("VERB", "AUX") else None
     if v.lemma_.lower() in REPORTING or _reports_before(doc, v):
         reported = [c for c in v.children if c.dep_ == "ccomp" and c.i < v.i]
         if reported and not any(c.dep_ in _SUBJECTS for c in v.children):
@@ -115,6 +120,17 @@ def main_verb(doc: Any) -> Any | None:
         elif v.i > 0 and doc[v.i - 1].is_punct and not any(c.dep_ in _SUBJECTS and c.i < v.i for c in v.children):
             return None  # "The comments, said Mr X, were ...": a parenthetical; the real main verb is unclear
     return v if v.pos_ in ("VERB", "AUX") else None
+
+
+def _quoted_clause(doc: Any, v: Any) -> Any | None:
+    """The verb of a quote that a reporting verb introduces ('Marr said: "I think ...'): the quote is what the
+    sentence says, so its verb is the one negated ('I do not think', not 'Marr did not say: "I think')."""
+    if v.lemma_.lower() not in REPORTING:
+        return None
+    for c in v.children:
+        if c.dep_ == "ccomp" and c.i > v.i and any(t.text == ":" or t.is_quote for t in doc[v.i + 1 : c.left_edge.i]):
+            return c
+    return None
 
 
 def _reports_before(doc: Any, v: Any) -> bool:
@@ -187,6 +203,8 @@ def _without_negation(doc: Any, v: Any, auxes: list[Any], neg: Any) -> Outcome:
     own = neg.i < v.i or (v.pos_ == "AUX" and neg.i <= v.i + 2)  # not "finished ... with X not out"
     group = {v.i, *(a.i for a in auxes)}
     if own and neg.lower_ in NEGATORS and neg.head.i in group and not _fixed_phrase(doc, neg):
+        if stranded_without(doc, v, neg):
+            return _fail("negative_polarity", v.i)  # "it is not yet known" -> "it is yet known"
         return _remove_negator(doc, neg)
     return _fail("other_negation", v.i)
 
@@ -202,6 +220,8 @@ def negate_verb(doc: Any, v: Any) -> Outcome:
         return _without_negation(doc, v, auxes, neg)
     if _negative_adverb(doc, v):
         return _fail("other_negation", v.i)  # "rarely believes" -> "rarely does not believe"
+    if resists_negation(v):
+        return _fail("positive_polarity", v.i)  # "have a pretty strong case" -> "do not have a pretty strong case"
     if auxes:
         return _negate_after_aux(doc, auxes[0])
     if v.pos_ == "AUX":
@@ -269,6 +289,8 @@ def _negate_infinitive(doc: Any, to: Any) -> Outcome:
     ("have not to look" is not English); "not going to be" loses its "not" (the infinitive is already negated)."""
     gov = _semi_modal(to)
     if gov is None:
+        if any(c.dep_ == "conj" and any(g.tag_ == "TO" for g in c.children) for c in to.head.children):
+            return _fail("coordinated_infinitive", to.i)  # "are not to boost spending or to delay": whose "not"?
         return Outcome(render(doc, insert_before={to.i: "not"}), "not_before_to", to.i)
     neg = next((c for c in gov.children if c.dep_ == "neg"), None)
     if neg is not None:
@@ -313,6 +335,8 @@ def negate_main(doc: Any) -> Outcome:
         return _fail("embedded_clause", v.i)
     if not _has_subject(doc, v):
         return _fail("no_subject", v.i)
+    if not v.whitespace_ and v.i + 1 < len(doc) and doc[v.i + 1].text == "-":
+        return _fail("hyphenated", v.i)  # "can't possibly re-negotiate": the parse split the word
     return negate_verb(doc, v)
 
 
@@ -346,8 +370,17 @@ def negate_adjective(doc: Any, adj: Any) -> Outcome:
     return _fail("attributive", adj.i)
 
 
+#: Conjunctions of time or condition whose clause reads wrongly with a "not" ("once the firm did not start
+#: production", "until it is not clear", "unless they do not agree").
+NEGATION_AVERSE_MARKS = frozenset(["once", "until", "till", "before", "unless"])
+
+
 def negate_at(doc: Any, target: Any) -> Outcome:
-    """Negation (antonym): negate the target word at its own position."""
+    """Negation (antonym): negate the target word at its own position; not in a clause opened by "once",
+    "until", "before" or "unless"."""
+    clause_head = target.head if target.pos_ == "ADJ" else target
+    if any(c.dep_ == "mark" and c.lower_ in NEGATION_AVERSE_MARKS for c in clause_head.children):
+        return _fail("temporal_clause", target.i)
     if target.pos_ == "ADJ":
         return negate_adjective(doc, target)
     main = main_verb(doc)
@@ -360,6 +393,6 @@ def negate_at(doc: Any, target: Any) -> Outcome:
     if target.tag_ == "VBN" and target.dep_ != "conj" and bare:
         return _fail("bare_participle", target.i)  # "the ban not imposed last year"
     bare_infinitive = target.dep_ in ("ccomp", "xcomp") and target.tag_ in ("VB", "VBP")
-    if bare and bare_infinitive and target.head.lemma_.lower() in BARE_INFINITIVE_HEADS:
+    if bare and bare_infinitive and target.head.i < target.i and target.head.lemma_.lower() in BARE_INFINITIVE_HEADS:
         return Outcome(render(doc, insert_before={target.i: "not"}), "not_before", target.i)  # "saw it not fall"
     return negate_verb(doc, target)
