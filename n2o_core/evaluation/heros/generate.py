@@ -135,6 +135,8 @@ def _clause_role(t: Any) -> bool:
     kids = list(t.children)
     if any(c.dep_ in ("det", "poss") for c in kids):
         return False
+    if t.tag_ == "VBG" and any(c.dep_ == "nsubj" and any(g.dep_ == "case" for g in c.children) for c in kids):
+        return False  # "the state's expanding industry": a participle before its noun, not a verb
     if t.pos_ == "ADJ":
         return t.dep_ in ADJ_DEPS
     if t.dep_ not in VERB_DEPS:

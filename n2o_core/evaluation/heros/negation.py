@@ -47,7 +47,8 @@ SENTENCE_ADVERBS = frozenset(
     """also now still already even currently probably certainly clearly definitely obviously actually perhaps
     reportedly apparently therefore however thus again just surely mostly largely typically usually generally
     often sometimes then once finally eventually recently later soon today somewhat pretty fairly rather
-    relatively quite either""".split()  # noqa: SIM905
+    relatively quite either only nevertheless nonetheless consequently accordingly hence indeed instead likewise
+    similarly moreover furthermore""".split()  # noqa: SIM905
 )
 #: Adverbs that cannot come before do-support ("only does not need", "already do not have", "always does not"),
 #: like most -ly adverbs of manner ("freely did not associate"), unless listed in SENTENCE_LY_ADVERBS.
@@ -237,13 +238,21 @@ def negate_verb(doc: Any, v: Any) -> Outcome:
             return _fail("adverb_before_verb", v.i)  # "only needs" -> "only does not need"
         phrase = f"{_DO_SUPPORT[v.tag_]} not {verb_lemma(v.text, v.lemma_, v.tag_)}"
         return Outcome(render(doc, replace={v.i: match_case(phrase, v.text)}), "do_support", v.i)
+    return _negate_nonfinite(doc, v)
+
+
+def _negate_nonfinite(doc: Any, v: Any) -> Outcome:
+    """Negate a verb without tense or auxiliary: an imperative ("do not touch"), an infinitive or participle
+    ("not boosting"); never a participle that the parse gave a subject of its own (a misparse)."""
     if v.tag_ == "VB" and v.dep_ == "ROOT":  # imperative
         return Outcome(render(doc, replace={v.i: match_case(f"do not {v.text.lower()}", v.text)}), "do_support", v.i)
-    if v.tag_ in ("VB", "VBG", "VBN"):
-        if v.dep_ == "ROOT":
-            return _fail("fragment", v.i)
-        return Outcome(render(doc, insert_before={v.i: "not"}), "not_before", v.i)
-    return _fail("unsupported_tag", v.i)
+    if v.tag_ not in ("VB", "VBG", "VBN"):
+        return _fail("unsupported_tag", v.i)
+    if v.dep_ == "ROOT":
+        return _fail("fragment", v.i)
+    if v.tag_ == "VBN" and any(c.dep_ == "nsubj" for c in v.children):
+        return _fail("participle_with_subject", v.i)  # "the number of goods intercepted at ... increased"
+    return Outcome(render(doc, insert_before={v.i: "not"}), "not_before", v.i)
 
 
 def _adverb_before(doc: Any, v: Any) -> bool:
@@ -372,15 +381,21 @@ def negate_adjective(doc: Any, adj: Any) -> Outcome:
 
 #: Conjunctions of time or condition whose clause reads wrongly with a "not" ("once the firm did not start
 #: production", "until it is not clear", "unless they do not agree").
-NEGATION_AVERSE_MARKS = frozenset(["once", "until", "till", "before", "unless"])
+NEGATION_AVERSE_MARKS = frozenset(["once", "until", "till", "before", "unless", "when", "after"])
+#: Words that pair two conjoined verbs ("both quoted and praised it" -> "both quoted and did not praise it").
+CORRELATIVES = frozenset(["both", "either", "neither"])
 
 
 def negate_at(doc: Any, target: Any) -> Outcome:
     """Negation (antonym): negate the target word at its own position; not in a clause opened by "once",
-    "until", "before" or "unless"."""
+    "until", "before", "unless", "when" or "after" ("when the war did not begin"), nor the second verb of "both ...
+    and"."""
     clause_head = target.head if target.pos_ == "ADJ" else target
-    if any(c.dep_ == "mark" and c.lower_ in NEGATION_AVERSE_MARKS for c in clause_head.children):
+    opener = (c for c in clause_head.children if c.dep_ in ("mark", "advmod") and c.i < clause_head.i)
+    if any(c.lower_ in NEGATION_AVERSE_MARKS for c in opener):  # "once ..." is a mark, "when ..." an advmod
         return _fail("temporal_clause", target.i)
+    if target.dep_ == "conj" and any(t.lower_ in CORRELATIVES for t in target.head.subtree if t.i < target.head.i):
+        return _fail("correlative", target.i)
     if target.pos_ == "ADJ":
         return negate_adjective(doc, target)
     main = main_verb(doc)

@@ -388,3 +388,38 @@ def test_a_preposition_opening_a_clause_keeps_random_verbs_out(nlp):
     text = "Mr Ward admits about 35 jobs at the plant will go when the company modernises."
     assert _random_words(nlp, text, "admits") == set()
     assert _random_words(nlp, "Mr Ward admits that 35 jobs at the plant will go next year.", "admits")
+
+
+def test_strengthen_is_reinforce_only_of_what_can_be_reinforced(nlp):
+    """ "strengthened the yen" -> "reinforced the yen" cannot happen; "strengthened his position" -> "reinforced"."""
+    assert _row(nlp, "The dollar's decline has strengthened the yen against the euro.", "strengthened") is None
+    text = "The win has strengthened his position as leader of the party."
+    assert _replacements(nlp, text, "strengthened") == ("reinforce", "weaken")
+
+
+@pytest.mark.parametrize(
+    ("text", "word", "reason"),
+    [
+        ("When the war began, the colonies lacked a professional army or navy.", "began", "temporal_clause"),
+        ("He knew the Bible well, and he both quoted and praised it.", "praised", "correlative"),
+    ],
+)
+def test_negation_antonym_drops_when_clauses_and_correlatives(nlp, text, word, reason):
+    doc = nlp(text)
+    out = negate_at(doc, _token(doc, word))
+    assert out.text is None and out.info == reason
+
+
+def test_negation_main_never_strands_a_connective_or_negates_a_misparsed_participle(nlp):
+    out = negate_main(nlp("This proposal was nevertheless rejected by the Congress in July."))
+    assert out.text is None and out.info == "adverb_after_auxiliary"  # "was not nevertheless rejected"
+    text = "Between 1998 and 2002, the number of pirated goods intercepted at the borders increased by 800%, it said."
+    out = negate_main(nlp(text))
+    assert out.text is None or "goods not intercepted" not in out.text
+
+
+def test_a_participle_after_a_genitive_is_no_target():
+    """ "the state's expanding automotive industry" -> "the state's not expanding automotive industry"."""
+    text = "Much of the growth has been due to the state's expanding automotive manufacturing industry."
+    for seed in range(3):
+        assert "expanding" not in set(generate_pairs([text], 1, seed=seed).pairs["target"])
