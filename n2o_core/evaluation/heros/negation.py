@@ -47,8 +47,8 @@ SENTENCE_ADVERBS = frozenset(
     """also now still already even currently probably certainly clearly definitely obviously actually perhaps
     reportedly apparently therefore however thus again just surely mostly largely typically usually generally
     often sometimes then once finally eventually recently later soon today somewhat pretty fairly rather
-    relatively quite either only nevertheless nonetheless consequently accordingly hence indeed instead likewise
-    similarly moreover furthermore""".split()  # noqa: SIM905
+    relatively quite either only almost nearly virtually practically nevertheless nonetheless consequently
+    accordingly hence indeed instead likewise similarly moreover furthermore""".split()  # noqa: SIM905
 )
 #: Adverbs that cannot come before do-support ("only does not need", "already do not have", "always does not"),
 #: like most -ly adverbs of manner ("freely did not associate"), unless listed in SENTENCE_LY_ADVERBS.
@@ -68,7 +68,7 @@ ASPECTUAL_HEADS = frozenset(
 
 
 #: Verbs followed by a bare infinitive ("saw profits fall", "helps bloggers expand").
-BARE_INFINITIVE_HEADS = frozenset(["see", "watch", "hear", "let", "make", "help", "have", "feel", "notice"])
+BARE_INFINITIVE_HEADS = frozenset(["see", "watch", "hear", "let", "make", "have", "feel", "notice"])
 #: Words that make a subject negative.
 NEGATIVE_WORDS = frozenset(["not", "no", "nobody", "nothing", "none", "neither", "nor", "never", "noone"])
 #: Quantifiers that make a subject nearly negative unless "a" precedes them ("few people believe" -> "few people do
@@ -224,6 +224,8 @@ def negate_verb(doc: Any, v: Any) -> Outcome:
     if resists_negation(v):
         return _fail("positive_polarity", v.i)  # "have a pretty strong case" -> "do not have a pretty strong case"
     if auxes:
+        if auxes[0].tag_ not in ("MD", "TO") and auxes[0].lemma_.lower() not in ("be", "have", "do"):
+            return _fail("unusual_auxiliary", v.i)  # "only became universally accepted": "became not"
         return _negate_after_aux(doc, auxes[0])
     if v.pos_ == "AUX":
         if v.lemma_.lower() == "be" or v.tag_ == "MD":
@@ -278,10 +280,10 @@ def _existing_negation(doc: Any, v: Any, auxes: list[Any]) -> Any | None:
 
 
 def _fixed_phrase(doc: Any, neg: Any) -> bool:
-    """ "not only", "not at all", "not even": removing "not" would leave a broken phrase."""
+    """ "not only", "not at all", "not even", "not that I know": removing "not" would leave a broken phrase."""
     nxt = doc[neg.i + 1].lower_ if neg.i + 1 < len(doc) else ""
     prev = doc[neg.i - 1].lower_ if neg.i > 0 else ""
-    return nxt in ("only", "at", "even", "just", "least") or prev == "or"  # "whether or not"
+    return nxt in ("only", "at", "even", "just", "least", "that") or prev == "or"  # "whether or not", "not that"
 
 
 def _semi_modal(aux: Any) -> Any | None:
@@ -297,6 +299,10 @@ def _negate_infinitive(doc: Any, to: Any) -> Outcome:
     """Negate an infinitive: "to boost" -> "not to boost"; after a semi-modal, "have to look" -> "have to not look"
     ("have not to look" is not English); "not going to be" loses its "not" (the infinitive is already negated)."""
     gov = _semi_modal(to)
+    if to.head.dep_ == "advcl":
+        return _fail("purpose_infinitive", to.i)  # "triumphed to win the prize" -> "triumphed not to win"
+    if to.head.dep_ == "xcomp" and to.head.head.lemma_.lower() in ("begin", "start"):
+        return _fail("aspectual", to.i)  # "his health began to deteriorate" -> "began not to deteriorate"
     if gov is None:
         if any(c.dep_ == "conj" and any(g.tag_ == "TO" for g in c.children) for c in to.head.children):
             return _fail("coordinated_infinitive", to.i)  # "are not to boost spending or to delay": whose "not"?
@@ -408,6 +414,8 @@ def negate_at(doc: Any, target: Any) -> Outcome:
     if target.tag_ == "VBN" and target.dep_ != "conj" and bare:
         return _fail("bare_participle", target.i)  # "the ban not imposed last year"
     bare_infinitive = target.dep_ in ("ccomp", "xcomp") and target.tag_ in ("VB", "VBP")
+    if bare and bare_infinitive and target.head.i < target.i and target.head.lemma_.lower() == "help":
+        return _fail("bare_infinitive", target.i)  # "helped boost profits" -> "helped not boost profits"
     if bare and bare_infinitive and target.head.i < target.i and target.head.lemma_.lower() in BARE_INFINITIVE_HEADS:
         return Outcome(render(doc, insert_before={target.i: "not"}), "not_before", target.i)  # "saw it not fall"
     return negate_verb(doc, target)

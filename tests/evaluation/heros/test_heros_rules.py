@@ -423,3 +423,33 @@ def test_a_participle_after_a_genitive_is_no_target():
     text = "Much of the growth has been due to the state's expanding automotive manufacturing industry."
     for seed in range(3):
         assert "expanding" not in set(generate_pairs([text], 1, seed=seed).pairs["target"])
+
+
+@pytest.mark.parametrize(
+    ("text", "word", "reason"),
+    [
+        ("The film triumphed to win the grand jury prize at the festival.", "win", "purpose_infinitive"),
+        ("In 2006, the government changed several tax laws to reduce the deficit.", "reduce", "purpose_infinitive"),
+        ("Schopenhauer was robust, but in 1860 his health began to deteriorate.", "deteriorate", "aspectual"),
+        ("Strong growth in subscriptions has helped boost profits at the owner.", "boost", "bare_infinitive"),
+    ],
+)
+def test_an_infinitive_whose_not_reads_wrongly_is_not_negated(nlp, text, word, reason):
+    """ "triumphed not to win", "began not to deteriorate", "helped not boost profits"."""
+    doc = nlp(text)
+    out = negate_at(doc, _token(doc, word))
+    assert out.text is None and out.info == reason
+
+
+@pytest.mark.parametrize(
+    ("text", "reason"),
+    [
+        ('"We are almost certain that the charges will be dropped," said his lawyer.', "adverb_after_auxiliary"),
+        ("This idea only became universally accepted in 1919 after the experiments.", "unusual_auxiliary"),
+        ('"Not that I am aware of," Mr Myers replied to the committee.', "other_negation"),
+    ],
+)
+def test_negation_main_met_on_development_samples(nlp, text, reason):
+    """ "are not almost certain", "only became not universally accepted", "Not that I am aware of" -> "That I am"."""
+    out = negate_main(nlp(text))
+    assert out.text is None and out.info == reason
