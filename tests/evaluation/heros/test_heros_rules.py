@@ -453,3 +453,13 @@ def test_negation_main_met_on_development_samples(nlp, text, reason):
     """ "are not almost certain", "only became not universally accepted", "Not that I am aware of" -> "That I am"."""
     out = negate_main(nlp(text))
     assert out.text is None and out.info == reason
+
+
+def test_demolish_is_no_synonym_of_a_destruction_by_fire_or_flood(nlp):
+    """ "buildings have been destroyed by fire" -> "demolished by fire": demolishing is done on purpose."""
+    assert _row(nlp, "Twenty-two buildings have been destroyed or damaged by fire in three days.", "destroyed") is None
+    assert _row(nlp, "A bushfire destroyed fourteen homes in the Hawkesbury area.", "destroyed") is None
+    assert _replacements(nlp, "Soldiers destroyed the bridge over the river in 1944.", "destroyed") == (
+        "demolish",
+        "build",
+    )
