@@ -136,11 +136,14 @@ def _quoted_clause(doc: Any, v: Any) -> Any | None:
 
 def _reports_before(doc: Any, v: Any) -> bool:
     """A clause-final reporting frame: "Approvals fell, official figures have shown." (a clause, a comma, then the
-    root)."""
+    root); not a clause before a colon, which introduces the quote ('Eminem told the crowd: "D12 won"')."""
     return (
         v.i > 0
         and doc[v.i - 1].is_punct is False
-        and any(c.dep_ == "ccomp" and c.i < v.i and doc[c.right_edge.i + 1].is_punct for c in v.children)
+        and any(
+            c.dep_ == "ccomp" and c.i < v.i and doc[c.right_edge.i + 1].is_punct and doc[c.right_edge.i + 1].text != ":"
+            for c in v.children
+        )
     )
 
 
@@ -387,14 +390,14 @@ def negate_adjective(doc: Any, adj: Any) -> Outcome:
 
 #: Conjunctions of time or condition whose clause reads wrongly with a "not" ("once the firm did not start
 #: production", "until it is not clear", "unless they do not agree").
-NEGATION_AVERSE_MARKS = frozenset(["once", "until", "till", "before", "unless", "when", "after"])
+NEGATION_AVERSE_MARKS = frozenset(["once", "until", "till", "before", "unless", "when", "after", "since"])
 #: Words that pair two conjoined verbs ("both quoted and praised it" -> "both quoted and did not praise it").
 CORRELATIVES = frozenset(["both", "either", "neither"])
 
 
 def negate_at(doc: Any, target: Any) -> Outcome:
-    """Negation (antonym): negate the target word at its own position; not in a clause opened by "once",
-    "until", "before", "unless", "when" or "after" ("when the war did not begin"), nor the second verb of "both ...
+    """Negation (antonym): negate the target word at its own position; not in a clause opened by "once", "until",
+    "before", "unless", "when", "after" or "since" ("when the war did not begin"), nor the second verb of "both ...
     and"."""
     clause_head = target.head if target.pos_ == "ADJ" else target
     opener = (c for c in clause_head.children if c.dep_ in ("mark", "advmod") and c.i < clause_head.i)

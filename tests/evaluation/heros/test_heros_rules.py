@@ -463,3 +463,13 @@ def test_demolish_is_no_synonym_of_a_destruction_by_fire_or_flood(nlp):
         "demolish",
         "build",
     )
+
+
+def test_a_clause_before_a_colon_introduces_the_quote_it_does_not_report_it(nlp):
+    """'Eminem told the crowd: "D12 finally won an award"' negates the quote ("did not win"), not "did not tell"."""
+    doc = nlp('Eminem told the crowd: "D12 finally won an award, thank you very much."')
+    assert negate_main(doc).text == 'Eminem told the crowd: "D12 finally did not win an award, thank you very much."'
+    doc = nlp("Mortgage approvals fell in January, official figures have shown.")
+    assert negate_main(doc).text == "Mortgage approvals did not fall in January, official figures have shown."
+    doc = nlp("After leading since the race began three days ago, Kontrol crossed the line first.")
+    assert negate_at(doc, _token(doc, "began")).info == "temporal_clause"  # "since the race did not begin"
