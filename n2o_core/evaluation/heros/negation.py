@@ -302,7 +302,7 @@ def _negate_infinitive(doc: Any, to: Any) -> Outcome:
     """Negate an infinitive: "to boost" -> "not to boost"; after a semi-modal, "have to look" -> "have to not look"
     ("have not to look" is not English); "not going to be" loses its "not" (the infinitive is already negated)."""
     gov = _semi_modal(to)
-    if to.head.dep_ == "advcl":
+    if _purpose(to.head):
         return _fail("purpose_infinitive", to.i)  # "triumphed to win the prize" -> "triumphed not to win"
     if to.head.dep_ == "xcomp" and to.head.head.lemma_.lower() in ("begin", "start"):
         return _fail("aspectual", to.i)  # "his health began to deteriorate" -> "began not to deteriorate"
@@ -318,6 +318,16 @@ def _negate_infinitive(doc: Any, to: Any) -> Outcome:
     if to.i + 1 >= len(doc) or doc[to.i + 1].is_punct:
         return _fail("fragment", to.i)
     return Outcome(render(doc, insert_before={to.i + 1: "not"}), "not_after_to", to.i)
+
+
+def _purpose(verb: Any) -> bool:
+    """An infinitive of purpose: "defeated Blake to win the title", "changed the laws to reduce the deficit" (a
+    "not" there reads as "so as not to"); not one with a subject of its own ("appealed for the Opposition to
+    support"), nor after a passive or "be" ("has been found to improve", "it is important for X to remember")."""
+    if verb.dep_ != "advcl" or any(c.dep_ in ("nsubj", "mark") for c in verb.children):
+        return False
+    head = verb.head
+    return head.lemma_.lower() != "be" and not any(c.dep_ in ("auxpass", "nsubjpass") for c in head.children)
 
 
 def _negate_after_aux(doc: Any, aux: Any) -> Outcome:

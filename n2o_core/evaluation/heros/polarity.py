@@ -28,7 +28,7 @@ POSITIVE_DEGREE = frozenset(["pretty", "rather", "fairly", "somewhat"])
 #: Words that cannot stand under "not" anywhere in its clause ("did not already", "did not see someone").
 POSITIVE_POLARITY = frozenset(["already", "somewhat", "someone", "somebody", "something", "somewhere"])
 #: Dependencies that open a clause of its own: a polarity item there is outside the negated clause.
-CLAUSE_DEPS = frozenset(["ccomp", "advcl", "relcl", "parataxis", "conj", "csubj", "acl", "pcomp"])
+CLAUSE_DEPS = frozenset(["ccomp", "xcomp", "advcl", "relcl", "parataxis", "conj", "csubj", "acl", "pcomp"])
 
 
 def _clause_tokens(v: Any) -> list[Any]:
@@ -64,10 +64,12 @@ def stranded_without(doc: Any, v: Any, neg: Any) -> bool:
 
 
 def resists_negation(v: Any) -> bool:
-    """Whether a "not" on verb `v` would fall over a positive-polarity item of its clause: "already", "someone" ...,
-    or a degree word that grades an adjective or adverb ("a pretty strong case", "rather well")."""
+    """Whether a "not" on verb `v` would fall over a positive-polarity item of its clause, after its first
+    auxiliary (a subject is outside the negation's scope: "something did not work" is fine): "already", "someone"
+    ..., or a degree word that grades an adjective or adverb ("a pretty strong case", "rather well")."""
+    start = min([v.i, *(c.i for c in v.children if c.dep_ in ("aux", "auxpass"))])
     for t in _clause_tokens(v):
-        if t.i == v.i:
+        if t.i <= start:
             continue
         w = t.lower_
         if w in POSITIVE_POLARITY:

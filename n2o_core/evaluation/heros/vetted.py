@@ -169,11 +169,14 @@ def _forms(tok: Any) -> frozenset[str]:
 
 
 def _subject(verb: Any) -> Any | None:
-    """The verb's subject, or, for a conjoined verb without one, its head verb's ("rose and then fell")."""
+    """The verb's subject, or, for a conjoined verb without one, its head verb's ("rose and then fell"); a relative
+    pronoun stands for the noun its clause describes ("products which were available": products)."""
     for v in (verb, verb.head if verb.dep_ == "conj" else None):
         if v is None:
             continue
         subj = next((c for c in v.children if c.dep_ in ("nsubj", "nsubjpass", "expl")), None)
+        if subj is not None and subj.tag_ in ("WDT", "WP") and v.dep_ == "relcl" and v.head.pos_ in _OBJ_POS:
+            return v.head
         if subj is not None:
             return subj
     return None

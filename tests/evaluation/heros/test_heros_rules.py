@@ -282,6 +282,7 @@ def test_near_synonyms_that_fit_the_phrase(nlp):
     assert _replacements(nlp, fish, "criticizes")[0] == "fault"
     assert _replacements(nlp, "The software is easy to use for most beginners.", "easy")[0] == "simple"
     assert _replacements(nlp, "Tickets are available from the box office.", "available")[0] == "obtainable"
+    assert _replacements(nlp, "Full details are available on the council website.", "available")[0] == "accessible"
     assert _replacements(nlp, "I'm sure the guys would want to come back.", "sure")[1] == "doubtful"  # not "unsure"
 
 
@@ -473,3 +474,29 @@ def test_a_clause_before_a_colon_introduces_the_quote_it_does_not_report_it(nlp)
     assert negate_main(doc).text == "Mortgage approvals did not fall in January, official figures have shown."
     doc = nlp("After leading since the race began three days ago, Kontrol crossed the line first.")
     assert negate_at(doc, _token(doc, "began")).info == "temporal_clause"  # "since the race did not begin"
+
+
+@pytest.mark.parametrize(
+    ("text", "word", "expected"),
+    [
+        (
+            "Mr Williams has appealed for the Opposition to support the new measures.",
+            "support",
+            "Mr Williams has appealed for the Opposition not to support the new measures.",
+        ),  # a subject of its own: no purpose
+        (
+            "Exposure to the letter A has been found to improve performance in tests.",
+            "improve",
+            "Exposure to the letter A has been found not to improve performance in tests.",
+        ),  # after a passive: no purpose
+    ],
+)
+def test_an_infinitive_that_is_no_purpose_is_still_negated(nlp, text, word, expected):
+    doc = nlp(text)
+    assert negate_at(doc, _token(doc, word)).text == expected
+
+
+def test_a_positive_polarity_subject_is_outside_the_negation(nlp):
+    """ "Something had to change" -> "Something did not have to change": the subject is not under the "not"."""
+    doc = nlp("After the crash, something had to change in the way the banks were run.")
+    assert negate_main(doc).text == "After the crash, something did not have to change in the way the banks were run."
