@@ -13,7 +13,7 @@ from typing import Any
 
 from n2o_core.evaluation.heros.edit import render
 from n2o_core.evaluation.heros.inflect import match_case, verb_lemma
-from n2o_core.evaluation.heros.polarity import resists_negation, stranded_without
+from n2o_core.evaluation.heros.polarity import ANY_WORDS, resists_negation, stranded_without
 
 NEGATORS = frozenset({"not", "n't", "nt", "n’t"})
 _CONTRACTED_AUX = {"ca": "can", "wo": "will", "sha": "shall"}
@@ -167,12 +167,12 @@ def _universal_subject(v: Any) -> bool:
 
 def _negated_subject(v: Any) -> bool:
     """ "Not everybody believes", "Nobody knows", "Few people believe": negating the verb too would make a double
-    negative."""
+    negative; "Any number of ways exist" cannot take a "not" ("any" needs a negation before it)."""
     subj = next((c for c in v.children if c.dep_ in _SUBJECTS), None)
     if subj is None:
         return False
     for t in subj.subtree:
-        if t.lower_ in NEGATIVE_WORDS:
+        if t.lower_ in NEGATIVE_WORDS or t.lower_ in ANY_WORDS:  # "Any number of ways do not exist"
             return True
         if t.lower_ in NEGATIVE_QUANTIFIERS and not (t.i > 0 and t.doc[t.i - 1].lower_ == "a"):
             return True

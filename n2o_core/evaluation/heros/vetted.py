@@ -25,7 +25,8 @@ order (the first row whose context matches is used):
   forget" has comp=forget; "thought they were pretty good" has comp=were|pretty|good, the clause's predicate),
   `clause` (how a clause complement opens: "that", "wh" for whether/if/what ..., or
   "bare": "it's important John delivers"), `mark` (the word that opens the target's clause: "as it's possible to
-  imagine" has mark=as).
+  imagine" has mark=as), `intent` ("would" for a clause with "would" and the verb's own subject: "I thought I
+  would stop" means to stop, it is no belief).
   `@name` names a word set of `data/vetted_sets.csv` ("@qty": price,
   shares, sales ...);
 - `takes`: the slots the word fills grammatically, for the Random subset ("trans intr that"; "pred attr to to_np
@@ -48,6 +49,7 @@ from importlib import resources
 from typing import Any
 
 from n2o_core.evaluation.heros.lexicon import noun_kind
+from n2o_core.evaluation.heros.polarity import ANY_WORDS
 
 #: Prepositions and complementizers that, right after a predicative adjective, select its complement.
 COMPLEMENT_WORDS = frozenset(["to", "of", "that", "with", "about", "for", "at", "on", "in", "from", "by", "over"])
@@ -293,6 +295,7 @@ def _verb_slot(tok: Any) -> Slot | None:
         fields["subj"] = _forms(subj)
         clauses = [c for c in kids if c.dep_ == "ccomp" and c.i > tok.i]
         fields["comp"] = frozenset().union(*(_forms(t) for c in clauses for t in _predicate(c)))
+        fields["intent"] = _intent(subj, clauses)
         fields["clause"] = frozenset([_clause_opening(tok)])
     else:
         if any(c.dep_ in ("xcomp", "ccomp", "acomp", "attr") for c in kids):
@@ -349,6 +352,17 @@ def _predicate(verb: Any) -> list[Any]:
     """A clause's verb and what it says of its subject: "they were pretty good" -> were, pretty, good; "it was just
     a load of junk" -> was, a, load, of, junk; "he will lose the prize" -> lose."""
     return [verb, *(t for c in verb.children if c.dep_ in ("acomp", "attr", "oprd") for t in c.subtree)]
+
+
+def _intent(subj: Any, clauses: list[Any]) -> frozenset[str]:
+    """ "I thought I would stop", "I think I'd rather": a clause with "would" whose subject is the verb's own says what
+    the subject means to do or prefers, not what it believes ("I doubted I would stop"): {"would"}, else empty."""
+    for c in clauses:
+        csubj = next((k for k in c.children if k.dep_ in ("nsubj", "nsubjpass")), None)
+        would = any(k.dep_ == "aux" and k.lower_ in ("would", "'d") for k in c.children)
+        if would and csubj is not None and csubj.lower_ == subj.lower_:
+            return frozenset(["would"])
+    return frozenset()
 
 
 def _clause_opening(tok: Any) -> str:
@@ -442,6 +456,33 @@ def slot_of(tok: Any, doc: Any) -> Slot | None:
     return Slot(slot.pos, slot.frame, fields, slot.needs)
 
 
+#: Targets of negative sense, which license a polarity item after them ("denied any wrongdoing", "unlikely that anyone
+#: would ever"); their antonyms do not ("confirmed any wrongdoing", "likely that anyone would ever").
+NEGATIVE_TARGETS = frozenset(
+    """deny reject oppose ban prohibit unlikely unclear unwilling reluctant difficult hard tough rare unusual
+    unacceptable""".split()  # noqa: SIM905
+)
+
+
+def _licenses_polarity_item(tok: Any) -> bool:
+    """ "it was unlikely that anyone would ever buy it", "denied any wrongdoing": an "any"-word, "ever" or "yet" after
+    a target of negative sense (`NEGATIVE_TARGETS`) in its phrase (or its linking verb's) may need that sense, which
+    an antonym drops ("it was likely that anyone would ever buy it"): no such word is a target. A positive target
+    keeps its pairs ("keen to avoid any allegations" -> "reluctant to avoid any")."""
+    if tok.lemma_.lower() not in NEGATIVE_TARGETS:
+        return False
+    phrase = [*tok.subtree, *(tok.head.subtree if tok.pos_ == "ADJ" else ())]
+    return any(t.i > tok.i and (t.lower_ in ANY_WORDS or t.lower_ == "yet") and not _for_subject(t) for t in phrase)
+
+
+def _for_subject(t: Any) -> bool:
+    """ "difficult for anyone to start", "hard for any company to": the infinitive's subject, a free choice that
+    needs no negation ("easy for anyone to start")."""
+    noun = t.head if t.dep_ == "det" else t
+    start = noun.left_edge.i
+    return noun.dep_ in ("nsubj", "pobj") and start > 0 and noun.doc[start - 1].lower_ == "for"
+
+
 def _holds(c: Cond, slot: Slot) -> bool:
     return bool(slot.get(c.key) & c.values)
 
@@ -462,7 +503,7 @@ def match(tok: Any, doc: Any) -> tuple[Entry, Slot] | None:
     if not rows:
         return None
     slot = slot_of(tok, doc)
-    if slot is None:
+    if slot is None or _licenses_polarity_item(tok):
         return None
     for e in rows:
         if e.is_target and entry_fits(e, slot):

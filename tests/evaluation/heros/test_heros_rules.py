@@ -500,3 +500,64 @@ def test_a_positive_polarity_subject_is_outside_the_negation(nlp):
     """ "Something had to change" -> "Something did not have to change": the subject is not under the "not"."""
     doc = nlp("After the crash, something had to change in the way the banks were run.")
     assert negate_main(doc).text == "After the crash, something did not have to change in the way the banks were run."
+
+
+# --- met on development sample 927 ---------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("text", "word"),
+    [
+        ("You might think that the last thing on their minds would be a new television.", "think"),  # "might doubt"
+        ('"I thought I would stop and just try writing and directing," she said.', "thought"),  # an intention
+        ("I think I'd much rather be in our shoes than theirs, he said after the match.", "think"),  # a preference
+        ("High hydrocarbon prices have improved the current account and the reserves.", "improved"),  # "enhanced"
+        ("His mother said it was unlikely that anyone would ever buy a copy of the book.", "unlikely"),  # "likely"
+        ("The minister denied any wrongdoing in the sale of the land to the company.", "denied"),  # "confirmed any"
+        ("The club said it was reluctant to give any details of the new contract.", "reluctant"),  # "keen to give any"
+    ],
+)
+def test_targets_met_on_development_sample_927_are_no_targets(nlp, text, word):
+    assert _row(nlp, text, word) is None
+
+
+def test_those_targets_in_their_plain_senses_keep_their_pairs(nlp):
+    """Each rule above is narrow: a belief about another subject, an improvement that can be enhanced, a negative
+    target without a polarity item, and a positive one with it still give pairs."""
+    assert _replacements(nlp, "I think they would win the league if they kept their players.", "think") == (
+        "believe",
+        "doubt",
+    )
+    assert _replacements(nlp, "The new software has improved the performance of old computers.", "improved") == (
+        "enhance",
+        "worsen",
+    )
+    assert _replacements(nlp, "The minister denied the reports about the sale of the land.", "denied") == (
+        "reject",
+        "confirm",
+    )
+    entry, _ = _row(nlp, "Officials are keen to avoid any allegations of vote tampering.", "keen")
+    assert entry.antonyms[0] == "reluctant"
+
+
+def test_careful_is_no_random_word_for_a_word_of_willingness(nlp):
+    """ "officials are keen to avoid" -> "careful to avoid" means nearly the same."""
+    keen = _random_words(nlp, "Officials are keen to avoid allegations of vote tampering this year.", "keen")
+    assert keen and "careful" not in keen
+
+
+def test_a_subject_with_an_any_word_is_not_negated(nlp):
+    """ "Any number of other ways exist" -> "... ways do not exist": "any" needs a negation before it."""
+    out = negate_main(nlp("Any number of other ways exist to be rich."))
+    assert out.text is None and out.info == "negative_subject"
+    out = negate_main(nlp("Many other ways exist to be rich in this country."))
+    assert out.text == "Many other ways do not exist to be rich in this country."
+
+
+def test_a_polarity_item_after_a_negative_target_keeps_it_out_unless_it_is_a_free_choice(nlp):
+    """ "it was difficult to find any evidence" -> "easy to find any evidence" reads wrongly; "difficult for
+    anyone to start" -> "easy for anyone to start" does not (the infinitive's subject is a free choice)."""
+    assert _row(nlp, "The police said it was difficult to find any evidence of the theft.", "difficult") is None
+    assert _row(nlp, "The police said it was difficult to find evidence of the theft.", "difficult") is not None
+    text = "Such sums mean it will be difficult for anyone to start a new game studio, said Mr Walsh."
+    assert _replacements(nlp, text, "difficult")[1] == "easy"
