@@ -26,7 +26,7 @@ from n2o_core.settings import (
     param_int_choice,
     param_multi_choice,
 )
-from n2o_core.text import escape_markdown
+from n2o_core.text import escape_markup
 from ui import data, downloads, nav, page, probe_data, talk
 from ui.shell import through_app
 
@@ -71,7 +71,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     if res is None:
         if not st.session_state.pop("probe_asked", False):  # set by the button's callback before this run
             st.caption(
-                f"Corpus **{escape_markdown(corpus.name)}** ({len(corpus):,} sentences) · "
+                f"Corpus **{escape_markup(corpus.name)}** ({len(corpus):,} sentences) · "
                 f"{len(setup.embedders)} embedder(s) from the sidebar · {len(setup.tasks)} task(s) · "
                 f"{setup.per_class:,} items per class at most · seed {setup.seed} (the sidebar's). The corpus is "
                 "parsed once (spaCy), then every task, sentence vector and readout is cached: a second run reads "
@@ -83,7 +83,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         try:
             res = probe_data.run(corpus, setup, settings.scheduler)
         except Exception as e:  # noqa: BLE001 - one sentence in place, never a traceback
-            st.warning(probe_data.describe_error(e), icon="⚠️")
+            st.warning(escape_markup(probe_data.describe_error(e)), icon="⚠️")
             st.stop()
     _results(res, corpus, setup)
 
@@ -119,7 +119,7 @@ def _controls(settings: Settings) -> probe_data.ProbeSetup:
         n, note3 = param_int_choice(st.query_params, "per_class", PROBE_PER_CLASS_CHOICES, PROBE_DEFAULT_PER_CLASS)
         for note in (note1, note2, note3):
             if note:
-                st.warning(note)
+                st.warning(escape_markup(note))
         st.session_state["w_ptasks"] = tasks
         st.session_state["w_pclf"] = clfs
         st.session_state["w_pper"] = n
@@ -195,17 +195,17 @@ def _task_section(res: ProbeResult) -> None:
     )
     skipped = res.tasks[res.tasks["skipped"].notna()]
     for _, row in skipped.iterrows():
-        st.info(f"Skipped: {escape_markdown(str(row['skipped']))}", icon="ℹ️")
+        st.info(f"Skipped: {escape_markup(str(row['skipped']))}", icon="ℹ️")
     if len(skipped):
         st.caption("A larger corpus (the sidebar's sentence cap) gives these tasks their items.")
 
 
 def _results(res: ProbeResult, corpus: Corpus, setup: probe_data.ProbeSetup) -> None:
     for key, msg in res.errors.items():
-        st.error(f"**{escape_markdown(key)}** is left out: {escape_markdown(msg)}", icon="⚠️")
+        st.error(f"**{escape_markup(key)}** is left out: {escape_markup(msg)}", icon="⚠️")
     meta = res.meta
     st.caption(
-        f"Corpus **{escape_markdown(corpus.name)}** ({len(corpus):,} sentences) · {setup.per_class:,} items per "
+        f"Corpus **{escape_markup(corpus.name)}** ({len(corpus):,} sentences) · {setup.per_class:,} items per "
         f"class at most · seed {setup.seed} · computed in {meta.get('seconds', 0):.0f} s "
         f"(tasks {meta.get('tasks_seconds', 0):.0f} s)."
     )

@@ -15,6 +15,7 @@ import streamlit as st
 from n2o_core.corpora import Corpus
 from n2o_core.evaluation.probe.run import ProbeResult, run_probe
 from n2o_core.runtime import child
+from n2o_core.text import escape_markup
 
 from . import data
 from .guard import message
@@ -55,7 +56,7 @@ def run(corpus: Corpus, setup: ProbeSetup, scheduler: str = "") -> ProbeResult:
     if got is not None:
         return got
     ws = data.workspace(corpus.fingerprint, corpus, scheduler)
-    what = f"Probing {len(setup.embedders)} embedder(s) on {len(setup.tasks)} task(s) from {corpus.name}"
+    what = f"Probing {len(setup.embedders)} embedder(s) on {len(setup.tasks)} task(s) from {escape_markup(corpus.name)}"
     with st.status(f"{what}…", expanded=True) as status:
         bar = st.progress(0.0, text="starting")
         try:
@@ -104,7 +105,7 @@ def stage_text(stage: str, done: int, total: int) -> str:
 def _progress(bar: Any, status: Any, what: str) -> Callable[[str, int, int], None]:
     def name_embedder(stage: str, done: int, total: int) -> None:
         if stage.startswith("embedder ") and done == 0:
-            status.update(label=f"{what}: {stage[9:]}…")
+            status.update(label=f"{what}: {escape_markup(stage[9:])}…")
 
     return bar_progress(bar, stage_text, also=name_embedder)
 

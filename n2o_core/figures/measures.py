@@ -22,6 +22,7 @@ from n2o_core.figures.labels import label_positions
 from n2o_core.figures.style import base_layout, embedder_colors
 from n2o_core.measures import get_measure
 from n2o_core.measures.summary import classical_mds, similarity_matrix, value_matrix
+from n2o_core.text import escape_markup
 
 if TYPE_CHECKING:
     from n2o_core.measures.run import MeasureComparison
@@ -73,7 +74,7 @@ def measure_matrices(
     measures = list(measures or cmp.measures)
     names = list(cmp.embedders)
     order = list(order) if order is not None else list(range(len(names)))
-    labels = [names[i] for i in order]
+    labels = [escape_markup(names[i]) for i in order]  # plotly reads tick and hover text as HTML
     rows, cols = _grid(len(measures), cols)
     titles = []
     for msr in measures:
@@ -171,7 +172,7 @@ def embedder_maps(cmp: MeasureComparison, measures: Sequence[str] | None = None,
                 x=xy[:, 0],
                 y=xy[:, 1],
                 mode="markers+text",
-                text=names,
+                text=[escape_markup(e) for e in names],
                 textposition=label_positions(
                     xy[:, 0].tolist(), xy[:, 1].tolist(), names, width_px=260, height_px=260, font_px=LABEL_SIZE
                 ),
