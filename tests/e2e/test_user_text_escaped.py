@@ -52,7 +52,10 @@ PAGES = {
 _CREATED = """
 (hosts) => {
   const out = [];
-  const bad = (v) => v && hosts.some(h => v.includes(h));
+  // a link or a source on a host the names point at (the app's own links may quote them in their query)
+  const bad = (v) => {
+    try { return v && hosts.includes(new URL(v, document.baseURI).host); } catch (e) { return false; }
+  };
   for (const a of document.querySelectorAll('a')) {
     const href = a.getAttribute('href') || a.getAttribute('xlink:href');
     if (bad(href)) out.push('link ' + href);
