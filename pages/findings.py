@@ -22,6 +22,7 @@ from n2o_core.evaluation.findings import (
 )
 from n2o_core.export.findings_table import findings_markdown
 from n2o_core.settings import HEROS_PAIR_CHOICES, Settings, param_int_choice
+from n2o_core.text import escape_markup
 from ui import findings_data, nav
 from ui.shell import through_app
 
@@ -45,7 +46,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     if "w_fpairs" not in st.session_state:  # the link's fpairs= counts once; then the slider decides
         n, note = param_int_choice(st.query_params, "fpairs", HEROS_PAIR_CHOICES, DEFAULT_PAIRS)
         if note:
-            st.warning(note)
+            st.warning(escape_markup(note))
         st.session_state["w_fpairs"] = n
     c1, c2 = st.columns([3, 2])
     n_pairs = c1.select_slider("Minimal pairs per HEROS subset", HEROS_PAIR_CHOICES, key="w_fpairs")
@@ -94,7 +95,8 @@ def _ask(fid: str) -> None:
 def _setup_line(settings: Settings, corpus: Corpus, p: FindingParams) -> str:
     off = [w for w, on in (("z-normalization", settings.znorm), ("approximate search", settings.approx)) if on]
     return (
-        f"Corpus **{corpus.name}** ({len(corpus):,} sentences) · k = {min(p.k, len(corpus) - 1)} as in the N2O paper "
+        f"Corpus **{escape_markup(corpus.name)}** ({len(corpus):,} sentences) · "
+        f"k = {min(p.k, len(corpus) - 1)} as in the N2O paper "
         f"(the sidebar's k = {settings.k} is not used) · {p.n_samples} sample(s) of {p.n_queries} queries, seed "
         f"{p.seed}, from the sidebar · exact search on raw cosine"
         + (f" (the sidebar's {' and '.join(off)} is not used here)" if off else "")
@@ -166,7 +168,7 @@ def _finding(f: Finding, r: FindingResult | None, error: str | None) -> None:
             + (f"  \n**Paper:** {f.paper_numbers}" if f.paper_numbers else "")
         )
         if error:
-            st.error(error, icon="⚠️")
+            st.error(escape_markup(error), icon="⚠️")
         if r is None:
             st.button("Check", key=f"check_{f.id}", on_click=_ask, args=(f.id,))
             return
@@ -179,9 +181,9 @@ def _finding(f: Finding, r: FindingResult | None, error: str | None) -> None:
             st.dataframe(_rounded(v.table), hide_index=True, key=f"table_{f.id}")
         _sensitivity(f, r)
         for e, msg in r.errors.items():
-            st.warning(f"**{e}** is left out: {msg}")
+            st.warning(f"**{escape_markup(e)}** is left out: {escape_markup(msg)}")
         st.caption(
-            " · ".join(f"{k}: {_plain(v)}" for k, v in r.setup.items())
+            " · ".join(f"{k}: {escape_markup(_plain(v))}" for k, v in r.setup.items())
             + f" · computed in {r.seconds:.1f} s (from the cache when it was there)"
         )
 

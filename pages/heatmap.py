@@ -12,6 +12,7 @@ from n2o_core.export import report
 from n2o_core.export import tables as export
 from n2o_core.figures import n2o as figures
 from n2o_core.settings import HEATMAP_VIEWS, Settings, param_choice, settings_dict
+from n2o_core.text import escape_markup
 from ui import data, downloads, nav, page, sidebar
 from ui.guard import shown
 from ui.shell import through_app
@@ -66,7 +67,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     if "w_hview" not in st.session_state:
         view, note = param_choice(st.query_params, "view", list(HEATMAP_VIEWS), "matrix")
         if note:
-            st.warning(note)
+            st.warning(escape_markup(note))
         st.session_state["w_hview"] = view
     view = (
         st.segmented_control(

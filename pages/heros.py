@@ -26,7 +26,7 @@ from n2o_core.settings import (
     param_choice,
     param_int_choice,
 )
-from n2o_core.text import SBERT_STOP_WORDS_NAME
+from n2o_core.text import SBERT_STOP_WORDS_NAME, escape_markup
 from ui import data, downloads, heros_data, nav, page
 from ui.guard import shown
 from ui.shell import through_app
@@ -76,7 +76,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         st.caption(cov.sentence())
     results, baselines, per_pair, errors = heros_data.scores(lo, pairset, n_per, s.seed, scored)
     for e, msg in errors.items():
-        st.error(f"**{e}** is left out: {msg}", icon="⚠️")
+        st.error(f"**{escape_markup(e)}** is left out: {escape_markup(msg)}", icon="⚠️")
     if results.empty:
         st.stop()
     fig, show = _figure(results)
@@ -93,7 +93,7 @@ def _pairs_per_subset(col: DeltaGenerator) -> int:
     if "w_pairs" not in st.session_state:
         n, note = param_int_choice(st.query_params, "pairs", HEROS_PAIR_CHOICES, HEROS_DEFAULT_PAIRS)
         if note:
-            st.warning(note)
+            st.warning(escape_markup(note))
         st.session_state["w_pairs"] = n
     n_per = col.select_slider("Pairs per subset", HEROS_PAIR_CHOICES, key="w_pairs")
     st.query_params["pairs"] = str(n_per)
@@ -105,7 +105,7 @@ def _averaging(col: DeltaGenerator) -> str:
     if "w_avg" not in st.session_state:
         avg, note = param_choice(st.query_params, "avg", list(HEROS_AVERAGING), HEROS_AVERAGING_DEFAULT)
         if note:
-            st.warning(note)
+            st.warning(escape_markup(note))
         st.session_state["w_avg"] = avg
     avg = (
         col.segmented_control(
@@ -125,7 +125,7 @@ def _averaging(col: DeltaGenerator) -> str:
 def _scored_names(lo: data.Loaded, avg: str) -> list[str]:
     """The embedders to score: averaged word vectors without stop words when `avg` says so (named in a caption)."""
     scored = [scored_id(e, avg) for e in lo.names]
-    swapped = [f"{a} → {b}" for a, b in zip(lo.names, scored) if a != b]
+    swapped = [escape_markup(f"{a} → {b}") for a, b in zip(lo.names, scored) if a != b]
     if swapped:
         st.caption(f"Averaged word vectors with stop words dropped ({SBERT_STOP_WORDS_NAME}): " + ", ".join(swapped))
     return scored

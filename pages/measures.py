@@ -22,6 +22,7 @@ from n2o_core.measures.run import DEFAULT_SUBSAMPLE, TFIDF_SVD_DIM, MeasureCompa
 from n2o_core.measures.stored import BENCHMARK, Stored, estimate_seconds, last_timing
 from n2o_core.measures.summary import rank_movers, rank_table, similarity_matrix
 from n2o_core.settings import Settings
+from n2o_core.text import escape_markup
 from ui import data, nav, page, talk
 from ui import measures_data as md
 from ui.guard import message
@@ -59,7 +60,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         try:
             got = md.run(lo.ws, setup)
         except Exception as e:  # noqa: BLE001 - one sentence in place
-            st.warning(message(e, "Computing the measures"), icon="⚠️")
+            st.warning(escape_markup(message(e, "Computing the measures")), icon="⚠️")
             st.stop()
         note.empty()
     if not on_talk:
@@ -235,7 +236,8 @@ def _movers(res: MeasureComparison) -> None:
     for r in movers.itertuples():
         link = "agreement?" + urlencode({**params, "pair": f"{r.a},{r.b}"})
         lines.append(
-            f"- **{r.a} · {r.b}**: rank {r.mutual_knn} by N2O (mutual k-NN), {r.cka_linear} by linear CKA "
+            f"- **{escape_markup(r.a)} · {escape_markup(r.b)}**: rank {r.mutual_knn} by N2O (mutual k-NN), "
+            f"{r.cka_linear} by linear CKA "
             f"([where they disagree, sentence by sentence]({link}))"
         )
     st.markdown("\n".join(lines))

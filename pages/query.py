@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import html
 import zlib
 from collections.abc import Mapping, Sequence
 from collections.abc import Set as AbstractSet
@@ -18,7 +17,7 @@ from n2o_core.export import report
 from n2o_core.export import tables as export
 from n2o_core.search.result import Neighbors
 from n2o_core.settings import MAX_QUERY_CHARS, Settings, param_query
-from n2o_core.text import SBERT_STOP_WORDS, content_tokens, highlight_shared, token_set
+from n2o_core.text import SBERT_STOP_WORDS, content_tokens, escape_markup, highlight_shared, token_set
 from ui import data, downloads, nav, page, sidebar, talk
 from ui.shell import through_app
 
@@ -90,7 +89,7 @@ def _query(lo: data.Loaded) -> tuple[int | None, str | None]:
     if "w_qmode" not in st.session_state:
         url_qid, url_text, note = param_query(st.query_params, len(lo.corpus.texts))
         if note:
-            st.warning(note)
+            st.warning(escape_markup(note))
         st.session_state["w_qmode"] = "Type a sentence" if url_text else "Corpus sentence"
         st.session_state["_url_qid"] = url_qid
         st.session_state["w_qtext"] = url_text or ""
@@ -108,7 +107,7 @@ def _candidates(lo: data.Loaded, flt: str) -> list[int]:
     needle = flt.strip().lower()
     cands = [i for i, t in enumerate(texts) if needle in t.lower()][:500]
     if not cands:
-        st.warning(f"No sentence contains “{flt.strip()}”.")
+        st.warning(f"No sentence contains “{escape_markup(flt.strip())}”.")
     return cands
 
 
@@ -165,7 +164,7 @@ def _search(lo: data.Loaded, qid: int | None, query_text: str) -> tuple[dict[str
         found, errs = data.free_text(lo, query_text)
         note = " (embedded on the fly)"
     for e, msg in errs.items():
-        st.error(f"**{e}**: {msg}", icon="⚠️")
+        st.error(f"**{escape_markup(e)}**: {escape_markup(msg)}", icon="⚠️")
     if not found:
         st.stop()
     return found, in_pool, note
@@ -174,7 +173,7 @@ def _search(lo: data.Loaded, qid: int | None, query_text: str) -> tuple[dict[str
 def _query_line(lo: data.Loaded, query_text: str, note: str) -> None:
     """The query, as an HTML block (markdown never reinterprets corpus text; escaped, never raw HTML)."""
     st.markdown(
-        f"<div class='nq'><strong>Query</strong>{html.escape(note)}: {html.escape(query_text)}</div>",
+        f"<div class='nq'><strong>Query</strong>{escape_markup(note)}: {escape_markup(query_text)}</div>",
         unsafe_allow_html=True,
     )
     st.caption(
@@ -221,7 +220,7 @@ def _neighbor_grid(
         for col, e in zip(cols, names[start : start + per_row]):
             nb = found[e]
             with col:
-                st.markdown(f"**{html.escape(e)}**")
+                st.markdown(f"**{escape_markup(e)}**")
                 if e in aniso:
                     st.caption(
                         f"⚠ random pairs at cosine {aniso[e].raw:.2f}: neighbors differ by small margins",

@@ -10,7 +10,7 @@ from n2o_core.corpora import Corpus
 from n2o_core.export import report
 from n2o_core.figures import n2o as figures
 from n2o_core.settings import TOKEN_WORDS, TOKEN_WORDS_DEFAULT, Settings, param_choice
-from n2o_core.text import SBERT_STOP_WORDS_NAME
+from n2o_core.text import SBERT_STOP_WORDS_NAME, escape_markup
 from ui import data, downloads, nav, page, talk
 from ui.shell import through_app
 
@@ -29,7 +29,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     if "w_words" not in st.session_state:  # the link's words= counts once; then the control decides
         words, note = param_choice(st.query_params, "words", list(TOKEN_WORDS), TOKEN_WORDS_DEFAULT)
         if note:
-            st.warning(note)
+            st.warning(escape_markup(note))
         st.session_state["w_words"] = words
     words = (
         st.segmented_control("Count", list(TOKEN_WORDS), format_func=page.option_labels(TOKEN_WORDS), key="w_words")

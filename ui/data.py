@@ -36,6 +36,7 @@ from n2o_core.runtime import child, notices
 from n2o_core.search.result import Neighbors
 from n2o_core.settings import Settings
 from n2o_core.storage.cache import Cache
+from n2o_core.text import escape_markup
 from n2o_core.workspace import Workspace
 
 from . import failures as failures_
@@ -268,14 +269,16 @@ def _prepare_with_progress(
         on_ready(out)
     now: dict[str, Any] = {"i": 0, "eid": "", "line": None, "bar": None}  # the embedder being prepared
 
-    with st.status(f"Preparing {len(todo)} embedder(s) on {c.name} ({len(c):,} sentences)…", expanded=True) as status:
+    name = escape_markup(c.name)
+    with st.status(f"Preparing {len(todo)} embedder(s) on {name} ({len(c):,} sentences)…", expanded=True) as status:
 
         def on_event(kind: str, eid: str, payload: Any) -> None:
             if kind == "start":
                 cached, ahead = payload
                 now["i"] += 1
                 now["eid"] = eid
-                status.update(label=f"Embedder {now['i']}/{len(todo)}: {eid} ({len(c):,} sentences)…", expanded=True)
+                shown = escape_markup(eid)
+                status.update(label=f"Embedder {now['i']}/{len(todo)}: {shown} ({len(c):,} sentences)…", expanded=True)
                 now["line"], now["bar"] = st.empty(), st.progress(0.0)
                 now["stage"] = stage_progress(
                     now["bar"],
@@ -293,27 +296,27 @@ def _prepare_with_progress(
                     if ahead
                     else "loading the model and embedding"
                 )
-                now["line"].markdown(f"**{eid}**: {doing}…")
+                now["line"].markdown(f"**{shown}**: {doing}…")
             elif kind == "stage":
                 now["stage"](eid, *payload)
             elif kind == "failed":
                 msg = failures_.remember("embedder", keys[eid], message(payload, f"Embedder '{eid}'"))
                 prepared.errors[eid] = msg
                 now["bar"].empty()
-                now["line"].markdown(f"**{eid}**: failed — {msg}")
+                now["line"].markdown(f"**{escape_markup(eid)}**: failed — {escape_markup(msg)}")
             elif kind == "done":
                 nb, seconds = payload
                 memo["neighbors"][keys[eid]] = nb
                 prepared.neighbors[eid] = nb
                 prepared.seconds[eid] = seconds
                 now["bar"].progress(1.0)
-                now["line"].markdown(f"**{eid}**: ready in {seconds:.1f} s")
+                now["line"].markdown(f"**{escape_markup(eid)}**: ready in {seconds:.1f} s")
                 if on_ready and len(prepared.neighbors) >= 2:
                     on_ready(out)
 
         def notice(sentence: str) -> None:  # another process computes it, ...
             if now["line"] is not None:
-                now["line"].markdown(f"**{now['eid']}**: {sentence}")
+                now["line"].markdown(f"**{escape_markup(now['eid'])}**: {escape_markup(sentence)}")
 
         with notices.listen(notice):  # all embeddings cached: nothing to load, so no child process
             child.call(

@@ -42,6 +42,7 @@ from n2o_core.evaluation.sts import STSResult, rank_table, run_sts
 from n2o_core.runtime import child
 from n2o_core.runtime.each import each_embedder
 from n2o_core.storage.fileio import atomic_write
+from n2o_core.text import escape_markup
 from n2o_core.workspace import Workspace
 
 from . import data
@@ -122,10 +123,10 @@ def pairs(key: tuple, corpus: Corpus | None = None) -> Pairs:
     if not (spec.startswith("synthetic") or spec.startswith("hf:")):
         return _load(key, corpus)
     doing = (
-        f"Making synthetic pairs from {corpus.name if corpus is not None else 'the corpus'} "
+        f"Making synthetic pairs from {escape_markup(corpus.name) if corpus is not None else 'the corpus'} "
         "(WordNet and spaCy load first)"
         if spec.startswith("synthetic")
-        else f"Fetching the Hugging Face dataset {spec[3:]}"
+        else f"Fetching the Hugging Face dataset {escape_markup(spec[3:])}"
     )
     with st.status(f"{doing}…", expanded=True) as status:
         bar = st.progress(0.0)
@@ -215,7 +216,9 @@ def _run_each(
                 what=lambda eid: f"Embedder '{eid}'",
                 keep=keep,
                 stages=(lambda bar, eid: _bar_progress(bar, eid, stages)) if report_progress else None,
-                on_start=lambda i, eid: status.update(label=f"{label}: embedder {i + 1}/{len(order)}, {eid}…"),
+                on_start=lambda i, eid: status.update(
+                    label=f"{label}: embedder {i + 1}/{len(order)}, {escape_markup(eid)}…"
+                ),
                 say_failures=True,
                 listed=True,
                 **kwargs,

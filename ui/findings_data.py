@@ -15,6 +15,7 @@ from n2o_core.corpora import Corpus
 from n2o_core.evaluation.findings import CkaCache, Evidence, Finding, FindingParams, FindingResult, evidence, judge
 from n2o_core.runtime.each import each_call
 from n2o_core.settings import Settings
+from n2o_core.text import escape_markup
 
 from . import data
 from .jobs import run_with_bars
@@ -69,7 +70,8 @@ def compute(settings: Settings, corpus: Corpus, findings: list[Finding], p: Find
         return errors
     names = {str(i): key for i, key in enumerate(todo)}  # each analysis's name in the job's events
     started: dict[str, float] = {}
-    with st.status(f"Computing {len(todo)} analysis(es) on {corpus.name} ({len(corpus):,} sentences)…") as status:
+    name = escape_markup(corpus.name)
+    with st.status(f"Computing {len(todo)} analysis(es) on {name} ({len(corpus):,} sentences)…") as status:
 
         def on_start(i: int, name: str) -> None:
             f = todo[names[name]]

@@ -17,6 +17,7 @@ from n2o_core.evaluation.heros.run import PAIR_VIEW_COLUMNS, make_pairs, pairs_r
 from n2o_core.runtime import child
 from n2o_core.runtime.each import each_embedder
 from n2o_core.settings import HEROS_AVERAGING_DEFAULT, HEROS_DEFAULT_PAIRS
+from n2o_core.text import escape_markup
 from n2o_core.workspace import Workspace
 
 from .data import Loaded
@@ -45,7 +46,8 @@ def pairs(lo: Loaded, n_per: int, seed: int) -> PairSet:
     doing = (
         "Reading the minimal pairs from the cache"
         if on_disk
-        else f"Making up to {n_per} minimal pairs per subset from {lo.corpus.name} (WordNet and spaCy load first)"
+        else f"Making up to {n_per} minimal pairs per subset from {escape_markup(lo.corpus.name)} "
+        "(WordNet and spaCy load first)"
     )
     with st.status(f"{doing}…") as status:
         out = _pairs(lo.corpus.fingerprint, n_per, seed, lo.ws)

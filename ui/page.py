@@ -13,7 +13,7 @@ from n2o_core.analyses.overlap import chance_level
 from n2o_core.corpora import Corpus
 from n2o_core.limits import MIN_EMBEDDERS
 from n2o_core.settings import Settings
-from n2o_core.text import escape_markdown
+from n2o_core.text import escape_markup
 
 from . import data
 from .guard import message
@@ -44,10 +44,10 @@ def loaded(
     try:
         out = data.load(settings, corpus, on_ready=on_ready)
     except Exception as e:  # noqa: BLE001
-        st.error(message(e, "Loading the comparison"), icon="⚠️")
+        st.error(escape_markup(message(e, "Loading the comparison")), icon="⚠️")
         st.stop()
     for eid, msg in out.prepared.errors.items():
-        st.error(f"**{eid}** is left out: {msg}", icon="⚠️")
+        st.error(f"**{escape_markup(eid)}** is left out: {escape_markup(msg)}", icon="⚠️")
     if len(out.names) < min_embedders:
         st.warning(f"Fewer than {min_embedders} embedders are usable; choose others in the sidebar.")
         st.stop()
@@ -60,7 +60,7 @@ def chance_caption(lo: data.Loaded, k: int, markdown: bool = True) -> str:
     n = len(lo.corpus)
     samples = lo.plan.samples
     bold = "**" if markdown else ""
-    name = escape_markdown(lo.corpus.name) if markdown else lo.corpus.name
+    name = escape_markup(lo.corpus.name) if markdown else lo.corpus.name
     return (
         f"Corpus {bold}{name}{bold}: N = {n:,} sentences · k = {k} · chance level k/(N−1) = "
         f"{bold}{chance_level(k, n):.4f}{bold} · {len(samples)} sample(s) of {len(samples[0])} queries · "
@@ -76,7 +76,7 @@ def approximate_note(lo: data.Loaded, k: int, names: list[str] | None = None) ->
         return
     names = names or lo.names
     res = data.comparison(lo.key, tuple(names), k, lo)
-    recall = ", ".join(f"{e} {r:.3f}" for e, r in res.recall.items() if r is not None)
+    recall = ", ".join(f"{escape_markup(e)} {r:.3f}" for e, r in res.recall.items() if r is not None)
     err = res.n2o_error
     worst = float(np.nanmax(err)) if err is not None and np.isfinite(err).any() else None
     st.caption(

@@ -28,7 +28,7 @@ from n2o_core.errors import CorpusError
 from n2o_core.limits import K_MAX, K_SHARE_MAX, check_corpus_size, k_max_for, k_share_cap
 from n2o_core.runtime import server_mode
 from n2o_core.settings import MAX_SENTENCES_CHOICES, Settings, env_defaults, from_query, to_query
-from n2o_core.text import escape_markdown
+from n2o_core.text import escape_markup
 
 from . import data, own, talk
 from .guard import message
@@ -137,7 +137,7 @@ def _upload_widget() -> str | None:
         check_upload_size(f.name, f.size)  # the browser checks too, but a crafted request can skip it
         raw = f.getvalue()
         if not raw:
-            st.error(f"'{f.name}' is empty.")
+            st.error(f"'{escape_markup(f.name)}' is empty.")
             return None
         cols = list_columns(f.name, raw)
         if cols:
@@ -150,7 +150,7 @@ def _upload_widget() -> str | None:
             )
         spec = _parse_upload(f.name, hashlib.sha256(raw).hexdigest(), raw, column)
     except Exception as e:  # noqa: BLE001 - shown in place
-        st.error(message(e, "Reading the file"))
+        st.error(escape_markup(message(e, "Reading the file")))
         return None
     st.session_state.setdefault("_uploads", {})[spec] = upload_name(data.cache(), spec) or f.name
     st.session_state[_LIVE] = spec
@@ -168,7 +168,7 @@ def draw() -> tuple[Settings, Corpus | None]:
     known = sorted(infos, key=lambda e: (infos[e].family == "user", order.index(e)))
     _seed_from_url(defaults, known)
     for note in st.session_state.get("_notes", []):
-        st.sidebar.warning(escape_markdown(note))  # notes quote the link's values: text, never markdown
+        st.sidebar.warning(escape_markup(note))  # notes quote the link's values: text, never markdown
     choice, spec, text_column = _corpus_picker(defaults)
     cap_slot = st.sidebar.container()  # filled once the corpus's size is known
     _keep_cap(defaults)
@@ -194,7 +194,7 @@ def _embedder_infos() -> dict[str, EmbedderInfo]:
     try:
         return data.embedder_infos()
     except Exception as e:  # noqa: BLE001
-        st.sidebar.error(message(e, "Listing the embedders"))
+        st.sidebar.error(escape_markup(message(e, "Listing the embedders")))
         return {}
 
 
@@ -286,7 +286,7 @@ def _load_corpus(choice: str, spec: str, text_column: str, train_with: str = "",
             _size_caption(corpus)
         check_corpus_size(len(corpus))
     except Exception as e:  # noqa: BLE001
-        sb.error(message(e, "Loading the corpus"))
+        sb.error(escape_markup(message(e, "Loading the corpus")))
         return None
     return corpus
 
@@ -310,7 +310,7 @@ def _embedder_picker(infos: dict[str, EmbedderInfo], corpus: Corpus | None) -> N
     chosen = st.session_state.get(_W["embedders"], [])
     for eid in chosen:
         if eid in left_out:
-            sb.warning(f"**{eid}** is left out: {left_out[eid]}.")
+            sb.warning(f"**{escape_markup(eid)}** is left out: {escape_markup(left_out[eid])}.")
     st.session_state[_W["embedders"]] = [e for e in chosen if e in all_infos]
     sb.multiselect(
         "Embedders",

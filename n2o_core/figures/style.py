@@ -17,6 +17,8 @@ from typing import Any
 import numpy as np
 import plotly.graph_objects as go
 
+from n2o_core.text import escape_markup
+
 __all__ = [
     "FAMILY_COLORS",
     "FONT",
@@ -183,6 +185,7 @@ def bump_chart(
     "rank %{y}" in the hover. The right margin leaves room for the labels."""
     fig = go.Figure()
     for i, (e, row) in enumerate(zip(names, ranks)):
+        shown = escape_markup(e)  # plotly reads legend, label and hover text as HTML
         y = list(row)
         moved = len(set(y)) > 1
         tag = tags[i] if tags is not None else ""
@@ -191,15 +194,15 @@ def bump_chart(
                 x=list(stages),
                 y=y,
                 mode="lines+markers+text",
-                name=e,
-                text=[""] * (len(y) - 1) + [f" {e}{tag}"],
+                name=shown,
+                text=[""] * (len(y) - 1) + [f" {shown}{tag}"],
                 textposition="middle right",
                 cliponaxis=False,
                 customdata=customdata[i] if customdata is not None else None,
                 line=dict(color=colors[e], width=3.5 if moved else 1.5, dash="solid" if moved else "dot"),
                 marker=dict(size=11 if moved else 7, color=colors[e]),
                 opacity=1.0 if moved else 0.55,
-                hovertemplate=f"{e}<br>%{{x}}: rank %{{y}}{hover_detail}<extra></extra>",
+                hovertemplate=f"{shown}<br>%{{x}}: rank %{{y}}{hover_detail}<extra></extra>",
             )
         )
     n = len(names)

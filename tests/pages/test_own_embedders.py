@@ -4,6 +4,7 @@ is one sentence in place and the other embedders keep working."""
 
 from __future__ import annotations
 
+import html
 import io
 
 import numpy as np
@@ -28,7 +29,8 @@ def corpus(app_env):
 
 
 def heat_names(at) -> list[str]:
-    return list(plotly_specs(at)["heatmap"]["data"][0]["x"])
+    """The heatmap's embedders as a reader sees them (plotly decodes `escape_markup`'s character references)."""
+    return [html.unescape(x) for x in plotly_specs(at)["heatmap"]["data"][0]["x"]]
 
 
 def errors(at) -> str:
