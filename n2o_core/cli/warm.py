@@ -10,7 +10,8 @@ the app's own, including the N2O_DEFAULT_* environment variables, so `warm` with
 view a fresh server opens on.
 `--heros N` also makes the HEROS page's minimal pairs (N per subset) and scores every embedder on them;
 `--probe` runs the probing page's first view (every task, both classifiers, the page's items per class), whose
-cold run parses the corpus and trains every readout.
+cold run parses the corpus and trains every readout. `--findings` checks every finding with the findings page's
+settings and keeps the results, which the page then opens on.
 
 Then it prints what it filled (new cache entries by kind, with their size) and measures, in a new Python process
 that may not embed or search anything, how long the first page's work will take from this cache (imports, corpus,
@@ -89,6 +90,12 @@ def add_parser(subparsers: Any) -> None:
         help="also run the probing page's first view: every task, both classifiers, PER_CLASS items per class "
         f"(default when given without a number: {PROBE_DEFAULT_PER_CLASS}, as the page)",
     )
+    p.add_argument(
+        "--findings",
+        action="store_true",
+        help="also check every finding as the findings page does (its settings: k = 50, these query samples, 200 "
+        "HEROS pairs, 3 seeds) and keep the results, so the page opens on them",
+    )
     p.add_argument("--cache-dir", default=None, help=CACHE_DIR_HELP)
     p.add_argument("--no-check", action="store_true", help="skip the first-page timing in a new process")
     p.set_defaults(func=run)
@@ -153,6 +160,8 @@ def run(args: argparse.Namespace) -> int:
         _heros(ws, [e for e in ids if e not in failed], args, failed)
     if args.probe:
         _probe(ws, [e for e in ids if e not in failed], args, failed)
+    if args.findings:
+        _findings(ws, args, failed)
     after = _entries(cache)
     new = {rel: after[rel] for rel in after if before.get(rel) != after[rel]}
     print(_filled(new, time.perf_counter() - t_all))
@@ -204,6 +213,25 @@ def _probe(ws: Workspace, ids: list[str], args: argparse.Namespace, failed: dict
         f"  probing: {n_tasks} tasks x {len(res.embedders)} embedders at {args.probe:,} per class at most, ready "
         f"in {time.perf_counter() - t0:.1f} s"
     )
+
+
+def _findings(ws: Workspace, args: argparse.Namespace, failed: dict[str, str]) -> None:
+    """The findings page's results for these settings, kept in the cache (`check_findings(keep=True)`)."""
+    from n2o_core.evaluation.findings import FindingParams, check_findings, summary_counts, summary_line
+
+    t0 = time.perf_counter()
+    bars = StageBars({})
+    try:
+        res = check_findings(
+            ws, None, FindingParams(n_queries=args.queries, n_samples=args.samples, seed=args.seed), bars, keep=True
+        )
+    except N2OError as e:
+        failed["findings"] = str(e)
+        print(f"  findings: FAILED: {e}")
+        return
+    finally:
+        bars.close()
+    print(f"  findings: {summary_line(summary_counts(res))}; kept in {time.perf_counter() - t0:.1f} s")
 
 
 def _filled(new: dict[str, int], seconds: float) -> str:
