@@ -12,7 +12,7 @@ from n2o_core.export import report
 from n2o_core.export import tables as export
 from n2o_core.figures import n2o as figures
 from n2o_core.settings import HEATMAP_VIEWS, Settings, param_choice, settings_dict
-from ui import data, downloads, nav, page
+from ui import data, downloads, nav, page, seed_reference
 from ui.guard import shown
 from ui.shell import through_app
 
@@ -100,8 +100,10 @@ def _matrix(lo: data.Loaded, res: ComparisonResult, fig: go.Figure, names: tuple
         rows["prepared in (s)"] = [
             round(lo.prepared.seconds[e], 1) if e in lo.prepared.seconds else None for e in names
         ]
+        rows[seed_reference.COLUMN] = refs = seed_reference.column(lo, list(names), res.k)
         # wide enough for "OpenVINO bf16" (the precision is the point of the column)
         st.dataframe(rows, hide_index=True, column_config={"engine": st.column_config.TextColumn(width="medium")})
+        seed_reference.offer(list(names), refs)
         pairs = overlap.pairs_frame(res.mean, list(names))
         pairs["× chance"] = (pairs["n2o"] / res.chance).round(1)
         st.dataframe(pairs.round(4), hide_index=True)
