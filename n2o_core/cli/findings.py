@@ -129,14 +129,19 @@ def run(args: argparse.Namespace) -> int:
     bars: dict[str, Any] = {}
 
     def progress(stage: str, done: int, total: int) -> None:
-        # one bar per embedder for sentence counts ("embed X"); one bar per loop over embedders ("scoring X")
-        key = stage.split()[0] if stage.split()[0] in ("scoring", "correlating", "training") else stage
+        # one bar per embedder for sentence counts ("embed X"); one bar per loop over embedders ("scoring X"); the
+        # run ("run 2/6 (seed 1, 2,000 sentences): ...") shortened to "2/6" in front
+        run, _, body = stage.partition("): ") if stage.startswith("run ") else ("", "", stage)
+        tag = run.split()[1] + " " if run else ""
+        words = body.split()
+        key = tag + (words[0] if words and words[0] in ("scoring", "correlating", "training") else body)
+        desc = (tag + body)[:48]
         bar = bars.get(key)
         if bar is None:
             if total > 0 and done >= total:
                 return
-            bar = bars[key] = tqdm(total=total, desc=stage[:40], file=sys.stderr, leave=False)
-        bar.set_description(stage[:40], refresh=False)
+            bar = bars[key] = tqdm(total=total, desc=desc, file=sys.stderr, leave=False)
+        bar.set_description(desc, refresh=False)
         bar.total = total
         bar.n = done
         bar.refresh()

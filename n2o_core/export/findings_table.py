@@ -1,5 +1,6 @@
 """The papers' findings as Markdown, from the `findings --json` document (the README's table is made so): one table
-row per finding, the summary counts, then what may explain each finding that does not hold."""
+row per finding, the summary counts, then per finding what is tested and what may explain it where it does not
+hold."""
 
 from __future__ import annotations
 
@@ -49,7 +50,8 @@ def findings_markdown(doc: Mapping[str, Any]) -> str:
     """A Markdown table of a `findings --json` document: one row per finding with where the paper says it, its
     status over every run of its fixed setting and "holds in x of n", whether another setting or reading judges a
     run differently, each sensitivity row with its own mark and runs, the data it read and the first run's
-    numbers; then the summary counts and, for every finding that does not hold, what may explain it."""
+    numbers; then the summary counts and, per finding, what is tested here and, where it does not hold, what may
+    explain it."""
     lines = [
         "| finding | where | status | holds | setting-sensitive | sensitivity (holds) | data | measured (first run) |",
         "|---|---|---|---|---|---|---|---|",
@@ -84,8 +86,11 @@ def findings_markdown(doc: Mapping[str, Any]) -> str:
             f"{s.get('setting_sensitive', 0)} setting-sensitive ({doc.get('corpus', '')}, "
             f"{doc.get('sentences', 0):,} sentences as loaded)."
         )
-    unexplained = [f for f in findings if f.get("explanation")]
-    if unexplained:
-        lines += ["", "What may explain each finding that does not hold here:", ""]
-        lines += [f"- **{_cell(f.get('title', f.get('id', '')))}**: {_cell(f['explanation'])}" for f in unexplained]
+    if findings:
+        lines += ["", "What each finding tests here and, where it does not hold, what may explain it:", ""]
+    for f in findings:
+        why = f" *What may explain it:* {_cell(f['explanation'])}" if f.get("explanation") else ""
+        lines.append(
+            f"- **{_cell(f.get('title', f.get('id', '')))}** ({f.get('id', '')}): {_cell(f.get('tested', ''))}{why}"
+        )
     return "\n".join(lines) + "\n"

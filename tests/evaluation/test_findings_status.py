@@ -137,7 +137,7 @@ def test_json_round_trip_and_every_output_says_the_explanation(tmp_path):
     assert row.startswith(
         f"| {F.title} | N2O §5, Fig. 5 | ◐ unstable across runs | 2 of 3 | yes: every word counted, stop words too |"
     )
-    assert f"- **{F.title}**: {r.explanation}" in md
+    assert f"- **{F.title}** ({F.id}): {F.tested} *What may explain it:* {r.explanation}" in md
     assert "0 hold, 0 fail, 1 unstable across runs, 0 not checked, of 1 findings; 1 setting-sensitive" in md
     text = report_text(full)
     flat = " ".join(text.split())
