@@ -186,7 +186,12 @@ def report_text(doc: dict[str, Any]) -> str:
     from n2o_core.evaluation.findings import STATUS_LABELS, STATUS_MARKS, summary_line
     from n2o_core.evaluation.findings.catalog_text import HISTORY
 
-    lines = [f"corpus {doc['corpus']}: {doc['sentences']:,} sentences", _wrap(f"history: {HISTORY}", "")]
+    lines = [
+        f"corpus {doc['corpus']}: {doc['sentences']:,} sentences",
+        _wrap(f"history: {HISTORY}", ""),
+        _wrap(f"default setting (where a paper is silent): {doc.get('default_setting', '')}", ""),
+        _wrap(f"default rule (where a paper gives no number): {doc.get('default_rule', '')}", ""),
+    ]
     for f in doc["findings"]:
         status = f["status"]
         lines += [
@@ -206,7 +211,7 @@ def report_text(doc: dict[str, Any]) -> str:
             lines.append(_wrap(f"history: {extra}"))
         if f.get("data") and f["data"] != "the current corpus":
             lines.append(_wrap(f"data: {f['data']}"))
-        lines.append(_wrap(f"numbers ({f['numbers_from']}): {f['summary']}"))
+        lines.append(_wrap(f"numbers of {f['numbers_from']}: {f['summary']}"))
         for s in f["sensitivity"]:
             mark = "✓" if s["passed"] is True else "✗" if s["passed"] is False else "–"
             row = f"{mark} {s['kind']}: {s['scoring']} ({s['holds']} of {s['runs']} runs): {s['summary']}"

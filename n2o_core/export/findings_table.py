@@ -86,6 +86,8 @@ def findings_markdown(doc: Mapping[str, Any]) -> str:
             f"{s.get('setting_sensitive', 0)} setting-sensitive ({doc.get('corpus', '')}, "
             f"{doc.get('sentences', 0):,} sentences as loaded)."
         )
+    if doc.get("default_rule"):
+        lines += ["", f"The one default rule, where a paper gives no number: {_cell(doc['default_rule'])}"]
     if findings:
         lines += ["", "What each finding tests here and, where it does not hold, what may explain it:", ""]
     for f in findings:

@@ -6,7 +6,7 @@ A finding's text may hold `{fit}` (how many sentences the corpus-trained embedde
 
 from __future__ import annotations
 
-from n2o_core.evaluation.findings.verdict import DEFAULT_RULE, DEFAULT_SETTING
+from n2o_core.evaluation.findings.verdict import DEFAULT_SETTING
 from n2o_core.text import SBERT_STOP_WORDS_NAME
 
 # ----------------------------------------------------------------------------------------------- embedder sets
@@ -99,7 +99,8 @@ STS_DATA = (
 # ----------------------------------------------------------------------------------------------- cut-offs
 
 CI_SAMPLES = "95% t-interval over the query samples (null: no difference); with one sample the point value decides"
-DEFAULT_CUT = DEFAULT_RULE
+#: A cut-off the paper gives no number for: the one default rule (`DEFAULT_RULE`, stated once in every output).
+DEFAULT_CUT = "The paper gives no number here: the tool's one default rule applies."
 ROBUST_K_CUT = (
     "0.986 is the paper's minimum ρ between two values of k (mean 0.996): the mean ρ here must reach the lowest "
     "value the paper reports as “very high”. 8 embedders give 28 pairs to rank (the paper: 21 embedders, 210), so "
@@ -112,7 +113,7 @@ ROBUST_SAMPLES_CUT = (
 )
 TOKENS_CUT = (
     "No number in the paper: Fig. 5 draws 95% confidence intervals over queries, and the rule reads the paper's "
-    "words off those intervals (t-intervals over queries; apart = not overlapping). " + DEFAULT_RULE
+    "words off those intervals (t-intervals over queries; apart = not overlapping), by the tool's one default rule."
 )
 
 # ----------------------------------------------------------------------------------------------- history

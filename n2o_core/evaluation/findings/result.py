@@ -18,6 +18,8 @@ import numpy as np
 import pandas as pd
 
 from n2o_core.evaluation.findings.verdict import (
+    DEFAULT_RULE,
+    DEFAULT_SETTING,
     STATUS_LABELS,
     STATUS_MARKS,
     STATUSES,
@@ -295,12 +297,14 @@ def findings_document(
     corpus_name: str, sentences: int, params: Any, results: Sequence[FindingResult]
 ) -> dict[str, Any]:
     """The `findings --json` document (the page's download is the same): corpus, sentences, the run's parameters
-    (a dataclass or a mapping), the summary counts and every finding's `to_json()`; numpy scalars become Python
-    numbers, so `json.dumps` needs no default."""
+    (a dataclass or a mapping), the one default setting and the one default rule, the summary counts and every
+    finding's `to_json()`; numpy scalars become Python numbers, so `json.dumps` needs no default."""
     raw = {
         "corpus": corpus_name,
         "sentences": int(sentences),
         "params": dict(vars(params)) if not isinstance(params, Mapping) else dict(params),
+        "default_setting": DEFAULT_SETTING,
+        "default_rule": DEFAULT_RULE,
         "summary": summary_counts(results),
         "findings": [r.to_json() for r in results],
     }
