@@ -22,7 +22,7 @@ from n2o_core.evaluation.findings import (
     FindingParams,
     FindingResult,
     findings_document,
-    row_kind,
+    row_title,
     summary_counts,
 )
 from n2o_core.export.findings_table import findings_markdown
@@ -206,7 +206,7 @@ def _sensitivity(f: Finding, r: FindingResult) -> None:
     if not r.sensitivity:
         return
     lines = [
-        f"- {row_kind(label)}: {label}: **:{_COLOURS[a.mark]}[{a.mark}]** {a.summary} ({h} of {n} runs)"
+        f"- {row_title(label)}: **:{_COLOURS[a.mark]}[{a.mark}]** {a.summary} ({h} of {n} runs)"
         for (label, _), a, (h, n) in zip(f.sensitivity, r.sensitivity, r.sensitivity_counts(), strict=True)
     ]
     flag = (

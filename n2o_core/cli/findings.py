@@ -183,7 +183,7 @@ def report_text(doc: dict[str, Any]) -> str:
     status over every run, the claim, what is tested, the rule and its setting with their reasons, the numbers of
     the first run, each sensitivity row, whether another setting judges a run differently, and what may explain a
     failure; then the summary."""
-    from n2o_core.evaluation.findings import STATUS_LABELS, STATUS_MARKS, summary_line
+    from n2o_core.evaluation.findings import STATUS_LABELS, STATUS_MARKS, row_title, summary_line
     from n2o_core.evaluation.findings.catalog_text import HISTORY
 
     lines = [
@@ -214,7 +214,7 @@ def report_text(doc: dict[str, Any]) -> str:
         lines.append(_wrap(f"numbers of {f['numbers_from']}: {f['summary']}"))
         for s in f["sensitivity"]:
             mark = "✓" if s["passed"] is True else "✗" if s["passed"] is False else "–"
-            row = f"{mark} {s['kind']}: {s['scoring']} ({s['holds']} of {s['runs']} runs): {s['summary']}"
+            row = f"{mark} {row_title(s['scoring'])} ({s['holds']} of {s['runs']} runs): {s['summary']}"
             lines.append(_wrap(row))
         for d in f["sensitive_to"]:
             lines.append(_wrap(f"setting-sensitive: “{d['scoring']}” judges differently in {', '.join(d['runs'])}"))

@@ -92,6 +92,9 @@ def test_another_measure_never_flags_a_finding():
     assert r.status == "holds" and r.sensitivity[0].passed is False
     assert not r.setting_sensitive and fd.summary_counts([r])["setting_sensitive"] == 0
     assert r.to_json()["sensitivity"][0]["kind"] == "measure"
+    assert fd.row_title(fd.CKA_SCORING) == f"measure: {fd.CKA_SCORING}"
+    reading = fd.finding("n2o-above-chance").sensitivity[0][0]
+    assert fd.row_kind(reading) == "reading" and fd.row_title(reading) == reading
 
 
 def test_summary_counts_sum_to_the_findings():

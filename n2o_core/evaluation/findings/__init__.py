@@ -133,6 +133,7 @@ from n2o_core.evaluation.findings.verdict import (
     Verdict,
     mark,
     row_kind,
+    row_title,
 )
 
 __all__ = [
@@ -219,6 +220,7 @@ __all__ = [
     "rankings_stable",
     "result_from_json",
     "row_kind",
+    "row_title",
     "save_results",
     "stored_at",
     "sts_evidence",

@@ -77,6 +77,13 @@ def row_kind(label: str) -> str:
     return "reading" if label.startswith(READINGS) else "setting"
 
 
+def row_title(label: str) -> str:
+    """A sensitivity row as outputs name it: a reading as it is labelled ("stricter reading: ..."), another
+    setting or measure with its kind in front ("setting: every word counted, ...")."""
+    kind = row_kind(label)
+    return label if kind == "reading" else f"{kind}: {label}"
+
+
 # =====================================================================================================================
 # results
 
