@@ -100,7 +100,8 @@ def _matrix(lo: data.Loaded, res: ComparisonResult, fig: go.Figure, names: tuple
         rows["prepared in (s)"] = [
             round(lo.prepared.seconds[e], 1) if e in lo.prepared.seconds else None for e in names
         ]
-        rows[seed_reference.COLUMN] = refs = seed_reference.column(lo, list(names), res.k)
+        refs = seed_reference.column(lo, list(names), res.k)
+        rows.insert(rows.columns.get_loc("composition") + 1, seed_reference.COLUMN, refs)
         # wide enough for "OpenVINO bf16" (the precision is the point of the column)
         st.dataframe(rows, hide_index=True, column_config={"engine": st.column_config.TextColumn(width="medium")})
         seed_reference.offer(list(names), refs)
