@@ -220,18 +220,16 @@ def _findings(ws: Workspace, args: argparse.Namespace, failed: dict[str, str]) -
     from n2o_core.evaluation.findings import FindingParams, check_findings, summary_counts, summary_line
 
     t0 = time.perf_counter()
-    bars = StageBars({})
-    try:
-        res = check_findings(
-            ws, None, FindingParams(n_queries=args.queries, n_samples=args.samples, seed=args.seed), bars, keep=True
-        )
-    except N2OError as e:
-        failed["findings"] = str(e)
-        print(f"  findings: FAILED: {e}")
-        return
-    finally:
-        bars.close()
-    print(f"  findings: {summary_line(summary_counts(res))}; kept in {time.perf_counter() - t0:.1f} s")
+    params = FindingParams(n_queries=args.queries, n_samples=args.samples, seed=args.seed)
+    with contextlib.closing(StageBars({})) as bars:
+        try:
+            res = check_findings(ws, None, params, bars, keep=True)
+        except N2OError as e:
+            failed["findings"] = f"{e}"
+    if "findings" in failed:
+        print(f"  findings: FAILED: {failed['findings']}")
+    else:
+        print(f"  findings: {summary_line(summary_counts(res))}; kept in {time.perf_counter() - t0:.1f} s")
 
 
 def _filled(new: dict[str, int], seconds: float) -> str:

@@ -9,6 +9,9 @@ from functools import partial
 
 import pandas as pd
 
+import n2o_core.evaluation.findings.rules_cka as rc
+import n2o_core.evaluation.findings.rules_n2o as rn
+import n2o_core.evaluation.findings.rules_tokens as rt
 from n2o_core.evaluation.findings.catalog_text import (
     ALL_SCORING,
     CI_SAMPLES,
@@ -31,29 +34,6 @@ from n2o_core.evaluation.findings.catalog_text import (
     TOKENS_REASON,
     TRANSFORMERS,
     TRANSFORMERS_HERE,
-)
-from n2o_core.evaluation.findings.rules_cka import (
-    cka_further_than_analogue,
-    cka_group_agreement,
-    cka_low_with_others,
-    cka_subword_apart,
-)
-from n2o_core.evaluation.findings.rules_n2o import (
-    PAPER_LOWEST_KAPPA,
-    above_chance,
-    above_chance_by_margin,
-    apart_from_every_family,
-    further_than_analogue,
-    group_agreement,
-    low_with_others,
-    rankings_stable,
-    subword_apart,
-)
-from n2o_core.evaluation.findings.rules_tokens import (
-    below_analogue,
-    highest_apart,
-    lowest_apart,
-    popular_share_more_words,
 )
 from n2o_core.evaluation.findings.verdict import (
     ALL_WORDS,
@@ -78,46 +58,77 @@ def _others(names: Sequence[str], *exclude: str) -> list[str]:
 
 
 def _c_static_agree(ev: Evidence) -> Verdict:
-    return group_agreement(ev.n2o, STATIC, TRANSFORMERS) if ev.n2o else unchecked("no N2O")
+    return rn.group_agreement(ev.n2o, STATIC, TRANSFORMERS) if ev.n2o else unchecked("no N2O")
 
 
 def _c_subword(ev: Evidence) -> Verdict:
     if not ev.n2o:
         return unchecked("no N2O")
     others = _others(ev.n2o.names, "fasttext-sub", "fasttext")
-    return subword_apart(ev.n2o, "fasttext-sub", "fasttext", STATIC, others, ev.seed_reference)
+    return rn.subword_apart(ev.n2o, "fasttext-sub", "fasttext", STATIC, others, ev.seed_reference)
 
 
 def _c_tfidf_low(ev: Evidence) -> Verdict:
-    return low_with_others(ev.n2o, "tfidf", STATIC) if ev.n2o else unchecked("no N2O")
+    return rn.low_with_others(ev.n2o, "tfidf", STATIC) if ev.n2o else unchecked("no N2O")
 
 
 def _c_tfidf_every_family(ev: Evidence) -> Verdict:
-    return apart_from_every_family(ev.n2o, "tfidf", TFIDF_FAMILIES) if ev.n2o else unchecked("no N2O")
+    return rn.apart_from_every_family(ev.n2o, "tfidf", TFIDF_FAMILIES) if ev.n2o else unchecked("no N2O")
 
 
 def _c_cls(ev: Evidence) -> Verdict:
     if not ev.n2o:
         return unchecked("no N2O")
-    return further_than_analogue(
+    return rn.further_than_analogue(
         ev.n2o, "minilm-l6-cls", "minilm-l6-mean", _others(ev.n2o.names, "minilm-l6-cls", "minilm-l6-mean")
     )
 
 
 def _c_chance(ev: Evidence) -> Verdict:
-    return above_chance(ev.n2o) if ev.n2o else unchecked("no N2O")
+    return rn.above_chance(ev.n2o) if ev.n2o else unchecked("no N2O")
 
 
 def _c_chance_margin(ev: Evidence) -> Verdict:
-    return above_chance_by_margin(ev.n2o) if ev.n2o else unchecked("no N2O")
+    return rn.above_chance_by_margin(ev.n2o) if ev.n2o else unchecked("no N2O")
 
 
-def _c_robust_k(ev: Evidence, threshold: float = PAPER_MIN_RHO_K) -> Verdict:
-    return rankings_stable(ev.n2o.rho_k if ev.n2o else None, threshold, "values of k")
+def _c_robust(ev: Evidence, what: str, threshold: float) -> Verdict:
+    rho = None if ev.n2o is None else ev.n2o.rho_k if what == "values of k" else ev.n2o.rho_samples
+    return rn.rankings_stable(rho, threshold, what)
 
 
-def _c_robust_samples(ev: Evidence, threshold: float = PAPER_MIN_RHO_SAMPLES) -> Verdict:
-    return rankings_stable(ev.n2o.rho_samples if ev.n2o else None, threshold, "query samples")
+def _robust(
+    fid: str, where: str, title: str, statement: str, tested: str, what: str, rho: float, numbers: str, cut: str
+) -> Finding:
+    """A robustness finding of §6: the mean ρ between the pair rankings of every two `what` at least the paper's
+    minimum `rho`; the tool's earlier 0.95 as the looser reading."""
+    return Finding(
+        fid,
+        "N2O",
+        where,
+        title,
+        statement,
+        tested,
+        NEIGHBORS,
+        N2O_SET,
+        f"mean ρ over every two {what} ≥ {rho}",
+        N2O_SCORING,
+        partial(_c_robust, what=what, threshold=rho),
+        N2O_REASON,
+        (
+            (
+                f"looser reading: mean ρ ≥ {LOOSER_RHO} (the tool's earlier bar)",
+                partial(_c_robust, what=what, threshold=LOOSER_RHO),
+            ),
+        ),
+        paper_numbers=numbers,
+        cutoff_reason=cut,
+        history=HISTORY,
+        explanation=(
+            "8 embedders give 28 pairs to rank (the paper: 210), so one pair changing places moves ρ more. "
+            + SMALL_CORPUS
+        ),
+    )
 
 
 def _tokens(ev: Evidence, words: str) -> pd.DataFrame | None:
@@ -126,21 +137,21 @@ def _tokens(ev: Evidence, words: str) -> pd.DataFrame | None:
 
 def _c_tok_tfidf(ev: Evidence, words: str = CONTENT) -> Verdict:
     f = _tokens(ev, words)
-    return highest_apart(f, "tfidf") if f is not None else unchecked("no token overlap")
+    return rt.highest_apart(f, "tfidf") if f is not None else unchecked("no token overlap")
 
 
 def _c_tok_subword(ev: Evidence, words: str = CONTENT) -> Verdict:
     f = _tokens(ev, words)
-    return below_analogue(f, "fasttext-sub", "fasttext") if f is not None else unchecked("no token overlap")
+    return rt.below_analogue(f, "fasttext-sub", "fasttext") if f is not None else unchecked("no token overlap")
 
 
 def _c_tok_subword_lowest(ev: Evidence) -> Verdict:
     f = _tokens(ev, CONTENT)
-    return lowest_apart(f, "fasttext-sub") if f is not None else unchecked("no token overlap")
+    return rt.lowest_apart(f, "fasttext-sub") if f is not None else unchecked("no token overlap")
 
 
 def _c_popular(ev: Evidence, words: str = CONTENT) -> Verdict:
-    return popular_share_more_words(ev.popular.get(words))
+    return rt.popular_share_more_words(ev.popular.get(words))
 
 
 N2O_FINDINGS: tuple[Finding, ...] = (
@@ -160,7 +171,7 @@ N2O_FINDINGS: tuple[Finding, ...] = (
         N2O_SCORING,
         _c_static_agree,
         N2O_REASON,
-        sensitivity=((CKA_SCORING, partial(cka_group_agreement, group=STATIC, others=TRANSFORMERS)),),
+        sensitivity=((CKA_SCORING, partial(rc.cka_group_agreement, group=STATIC, others=TRANSFORMERS)),),
         cutoff_reason="“High in comparison to other categories” is read as within > between. " + DEFAULT_CUT,
         history=HISTORY,
         explanation=f"{STATIC_HERE} {TRANSFORMERS_HERE}",
@@ -185,7 +196,9 @@ N2O_FINDINGS: tuple[Finding, ...] = (
         N2O_SCORING,
         _c_subword,
         N2O_REASON,
-        sensitivity=((CKA_SCORING, partial(cka_subword_apart, sub="fasttext-sub", analogue="fasttext", group=STATIC)),),
+        sensitivity=(
+            (CKA_SCORING, partial(rc.cka_subword_apart, sub="fasttext-sub", analogue="fasttext", group=STATIC)),
+        ),
         paper_numbers="0.52 between the two subword models",
         cutoff_reason="“Much lower” is read as lower beyond the query-sampling error. " + DEFAULT_CUT,
         history=HISTORY,
@@ -221,7 +234,7 @@ N2O_FINDINGS: tuple[Finding, ...] = (
                 "[CLS]): each family agrees more with the rest than with tf-idf (the former rule)",
                 _c_tfidf_every_family,
             ),
-            (CKA_SCORING, partial(cka_low_with_others, target="tfidf", static=STATIC)),
+            (CKA_SCORING, partial(rc.cka_low_with_others, target="tfidf", static=STATIC)),
         ),
         cutoff_reason=(
             "“Low” is read against the paper's own figures: below the median embedder of Fig. 6, and, for “even "
@@ -252,7 +265,7 @@ N2O_FINDINGS: tuple[Finding, ...] = (
         _c_cls,
         N2O_REASON,
         sensitivity=(
-            (CKA_SCORING, partial(cka_further_than_analogue, target="minilm-l6-cls", analogue="minilm-l6-mean")),
+            (CKA_SCORING, partial(rc.cka_further_than_analogue, target="minilm-l6-cls", analogue="minilm-l6-mean")),
         ),
         cutoff_reason="“Yields higher N2O” is read as higher beyond the sampling error. " + DEFAULT_CUT,
         history=HISTORY,
@@ -278,7 +291,7 @@ N2O_FINDINGS: tuple[Finding, ...] = (
         N2O_REASON,
         sensitivity=(
             (
-                f"stricter reading: every pair's chance-corrected N2O (N2O − c)/(1 − c) ≥ {PAPER_LOWEST_KAPPA}, the "
+                f"stricter reading: every pair's chance-corrected N2O (N2O − c)/(1 − c) ≥ {rn.PAPER_LOWEST_KAPPA}, the "
                 "paper's lowest value taken as a margin (the former rule)",
                 _c_chance_margin,
             ),
@@ -338,61 +351,29 @@ N2O_FINDINGS: tuple[Finding, ...] = (
             + STATIC_HERE
         ),
     ),
-    Finding(
+    _robust(
         "n2o-robust-k",
-        "N2O",
         "§6, Varying k",
         "Pair rankings are stable across k",
         "“The average Spearman's ρ is very high (0.996; min. 0.986) — i.e., the rankings of embedder similarity by "
         "N2O are reasonably stable across different values of k.”",
         "Spearman ρ between the embedder-pair rankings at k ∈ {5, 10, …, 50} (all pooled queries).",
-        NEIGHBORS,
-        N2O_SET,
-        f"mean ρ over every two values of k ≥ {PAPER_MIN_RHO_K}",
-        N2O_SCORING,
-        _c_robust_k,
-        N2O_REASON,
-        (
-            (
-                f"looser reading: mean ρ ≥ {LOOSER_RHO} (the tool's earlier bar)",
-                partial(_c_robust_k, threshold=LOOSER_RHO),
-            ),
-        ),
-        paper_numbers="mean ρ 0.996, min 0.986",
-        cutoff_reason=ROBUST_K_CUT,
-        history=HISTORY,
-        explanation=(
-            "8 embedders give 28 pairs to rank (the paper: 210), so one pair changing places moves ρ more. "
-            + SMALL_CORPUS
-        ),
+        "values of k",
+        PAPER_MIN_RHO_K,
+        "mean ρ 0.996, min 0.986",
+        ROBUST_K_CUT,
     ),
-    Finding(
+    _robust(
         "n2o-robust-samples",
-        "N2O",
         "§6, Query sampling",
         "Pair rankings are stable across query samples",
         "“We compute Spearman's ρ across different N2O samples [...] (k = 50) and find an average ρ of 0.994 "
         "(min. 0.991).”",
         "Spearman ρ between the embedder-pair rankings of every two query samples at k.",
-        NEIGHBORS,
-        N2O_SET,
-        f"mean ρ over every two query samples ≥ {PAPER_MIN_RHO_SAMPLES}",
-        N2O_SCORING,
-        _c_robust_samples,
-        N2O_REASON,
-        (
-            (
-                f"looser reading: mean ρ ≥ {LOOSER_RHO} (the tool's earlier bar)",
-                partial(_c_robust_samples, threshold=LOOSER_RHO),
-            ),
-        ),
-        paper_numbers="mean ρ 0.994, min 0.991; std across samples 0.005–0.019",
-        cutoff_reason=ROBUST_SAMPLES_CUT,
-        history=HISTORY,
-        explanation=(
-            "8 embedders give 28 pairs to rank (the paper: 210), so one pair changing places moves ρ more. "
-            + SMALL_CORPUS
-        ),
+        "query samples",
+        PAPER_MIN_RHO_SAMPLES,
+        "mean ρ 0.994, min 0.991; std across samples 0.005–0.019",
+        ROBUST_SAMPLES_CUT,
     ),
     Finding(
         "popular-lexical",

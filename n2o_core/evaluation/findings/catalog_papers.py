@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from functools import partial
 
+import n2o_core.evaluation.findings.rules_heros as rh
+import n2o_core.evaluation.findings.rules_sts as rs
 from n2o_core.evaluation.findings.catalog_text import (
     DEFAULT_CUT,
     GLOVE_NOSTOP,
@@ -24,16 +26,6 @@ from n2o_core.evaluation.findings.catalog_text import (
     STS_SCORING,
     STS_SET,
 )
-from n2o_core.evaluation.findings.rules_heros import (
-    antonym_effect_apart,
-    main_below_antonym,
-    most_negations_above_synonym,
-    negation_far_above,
-    negations_above_synonym,
-    negations_above_synonym_means,
-    paired_difference,
-)
-from n2o_core.evaluation.findings.rules_sts import PAPER_RANGE, znorm_narrows_range, znorm_raises
 from n2o_core.evaluation.findings.verdict import HEROS, STS, Evidence, Finding, Verdict, fmt, unchecked
 
 _STS_TESTED = (
@@ -47,40 +39,40 @@ _ALL_MODEL = "minilm-l6-mean"
 
 
 def _c_sts_glove(ev: Evidence, scoring: str, eid: str = "glove-6b-50d") -> Verdict:
-    return znorm_raises(ev.sts, eid, scoring)
+    return rs.znorm_raises(ev.sts, eid, scoring)
 
 
 def _c_sts_range(ev: Evidence, positive_only: bool = True, to_share: float | None = None) -> Verdict:
-    return znorm_narrows_range(ev.sts, STS_SET, positive_only=positive_only, to_share=to_share)
+    return rs.znorm_narrows_range(ev.sts, STS_SET, positive_only=positive_only, to_share=to_share)
 
 
 def _c_heros_glove(ev: Evidence, eid: str = "glove-6b-50d-nostop") -> Verdict:
-    return negation_far_above(ev.heros_pairs, eid)
+    return rh.negation_far_above(ev.heros_pairs, eid)
 
 
 def _c_heros_main(ev: Evidence) -> Verdict:
-    return main_below_antonym(ev.heros_pairs, HEROS_SET)
+    return rh.main_below_antonym(ev.heros_pairs, HEROS_SET)
 
 
 def _c_heros_neg_above(ev: Evidence, eid: str) -> Verdict:
-    return negations_above_synonym(ev.heros_pairs, eid)
+    return rh.negations_above_synonym(ev.heros_pairs, eid)
 
 
 def _c_heros_neg_means(ev: Evidence, eid: str) -> Verdict:
-    return negations_above_synonym_means(ev.heros, eid)
+    return rh.negations_above_synonym_means(ev.heros, eid)
 
 
 def _c_heros_most(ev: Evidence) -> Verdict:
-    return most_negations_above_synonym(ev.heros_pairs, HEROS_TRANSFORMERS)
+    return rh.most_negations_above_synonym(ev.heros_pairs, HEROS_TRANSFORMERS)
 
 
 def _c_heros_antonym_effect(ev: Evidence, others: tuple[str, ...] = (_ALL_MODEL,)) -> Verdict:
-    return antonym_effect_apart(ev.heros_pairs, _L3, others)
+    return rh.antonym_effect_apart(ev.heros_pairs, _L3, others)
 
 
 def _c_heros_antonym_alone(ev: Evidence) -> Verdict:
     """The former rule: the paraphrase model's Antonym below its Synonym (no comparison with other encoders)."""
-    d = paired_difference(ev.heros_pairs, (_L3, "synonym"), (_L3, "antonym"))
+    d = rh.paired_difference(ev.heros_pairs, (_L3, "synonym"), (_L3, "antonym"))
     if isinstance(d, str):
         return unchecked(d)
     ok = bool(d["ci_low"] > 0)
@@ -92,49 +84,52 @@ def _c_heros_antonym_alone(ev: Evidence) -> Verdict:
     )
 
 
-_PAPER_SHARE = PAPER_RANGE[1] / PAPER_RANGE[0]
-
-PITFALLS_FINDINGS: tuple[Finding, ...] = (
-    Finding(
-        "sts-znorm-glove",
+def _glove_sts(fid: str, where: str, title: str, statement: str, scoring: str, numbers: str, reading: str) -> Finding:
+    """A Pitfalls finding on averaged GloVe's correlation (`scoring`: pearson or spearman) before and after
+    z-normalization; GloVe without stop words as the other setting."""
+    return Finding(
+        fid,
         "Pitfalls",
-        "§3, Table 2",
-        "z-normalization raises averaged GloVe's Pearson correlation with human similarity",
-        "“Average Glove embeddings improve from 0.41 Pearson to 0.62 Pearson [after z-normalization].”",
+        where,
+        title,
+        statement,
         _STS_TESTED,
         STS,
         STS_ALL,
-        "Pearson correlation of averaged GloVe higher after z-normalization",
+        f"{scoring.capitalize()} correlation of averaged GloVe higher after z-normalization",
         STS_SCORING,
-        partial(_c_sts_glove, scoring="pearson"),
+        partial(_c_sts_glove, scoring=scoring),
         STS_REASON,
-        ((GLOVE_NOSTOP, partial(_c_sts_glove, scoring="pearson", eid="glove-6b-50d-nostop")),),
-        paper_numbers="Pearson 0.41 → 0.62 (STS-B, GloVe 300-d)",
-        cutoff_reason="“Improve” is read as higher. " + _POINT,
+        ((GLOVE_NOSTOP, partial(_c_sts_glove, scoring=scoring, eid="glove-6b-50d-nostop")),),
+        paper_numbers=numbers,
+        cutoff_reason=reading + _POINT,
         data=STS_DATA,
         history=HISTORY,
         explanation=LEE_HERE,
+    )
+
+
+_PAPER_SHARE = rs.PAPER_RANGE[1] / rs.PAPER_RANGE[0]
+
+PITFALLS_FINDINGS: tuple[Finding, ...] = (
+    _glove_sts(
+        "sts-znorm-glove",
+        "§3, Table 2",
+        "z-normalization raises averaged GloVe's Pearson correlation with human similarity",
+        "“Average Glove embeddings improve from 0.41 Pearson to 0.62 Pearson [after z-normalization].”",
+        "pearson",
+        "Pearson 0.41 → 0.62 (STS-B, GloVe 300-d)",
+        "“Improve” is read as higher. ",
     ),
-    Finding(
+    _glove_sts(
         "sts-znorm-glove-spearman",
-        "Pitfalls",
         "§3",
         "… and its Spearman correlation too",
         "“When replacing Pearson by Spearman correlation, we observed very similar trends: e.g., Glove-300d had 0.44 "
         "before and 0.58 after normalization.”",
-        _STS_TESTED,
-        STS,
-        STS_ALL,
-        "Spearman correlation of averaged GloVe higher after z-normalization",
-        STS_SCORING,
-        partial(_c_sts_glove, scoring="spearman"),
-        STS_REASON,
-        ((GLOVE_NOSTOP, partial(_c_sts_glove, scoring="spearman", eid="glove-6b-50d-nostop")),),
-        paper_numbers="Spearman 0.44 → 0.58 (STS-B, GloVe 300-d)",
-        cutoff_reason="“Similar trends” is read as higher. " + _POINT,
-        data=STS_DATA,
-        history=HISTORY,
-        explanation=LEE_HERE,
+        "spearman",
+        "Spearman 0.44 → 0.58 (STS-B, GloVe 300-d)",
+        "“Similar trends” is read as higher. ",
     ),
     Finding(
         "sts-znorm-range",

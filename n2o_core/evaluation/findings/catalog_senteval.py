@@ -55,6 +55,10 @@ _ORDER = (
     "“Not surprisingly, word-order-unaware BoV performs randomly in BShift and in the more sophisticated semantic "
     "tasks SOMO and CoordInv.”"
 )
+_WORDS_CLAIM = (
+    "“BoV is very good at the Tense, SubjNum, ObjNum, and TopConst tasks (much better than the word-based "
+    "baselines), and well above chance in TreeDepth.”"
+)
 _CHANCE_CUT = (
     "“Performs randomly” is read as at chance: the 95% Wilson interval of the test accuracy contains the majority "
     "rate of the test split. " + DEFAULT_CUT
@@ -64,76 +68,86 @@ _ABOVE_CUT = (
     "the majority rate of the test split. " + DEFAULT_CUT
 )
 
-SENTEVAL_FINDINGS: tuple[Finding, ...] = (
-    Finding(
-        "senteval-bov-bshift",
+
+def _bov(
+    fid: str,
+    title: str,
+    statement: str,
+    tested: str,
+    rule: str,
+    check: Callable[..., Verdict],
+    tasks: tuple[str, ...],
+    numbers: str,
+    cut: str,
+    explanation: str = PROBE_HERE,
+) -> Finding:
+    """A SentEval finding on BoV against chance on `tasks`: the fixed setting (GloVe BoV, the MLP) and its two rows
+    (logistic regression; corpus-trained fastText)."""
+    return Finding(
+        fid,
         "SentEval",
         "§4, Table 2",
+        title,
+        statement,
+        _TESTED + " " + tested,
+        PROBE,
+        PROBE_SET,
+        rule,
+        PROBE_SCORING,
+        partial(check, tasks=tasks),
+        PROBE_REASON,
+        _rows(check, tasks),
+        paper_numbers=numbers,
+        cutoff_reason=cut,
+        history=PROBE_HISTORY,
+        explanation=explanation,
+    )
+
+
+SENTEVAL_FINDINGS: tuple[Finding, ...] = (
+    _bov(
+        "senteval-bov-bshift",
         "Bag-of-vectors is at chance on word order (BShift)",
         _ORDER,
-        _TESTED + " BShift: intact sentences against ones with two adjacent words swapped; an average of word "
-        "vectors is the same for both orders.",
-        PROBE,
-        PROBE_SET,
+        "BShift: intact sentences against ones with two adjacent words swapped; an average of word vectors is the "
+        "same for both orders.",
         "BoV's 95% Wilson interval of BShift test accuracy contains chance",
-        PROBE_SCORING,
-        partial(_c_chance, tasks=("bshift",)),
-        PROBE_REASON,
-        _rows(_c_chance, ("bshift",)),
-        paper_numbers="BoV-fastText BShift 50.8 (chance 50.0), 10k test sentences",
-        cutoff_reason=_CHANCE_CUT,
-        history=PROBE_HISTORY,
-        explanation=PROBE_HERE,
+        _c_chance,
+        ("bshift",),
+        "BoV-fastText BShift 50.8 (chance 50.0), 10k test sentences",
+        _CHANCE_CUT,
     ),
-    Finding(
+    _bov(
         "senteval-bov-somo-coordinv",
-        "SentEval",
-        "§4, Table 2",
         "Bag-of-vectors is at chance on SOMO and CoordInv",
         _ORDER,
-        _TESTED + " SOMO: a noun or verb replaced by another of similar bigram frequency; CoordInv: two coordinate "
-        "clauses inverted.",
-        PROBE,
-        PROBE_SET,
+        "SOMO: a noun or verb replaced by another of similar bigram frequency; CoordInv: two coordinate clauses "
+        "inverted.",
         "BoV's 95% Wilson interval of test accuracy contains chance on SOMO and on CoordInv",
-        PROBE_SCORING,
-        partial(_c_chance, tasks=("somo", "coordinv")),
-        PROBE_REASON,
-        _rows(_c_chance, ("somo", "coordinv")),
-        paper_numbers=(
-            "BoV-fastText SOMO 54.2, CoordInv 54.8 (chance 50.0) on 10k test sentences: intervals of ±1 point, so "
-            "the paper's own numbers lie above chance by this rule"
-        ),
-        cutoff_reason=_CHANCE_CUT,
-        history=PROBE_HISTORY,
-        explanation=PROBE_HERE + " The paper's own BoV accuracies (54.2, 54.8) are above chance by this reading.",
+        _c_chance,
+        ("somo", "coordinv"),
+        "BoV-fastText SOMO 54.2, CoordInv 54.8 (chance 50.0) on 10k test sentences: intervals of ±1 point, so the "
+        "paper's own numbers lie above chance by this rule",
+        _CHANCE_CUT,
+        PROBE_HERE + " The paper's own BoV accuracies (54.2, 54.8) are above chance by this reading.",
     ),
-    Finding(
+    _bov(
         "senteval-bov-surface",
-        "SentEval",
-        "§4, Table 2",
         "Bag-of-vectors is good at word content and sentence length",
         "“BoV's good WC and SentLen performance was already established by Adi et al. (2017).”",
-        _TESTED + " WC: which of the mid-frequency words a sentence contains; SentLen: its length in 6 bins.",
-        PROBE,
-        PROBE_SET,
+        "WC: which of the mid-frequency words a sentence contains; SentLen: its length in 6 bins.",
         "BoV's 95% Wilson interval of test accuracy lies above chance on WC and on SentLen",
-        PROBE_SCORING,
-        partial(_c_above, tasks=("wc", "sentlen")),
-        PROBE_REASON,
-        _rows(_c_above, ("wc", "sentlen")),
-        paper_numbers="BoV-fastText WC 91.6 (chance 0.5), SentLen 66.6 (chance 20.0)",
-        cutoff_reason=_ABOVE_CUT,
-        history=PROBE_HISTORY,
-        explanation=PROBE_HERE,
+        _c_above,
+        ("wc", "sentlen"),
+        "BoV-fastText WC 91.6 (chance 0.5), SentLen 66.6 (chance 20.0)",
+        _ABOVE_CUT,
     ),
     Finding(
         "senteval-bov-beats-words",
         "SentEval",
         "§4, Table 2",
         "Bag-of-vectors beats the word-based baseline on tense, number and top constituents",
-        "“BoV is very good at the Tense, SubjNum, ObjNum, and TopConst tasks (much better than the word-based "
-        "baselines), and well above chance in TreeDepth.”",
+        _WORDS_CLAIM,
         _TESTED + " The word-based baseline: tf-idf unigrams of the corpus read out by logistic regression on the "
         "sparse features (a linear classifier over word features, as the paper's Naive Bayes).",
         PROBE,
@@ -157,24 +171,16 @@ SENTEVAL_FINDINGS: tuple[Finding, ...] = (
         explanation=PROBE_HERE + " The paper's word-based baselines are Naive Bayes classifiers; here logistic "
         "regression reads the same tf-idf features.",
     ),
-    Finding(
+    _bov(
         "senteval-bov-treedepth",
-        "SentEval",
-        "§4, Table 2",
         "Bag-of-vectors is well above chance on tree depth",
-        "“BoV is very good at the Tense, SubjNum, ObjNum, and TopConst tasks (much better than the word-based "
-        "baselines), and well above chance in TreeDepth.”",
-        _TESTED + " TreeDepth: the depth of the dependency tree (the paper: constituency), de-correlated from length.",
-        PROBE,
-        PROBE_SET,
+        _WORDS_CLAIM,
+        "TreeDepth: the depth of the dependency tree (the paper: constituency), de-correlated from length.",
         "BoV's 95% Wilson interval of TreeDepth test accuracy lies above chance",
-        PROBE_SCORING,
-        partial(_c_above, tasks=("treedepth",)),
-        PROBE_REASON,
-        _rows(_c_above, ("treedepth",)),
-        paper_numbers="BoV-fastText TreeDepth 37.1 (chance 17.9)",
-        cutoff_reason=_ABOVE_CUT,
-        history=PROBE_HISTORY,
-        explanation=PROBE_HERE + " Depth here counts dependency-tree words, not constituency nodes.",
+        _c_above,
+        ("treedepth",),
+        "BoV-fastText TreeDepth 37.1 (chance 17.9)",
+        _ABOVE_CUT,
+        PROBE_HERE + " Depth here counts dependency-tree words, not constituency nodes.",
     ),
 )

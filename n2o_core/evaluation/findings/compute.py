@@ -9,7 +9,7 @@ import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
@@ -278,16 +278,17 @@ def heros_evidence(
         progress=(lambda d, t: progress("making minimal pairs", d, t)) if progress else None,
     )
     ev = Evidence()
-    ev.setup = {
-        "data": f"minimal pairs made from the current corpus ({ws.corpus.name})",
-        "corpus": ws.corpus.name,
-        "sentences": len(ws.corpus),
-        "pairs per subset (asked)": params.heros_pairs,
-        "pairs per subset (made)": ps.counts() if not ps.pairs.empty else {},
-        "originals": ps.n_originals,
-        "seed": params.seed,
-        "scoring": "raw cosine, (s − b)/(1 − b)",
-    }
+    ev.setup = _corpus_setup(
+        ws,
+        "minimal pairs made",
+        params.seed,
+        {
+            "pairs per subset (asked)": params.heros_pairs,
+            "pairs per subset (made)": ps.counts() if not ps.pairs.empty else {},
+            "originals": ps.n_originals,
+            "scoring": "raw cosine, (s − b)/(1 − b)",
+        },
+    )
     if ps.pairs.empty:
         ev.errors["pairs"] = "no minimal pairs could be made from this corpus"
         return ev
@@ -319,6 +320,13 @@ def heros_evidence(
     return ev
 
 
+def _corpus_setup(ws: Workspace, made: str, seed: int, more: Mapping[str, Any]) -> dict[str, Any]:
+    """A run's setup on the current corpus: what was made from it, the corpus and its size, the seed, then `more`."""
+    corpus = ws.corpus
+    data = {"data": f"{made} from the current corpus ({corpus.name})", "corpus": corpus.name}
+    return data | {"sentences": len(corpus), "seed": seed} | dict(more)
+
+
 def probe_evidence(
     ws: Workspace, embedders: Sequence[str], params: FindingParams, progress: Progress | None = None
 ) -> Evidence:
@@ -328,13 +336,9 @@ def probe_evidence(
     from n2o_core.evaluation.probe.run import run_probe
 
     ev = Evidence()
-    ev.setup = {
-        "data": f"probing tasks built from the current corpus ({ws.corpus.name})",
-        "corpus": ws.corpus.name,
-        "sentences": len(ws.corpus),
-        "items per class (at most)": params.probe_per_class,
-        "seed": params.seed,
-    }
+    ev.setup = _corpus_setup(
+        ws, "probing tasks built", params.seed, {"items per class (at most)": params.probe_per_class}
+    )
     try:
         res = run_probe(
             ws, list(embedders), per_class=params.probe_per_class, seed=params.seed, progress=progress, skip_failed=True

@@ -75,45 +75,42 @@ def _line(r: pd.Series) -> str:
     return f"{r['task']} {fmt(r['accuracy'])} [{fmt(r['ci_low'])}, {fmt(r['ci_high'])}] vs chance {fmt(r['chance'])}"
 
 
+def _against_chance(
+    results: pd.DataFrame | None,
+    tasks: pd.DataFrame | None,
+    eid: str,
+    classifier: str,
+    task_ids: Sequence[str],
+    above: bool,
+) -> Verdict:
+    t = _rows(results, tasks, eid, classifier, task_ids)
+    if isinstance(t, str):
+        return unchecked(t)
+    what = "above chance" if above else "at chance"
+    t[what] = t["ci_low"] > t["chance"] if above else (t["ci_low"] <= t["chance"]) & (t["chance"] <= t["ci_high"])
+    n_ok = int(t[what].sum())
+    lines = "; ".join(_line(r) for _, r in t.iterrows())
+    return Verdict(
+        n_ok == len(t),
+        f"{eid} ({classifier.upper()}): {lines}: {what} on {n_ok} of {len(t)} task(s)",
+        {f"{r['task']} accuracy": float(r["accuracy"]) for _, r in t.iterrows()} | {f"tasks {what}": n_ok},
+        t,
+    )
+
+
 def at_chance(
     results: pd.DataFrame | None, tasks: pd.DataFrame | None, eid: str, classifier: str, task_ids: Sequence[str]
 ) -> Verdict:
     """ "Performs randomly": on every task in `task_ids`, `eid`'s 95% Wilson interval of test accuracy contains
     chance."""
-    t = _rows(results, tasks, eid, classifier, task_ids)
-    if isinstance(t, str):
-        return unchecked(t)
-    t["at chance"] = (t["ci_low"] <= t["chance"]) & (t["chance"] <= t["ci_high"])
-    n_ok = int(t["at chance"].sum())
-    ok = n_ok == len(t)
-    return Verdict(
-        ok,
-        f"{eid} ({classifier.upper()}): "
-        + "; ".join(_line(r) for _, r in t.iterrows())
-        + f": at chance on {n_ok} of {len(t)} task(s)",
-        {f"{r['task']} accuracy": float(r["accuracy"]) for _, r in t.iterrows()} | {"tasks at chance": n_ok},
-        t,
-    )
+    return _against_chance(results, tasks, eid, classifier, task_ids, above=False)
 
 
 def above_chance(
     results: pd.DataFrame | None, tasks: pd.DataFrame | None, eid: str, classifier: str, task_ids: Sequence[str]
 ) -> Verdict:
     """ "Good" / "well above chance": on every task in `task_ids`, `eid`'s 95% Wilson interval lies above chance."""
-    t = _rows(results, tasks, eid, classifier, task_ids)
-    if isinstance(t, str):
-        return unchecked(t)
-    t["above chance"] = t["ci_low"] > t["chance"]
-    n_ok = int(t["above chance"].sum())
-    ok = n_ok == len(t)
-    return Verdict(
-        ok,
-        f"{eid} ({classifier.upper()}): "
-        + "; ".join(_line(r) for _, r in t.iterrows())
-        + f": above chance on {n_ok} of {len(t)} task(s)",
-        {f"{r['task']} accuracy": float(r["accuracy"]) for _, r in t.iterrows()} | {"tasks above chance": n_ok},
-        t,
-    )
+    return _against_chance(results, tasks, eid, classifier, task_ids, above=True)
 
 
 def beats(

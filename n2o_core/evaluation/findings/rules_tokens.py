@@ -41,6 +41,20 @@ def highest_apart(frame: pd.DataFrame, target: str) -> Verdict:
     )
 
 
+def _below(t: pd.DataFrame, target: str, other: pd.Series, name: str, ok_text: str, ko_text: str) -> Verdict:
+    """`target`'s interval entirely below `other`'s (Fig. 5's error bars apart), with its rank among every embedder."""
+    me = _row(t, target)
+    ok = bool(me["ci_high"] < other["ci_low"])
+    rank = int((t["mean"] > me["mean"]).sum()) + 1
+    return Verdict(
+        ok,
+        f"{target} {_interval(me)} vs {name} {_interval(other)}: {ok_text if ok else ko_text} ({target} ranks {rank} "
+        f"of {len(t)}, 1 = highest)",
+        {target: float(me["mean"]), name: float(other["mean"]), "rank": rank},
+        t,
+    )
+
+
 def below_analogue(frame: pd.DataFrame, target: str, analogue: str) -> Verdict:
     """N2O §5: "subword methods find near neighbors with lower token overlap": `target` (the subword model) against
     `analogue` (the same model without subword information). ✓ when `target`'s 95% interval lies entirely below
@@ -49,17 +63,7 @@ def below_analogue(frame: pd.DataFrame, target: str, analogue: str) -> Verdict:
     if target not in have or analogue not in have:
         return unchecked(f"no token overlap for {target} and {analogue}")
     t = _token_table(frame)
-    me, an = _row(t, target), _row(t, analogue)
-    ok = bool(me["ci_high"] < an["ci_low"])
-    rank = int((t["mean"] > me["mean"]).sum()) + 1
-    return Verdict(
-        ok,
-        f"{target} {_interval(me)} vs {analogue} {_interval(an)}: "
-        f"{'lower, intervals apart' if ok else 'not lower beyond the intervals'} ({target} ranks {rank} of "
-        f"{len(t)}, 1 = highest)",
-        {target: float(me["mean"]), analogue: float(an["mean"]), "rank": rank},
-        t,
-    )
+    return _below(t, target, _row(t, analogue), analogue, "lower, intervals apart", "not lower beyond the intervals")
 
 
 def lowest_apart(frame: pd.DataFrame, target: str) -> Verdict:
@@ -68,18 +72,9 @@ def lowest_apart(frame: pd.DataFrame, target: str) -> Verdict:
     if target not in set(frame["embedder"]) or len(frame) < 2:
         return unchecked(f"no token overlap for {target} and at least one other embedder")
     t = _token_table(frame)
-    me = _row(t, target)
     low = t[t["embedder"] != target].iloc[-1]
-    ok = bool(me["ci_high"] < low["ci_low"])
-    rank = int((t["mean"] > me["mean"]).sum()) + 1
-    return Verdict(
-        ok,
-        f"{target} {_interval(me)} vs lowest other {low['embedder']} {_interval(low)}: "
-        f"{'below, intervals apart' if ok else 'not below beyond the intervals'} ({target} ranks {rank} of "
-        f"{len(t)}, 1 = highest)",
-        {target: float(me["mean"]), f"lowest other ({low['embedder']})": float(low["mean"]), "rank": rank},
-        t,
-    )
+    name = f"lowest other ({low['embedder']})"
+    return _below(t, target, low, name, "below, intervals apart", "not below beyond the intervals")
 
 
 #: Bootstrap resamples of the queries for popular neighbors (fixed seed: the same numbers every time).
