@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 from dataclasses import replace
 
+import numpy as np
 import pandas as pd
 import pytest
 
@@ -108,6 +109,23 @@ def test_summary_counts_sum_to_the_findings():
     assert counts == {"holds": 1, "fails": 1, "unstable": 1, "not_checked": 1, "findings": 4, "setting_sensitive": 2}
     assert sum(counts[s] for s in fd.STATUSES) == counts["findings"]
     assert fd.summary_line(counts).startswith("1 hold, 1 fail, 1 unstable across runs, 1 not checked, of 4 findings")
+
+
+def test_runs_not_judged_for_one_reason_are_said_once():
+    f = fd.finding("popular-lexical")
+    first, *rest = [
+        fd.Evidence(
+            setup={"seed": i, "sentences": 100}, popular={fd.CONTENT: fd.PopularEvidence(5, 50, n, *[np.ones(n)] * 2)}
+        )
+        for i, n in enumerate((3, 4, 4))
+    ]
+    first.replicates = rest
+    r = fd.judge(f, first)
+    assert r.status == "not_checked"
+    assert r.explanation == (
+        "Could not be judged: 3 queries have a neighbor in every embedder's top m; the rule needs at least 10 (in 3 "
+        "runs, the counts differing)."
+    )
 
 
 def test_explanations_fill_the_runs_setup():

@@ -346,10 +346,7 @@ N2O_FINDINGS: tuple[Finding, ...] = (
         ),
         cutoff_reason=TOKENS_CUT,
         history=HISTORY + TOKENS_HISTORY,
-        explanation=(
-            "Both fastText models are trained here on {fit} of the corpus, not on the paper's 16B and 600B tokens. "
-            + STATIC_HERE
-        ),
+        explanation=STATIC_HERE,
     ),
     _robust(
         "n2o-robust-k",

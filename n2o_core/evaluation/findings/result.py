@@ -10,6 +10,7 @@ row of another measure (`OTHER_MEASURES`) is shown and counted but flags nothing
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -254,9 +255,16 @@ def explain(f: Finding, r: FindingResult, verdicts: Sequence[Verdict]) -> str:
         return ""
     parts = []
     if r.status == "not_checked" or r.runs < r.total_runs:
-        why = sorted({v.summary.removeprefix("not checked: ") for v in verdicts if v.passed is None})
+        groups: dict[str, list[str]] = {}  # one line per reason, however its counts differ from run to run
+        for v in verdicts:
+            if v.passed is None:
+                why = v.summary.removeprefix("not checked: ")
+                groups.setdefault(re.sub(r"\d[\d,.]*", "#", why), []).append(why)
+        said = [
+            w[0] + (f" (in {len(w)} runs, the counts differing)" if len(set(w)) > 1 else "") for w in groups.values()
+        ]
         where = "" if r.status == "not_checked" else f" in {r.total_runs - r.runs} of {r.total_runs} runs"
-        parts.append(f"Could not be judged{where}: " + "; ".join(why) + ".")
+        parts.append(f"Could not be judged{where}: " + "; ".join(said) + ".")
     if r.status != "not_checked" and f.explanation:
         parts.append(fill(f.explanation, r.setup))
     return " ".join(parts)
