@@ -297,6 +297,8 @@ def test_wilson_interval():
     assert (lo, hi) == (pytest.approx(0.403832, abs=1e-6), pytest.approx(0.596168, abs=1e-6))
     lo, hi = fd.wilson(1.0, 20)
     assert hi == pytest.approx(1.0) and 0.8 < lo < 0.85  # inside [0, 1], never past it
+    lo, hi = fd.wilson(0.0, 170)
+    assert lo == 0.0 and 0.02 < hi < 0.023  # not -0.000 from rounding
 
 
 def _probe(acc, n_test=1000, majority=0.5, tasks=("bshift",), skipped=None):

@@ -26,7 +26,7 @@ def wilson(accuracy: float, n: int, z: float = Z95) -> tuple[float, float]:
     p = float(accuracy)
     centre = (p + z * z / (2 * n)) / (1 + z * z / n)
     half = z * np.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / (1 + z * z / n)
-    return float(centre - half), float(centre + half)
+    return max(0.0, float(centre - half)), min(1.0, float(centre + half))  # rounding never past [0, 1]
 
 
 def _task_names() -> dict[str, str]:
