@@ -185,7 +185,7 @@ def _finding(f: Finding, r: FindingResult | None, error: str | None) -> None:
             f"fixed setting alone  \n**Numbers** ({r.numbers_from}, **:{_COLOURS[v.mark]}[{v.mark}]**): {v.summary}"
         )
         if r.explanation:
-            st.info(f"**What may explain it:** {r.explanation}", icon=":material/lightbulb:")
+            st.info(f"**What may explain it** (`{f.id}`): {r.explanation}", icon=":material/lightbulb:")
         if v.table is not None and len(v.table):
             st.dataframe(_rounded(v.table), hide_index=True, key=f"table_{f.id}")
         _sensitivity(f, r)

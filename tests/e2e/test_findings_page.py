@@ -50,7 +50,7 @@ def test_findings_page_checks_a_finding(server, browser, tmp_path):
     assert _flat(core.verdict.summary) in text
     assert "Sensitivity" in text and _flat(core.sensitivity[0].summary) in text
     if core.explanation:
-        assert f"What may explain it: {_flat(core.explanation)}" in text
+        assert f"What may explain it ({FID}): {_flat(core.explanation)}" in text
     assert ("Setting-sensitive:" in text) == core.setting_sensitive
     page.close()
 

@@ -197,6 +197,8 @@ def test_the_catalogue_quotes_the_papers_and_states_its_provenance():
         assert len(labels) == len(set(labels)) and f.scoring not in labels, f.id
         for text in (f.setting_reason, f.cutoff_reason, f.history, f.tested):
             assert "fixed before any result" not in text, f.id
+    explanations = [f.explanation for f in fd.FINDINGS]  # each says something of its own finding
+    assert len(set(explanations)) == len(explanations)
     # "the tool's default" for token overlap is the token page's: content words
     assert TOKEN_WORDS_DEFAULT == fd.CONTENT
     for fid in ("tokens-tfidf-highest", "tokens-subword-lowest", "popular-lexical"):

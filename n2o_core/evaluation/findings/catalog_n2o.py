@@ -125,8 +125,8 @@ def _robust(
         cutoff_reason=cut,
         history=HISTORY,
         explanation=(
-            "8 embedders give 28 pairs to rank (the paper: 210), so one pair changing places moves ρ more. "
-            + SMALL_CORPUS
+            f"8 embedders give 28 pairs to rank (the paper: 210), so one pair changing places between two {what} "
+            f"moves ρ more. {SMALL_CORPUS}"
         ),
     )
 

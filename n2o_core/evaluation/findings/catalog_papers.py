@@ -105,7 +105,7 @@ def _glove_sts(fid: str, where: str, title: str, statement: str, scoring: str, n
         cutoff_reason=reading + _POINT,
         data=STS_DATA,
         history=HISTORY,
-        explanation=LEE_HERE,
+        explanation=f"{LEE_HERE} The paper reports {numbers}.",
     )
 
 

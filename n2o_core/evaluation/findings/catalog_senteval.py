@@ -79,7 +79,7 @@ def _bov(
     tasks: tuple[str, ...],
     numbers: str,
     cut: str,
-    explanation: str = PROBE_HERE,
+    explanation: str = "",
 ) -> Finding:
     """A SentEval finding on BoV against chance on `tasks`: the fixed setting (GloVe BoV, the MLP) and its two rows
     (logistic regression; corpus-trained fastText)."""
@@ -100,7 +100,7 @@ def _bov(
         paper_numbers=numbers,
         cutoff_reason=cut,
         history=PROBE_HISTORY,
-        explanation=explanation,
+        explanation=explanation or f"{PROBE_HERE} The paper: {numbers}.",
     )
 
 
