@@ -63,6 +63,12 @@ SBERT_STOP_WORDS: frozenset[str] = frozenset(_SBERT_WORDS.split()) | frozenset(s
 #: How compositions and reports name `SBERT_STOP_WORDS`.
 SBERT_STOP_WORDS_NAME = "sentence-transformers' 386-entry list"
 
+#: What a token overlap counts (the token page's `words=` and the findings): content words (`SBERT_STOP_WORDS`
+#: dropped) or every word. The N2O paper does not say; counted with stop words, every embedder's neighbors share
+#: "the", "of", ... with the query. `TOKEN_WORDS_DEFAULT` is the tool's one default, on the page and in the findings.
+TOKEN_WORDS: dict[str, str] = {"content": "content words (stop words dropped)", "all": "every word"}
+TOKEN_WORDS_DEFAULT = "content"
+
 
 def tokenize(text: str) -> list[str]:
     """Lowercased word tokens: runs of letters/digits, keeping inner apostrophes ("don't")."""

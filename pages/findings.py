@@ -1,6 +1,7 @@
 """The papers' findings, checked live: each qualitative finding of the seeds this tool can test, computed on the
-current corpus with the embedders it names, with the rule and a ✓ / ✗ verdict; failures are shown with their
-numbers, and the findings that cannot be tested offline are listed with the reason."""
+current corpus with the embedders it names, with the paper's sentence, the rule and its status over every run
+("holds in x of n"); a finding that does not hold shows its numbers and what may explain it, and the findings that
+cannot be tested offline are listed with the reason. The last results for the same settings open from the cache."""
 
 from __future__ import annotations
 
@@ -11,13 +12,17 @@ import streamlit as st
 
 from n2o_core.corpora import Corpus
 from n2o_core.evaluation.findings import (
+    DEFAULT_RULE,
+    DEFAULT_SETTING,
     FINDINGS,
     NOT_TESTABLE,
     PAPERS,
+    STATUS_LABELS,
     Finding,
     FindingParams,
     FindingResult,
     findings_document,
+    row_title,
     summary_counts,
 )
 from n2o_core.export.findings_table import findings_markdown
@@ -28,17 +33,18 @@ from ui.shell import through_app
 
 through_app()
 
-DEFAULT_PAIRS = 200
-_COLOURS = {"✓": "green", "✗": "red", "–": "gray"}
+DEFAULT_PAIRS = FindingParams().heros_pairs
+_COLOURS = {"✓": "green", "✗": "red", "◐": "orange", "–": "gray"}
 
 
 def render(settings: Settings, corpus: Corpus | None) -> None:
     """Draw the page for the sidebar's settings and corpus."""
     st.header(nav.heading("findings"))
     st.caption(
-        "Each finding of the papers that this tool can test, computed on the current corpus: the paper's words, "
-        "what is computed here, the rule for ✓ / ✗ and the numbers. A finding that does not reproduce shows ✗ "
-        "with its numbers."
+        "Each finding of the papers that this tool can test, computed on the current corpus: the paper's sentence, "
+        "what is computed here, the rule and the one setting it is judged on, over several runs (seeds × corpus "
+        "sizes): ✓ holds in every run, ✗ in none, ◐ in some. Other settings and stricter or looser readings are "
+        "shown beside it and never decide it; a finding that does not hold says what may explain it."
     )
     if corpus is None:
         st.info("Choose a usable corpus in the sidebar.")
@@ -108,18 +114,10 @@ def _check_all_help() -> str:
     ids = sorted({e for f in FINDINGS for e in f.embedders})
     return (
         f"Computes {len(ids)} embedders ({', '.join(ids)}) on the corpus, minimal pairs (WordNet and spaCy load "
-        "first) and gensim's Lee pairs. Transformers take minutes on a cold cache; results are cached."
+        "first), gensim's Lee pairs and the probing tasks (spaCy parses the corpus), on 3 seeds; word2vec and "
+        "fastText are trained a second time with another seed (the same-recipe reference). Transformers take minutes "
+        "on a cold cache; results are kept, and the page opens on them next time."
     )
-
-
-#: How each status reads in the summary.
-STATUS_LABELS = {
-    "holds": "holds",
-    "fails": "fails",
-    "depends_on_setting": "depends on the setting",
-    "unstable": "unstable across runs",
-    "not_checked": "not checked",
-}
 
 
 def _summary(results: dict[str, FindingResult | None]) -> None:
@@ -133,21 +131,30 @@ def _summary(results: dict[str, FindingResult | None]) -> None:
                 "finding": f.title,
                 "status": STATUS_LABELS[r.status] if r else "not computed yet",
                 "holds": f"{r.holds} of {r.runs}" if r else "",
-                "numbers": r.verdict.summary if r else "",
+                "setting-sensitive": ("yes" if r.setting_sensitive else "no") if r else "",
+                "numbers (first run)": r.verdict.summary if r else "",
             }
         )
     df = pd.DataFrame(rows)
     checked = [r for r in results.values() if r is not None]
     counts = summary_counts(checked)
     st.markdown(
-        f"**{counts['holds']} hold · {counts['fails']} fail · {counts['depends_on_setting']} depend on the "
-        f"setting**"
-        + (f" · {counts['unstable']} unstable across runs" if counts["unstable"] else "")
-        + (f" · {counts['not_checked']} could not be checked" if counts["not_checked"] else "")
-        + f" — {len(checked)} of {len(FINDINGS)} findings computed, each under the one setting fixed before "
-        f"looking (the paper's, else the tool's default); {len(NOT_TESTABLE)} more are not testable here "
-        "(listed at the end)."
+        f"**{counts['holds']} hold · {counts['fails']} fail · {counts['unstable']} unstable across runs · "
+        f"{counts['not_checked']} could not be checked** — {len(checked)} of {len(FINDINGS)} findings computed, "
+        "each from its one fixed setting over every run (the paper's, else the tool's one default); apart from "
+        f"that, **{counts['setting_sensitive']} setting-sensitive** (another setting or reading judges some run "
+        f"differently). {len(NOT_TESTABLE)} more are not testable here (listed at the end)."
     )
+    when = sorted({r.computed_at for r in checked if r.computed_at})
+    if when:
+        st.caption(
+            "Results for these settings as last computed "
+            + (f"on {when[0]}" if len(when) == 1 else f"between {when[0]} and {when[-1]}")
+            + " (kept in the cache; **Check** computes again)."
+        )
+    with st.expander("The one default setting and the one default rule"):
+        st.markdown(f"**Setting** where a paper is silent: {DEFAULT_SETTING}.  \n**Rule** where it gives no number: ")
+        st.markdown(DEFAULT_RULE)
     st.table(df, hide_index=True)  # a static table: the numbers wrap, whole, instead of being cut at a width
 
 
@@ -167,6 +174,8 @@ def _finding(f: Finding, r: FindingResult | None, error: str | None) -> None:
             + (f"  \n**Data:** {f.data}" if f.data else "")
             + (f"  \n**Paper:** {f.paper_numbers}" if f.paper_numbers else "")
         )
+        if f.history:
+            st.caption(f"History: {f.history}")
         if error:
             st.error(escape_markup(error), icon="⚠️")
         if r is None:
@@ -174,9 +183,11 @@ def _finding(f: Finding, r: FindingResult | None, error: str | None) -> None:
             return
         v = r.verdict
         st.markdown(
-            f"**:{_COLOURS[v.mark]}[{v.mark}]** {v.summary}  \n"
-            f"Holds in **{r.holds} of {r.runs}** runs (seeds × corpus sizes) · {STATUS_LABELS[r.status]}"
+            f"**:{colour}[{STATUS_LABELS[r.status].capitalize()}]**: {r.holds_text} (seeds × corpus sizes), from the "
+            f"fixed setting alone  \n**Numbers** ({r.numbers_from}, **:{_COLOURS[v.mark]}[{v.mark}]**): {v.summary}"
         )
+        if r.explanation:
+            st.info(f"**What may explain it** (`{f.id}`): {r.explanation}", icon=":material/lightbulb:")
         if v.table is not None and len(v.table):
             st.dataframe(_rounded(v.table), hide_index=True, key=f"table_{f.id}")
         _sensitivity(f, r)
@@ -185,21 +196,30 @@ def _finding(f: Finding, r: FindingResult | None, error: str | None) -> None:
         st.caption(
             " · ".join(f"{k}: {escape_markup(_plain(v))}" for k, v in r.setup.items())
             + f" · computed in {r.seconds:.1f} s (from the cache when it was there)"
+            + (f" · computed on {r.computed_at}" if r.computed_at else "")
         )
+        if r.computed_at:
+            st.button("Check again", key=f"check_{f.id}", on_click=_ask, args=(f.id,))
 
 
 def _sensitivity(f: Finding, r: FindingResult) -> None:
-    """The other settings (and, beyond the paper, the rule on linear CKA), each with its own verdict: shown beside
-    the verdict, never deciding it."""
+    """The other settings, stricter or looser readings and, beyond the paper, the rule on linear CKA, each with its
+    own verdict: shown beside the status, never deciding it; whether a setting or reading judges a run otherwise."""
     if not r.sensitivity:
         return
     lines = [
-        f"- {label}: **:{_COLOURS[a.mark]}[{a.mark}]** {a.summary} ({h} of {n} runs)"
-        for (label, _), a, (h, n) in zip(f.sensitivity, r.sensitivity, r.sensitivity_counts())
+        f"- {row_title(label)}: **:{_COLOURS[a.mark]}[{a.mark}]** {a.summary} ({h} of {n} runs)"
+        for (label, _), a, (h, n) in zip(f.sensitivity, r.sensitivity, r.sensitivity_counts(), strict=True)
     ]
+    flag = (
+        "**Setting-sensitive:** "
+        + "; ".join(f"“{d['scoring']}” judges differently in {', '.join(d['runs'])}" for d in r.sensitive_to)
+        if r.sensitive_to
+        else "**Not setting-sensitive:** no other setting or reading judges any run differently."
+    )
     st.markdown(
-        "**Sensitivity** (other settings and, beyond the paper, other measures; none decides the verdict):\n"
-        + "\n".join(lines)
+        "**Sensitivity** (first run's numbers; other settings, readings and, beyond the paper, other measures; none "
+        "decides the status):\n" + "\n".join(lines) + "\n\n" + flag
     )
 
 

@@ -13,7 +13,7 @@ from n2o_core.export import tables as export
 from n2o_core.figures import n2o as figures
 from n2o_core.settings import HEATMAP_VIEWS, Settings, param_choice, settings_dict
 from n2o_core.text import escape_markup
-from ui import data, downloads, nav, page, sidebar
+from ui import data, downloads, nav, page, seed_reference, sidebar
 from ui.guard import shown
 from ui.shell import through_app
 
@@ -122,6 +122,8 @@ def _matrix(lo: data.Loaded, res: ComparisonResult, fig: go.Figure, names: tuple
         rows["prepared in (s)"] = [
             round(lo.prepared.seconds[e], 1) if e in lo.prepared.seconds else None for e in names
         ]
+        refs = seed_reference.column(lo, list(names), res.k)
+        rows.insert(rows.columns.get_loc("composition") + 1, seed_reference.COLUMN, refs)
         aniso = data.anisotropy(lo, list(names))
         rows[ANISO] = [round(a.raw, 3) if (a := aniso.get(e)) else None for e in names]
         rows[ANISO_Z] = [round(a.znorm, 3) if (a := aniso.get(e)) else None for e in names]
@@ -129,6 +131,7 @@ def _matrix(lo: data.Loaded, res: ComparisonResult, fig: go.Figure, names: tuple
         st.dataframe(
             rows, hide_index=True, column_config={"engine": st.column_config.TextColumn(width="medium"), **ANISO_HELP}
         )
+        seed_reference.offer(list(names), refs)
         _anisotropy_note(aniso)
         pairs = overlap.pairs_frame(res.mean, list(names))
         pairs["× chance"] = (pairs["n2o"] / res.chance).round(1)
