@@ -22,6 +22,10 @@ Modules, lowest first (each imports only those above it in this list):
               `umap_coords`, `neighbor_preservation`, `warm_up_umap`, `library_version`
   quality     `quality_table`, `QUALITY_COLUMNS` (`QualityColumn`), `mean_n2o_with_others`,
               `negation_sensitivity`, `column_correlation`, `quality_display`, `quality_csv`, `embedder_dims`
+  anisotropy  each embedder's mean cosine between random sentence pairs (Ethayarajh 2019), raw and z-normalized
+  face_value  the notes a number needs to be read at face value (chance against the values, k capped, samples
+              that cover the corpus, corpus-trained embedders below their noise size), worded once
+  seed_reference  N2O between two trainings of a corpus-trained recipe with different seeds (its noise ceiling)
 
 `compare`, `agreement` and `projection` are both a module and its main function: the face keeps those names for
 the modules (`from n2o_core.analyses import agreement` is the module), so import the functions from the modules.
@@ -36,10 +40,14 @@ from typing import TYPE_CHECKING, Any
 __all__ = [
     "QUALITY_COLUMNS",
     "Agreement",
+    "Anisotropy",
     "ComparisonResult",
+    "FaceValue",
     "Projection",
     "QualityColumn",
     "SampledN2O",
+    "SeedReference",
+    "anisotropies",
     "chance_level",
     "comparison",
     "decile_table",
@@ -54,13 +62,16 @@ __all__ = [
     "popular_neighbors",
     "quality_table",
     "robustness_across_k",
+    "same_recipe_n2o",
     "token_overlap",
     "token_overlap_report",
 ]
 
 if TYPE_CHECKING:
     from n2o_core.analyses.agreement import Agreement, decile_table, per_sentence_n2o
+    from n2o_core.analyses.anisotropy import Anisotropy, anisotropies
     from n2o_core.analyses.compare import ComparisonResult, comparison
+    from n2o_core.analyses.face_value import FaceValue
     from n2o_core.analyses.overlap import (
         SampledN2O,
         chance_level,
@@ -78,6 +89,7 @@ if TYPE_CHECKING:
     )
     from n2o_core.analyses.projection import Projection
     from n2o_core.analyses.quality import QUALITY_COLUMNS, QualityColumn, quality_table
+    from n2o_core.analyses.seed_reference import SeedReference, same_recipe_n2o
 
 _LAZY = {
     "SampledN2O": "overlap",
@@ -102,6 +114,11 @@ _LAZY = {
     "QUALITY_COLUMNS": "quality",
     "QualityColumn": "quality",
     "quality_table": "quality",
+    "Anisotropy": "anisotropy",
+    "anisotropies": "anisotropy",
+    "FaceValue": "face_value",
+    "SeedReference": "seed_reference",
+    "same_recipe_n2o": "seed_reference",
 }
 
 
