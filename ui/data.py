@@ -27,7 +27,6 @@ from n2o_core.analyses.anisotropy import anisotropy as core_anisotropy
 from n2o_core.analyses.compare import ComparisonResult
 from n2o_core.analyses.compare import comparison as core_comparison
 from n2o_core.analyses.face_value import FaceValue
-from n2o_core.analyses.face_value import face_value as core_face_value
 from n2o_core.corpora import Corpus, load_corpus, with_background
 from n2o_core.embedders.base import EmbedderInfo
 from n2o_core.errors import N2OError
@@ -408,14 +407,7 @@ def anisotropy(lo: Loaded, names: list[str]) -> dict[str, Anisotropy]:
 
 def face_value(lo: Loaded, res: ComparisonResult) -> FaceValue:
     """What the comparison's numbers must be read against (`analyses.face_value`)."""
-    return core_face_value(
-        res.mean,
-        res.k,
-        len(lo.corpus),
-        embedders=res.embedders,
-        fit_size=len(lo.corpus.fit_texts),
-        sampling_note=lo.plan.sampling_note(),
-    )
+    return res.face_value(len(lo.corpus.fit_texts))
 
 
 # --------------------------------------------------------------------------- one query

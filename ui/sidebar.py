@@ -10,7 +10,7 @@ import hashlib
 
 import streamlit as st
 
-from n2o_core.analyses.face_value import TRAINED_NOISE_BELOW
+from n2o_core.analyses.face_value import TRAIN_WITH, TRAINED_NOISE_BELOW
 from n2o_core.corpora import (
     SUPPORTED_EXTENSIONS,
     Corpus,
@@ -497,10 +497,6 @@ def _train_with(corpus: Corpus | None, spec: str | None) -> str:
         "(tens of seconds), then comes from the cache.",
     )
     return TRAIN_WITH if on else ""
-
-
-#: The built-in corpus the sidebar's switch trains corpus-trained embedders with.
-TRAIN_WITH = "bbc-news"
 
 
 def _settings(spec: str | None, text_column: str, train_with: str = "") -> Settings:

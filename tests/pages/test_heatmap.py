@@ -230,7 +230,7 @@ def test_a_60_sentence_upload_says_chance_k_and_the_trained_embedders(app):
     off = [t for row in h["text"] for t in row if t]
     assert off and all(t.count("<br>") == 1 and t.endswith("×") for t in off)  # value, then × chance
     warned = " ".join(w.value for w in app.warning)
-    assert "word2vec, fasttext are trained on this corpus's 60 sentences" in warned
+    assert "word2vec and fasttext are trained on only 60 sentences here, so their neighbors are mostly noise" in warned
     assert any(t.label == "Train word2vec / fastText with BBC News" for t in app.sidebar.toggle)
     table = app.dataframe[0].value
     ws = Workspace(load_corpus(app.query_params["corpus"]), cache=Cache(os.environ["N2O_CACHE_DIR"]))
