@@ -260,10 +260,13 @@ def _prepare_with_progress(
     """Prepare the missing embedders cheapest first (tf-idf and GloVe cells appear after seconds), the expensive
     ones loaded ahead on the second core (`pipeline.prepare_each`), with a progress bar per embedder drawn from its
     events: in this process, or in a child process when the dashboard isolates its jobs and something must be
-    embedded (`runtime.child`; the events are replayed here)."""
+    embedded (`runtime.child`; the events are replayed here). `on_ready` is called as embedders come in only when
+    something has to be embedded."""
     memo = _memo()
     c, ws, prepared = out.corpus, out.ws, out.prepared
     keys = dict(todo)
+    if on_ready and all(pipeline.embeddings_cached(ws, e) for e in keys):
+        on_ready = None  # everything is read from the disk cache (a restarted server): no partial view to draw
     if on_ready and len(prepared.neighbors) >= 2:
         on_ready(out)
     now: dict[str, Any] = {"i": 0, "eid": "", "line": None, "bar": None}  # the embedder being prepared
