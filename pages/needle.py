@@ -295,7 +295,8 @@ def _pairs_view(lo: data.Loaded, res: NeedleResult, tag: str) -> None:
         f"Pair ({escape_markup(tag)})",
         list(range(len(df))),
         format_func=lambda j: f"#{int(df['row'].iloc[j])}: {df['sentence1'].iloc[j][:120]}",
-        key="w_npair",
+        # a new list of pairs (another corpus, source or filter) is a new box: a kept box shows its old labels
+        key=f"w_npair_{hashlib.sha1(chr(10).join(df['sentence1']).encode()).hexdigest()[:8]}",
     )
     if i is None:
         return

@@ -132,7 +132,8 @@ def _corpus_query(lo: data.Loaded) -> tuple[int | None, str | None]:
         cands,
         index=default,
         format_func=lambda i: f"#{i}: {texts[i][:140]}",
-        key=f"w_qid_{zlib.crc32(flt.encode()) & 0xFFFF}",
+        # per corpus and search: a kept box would show the labels of another corpus's sentences
+        key=f"w_qid_{zlib.crc32((lo.corpus.fingerprint + flt).encode()) & 0xFFFF}",
     )
     st.query_params["qid"] = str(qid)
     st.query_params.pop("text", None)

@@ -15,7 +15,7 @@ from n2o_core.limits import MIN_EMBEDDERS
 from n2o_core.settings import Settings
 from n2o_core.text import escape_markup
 
-from . import data
+from . import data, talk
 from .guard import message
 
 
@@ -47,11 +47,23 @@ def loaded(
         st.error(escape_markup(message(e, "Loading the comparison")), icon="⚠️")
         st.stop()
     for eid, msg in out.prepared.errors.items():
-        st.error(f"**{escape_markup(eid)}** is left out: {escape_markup(msg)}", icon="⚠️")
+        name = escape_markup(eid)
+        note(f"**{name}** is left out: {escape_markup(msg)}", short=f"**{name}** is left out.", level="error")
     if len(out.names) < min_embedders:
         st.warning(f"Fewer than {min_embedders} embedders are usable; choose others in the sidebar.")
         st.stop()
     return out
+
+
+def note(text: str, *, short: str = "", level: str = "info") -> None:
+    """A note the numbers after it must be read with, drawn before the page's main figure: st.info, st.warning or
+    st.error (`level`); in talk mode one line, `short` with `text` on hover, that stays above the fold with the
+    main figure (`talk.note`)."""
+    if talk.active():
+        talk.note(text, short or text, level)
+        return
+    draw = {"warning": st.warning, "error": st.error}.get(level, st.info)
+    draw(text, icon=talk.NOTE_LEVELS.get(level, talk.NOTE_LEVELS["info"])[0])
 
 
 def chance_caption(lo: data.Loaded, k: int, markdown: bool = True) -> str:
