@@ -22,8 +22,6 @@ is the tests' oracle (tests/measures/reference_formulas.py), against which the e
 - `summary`: matrices, ranks, rank movers and embedder maps of a comparison.
 - `stored`: a comparison kept in the disk cache with when it was computed and how long it took
   (`compare_and_store`, `load`), and how long a new one should take here (`estimate_seconds`).
-- `kernel`: `cka_linear_from`, the engine's linear CKA of two prepared spaces, kept for evaluation/findings until
-  it calls `feature_matrix`.
 
 One measure of two arrays:
 

@@ -27,8 +27,8 @@ The package, by job: `verdict` (the building blocks, defaults and statuses), `re
 the JSON document), `rules_n2o` / `rules_tokens` / `rules_heros` / `rules_sts` / `rules_probe` (the pure rules, by
 paper; `rules_cka`: the N2O rules on linear CKA), `catalog` (FINDINGS, `finding`; the findings by paper in
 `catalog_n2o`, `catalog_papers`, `catalog_senteval`, what they share in `catalog_text`), `untestable`
-(NOT_TESTABLE), `compute` (the evidence through the cores; `cka_matrix`, `check_finding`, `check_findings`) and
-`store` (results kept in the cache). This face exports their public names.
+(NOT_TESTABLE), `compute` (the evidence through the cores; `cka_matrix`, linear CKA by `measures.run.feature_matrix`;
+`check_finding`, `check_findings`) and `store` (results kept in the cache). This face exports their public names.
 """
 
 from __future__ import annotations
@@ -45,7 +45,6 @@ from n2o_core.evaluation.findings.catalog_text import (
     TRANSFORMERS,
 )
 from n2o_core.evaluation.findings.compute import (
-    CkaCache,
     FindingParams,
     check_finding,
     check_findings,
@@ -168,7 +167,6 @@ __all__ = [
     "TFIDF_FAMILIES",
     "TRANSFORMERS",
     "Check",
-    "CkaCache",
     "Evidence",
     "Finding",
     "FindingParams",
