@@ -280,6 +280,26 @@ class NeedleResult:
         }
 
 
+def by_mrr(results: pd.DataFrame) -> pd.DataFrame:
+    """Table 3's rows best first: by decreasing MRR, equal MRRs in the order given (a stable sort)."""
+    return results.sort_values("mrr", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def combine_needle(parts: Sequence[NeedleResult]) -> NeedleResult | None:
+    """One NeedleResult from results on the same pairs and corpus for other embedders (e.g. one per embedder, as
+    the dashboard keeps them): their rows in one table sorted as `run_needle` sorts it (`by_mrr`), every
+    embedder's ranks; the pairs, corpus, exclusions and settings of the first. None when there is no part. Since
+    every embedder is bootstrapped with the same seed, this is what one `run_needle` call over them all gives."""
+    if not parts:
+        return None
+    first = parts[0]
+    results = by_mrr(pd.concat([p.results for p in parts], ignore_index=True))
+    ranks = {e: r for p in parts for e, r in p.ranks.items()}
+    return NeedleResult(
+        results, ranks, first.pairs, first.corpus_name, first.corpus_texts, first.excluded, first.znorm, first.meta
+    )
+
+
 def display_table(results: pd.DataFrame, tag: str) -> pd.DataFrame:
     """The per-embedder table as shown (Table 3's columns), sorted by MRR: the MRR and its 95% interval with the
     interval's half-width and the number of pairs it rests on beside it, then # top, # top-5, unrankable pairs,
@@ -386,6 +406,6 @@ def run_needle(
         # which others are in the run
         rows.append({"embedder": eid, **summarize(r.rank, r.ties, n_boot, seed), "znorm": std is not None})
     results = pd.DataFrame(rows, columns=[*RESULT_COLUMNS, "znorm"])
-    results = results.sort_values("mrr", ascending=False, kind="stable").reset_index(drop=True)
+    results = by_mrr(results)
     excluded = {"query_in_corpus": int(np.sum(excl[:, 0] >= 0)), "paraphrase_in_corpus": int(np.sum(excl[:, 1] >= 0))}
     return NeedleResult(results, ranks, pairs, ws.corpus.name, ws.corpus.texts, excluded, znorm)

@@ -171,6 +171,19 @@ def _num(v: Any) -> float | None:
     return None if v is None or not np.isfinite(v) else round(float(v), 6)
 
 
+def combine_sts(parts: Sequence[STSResult]) -> STSResult | None:
+    """One STSResult from results on the same pairs for other embedders (e.g. one per embedder, as the dashboard
+    keeps them): their rows in the order given, the ranks over them all (`rank_table`), every embedder's cosines;
+    the pairs, fit corpus and notes of the first. None when there is no part. What one `run_sts` call over the
+    same embedders, in that order, gives (no randomness)."""
+    if not parts:
+        return None
+    first = parts[0]
+    results = pd.concat([p.results for p in parts], ignore_index=True)
+    cosines = {e: c for p in parts for e, c in p.cosines.items()}
+    return STSResult(results, rank_table(results), first.pairs, first.fit_corpus, cosines, list(first.notes))
+
+
 def run_sts(
     ws: Any, pairs: Pairs, embedder_ids: Sequence[str], *, progress: Callable[[str, int, int], None] | None = None
 ) -> STSResult:

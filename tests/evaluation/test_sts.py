@@ -15,7 +15,15 @@ from synthetic_text import sentences
 from n2o_core.cli.main import main
 from n2o_core.corpora import load_corpus
 from n2o_core.evaluation.pairs import lee_pairs
-from n2o_core.evaluation.sts import SCORINGS, correlations, occurrence_stats, pair_cosines, rank_table, run_sts
+from n2o_core.evaluation.sts import (
+    SCORINGS,
+    combine_sts,
+    correlations,
+    occurrence_stats,
+    pair_cosines,
+    rank_table,
+    run_sts,
+)
 from n2o_core.storage.cache import Cache
 from n2o_core.workspace import Workspace
 
@@ -119,6 +127,23 @@ def test_run_sts_on_lee_matches_direct_computation(tmp_path):
     d = res.to_json()
     assert d["fit_corpus"] == "lee-news" and set(d["rankings"]) == set(SCORINGS)
     assert any("256 word pieces" in n for n in d["notes"])
+
+
+def test_one_embedder_at_a_time_combines_into_one_runs_result(tmp_path):
+    """`combine_sts` over single-embedder runs (the dashboard keeps them so) gives what one run over them gives:
+    the rows in the given order, ranks over them all (not each part's rank 1), every embedder's cosines."""
+    pairs = lee_pairs()
+    ws = Workspace(load_corpus("builtin:lee-news", cache_dir=str(tmp_path)), cache=Cache(tmp_path / "c"))
+    names = ["tfidf", "glove-6b-50d"]
+    whole = run_sts(ws, pairs, names)
+    got = combine_sts([run_sts(ws, pairs, [e]) for e in names])
+    assert got is not None
+    pd.testing.assert_frame_equal(got.results, whole.results)
+    pd.testing.assert_frame_equal(got.ranks, whole.ranks)
+    assert sorted(got.ranks["rank_pearson"]) == [1, 2]
+    assert list(got.cosines) == names and np.array_equal(got.cosines["tfidf"], whole.cosines["tfidf"])
+    assert got.to_json() == whole.to_json()
+    assert combine_sts([]) is None
 
 
 def test_cli_sts_on_a_pair_file_fits_on_its_sentences(tmp_path, cache_dir):
