@@ -9,7 +9,8 @@ table = quality_table(names, n2o=M, needle=..., sts=...)  # per embedder: N2O wi
 
 Modules, lowest first (each imports only those above it in this list):
   overlap     N2O and what is built on neighbor ids: `n2o`, `n2o_matrix`, `overlap_counts`, `chance_level`,
-              `SampledN2O`, `n2o_over_samples`, `pairs_frame`, `n2o_by_k`, robustness (`robustness_across_k`,
+              `times_chance`, `SampledN2O`, `n2o_over_samples`, `pairs_frame`, `pairs_table`, `n2o_distribution`,
+              `box_order`, `n2o_by_k`, robustness (`robustness_across_k`,
               `robustness_across_samples`, `robustness_to_sample_size`, `k_grid`), popular / outlier neighbors
               (`popular_neighbors`, `popular_frame`, `outlier_neighbors`), token overlap (`token_overlap`,
               `token_overlap_by_embedder`, `token_overlap_report`, `mean_ci`)

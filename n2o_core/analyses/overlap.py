@@ -48,6 +48,16 @@ def chance_level(k: int, n_corpus: int) -> float:
     return k / (n_corpus - 1)
 
 
+def times_chance(n2o: Any, chance: float) -> np.ndarray:
+    """N2O as a multiple of the chance level (`chance_level`), value by value: n2o / chance ("1.6× chance"); NaN
+    where chance is not a positive number. The one definition the heatmap's cells and hover, its pairs table and
+    the findings' pair tables use."""
+    v = np.asarray(n2o, float)
+    if not (np.isfinite(chance) and chance > 0):
+        return np.full_like(v, np.nan)
+    return v / chance
+
+
 # --------------------------------------------------------------------------- overlap
 
 
@@ -140,6 +150,20 @@ def pairs_frame(M: np.ndarray, names: Sequence[str]) -> pd.DataFrame:
     iu = np.triu_indices(len(names), 1)
     df = _frame({"a": [names[int(i)] for i in iu[0]], "b": [names[int(j)] for j in iu[1]], "n2o": M[iu]})
     return df.sort_values("n2o", ascending=False, ignore_index=True)
+
+
+#: Decimals of the pairs table as shown and downloaded (`pairs_table`): N2O, and its multiple of chance.
+PAIRS_DECIMALS = 4
+TIMES_CHANCE_DECIMALS = 2
+
+
+def pairs_table(M: np.ndarray, names: Sequence[str], chance: float) -> pd.DataFrame:
+    """Every unordered pair, most similar first (`pairs_frame`), with its N2O as a multiple of chance ("× chance",
+    `times_chance`): the heatmap's pairs table as shown and downloaded, N2O to PAIRS_DECIMALS decimals and the
+    multiple of chance to TIMES_CHANCE_DECIMALS."""
+    df = pairs_frame(M, names)
+    df["× chance"] = times_chance(df["n2o"].to_numpy(), chance).round(TIMES_CHANCE_DECIMALS)
+    return df.round(PAIRS_DECIMALS)
 
 
 def _spearman(a: np.ndarray, b: np.ndarray) -> float:
@@ -296,6 +320,12 @@ def n2o_distribution(M: np.ndarray, names: Sequence[str]) -> pd.DataFrame:
         if i != j
     ]
     return _frame(rows, columns=["embedder", "other", "n2o"])
+
+
+def box_order(dist: pd.DataFrame) -> list[str]:
+    """The embedders of an `n2o_distribution` frame by decreasing median N2O with the others: the box plot's order
+    (Fig. 6), best-shared neighbors first."""
+    return list(dist.groupby("embedder")["n2o"].median().sort_values(ascending=False).index)
 
 
 # --------------------------------------------------------------------------- one query across embedders

@@ -150,7 +150,13 @@ def neighbor_evidence(
     (embeddings and neighbors at k_max come from the cache when computed before, e.g. by the dashboard), and the
     linear CKA matrix of the same embedders on every sentence (`cka_matrix`, values reused from `cka_cache`)."""
     from n2o_core.analyses.compare import comparison
-    from n2o_core.analyses.overlap import k_grid, robustness_across_k, robustness_across_samples, token_overlap_report
+    from n2o_core.analyses.overlap import (
+        chance_level,
+        k_grid,
+        robustness_across_k,
+        robustness_across_samples,
+        token_overlap_report,
+    )
     from n2o_core.limits import check_corpus_size, effective_k, k_max_for
     from n2o_core.pipeline import plan_queries, prepare_all
 
@@ -171,7 +177,7 @@ def neighbor_evidence(
         "samples": len(plan.samples),
         "pooled queries": len(plan.pool),
         "seed": params.seed,
-        "chance k/(N-1)": round(k / (n - 1), 6),
+        "chance k/(N-1)": round(chance_level(k, n), 6),
         "search": "exact, raw cosine",
     }
     names = prepared.names
