@@ -16,11 +16,15 @@ from n2o_core.cli.main import main
 from n2o_core.corpora import load_corpus
 from n2o_core.evaluation.pairs import lee_pairs
 from n2o_core.evaluation.sts import (
+    SCORING_LABELS,
     SCORINGS,
     combine_sts,
+    correlation_table,
     correlations,
+    moved_count,
     occurrence_stats,
     pair_cosines,
+    rank_display,
     rank_table,
     run_sts,
 )
@@ -105,6 +109,34 @@ def test_rank_table_changes():
     assert t["rank_spearman"].tolist() == [3, 2, 1] and t["change_spearman"].tolist() == [-2, 0, 2]
     assert t["rank_pearson_znorm"].tolist() == [2, 3, 1]  # NaN ranks last
     assert t["rank_spearman_znorm"].tolist() == [2, 2, 1]  # ties share the better rank
+
+
+def test_the_tables_as_shown_ranks_with_their_moves_and_how_many_move():
+    res = pd.DataFrame(
+        {
+            "embedder": ["a", "b", "c"],
+            "dim": [50, 384, 1200],
+            "n": [10, 10, 10],
+            "pearson": [0.3, 0.5, 0.4],
+            "spearman": [0.3, 0.4, 0.5],
+            "pearson_znorm": [0.3, 0.5, 0.4],
+            "spearman_znorm": [0.6, 0.1, 0.2],
+            "zero_vectors": [0, 1, 0],
+        }
+    )
+    t = correlation_table(res)
+    assert list(t.columns) == ["embedder", "dimension", "n", *SCORING_LABELS.values(), "zero vectors"]
+    assert t["Spearman, z-norm"].tolist() == [0.6, 0.1, 0.2] and t["dimension"].tolist() == [50, 384, 1200]
+    shown = rank_display(rank_table(res))
+    assert shown["embedder"].tolist() == ["b", "c", "a"]  # by raw Pearson rank
+    assert shown["Pearson"].tolist() == [1, 2, 3]
+    assert shown["Spearman"].tolist() == ["2 ▼1", "1 ▲1", "3 ="]
+    assert shown["Pearson, z-norm"].tolist() == ["1 =", "2 =", "3 ="]
+    assert shown["Spearman, z-norm"].tolist() == ["3 ▼2", "2 =", "1 ▲2"]
+    assert moved_count(rank_table(res)) == 3  # c too: ranks 2, 1, 2, 2
+    same = res.assign(spearman=res["pearson"], spearman_znorm=res["pearson"])
+    assert moved_count(rank_table(same)) == 0
+    assert moved_count(rank_table(same.assign(pearson_znorm=[0.5, 0.3, 0.4]))) == 2  # a and b swap; c stays 2nd
 
 
 def test_run_sts_on_lee_matches_direct_computation(tmp_path):
