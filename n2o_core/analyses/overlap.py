@@ -7,6 +7,7 @@ N2O(A, B) = sum_q |NN_A(q) ∩ NN_B(q)| / (k n)  (Lin & Smith 2019, Fig. 2).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
@@ -518,6 +519,16 @@ class Popular:
         )
 
 
+def with_sentences(frame: pd.DataFrame, texts: Sequence[str], query_tokens: AbstractSet[str]) -> pd.DataFrame:
+    """A table of corpus sentences (its "id" column: popular or outlier neighbors) with each one's text
+    ("sentence") and the words it shares with the query ("shared words": `query_tokens` it contains, sorted,
+    comma-separated); a new frame."""
+    out = frame.copy()
+    out["sentence"] = [texts[i] for i in out["id"]]
+    out["shared words"] = [", ".join(sorted(query_tokens & token_set(texts[i]))) for i in out["id"]]
+    return out
+
+
 def popular_or_nearest(lists: Mapping[str, Sequence[int]], m: int, *, min_embedders: int = 2) -> Popular:
     """Popular neighbors of one query (`popular_neighbors`: in the top m of every embedder, Table 2); when there is
     none, the nearest thing: the sentences in the top m of n - 1 embedders, else n - 2, ... down to
@@ -560,3 +571,15 @@ def token_overlap_report(
     both = token_overlap_by_embedder(texts, pool, {**neighbors, key: rand}, k, stop_words=stop_words)
     base = both[both["embedder"] == key]
     return both[both["embedder"] != key].reset_index(drop=True), float(base["mean"].iloc[0])
+
+
+def by_token_overlap(frame: pd.DataFrame) -> pd.DataFrame:
+    """A token-overlap frame (`token_overlap_by_embedder`, `token_overlap_report`) with its embedders by decreasing
+    mean overlap: Fig. 5's bars, the page's table and the findings' token tables."""
+    return frame.sort_values("mean", ascending=False, ignore_index=True)
+
+
+def queries_without_words(frame: pd.DataFrame) -> int:
+    """How many pooled queries a token-overlap frame leaves out for having no word to count (its `n_no_tokens`: no
+    content word when stop words are not counted); 0 for an empty frame."""
+    return int(frame["n_no_tokens"].max()) if "n_no_tokens" in frame and len(frame) else 0

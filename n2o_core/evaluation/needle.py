@@ -239,6 +239,23 @@ class NeedleResult:
             out.append(rec)
         return out
 
+    def rank_table(self, names: Sequence[str] | None = None) -> pd.DataFrame:
+        """Every pair's rank as the page lists them: row, query, paraphrase, score, word overlap (3 decimals), then
+        the rank under each of `names` (default: every embedder), empty where the pair is unrankable."""
+        df = self.pairs.pairs.frame
+        out = pd.DataFrame(
+            {
+                "row": df["row"],
+                "query": df["sentence1"],
+                "paraphrase": df["sentence2"],
+                "score": df["score"],
+                "overlap": df["overlap"].round(3),
+            }
+        )
+        for e in self.ranks if names is None else names:  # rank 0 = unrankable
+            out[e] = pd.array([int(v) if v > 0 else None for v in self.ranks[e].rank], dtype="Int64")
+        return out
+
     def to_frame(self) -> pd.DataFrame:
         """Table 3: one row per embedder (MRR with its CI, top-1, top-5, pairs, unrankable, ties), best first."""
         return self.results.reset_index(drop=True).copy()

@@ -1,11 +1,13 @@
 from itertools import product
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.stats import spearmanr
 
 from n2o_core.analyses.overlap import (
     box_order,
+    by_token_overlap,
     chance_level,
     k_grid,
     mean_ci,
@@ -19,16 +21,18 @@ from n2o_core.analyses.overlap import (
     popular_frame,
     popular_neighbors,
     popular_or_nearest,
+    queries_without_words,
     random_neighbor_ids,
     robustness_across_k,
     robustness_across_samples,
     robustness_to_sample_size,
     sample_sizes,
     spearman_between,
+    times_chance,
     token_overlap,
     token_overlap_by_embedder,
-    times_chance,
     token_overlap_report,
+    with_sentences,
 )
 from n2o_core.errors import N2OError
 from n2o_core.pipeline import draw_query_samples, query_pool
@@ -340,3 +344,22 @@ def test_box_order_is_by_decreasing_median_with_the_others():
     # medians with the others: a (0.30, 0.12) 0.21; b (0.30, 0.05) 0.175; c (0.12, 0.05) 0.085
     assert box_order(dist) == ["a", "b", "c"]
     assert box_order(n2o_distribution(M3[::-1, ::-1], ["c", "b", "a"])) == ["a", "b", "c"]
+
+
+def test_token_overlap_by_decreasing_mean_and_the_queries_left_out():
+    frame = pd.DataFrame(
+        {"embedder": ["a", "b", "c"], "mean": [0.2, 0.4, 0.3], "n": [98, 98, 98], "n_no_tokens": [2, 2, 2]}
+    )
+    got = by_token_overlap(frame)
+    assert got["embedder"].tolist() == ["b", "c", "a"] and got.index.tolist() == [0, 1, 2]
+    assert queries_without_words(frame) == 2
+    assert queries_without_words(frame.iloc[:0]) == 0 and queries_without_words(frame.drop(columns="n_no_tokens")) == 0
+
+
+def test_neighbor_tables_get_their_sentences_and_the_words_shared_with_the_query():
+    texts = ["The cat sat.", "A dog ran home.", "The cat and the dog sat."]
+    frame = pd.DataFrame({"id": [2, 1], "embedders": [3, 2]})
+    got = with_sentences(frame, texts, frozenset({"cat", "dog", "sat"}))
+    assert got["sentence"].tolist() == [texts[2], texts[1]]
+    assert got["shared words"].tolist() == ["cat, dog, sat", "dog"]
+    assert list(frame.columns) == ["id", "embedders"]  # the given frame is left as it was

@@ -413,6 +413,18 @@ def test_one_embedder_at_a_time_combines_into_one_runs_result(ws, pairs):
     assert combine_needle([]) is None
 
 
+def test_every_pairs_rank_as_listed_unrankable_empty(ws, pairs):
+    res = run_needle(ws, pairs, ["tfidf", "glove-6b-50d"], n_boot=50)
+    res.ranks["tfidf"].rank[1] = 0  # as an unrankable pair (nothing to embed) is recorded
+    t = res.rank_table(["glove-6b-50d", "tfidf"])
+    df = pairs.pairs.frame
+    assert list(t.columns) == ["row", "query", "paraphrase", "score", "overlap", "glove-6b-50d", "tfidf"]
+    assert t["query"].tolist() == df["sentence1"].tolist() and t["overlap"].tolist() == df["overlap"].round(3).tolist()
+    assert t["glove-6b-50d"].tolist() == res.ranks["glove-6b-50d"].rank.tolist()
+    assert pd.isna(t["tfidf"][1]) and t["tfidf"][0] == res.ranks["tfidf"].rank[0]
+    assert list(res.rank_table().columns[-2:]) == ["tfidf", "glove-6b-50d"]  # every embedder by default
+
+
 def test_by_mrr_keeps_the_given_order_among_equal_mrrs():
     t = pd.DataFrame({"embedder": ["a", "b", "c", "d"], "mrr": [0.2, 0.5, 0.2, np.nan]})
     assert by_mrr(t)["embedder"].tolist() == ["b", "a", "c", "d"]
