@@ -112,18 +112,12 @@ def test_rank_table_changes():
 
 
 def test_the_tables_as_shown_ranks_with_their_moves_and_how_many_move():
-    res = pd.DataFrame(
-        {
-            "embedder": ["a", "b", "c"],
-            "dim": [50, 384, 1200],
-            "n": [10, 10, 10],
-            "pearson": [0.3, 0.5, 0.4],
-            "spearman": [0.3, 0.4, 0.5],
-            "pearson_znorm": [0.3, 0.5, 0.4],
-            "spearman_znorm": [0.6, 0.1, 0.2],
-            "zero_vectors": [0, 1, 0],
-        }
-    )
+    rows = [  # embedder, dim, n, then the four scorings in SCORINGS order, zero vectors
+        ("a", 50, 10, 0.3, 0.3, 0.3, 0.6, 0),
+        ("b", 384, 10, 0.5, 0.4, 0.5, 0.1, 1),
+        ("c", 1200, 10, 0.4, 0.5, 0.4, 0.2, 0),
+    ]
+    res = pd.DataFrame(rows, columns=["embedder", "dim", "n", *SCORINGS, "zero_vectors"])
     t = correlation_table(res)
     assert list(t.columns) == ["embedder", "dimension", "n", *SCORING_LABELS.values(), "zero vectors"]
     assert t["Spearman, z-norm"].tolist() == [0.6, 0.1, 0.2] and t["dimension"].tolist() == [50, 384, 1200]
