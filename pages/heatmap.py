@@ -146,9 +146,7 @@ def _matrix(lo: data.Loaded, res: ComparisonResult, fig: go.Figure, names: tuple
         )
         seed_reference.offer(list(names), refs)
         _anisotropy_note(aniso)
-        pairs = overlap.pairs_frame(res.mean, list(names))
-        pairs["× chance"] = (pairs["n2o"] / res.chance).round(1)
-        st.dataframe(pairs.round(4), hide_index=True)
+        st.dataframe(overlap.pairs_table(res.mean, list(names), res.chance), hide_index=True)
     if s.approx and any(v is not None for v in res.recall.values()):
         st.plotly_chart(
             figures.recall_bars(res.recall, k=res.k, title=f"Approximate search: recall@{res.k}"), key="recall"
@@ -181,13 +179,14 @@ def _anisotropy_note(aniso: dict[str, anisotropy.Anisotropy]) -> None:
     sidebar.znorm_button("heatmap_znorm")
 
 
-def _box(lo: data.Loaded, res: ComparisonResult, names: tuple[str, ...], fkey: tuple) -> None:
-    def build() -> go.Figure:
-        dist = overlap.n2o_distribution(res.mean, list(names))
-        box_order = list(dist.groupby("embedder")["n2o"].median().sort_values(ascending=False).index)
-        return figures.n2o_boxplot(dist, chance=res.chance, order=box_order)
+def _boxplot(res: ComparisonResult, names: tuple[str, ...]) -> go.Figure:
+    """Each embedder's N2O with the others (Fig. 6), by decreasing median (`overlap.box_order`)."""
+    dist = overlap.n2o_distribution(res.mean, list(names))
+    return figures.n2o_boxplot(dist, chance=res.chance, order=overlap.box_order(dist))
 
-    st.plotly_chart(data.figure("box", fkey, build), key="box")
+
+def _box(lo: data.Loaded, res: ComparisonResult, names: tuple[str, ...], fkey: tuple) -> None:
+    st.plotly_chart(data.figure("box", fkey, lambda: _boxplot(res, names)), key="box")
     st.caption(
         "Each box: one embedder's N2O with every other embedder (Lin & Smith 2019, Fig. 6). "
         "High and tight = an embedder whose neighbors others share; the dotted line is chance."
@@ -290,23 +289,20 @@ def _downloads(lo: data.Loaded, res: ComparisonResult, fig: go.Figure, names: tu
         help="Ids and cosines of every pooled query's neighbors, with each sentence's text under \"texts\".",
     )
     downloads.figure(fig, f"n2o-k{k}", "Heatmap")
-    pairs = overlap.pairs_frame(res.mean, list(names))
-    pairs["× chance"] = (pairs["n2o"] / res.chance).round(2)
+    pairs = overlap.pairs_table(res.mean, list(names), res.chance)
     embs = data.embedder_rows(lo.ws, list(names))
     meta = downloads.meta(lo, k, names)
-    downloads.table(pairs.round(4), f"n2o-pairs-k{k}", "Pairs", meta_=meta)
+    downloads.table(pairs, f"n2o-pairs-k{k}", "Pairs", meta_=meta)
 
     def blocks() -> list[report.Block]:
-        dist = overlap.n2o_distribution(res.mean, list(names))
-        order = list(dist.groupby("embedder")["n2o"].median().sort_values(ascending=False).index)
         return [
             report.Figure(fig, page.chance_caption(lo, k, markdown=False), title="N2O of every pair"),
             report.Figure(
-                figures.n2o_boxplot(dist, chance=res.chance, order=order),
+                _boxplot(res, names),
                 "Each box: one embedder's N2O with every other embedder (Lin & Smith 2019, Fig. 6).",
                 title="N2O per embedder",
             ),
-            report.Table(pairs.round(4), "Unordered pairs, most similar first.", title="Pairs"),
+            report.Table(pairs, "Unordered pairs, most similar first.", title="Pairs"),
             report.Table(embs, title="Embedders"),
         ]
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import numpy as np
 import streamlit as st
 
 from n2o_core.analyses.overlap import chance_level
@@ -89,8 +88,7 @@ def approximate_note(lo: data.Loaded, k: int, names: list[str] | None = None) ->
     names = names or lo.names
     res = data.comparison(lo.key, tuple(names), k, lo)
     recall = ", ".join(f"{escape_markup(e)} {r:.3f}" for e, r in res.recall.items() if r is not None)
-    err = res.n2o_error
-    worst = float(np.nanmax(err)) if err is not None and np.isfinite(err).any() else None
+    worst = res.worst_n2o_error
     st.caption(
         f"Approximate search (pynndescent), checked against exact search on held-out queries: recall@{k} "
         f"{recall or 'not measured'}; largest N2O error of a pair "

@@ -11,6 +11,7 @@ import hashlib
 import streamlit as st
 
 from n2o_core.analyses.face_value import TRAIN_WITH, TRAINED_NOISE_BELOW
+from n2o_core.analyses.overlap import chance_level
 from n2o_core.corpora import (
     SUPPORTED_EXTENSIONS,
     Corpus,
@@ -371,15 +372,17 @@ def _k_slider(defaults: Settings, n: int | None) -> None:
     if want > shown and shown == k_max:
         sb.warning(f"k = {want} is above what this corpus allows ({k_max} = min({K_MAX}, N − 1)); using k = {k_max}.")
     elif want > shown and n:
+        share = chance_level(want, n)  # k's share of the N − 1 candidates is the chance level
         sb.info(
             f"k lowered from {want} to {shown} for this {n:,}-sentence corpus: k = {want} would be "
-            f"{want / (n - 1):.0%} of the {n - 1:,} other sentences (chance alone {want / (n - 1):.2f}); the default "
+            f"{share:.0%} of the {n - 1:,} other sentences (chance alone {share:.2f}); the default "
             f"keeps k within {K_SHARE_MAX:.0%}. Choose k to override."
         )
     elif n and shown > share_cap:
+        share = chance_level(shown, n)
         sb.warning(
-            f"k = {shown} is {shown / (n - 1):.0%} of the {n - 1:,} other sentences: random neighbors would share "
-            f"{shown / (n - 1):.2f} of them (chance). k ≤ {share_cap} keeps it within {K_SHARE_MAX:.0%}."
+            f"k = {shown} is {share:.0%} of the {n - 1:,} other sentences: random neighbors would share "
+            f"{share:.2f} of them (chance). k ≤ {share_cap} keeps it within {K_SHARE_MAX:.0%}."
         )
     if k_max > 1:
         sb.slider(

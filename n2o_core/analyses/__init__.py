@@ -9,14 +9,16 @@ table = quality_table(names, n2o=M, needle=..., sts=...)  # per embedder: N2O wi
 
 Modules, lowest first (each imports only those above it in this list):
   overlap     N2O and what is built on neighbor ids: `n2o`, `n2o_matrix`, `overlap_counts`, `chance_level`,
-              `SampledN2O`, `n2o_over_samples`, `pairs_frame`, `n2o_by_k`, robustness (`robustness_across_k`,
+              `times_chance`, `SampledN2O`, `n2o_over_samples`, `pairs_frame`, `pairs_table`, `n2o_distribution`,
+              `box_order`, `n2o_by_k`, robustness (`robustness_across_k`,
               `robustness_across_samples`, `robustness_to_sample_size`, `k_grid`), popular / outlier neighbors
-              (`popular_neighbors`, `popular_frame`, `outlier_neighbors`), token overlap (`token_overlap`,
-              `token_overlap_by_embedder`, `token_overlap_report`, `mean_ci`)
+              (`popular_neighbors`, `popular_frame`, `outlier_neighbors`, `with_sentences`), token overlap
+              (`token_overlap`, `token_overlap_by_embedder`, `token_overlap_report`, `by_token_overlap`,
+              `queries_without_words`, `mean_ci`)
   compare     `compare` (the CLI's: prepare every embedder, then N2O), `comparison` (N2O at any k <= k_max from
               prepared embedders), `ComparisonResult`, `approximation_error`
   agreement   `agreement` -> `Agreement` (per-sentence N2O, every sentence a query), `per_sentence_n2o`,
-              `validate`, `pair_param`, `summarize`, `extremes`, `ranking_frame`, `sentence_features`,
+              `validate`, `pair_param`, `summarize`, `extremes`, `by_value`, `ranking_frame`, `sentence_features`,
               `corpus_features`, `group_table`, `decile_table`
   projection  `projection` -> `Projection` (UMAP on the exact k-NN graph, PCA fallback; cached), `pca_coords`,
               `umap_coords`, `neighbor_preservation`, `warm_up_umap`, `library_version`

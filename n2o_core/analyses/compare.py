@@ -79,6 +79,13 @@ class ComparisonResult:
         return self.sampled.mean
 
     @property
+    def worst_n2o_error(self) -> float | None:
+        """Approximate search: the largest |N2O(approx) − N2O(exact)| of a pair on the held-out queries (None when
+        exact, or not measured)."""
+        err = self.n2o_error
+        return float(np.nanmax(err)) if err is not None and np.isfinite(err).any() else None
+
+    @property
     def std(self) -> np.ndarray:
         return self.sampled.std
 

@@ -102,8 +102,8 @@ def _print_result(res: ComparisonResult, corpus_name: str, wall: float) -> None:
             "recall@k (approximate vs exact): "
             + ", ".join(f"{e} {r:.3f}" for e, r in res.recall.items() if r is not None)
         )
-    if res.n2o_error is not None and np.isfinite(res.n2o_error).any():
-        print(f"N2O error of approximate vs exact search on held-out queries: max {np.nanmax(res.n2o_error):.4f}")
+    if res.worst_n2o_error is not None:
+        print(f"N2O error of approximate vs exact search on held-out queries: max {res.worst_n2o_error:.4f}")
     for note in res.face_value().notes():
         print(f"note: {note.text}")
     print(f"wall time {wall:.1f} s")
