@@ -17,6 +17,8 @@ from n2o_core.evaluation.heros.averaging import AVERAGING, AVERAGING_DEFAULT
 from n2o_core.evaluation.probe.split import MIN_TRAIN_PER_CLASS, per_class_for
 from n2o_core.limits import K_MAX
 from n2o_core.runtime.server_mode import operator_scheduler
+from n2o_core.text import TOKEN_WORDS as TOKEN_WORDS
+from n2o_core.text import TOKEN_WORDS_DEFAULT as TOKEN_WORDS_DEFAULT
 
 #: Cold start on 2 cores stays tolerable at this many sentences (the sidebar exposes it).
 DEFAULT_MAX_SENTENCES = 5000
@@ -233,10 +235,8 @@ HEROS_PAIR_CHOICES: tuple[int, ...] = (10, 20, 50, 100, 200)
 HEROS_DEFAULT_PAIRS = 50
 #: Longest free-text query (`text=`).
 MAX_QUERY_CHARS = 1000
-#: Token overlap counts (`words=`): content words (stop words dropped) or every word. The N2O paper does not say;
-#: counted with stop words, every embedder's neighbors share "the", "of", ... with the query.
-TOKEN_WORDS: dict[str, str] = {"content": "content words (stop words dropped)", "all": "every word"}
-TOKEN_WORDS_DEFAULT = "content"
+#: Token overlap counts (`words=`): TOKEN_WORDS and TOKEN_WORDS_DEFAULT are defined once in the core (`n2o_core.text`,
+#: imported above), which the findings read too.
 #: Averaged word vectors on the HEROS page (`avg=`): stop words dropped, as the sentence-transformers GloVe models
 #: Heros evaluated do, or every token, as the N2O paper averaged. Defined once in the core (the CLI's --averaging).
 HEROS_AVERAGING: dict[str, str] = AVERAGING

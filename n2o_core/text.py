@@ -1,5 +1,6 @@
 """Word tokenization shared by static embedders, tf-idf and the token-overlap measure; the one stop list; the
-shared words of two texts highlighted as escaped HTML.
+shared words of two texts highlighted as escaped HTML; `escape_markup`, the one way user text reaches Markdown, HTML
+or a plotly figure.
 
 Stop words (`SBERT_STOP_WORDS`) are the list sentence-transformers' `WhitespaceTokenizer` drops by default
 (`ENGLISH_STOP_WORDS` in sentence_transformers.models.tokenizer, 386 entries: 352 words -- scikit-learn's 318-word
@@ -25,7 +26,6 @@ for plain words the two agree, but they differ on
 
 from __future__ import annotations
 
-import html
 import re
 import string
 from collections.abc import Collection, Iterable, Sequence
@@ -63,6 +63,12 @@ SBERT_STOP_WORDS: frozenset[str] = frozenset(_SBERT_WORDS.split()) | frozenset(s
 #: How compositions and reports name `SBERT_STOP_WORDS`.
 SBERT_STOP_WORDS_NAME = "sentence-transformers' 386-entry list"
 
+#: What a token overlap counts (the token page's `words=` and the findings): content words (`SBERT_STOP_WORDS`
+#: dropped) or every word. The N2O paper does not say; counted with stop words, every embedder's neighbors share
+#: "the", "of", ... with the query. `TOKEN_WORDS_DEFAULT` is the tool's one default, on the page and in the findings.
+TOKEN_WORDS: dict[str, str] = {"content": "content words (stop words dropped)", "all": "every word"}
+TOKEN_WORDS_DEFAULT = "content"
+
 
 def tokenize(text: str) -> list[str]:
     """Lowercased word tokens: runs of letters/digits, keeping inner apostrophes ("don't")."""
@@ -81,6 +87,8 @@ def token_set(text: str) -> frozenset[str]:
 
 
 _TOKEN_OR_BREAK = re.compile(_TOKEN.pattern + r"|\n", re.UNICODE)
+# A character reference of `escape_markup` (left as it is) or a word token, in escaped text
+_REFERENCE_OR_TOKEN = re.compile(r"&#\d+;|" + _TOKEN.pattern, re.UNICODE)
 
 #: In lowercased ASCII text a word character is [a-z0-9] and the only apostrophe is ': a token is a maximal run of
 #: these characters and of apostrophes that have one on each side.
@@ -176,17 +184,14 @@ def _regex_tokens(joined: str) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
 def highlight_shared(text: str, query_tokens: Iterable[str], tag: str = "mark") -> str:
     """HTML for `text` with the word tokens it shares with the query wrapped in <mark>.
 
-    Every piece of `text` goes through html.escape, so corpus text can never inject markup."""
+    The text goes through `escape_markup` first, so corpus text can never inject markup."""
     toks = frozenset(query_tokens)
-    out: list[str] = []
-    pos = 0
-    for m in _TOKEN.finditer(text):
-        out.append(html.escape(text[pos : m.start()]))
-        word = html.escape(m.group())
-        out.append(f"<{tag}>{word}</{tag}>" if m.group().lower() in toks else word)
-        pos = m.end()
-    out.append(html.escape(text[pos:]))
-    return "".join(out)
+
+    def mark(m: re.Match[str]) -> str:
+        word = m.group()
+        return f"<{tag}>{word}</{tag}>" if not word.startswith("&#") and word.lower() in toks else word
+
+    return _REFERENCE_OR_TOKEN.sub(mark, escape_markup(text))
 
 
 def shared_tokens(query: str, text: str) -> frozenset[str]:
@@ -194,18 +199,42 @@ def shared_tokens(query: str, text: str) -> frozenset[str]:
     return token_set(query) & token_set(text)
 
 
-# --------------------------------------------------------------------------- Markdown
+# --------------------------------------------------------------------------- user text in markup
 
-# Characters that act anywhere in Streamlit's Markdown (emphasis, code, links and images, autolinks and raw HTML,
-# strikethrough, $math$, :emoji: and :color[...] directives, tables), and the block markers that act at the start
-# of a line (headings, lists, quotes)
-_MD_INLINE = re.compile(r"([\\`*_\[\]<>~$:|!])")
-_MD_LINE_START = re.compile(r"(?m)^(\s*\d*)([#>+=.)-])")
+# Characters that act in Streamlit's Markdown (CommonMark, GFM tables / strikethrough / autolinks, $math$,
+# :color[...] directives), in HTML text, or in a plotly template (%{...}) become numeric character references:
+# Markdown, HTML and plotly all decode them back into the character, as text. Line breaks become spaces; control
+# characters go.
+_MARKUP = "\\`*_[]<>~$|&%"
+_LINE_BREAKS = "\r\n\v\f\x1c\x1d\x1e\x85\u2028\u2029"
+_INERT = {
+    **{c: f"&#{ord(c)};" for c in _MARKUP},
+    **{c: " " for c in _LINE_BREAKS},
+    **{chr(c): "" for c in [*range(0x00, 0x09), *range(0x0E, 0x1C), 0x1F, *range(0x7F, 0x85), *range(0x86, 0xA0)]},
+}
+_ACTIVE = re.compile("[" + re.escape("".join(_INERT)) + "]")
+# Block markers that act at the start of a line (headings, lists, setext underlines), and indentation (code)
+_LINE_START = re.compile(r"[ \t]*(?:[#+=-]|\d+[.)])?")
+# GFM autolink literals (www.x, http://x, https://x, a@b.c) are found in the decoded text, so no escape stops
+# them: an invisible WORD JOINER (U+2060) goes inside each.
+_AUTOLINK = re.compile(r"(?i)(?<=www)(?=\.)|(?<=:)(?=//)|(?=@)")
 
 
-def escape_markdown(text: str) -> str:
-    """`text` with its Markdown-active characters backslash-escaped, so a Markdown renderer (st.markdown,
-    st.caption, st.warning, ...) shows it literally: a link, a file name or a corpus name from a user can never
-    become a clickable link, an image, emphasis or math."""
-    out = _MD_INLINE.sub(r"\\\1", text)
-    return _MD_LINE_START.sub(lambda m: m.group(1) + "\\" + m.group(2), out)
+def escape_markup(text: object) -> str:
+    """The one way user text reaches the page: `text` (a corpus, file or embedder name, a pair-file label, a link's
+    value, typed query text, a sentence, a message quoting any of them) made inert for every renderer the
+    dashboard feeds it to: Streamlit's Markdown (st.markdown, st.caption, st.info/warning/error, widget labels,
+    `help=`, status and progress labels), raw HTML in st.markdown(unsafe_allow_html=True) and plotly's text (titles,
+    tick labels, legends, hover, templates). Each of them shows the text as it is: it never becomes a link, an
+    image, an HTML element, emphasis, a heading or a list, math, a colour directive or a template field.
+
+    Markup characters become numeric character references; an invisible word joiner breaks what GFM would link
+    by itself (`www.`, `http://`, `a@b`); each line break becomes a space (user text never starts a block of its own,
+    nor ends an HTML block); control characters are dropped. For element text only, never an attribute value."""
+    s = _ACTIVE.sub(lambda m: _INERT[m.group()], str(text))
+    start = _LINE_START.match(s).end()  # type: ignore[union-attr]  # it matches every string
+    if start:
+        s = "".join(f"&#{ord(c)};" for c in s[:start]) + s[start:]
+    if "@" in s or "//" in s or ("." in s and "ww" in s.lower()):  # (most text has none of them: skip the search)
+        s = _AUTOLINK.sub("\u2060", s)
+    return s

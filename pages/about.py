@@ -64,8 +64,9 @@ next to it.
   with z-normalized dimensions (Pitfalls): four scorings, and how the ranking of embedders changes between them.
 - **Quality vs agreement** — per embedder: mean N2O with the others beside needle MRR, human-similarity
   Spearman, HEROS negation sensitivity and dimension.
-- **Papers' findings** — the seeds' qualitative findings, each computed on this corpus and shown with ✓ or ✗
-  and its numbers; a finding that does not reproduce is shown, never hidden.
+- **Papers' findings** — the seeds' qualitative findings (N2O, Pitfalls, Heros, SentEval), each quoted and
+  computed on this corpus over several runs: ✓ holds in every run, ✗ in none, ◐ in some, with its numbers and,
+  where it does not hold, what may explain it; a finding that does not reproduce is shown, never hidden.
 - **Probing tasks** — SentEval's ten probing tasks (Conneau et al. 2018) built from the corpus: test accuracy
   of logistic regression and an MLP on each embedder's vectors, beside the majority-class and length-only
   baselines, and how the embedders' ranking moves between the two classifiers (Pitfalls). Every class keeps at

@@ -14,6 +14,7 @@ from n2o_core.analyses import agreement as core
 from n2o_core.corpora import Corpus
 from n2o_core.figures.maps import MAX_POINTS, agreement_histogram, agreement_maps, selected_points_ids
 from n2o_core.settings import Settings, param_choice, to_query
+from n2o_core.text import escape_markup
 from ui import agreement_data, data, nav
 from ui.agreement_data import AgreementData, MapJob
 from ui.shell import through_app
@@ -45,7 +46,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     all_v = agreement_data.values(ad.key, k, None, None, ad) if len(names) > 2 else pair_v
     agr = ad.at(k)
     shown = pair_v if by == "pair" else all_v
-    what = f"{a} vs {b}" if by == "pair" else f"mean over all {len(agr.pairs())} pairs"
+    what = escape_markup(f"{a} vs {b}") if by == "pair" else f"mean over all {len(agr.pairs())} pairs"
     valid = agr.has_neighbors(a, b) if by == "pair" else agr.has_neighbors()
 
     _summary(ad, agr, a, b, pair_v, all_v)
@@ -56,7 +57,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     else:
         _rankings(ad, shown, what, *((a, b) if by == "pair" else (None, None)))
     if ad.approx:
-        rec = ", ".join(f"{e} {r:.3f}" for e, r in agr.recall.items() if r is not None)
+        rec = ", ".join(f"{escape_markup(e)} {r:.3f}" for e, r in agr.recall.items() if r is not None)
         st.caption(f"Approximate search (pynndescent): recall@{k} against exact search {rec or 'not measured'}.")
 
 
@@ -69,7 +70,7 @@ def _pair(names: list[str]) -> tuple[str, str]:
     if a0 is None:
         a0, b0, note = core.pair_param(st.query_params, names)
         if note:
-            st.warning(note)
+            st.warning(escape_markup(note))
     elif a0 not in names or b0 not in names or a0 == b0:  # the sidebar's embedders changed
         a0, b0, _ = core.pair_param({"pair": f"{a0},{b0}"}, names)
     st.session_state["w_agree_a"] = a0
@@ -89,9 +90,9 @@ def _by(names: list[str], a: str, b: str) -> str:
     if "w_agree_by" not in st.session_state:
         by, note = param_choice(st.query_params, "by", list(BY), "pair")
         if note:
-            st.warning(note)
+            st.warning(escape_markup(note))
         st.session_state["w_agree_by"] = by
-    labels = {"pair": f"{a} vs {b}", "all": f"mean over all {len(names) * (len(names) - 1) // 2} pairs"}
+    labels = {"pair": escape_markup(f"{a} vs {b}"), "all": f"mean over all {len(names) * (len(names) - 1) // 2} pairs"}
     by = (
         st.segmented_control(
             "Colour the maps and rank the sentences by",
@@ -112,15 +113,17 @@ def _by(names: list[str], a: str, b: str) -> str:
 
 def _summary(ad: AgreementData, agr: core.Agreement, a: str, b: str, pair_v: np.ndarray, all_v: np.ndarray) -> None:
     n, k = len(ad.corpus), ad.k
+    summ = core.summarize(pair_v)  # every sentence: one without neighbors counts as 0, as compare counts it
     c = st.columns(5)
-    c[0].metric(f"N2O {a} vs {b}", f"{pair_v.mean():.3f}")
-    c[1].metric("median per sentence", f"{np.median(pair_v):.3f}")
-    c[2].metric("no shared neighbor", f"{np.mean(pair_v == 0):.1%}")
-    c[3].metric("half or more shared", f"{np.mean(pair_v >= 0.5):.1%}")
+    c[0].metric(escape_markup(f"N2O {a} vs {b}"), f"{summ['mean']:.3f}")
+    c[1].metric("median per sentence", f"{summ['median']:.3f}")
+    c[2].metric("no shared neighbor", f"{summ['share_zero']:.1%}")
+    c[3].metric("half or more shared", f"{summ['share_half_or_more']:.1%}")
     c[4].metric("chance k/(N−1)", f"{agr.chance:.4f}")
     missing = int((~agr.has_neighbors(a, b)).sum())
+    name, a, b = escape_markup(ad.corpus.name), escape_markup(a), escape_markup(b)  # markdown from here on
     st.caption(
-        f"Corpus **{ad.corpus.name}**: N = {n:,} sentences, every one a query · k = {k} · "
+        f"Corpus **{name}**: N = {n:,} sentences, every one a query · k = {k} · "
         f"{'approximate' if ad.approx else 'exact'} search{' · z-normalized' if ad.settings.znorm else ''}. "
         f"The mean over all {n:,} sentences is exactly N2O({a}, {b}) as the heatmap and `compare` compute it "
         f"when every sentence is a query (`compare --queries {n} --samples 1`); the heatmap's value comes from "
@@ -138,7 +141,7 @@ def _summary(ad: AgreementData, agr: core.Agreement, a: str, b: str, pair_v: np.
             data.figure(
                 "agree-hist",
                 (ad.key, k, a, b),
-                lambda: agreement_histogram(pair_v, k, chance=agr.chance, title=f"{a} vs {b}"),
+                lambda: agreement_histogram(pair_v, k, chance=agr.chance, title=f"{a} vs {b}"),  # escaped above
             ),
             key="agree_hist",
         )
@@ -158,7 +161,7 @@ def _summary(ad: AgreementData, agr: core.Agreement, a: str, b: str, pair_v: np.
         with st.expander("Every pair: N2O with every sentence a query"):
             pm = agreement_data.pair_means(ad.key, k, ad)
             fmt = {"n2o": st.column_config.NumberColumn("N2O", format="%.4f")}
-            st.dataframe(pm.sort_values("n2o"), hide_index=True, column_config=fmt)
+            st.dataframe(pm, hide_index=True, column_config=fmt)
     st.caption(
         f"Bars: sentences per value (one bar per shared neighbor, steps of 1/k); red line: the mean; dotted "
         f"line: chance k/(N−1) = {agr.chance:.4f}."
@@ -193,7 +196,7 @@ def _method() -> str:
     if "w_agree_map" not in st.session_state:
         method, note = param_choice(st.query_params, "map", list(MAP_METHODS), MAP_DEFAULT)
         if note:
-            st.warning(note)
+            st.warning(escape_markup(note))
         st.session_state["w_agree_map"] = method
     method = (
         st.segmented_control("Map", list(MAP_METHODS), format_func=lambda m: MAP_METHODS[m], key="w_agree_map")
@@ -246,10 +249,10 @@ def _maps(
             try:
                 maps[eid] = agreement_data.pca_map(ad, eid)
             except core.N2OError as e:
-                st.warning(f"No map for {eid}: {e}", icon="⚠️")
+                st.warning(escape_markup(f"No map for {eid}: {e}"), icon="⚠️")
                 return
     for note in notes:
-        st.warning(note)
+        st.warning(escape_markup(note))
     if any(note.startswith("UMAP for ") for note in notes) and st.button("Try UMAP again", key="agree_umap_retry"):
         agreement_data.forget_map_errors()
         st.rerun()
@@ -416,8 +419,7 @@ def _selection_table(ad: AgreementData, values: np.ndarray, valid: np.ndarray, w
     feats = agreement_data.features(ad.corpus.fingerprint, ad.corpus)
     ranked = sel[valid[sel]]
     _groups(core.group_table(values, feats, {f"selected ({len(ranked):,})": ranked, "all": np.flatnonzero(valid)}))
-    order = sel[np.argsort(values[sel], kind="stable")]
-    _table(ad, order, values, "agree_selected")
+    _table(ad, core.by_value(sel, values), values, "agree_selected")
     st.caption(
         f"Selected sentences by per-sentence N2O ({what}), lowest first. “Clear selection” above the maps "
         "brings back the rankings."

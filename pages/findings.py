@@ -1,6 +1,7 @@
 """The papers' findings, checked live: each qualitative finding of the seeds this tool can test, computed on the
-current corpus with the embedders it names, with the rule and a ✓ / ✗ verdict; failures are shown with their
-numbers, and the findings that cannot be tested offline are listed with the reason."""
+current corpus with the embedders it names, with the paper's sentence, the rule and its status over every run
+("holds in x of n"); a finding that does not hold shows its numbers and what may explain it, and the findings that
+cannot be tested offline are listed with the reason. The last results for the same settings open from the cache."""
 
 from __future__ import annotations
 
@@ -11,33 +12,41 @@ import streamlit as st
 
 from n2o_core.corpora import Corpus
 from n2o_core.evaluation.findings import (
+    DEFAULT_RULE,
+    DEFAULT_SETTING,
     FINDINGS,
     NOT_TESTABLE,
     PAPERS,
+    STATUS_LABELS,
     Finding,
     FindingParams,
     FindingResult,
+    computed_range,
     findings_document,
+    overview_table,
+    row_title,
     summary_counts,
 )
 from n2o_core.export.findings_table import findings_markdown
 from n2o_core.settings import HEROS_PAIR_CHOICES, Settings, param_int_choice
+from n2o_core.text import escape_markup
 from ui import findings_data, nav
 from ui.shell import through_app
 
 through_app()
 
-DEFAULT_PAIRS = 200
-_COLOURS = {"✓": "green", "✗": "red", "–": "gray"}
+DEFAULT_PAIRS = FindingParams().heros_pairs
+_COLOURS = {"✓": "green", "✗": "red", "◐": "orange", "–": "gray"}
 
 
 def render(settings: Settings, corpus: Corpus | None) -> None:
     """Draw the page for the sidebar's settings and corpus."""
     st.header(nav.heading("findings"))
     st.caption(
-        "Each finding of the papers that this tool can test, computed on the current corpus: the paper's words, "
-        "what is computed here, the rule for ✓ / ✗ and the numbers. A finding that does not reproduce shows ✗ "
-        "with its numbers."
+        "Each finding of the papers that this tool can test, computed on the current corpus: the paper's sentence, "
+        "what is computed here, the rule and the one setting it is judged on, over several runs (seeds × corpus "
+        "sizes): ✓ holds in every run, ✗ in none, ◐ in some. Other settings and stricter or looser readings are "
+        "shown beside it and never decide it; a finding that does not hold says what may explain it."
     )
     if corpus is None:
         st.info("Choose a usable corpus in the sidebar.")
@@ -45,7 +54,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     if "w_fpairs" not in st.session_state:  # the link's fpairs= counts once; then the slider decides
         n, note = param_int_choice(st.query_params, "fpairs", HEROS_PAIR_CHOICES, DEFAULT_PAIRS)
         if note:
-            st.warning(note)
+            st.warning(escape_markup(note))
         st.session_state["w_fpairs"] = n
     c1, c2 = st.columns([3, 2])
     n_pairs = c1.select_slider("Minimal pairs per HEROS subset", HEROS_PAIR_CHOICES, key="w_fpairs")
@@ -94,7 +103,8 @@ def _ask(fid: str) -> None:
 def _setup_line(settings: Settings, corpus: Corpus, p: FindingParams) -> str:
     off = [w for w, on in (("z-normalization", settings.znorm), ("approximate search", settings.approx)) if on]
     return (
-        f"Corpus **{corpus.name}** ({len(corpus):,} sentences) · k = {min(p.k, len(corpus) - 1)} as in the N2O paper "
+        f"Corpus **{escape_markup(corpus.name)}** ({len(corpus):,} sentences) · "
+        f"k = {min(p.k, len(corpus) - 1)} as in the N2O paper "
         f"(the sidebar's k = {settings.k} is not used) · {p.n_samples} sample(s) of {p.n_queries} queries, seed "
         f"{p.seed}, from the sidebar · exact search on raw cosine"
         + (f" (the sidebar's {' and '.join(off)} is not used here)" if off else "")
@@ -106,46 +116,33 @@ def _check_all_help() -> str:
     ids = sorted({e for f in FINDINGS for e in f.embedders})
     return (
         f"Computes {len(ids)} embedders ({', '.join(ids)}) on the corpus, minimal pairs (WordNet and spaCy load "
-        "first) and gensim's Lee pairs. Transformers take minutes on a cold cache; results are cached."
+        "first), gensim's Lee pairs and the probing tasks (spaCy parses the corpus), on 3 seeds; word2vec and "
+        "fastText are trained a second time with another seed (the same-recipe reference). Transformers take minutes "
+        "on a cold cache; results are kept, and the page opens on them next time."
     )
-
-
-#: How each status reads in the summary.
-STATUS_LABELS = {
-    "holds": "holds",
-    "fails": "fails",
-    "depends_on_setting": "depends on the setting",
-    "unstable": "unstable across runs",
-    "not_checked": "not checked",
-}
 
 
 def _summary(results: dict[str, FindingResult | None]) -> None:
-    rows = []
-    for f in FINDINGS:
-        r = results[f.id]
-        rows.append(
-            {
-                "": r.mark if r else "",
-                "paper": f"{f.paper} {f.where}",
-                "finding": f.title,
-                "status": STATUS_LABELS[r.status] if r else "not computed yet",
-                "holds": f"{r.holds} of {r.runs}" if r else "",
-                "numbers": r.verdict.summary if r else "",
-            }
-        )
-    df = pd.DataFrame(rows)
+    df = overview_table(FINDINGS, results)
     checked = [r for r in results.values() if r is not None]
     counts = summary_counts(checked)
     st.markdown(
-        f"**{counts['holds']} hold · {counts['fails']} fail · {counts['depends_on_setting']} depend on the "
-        f"setting**"
-        + (f" · {counts['unstable']} unstable across runs" if counts["unstable"] else "")
-        + (f" · {counts['not_checked']} could not be checked" if counts["not_checked"] else "")
-        + f" — {len(checked)} of {len(FINDINGS)} findings computed, each under the one setting fixed before "
-        f"looking (the paper's, else the tool's default); {len(NOT_TESTABLE)} more are not testable here "
-        "(listed at the end)."
+        f"**{counts['holds']} hold · {counts['fails']} fail · {counts['unstable']} unstable across runs · "
+        f"{counts['not_checked']} could not be checked** — {len(checked)} of {len(FINDINGS)} findings computed, "
+        "each from its one fixed setting over every run (the paper's, else the tool's one default); apart from "
+        f"that, **{counts['setting_sensitive']} setting-sensitive** (another setting or reading judges some run "
+        f"differently). {len(NOT_TESTABLE)} more are not testable here (listed at the end)."
     )
+    when = computed_range(checked)
+    if when:
+        st.caption(
+            "Results for these settings as last computed "
+            + (f"on {when[0]}" if when[0] == when[1] else f"between {when[0]} and {when[1]}")
+            + " (kept in the cache; **Check** computes again)."
+        )
+    with st.expander("The one default setting and the one default rule"):
+        st.markdown(f"**Setting** where a paper is silent: {DEFAULT_SETTING}.  \n**Rule** where it gives no number: ")
+        st.markdown(DEFAULT_RULE)
     st.table(df, hide_index=True)  # a static table: the numbers wrap, whole, instead of being cut at a width
 
 
@@ -165,39 +162,52 @@ def _finding(f: Finding, r: FindingResult | None, error: str | None) -> None:
             + (f"  \n**Data:** {f.data}" if f.data else "")
             + (f"  \n**Paper:** {f.paper_numbers}" if f.paper_numbers else "")
         )
+        if f.history:
+            st.caption(f"History: {f.history}")
         if error:
-            st.error(error, icon="⚠️")
+            st.error(escape_markup(error), icon="⚠️")
         if r is None:
             st.button("Check", key=f"check_{f.id}", on_click=_ask, args=(f.id,))
             return
         v = r.verdict
         st.markdown(
-            f"**:{_COLOURS[v.mark]}[{v.mark}]** {v.summary}  \n"
-            f"Holds in **{r.holds} of {r.runs}** runs (seeds × corpus sizes) · {STATUS_LABELS[r.status]}"
+            f"**:{colour}[{STATUS_LABELS[r.status].capitalize()}]**: {r.holds_text} (seeds × corpus sizes), from the "
+            f"fixed setting alone  \n**Numbers** ({r.numbers_from}, **:{_COLOURS[v.mark]}[{v.mark}]**): {v.summary}"
         )
+        if r.explanation:
+            st.info(f"**What may explain it** (`{f.id}`): {r.explanation}", icon=":material/lightbulb:")
         if v.table is not None and len(v.table):
             st.dataframe(_rounded(v.table), hide_index=True, key=f"table_{f.id}")
         _sensitivity(f, r)
         for e, msg in r.errors.items():
-            st.warning(f"**{e}** is left out: {msg}")
+            st.warning(f"**{escape_markup(e)}** is left out: {escape_markup(msg)}")
         st.caption(
-            " · ".join(f"{k}: {_plain(v)}" for k, v in r.setup.items())
+            " · ".join(f"{k}: {escape_markup(_plain(v))}" for k, v in r.setup.items())
             + f" · computed in {r.seconds:.1f} s (from the cache when it was there)"
+            + (f" · computed on {r.computed_at}" if r.computed_at else "")
         )
+        if r.computed_at:
+            st.button("Check again", key=f"check_{f.id}", on_click=_ask, args=(f.id,))
 
 
 def _sensitivity(f: Finding, r: FindingResult) -> None:
-    """The other settings (and, beyond the paper, the rule on linear CKA), each with its own verdict: shown beside
-    the verdict, never deciding it."""
+    """The other settings, stricter or looser readings and, beyond the paper, the rule on linear CKA, each with its
+    own verdict: shown beside the status, never deciding it; whether a setting or reading judges a run otherwise."""
     if not r.sensitivity:
         return
     lines = [
-        f"- {label}: **:{_COLOURS[a.mark]}[{a.mark}]** {a.summary} ({h} of {n} runs)"
-        for (label, _), a, (h, n) in zip(f.sensitivity, r.sensitivity, r.sensitivity_counts())
+        f"- {row_title(label)}: **:{_COLOURS[a.mark]}[{a.mark}]** {a.summary} ({h} of {n} runs)"
+        for (label, _), a, (h, n) in zip(f.sensitivity, r.sensitivity, r.sensitivity_counts(), strict=True)
     ]
+    flag = (
+        "**Setting-sensitive:** "
+        + "; ".join(f"“{d['scoring']}” judges differently in {', '.join(d['runs'])}" for d in r.sensitive_to)
+        if r.sensitive_to
+        else "**Not setting-sensitive:** no other setting or reading judges any run differently."
+    )
     st.markdown(
-        "**Sensitivity** (other settings and, beyond the paper, other measures; none decides the verdict):\n"
-        + "\n".join(lines)
+        "**Sensitivity** (first run's numbers; other settings, readings and, beyond the paper, other measures; none "
+        "decides the status):\n" + "\n".join(lines) + "\n\n" + flag
     )
 
 

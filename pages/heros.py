@@ -12,7 +12,7 @@ from n2o_core.corpora import Corpus
 from n2o_core.evaluation.heros.averaging import scored_id
 from n2o_core.evaluation.heros.coverage import coverage
 from n2o_core.evaluation.heros.generate import PairSet
-from n2o_core.evaluation.heros.run import trained_on
+from n2o_core.evaluation.heros.run import BASELINE_COLUMN, embedder_table, trained_on
 from n2o_core.evaluation.heros.unseen import unseen_notes
 from n2o_core.evaluation.heros.validity import validity_sentence
 from n2o_core.export import report
@@ -26,7 +26,7 @@ from n2o_core.settings import (
     param_choice,
     param_int_choice,
 )
-from n2o_core.text import SBERT_STOP_WORDS_NAME
+from n2o_core.text import SBERT_STOP_WORDS_NAME, escape_markup
 from ui import data, downloads, heros_data, nav, page
 from ui.guard import shown
 from ui.shell import through_app
@@ -76,7 +76,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         st.caption(cov.sentence())
     results, baselines, per_pair, errors = heros_data.scores(lo, pairset, n_per, s.seed, scored)
     for e, msg in errors.items():
-        st.error(f"**{e}** is left out: {msg}", icon="⚠️")
+        st.error(f"**{escape_markup(e)}** is left out: {escape_markup(msg)}", icon="⚠️")
     if results.empty:
         st.stop()
     fig, show = _figure(results)
@@ -93,7 +93,7 @@ def _pairs_per_subset(col: DeltaGenerator) -> int:
     if "w_pairs" not in st.session_state:
         n, note = param_int_choice(st.query_params, "pairs", HEROS_PAIR_CHOICES, HEROS_DEFAULT_PAIRS)
         if note:
-            st.warning(note)
+            st.warning(escape_markup(note))
         st.session_state["w_pairs"] = n
     n_per = col.select_slider("Pairs per subset", HEROS_PAIR_CHOICES, key="w_pairs")
     st.query_params["pairs"] = str(n_per)
@@ -105,7 +105,7 @@ def _averaging(col: DeltaGenerator) -> str:
     if "w_avg" not in st.session_state:
         avg, note = param_choice(st.query_params, "avg", list(HEROS_AVERAGING), HEROS_AVERAGING_DEFAULT)
         if note:
-            st.warning(note)
+            st.warning(escape_markup(note))
         st.session_state["w_avg"] = avg
     avg = (
         col.segmented_control(
@@ -125,7 +125,7 @@ def _averaging(col: DeltaGenerator) -> str:
 def _scored_names(lo: data.Loaded, avg: str) -> list[str]:
     """The embedders to score: averaged word vectors without stop words when `avg` says so (named in a caption)."""
     scored = [scored_id(e, avg) for e in lo.names]
-    swapped = [f"{a} → {b}" for a, b in zip(lo.names, scored) if a != b]
+    swapped = [escape_markup(f"{a} → {b}") for a, b in zip(lo.names, scored) if a != b]
     if swapped:
         st.caption(f"Averaged word vectors with stop words dropped ({SBERT_STOP_WORDS_NAME}): " + ", ".join(swapped))
     return scored
@@ -172,22 +172,20 @@ def _tables(
     results: pd.DataFrame, baselines: dict[str, float], per_pair: pd.DataFrame
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The normalized and raw tables and example pairs, in tabs; returns (normalized, raw) with the baselines."""
-    table = results.pivot(index="embedder", columns="subset", values="normalized")
-    table = table[[c for c in results["subset"].unique()]]
-    raw = results.pivot(index="embedder", columns="subset", values="raw")[list(table.columns)]
-    base = pd.Series(baselines, name="baseline b")
+    normalized = embedder_table(results, baselines, "normalized")
+    raw = embedder_table(results, baselines, "raw")
     t1, t2, t3 = st.tabs(["Normalized", "Raw cosine", "Example pairs"])
     with t1:
-        st.dataframe(table.join(base).round(3))
+        st.dataframe(normalized.round(3))
     with t2:
-        st.dataframe(raw.join(base).round(3))
+        st.dataframe(raw.round(3))
         st.caption("Raw cosine is not comparable across embedders: their baselines b differ a lot.")
     with t3:
-        sub = st.selectbox("Subset", list(table.columns), key="w_heros_subset")
+        sub = st.selectbox("Subset", list(normalized.columns.drop(BASELINE_COLUMN)), key="w_heros_subset")
         ex = per_pair[per_pair["subset"] == sub].head(12)
         st.dataframe(ex.drop(columns=["subset"]).round(3), hide_index=True)
         st.caption("Cosine of each example pair under every embedder (raw).")
-    return table.join(base), raw.join(base)
+    return normalized, raw
 
 
 def _downloads(

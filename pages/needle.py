@@ -6,11 +6,9 @@ names the filter that dropped the most and offers one click to a looser setting,
 from __future__ import annotations
 
 import hashlib
-import html
 import json
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from n2o_core.corpora import Corpus
@@ -31,7 +29,7 @@ from n2o_core.evaluation.pairs import (
 from n2o_core.evaluation.pairs.filters import FILTER_NAMES
 from n2o_core.figures import evaluation as figures_eval
 from n2o_core.settings import NEEDLE_DEFAULT_SOURCE, NEEDLE_SOURCES, Settings, param_threshold
-from n2o_core.text import highlight_shared, token_set
+from n2o_core.text import escape_markup, highlight_shared, token_set
 from ui import data, nav, page, pair_source
 from ui import evaluation_data as ev
 from ui.guard import message
@@ -74,13 +72,14 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     try:
         pairs = ev.pairs(pkey, lo.corpus)
     except Exception as e:  # noqa: BLE001 - one sentence in place
-        st.warning(message(e, "Loading the pairs"), icon="⚠️")
+        st.warning(escape_markup(message(e, "Loading the pairs")), icon="⚠️")
         st.stop()
     src = pairs.source
     if src.synthetic:
         title.header(f"{TITLE} · SYNTHETIC pairs")
         intro.warning(
-            f"**SYNTHETIC pairs, not human paraphrases.** {src.label}. Ranks here say how an embedder treats a "
+            f"**SYNTHETIC pairs, not human paraphrases.** {escape_markup(src.label)}. "
+            "Ranks here say how an embedder treats a "
             "one-word edit of a sentence; they are not comparable with the paper's Table 3 (human paraphrases).",
             icon="🧪",
         )
@@ -89,14 +88,14 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     try:
         fpairs = ev.filtered(pkey, fkey, pairs)
     except Exception as e:  # noqa: BLE001 - e.g. nothing left after filtering
-        st.warning(message(e, "Filtering the pairs"), icon="⚠️")
+        st.warning(escape_markup(message(e, "Filtering the pairs")), icon="⚠️")
         st.stop()
     st.caption(kept_line(fpairs))
     deviated = _looser(pairs, fpairs, pkey, keys)
 
     res, errors = ev.needle(lo, fpairs, pkey, fkey)
     for eid, msg in errors.items():
-        st.error(f"**{eid}** is left out: {msg}", icon="⚠️")
+        st.error(f"**{escape_markup(eid)}** is left out: {escape_markup(msg)}", icon="⚠️")
     if res is None:
         st.stop()
     tag = source_tag(pairs) + (f" · deviation: {'; '.join(deviated)}" if deviated else "")
@@ -124,7 +123,8 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         },
     )
     st.caption(
-        f"Pairs: **{html.escape(tag)}** · corpus **{lo.corpus.name}**, N = {len(lo.corpus):,} sentences · "
+        f"Pairs: **{escape_markup(tag)}** · corpus **{escape_markup(lo.corpus.name)}**, "
+        f"N = {len(lo.corpus):,} sentences · "
         f"{len(fpairs.pairs):,} pairs · rank = 1 + the number of corpus sentences strictly more similar to the "
         "query than its paraphrase (a tie counts for the paraphrase) · MRR = mean of 1/rank, 95% CI by a "
         f"percentile bootstrap over pairs ({ev.NEEDLE_BOOT} resamples, seed {s.seed}) · # top: rank 1; "
@@ -153,7 +153,7 @@ def _filters(pairs: Pairs, pkey: tuple) -> tuple[tuple, dict[str, str]]:
     """The paper's filters as controls (its defaults for this kind of pairs); returns `ev.filter_key` and the
     widgets' keys (for the looser setting's button)."""
     src = pairs.source
-    paper = paper_defaults(src, sorted(g for g in set(pairs.frame["genre"]) if g))  # news only, as the paper
+    paper = paper_defaults(src, pairs.genres)  # news only, as the paper
     tag = hashlib.sha1(repr(pkey).encode()).hexdigest()[:8]
     kmin_on, kmin, kov_on, kov, kg = (f"w_n{x}_{tag}" for x in ("min_on", "min", "ovl_on", "ovl", "genre"))
     kept = st.session_state.setdefault("_needle_thresholds", {})  # per source, kept past a page switch
@@ -167,7 +167,7 @@ def _filters(pairs: Pairs, pkey: tuple) -> tuple[tuple, dict[str, str]]:
             ovl, note2 = param_threshold(st.query_params, "max_overlap", 0.05, 1.0, ovl)
             for note in (note1, note2):
                 if note:
-                    st.warning(note)
+                    st.warning(escape_markup(note))
         st.session_state[kmin_on] = src.scored and mins is not None
         st.session_state[kmin] = float(mins if mins is not None else PAPER_MIN_SCORE)
         st.session_state[kov_on] = ovl is not None
@@ -190,14 +190,14 @@ def _filters(pairs: Pairs, pkey: tuple) -> tuple[tuple, dict[str, str]]:
             "about 0.9, so it is off for them by default.",
         )
         v_ov = c2.slider("overlap <", 0.05, 1.0, step=0.05, key=kov, disabled=not on_ov)
-        genres = sorted(g for g in set(pairs.frame["genre"]) if g)
+        genres = pairs.genres
         chosen: list[str] = []
         if len(genres) > 1:
             if kg not in st.session_state:
                 st.session_state[kg] = [g for g in (paper["genres"] or []) if g in genres]
             chosen = c3.multiselect("Genres (none = all)", genres, key=kg)
         else:
-            c3.caption(f"Genre: {genres[0] if genres else 'none given'}.")
+            c3.caption(f"Genre: {escape_markup(genres[0]) if genres else 'none given'}.")
     min_score = float(v_min) if (on_min and src.scored) else None
     max_overlap = float(v_ov) if on_ov else None
     kept[tag] = (min_score, max_overlap)
@@ -211,7 +211,7 @@ def _looser(pairs: Pairs, fp: FilteredPairs, pkey: tuple, keys: dict[str, str]) 
     """Beside the kept count: the filter that dropped the most and, when fewer than the paper's 75 pairs are kept,
     one click to the looser setting (`pairs.looser_setting`); while the filters differ from the paper's, a
     warning that says so with one click back. Returns the deviations (phrases; [] at the paper's setting)."""
-    genres = sorted(g for g in set(pairs.frame["genre"]) if g)
+    genres = pairs.genres
     paper = paper_defaults(pairs.source, genres)
     dev = deviations(fp.filters, paper)
     if dev:
@@ -272,18 +272,7 @@ def _set_filters(
 def _pairs_view(lo: data.Loaded, res: NeedleResult, tag: str) -> None:
     df = res.pairs.pairs.frame
     names = [e for e in lo.names if e in res.ranks]
-    ranks = pd.DataFrame(
-        {
-            "row": df["row"],
-            "query": df["sentence1"],
-            "paraphrase": df["sentence2"],
-            "score": df["score"],
-            "overlap": df["overlap"].round(3),
-        }
-    )
-    for e in names:  # 0 = unrankable: shown empty
-        ranks[e] = pd.array([int(v) if v > 0 else None for v in res.ranks[e].rank], dtype="Int64")
-    ranks["pairs"] = tag
+    ranks = res.rank_table(names).assign(pairs=tag)
     with st.expander(
         f"Every pair's rank ({len(df):,} pairs; empty = unrankable: a query or paraphrase with nothing to embed)"
     ):
@@ -291,10 +280,11 @@ def _pairs_view(lo: data.Loaded, res: NeedleResult, tag: str) -> None:
 
     texts = lo.corpus.texts
     i = st.selectbox(
-        f"Pair ({tag})",
+        f"Pair ({escape_markup(tag)})",
         list(range(len(df))),
         format_func=lambda j: f"#{int(df['row'].iloc[j])}: {df['sentence1'].iloc[j][:120]}",
-        key="w_npair",
+        # a new list of pairs (another corpus, source or filter) is a new box: a kept box shows its old labels
+        key=f"w_npair_{hashlib.sha1(chr(10).join(df['sentence1']).encode()).hexdigest()[:8]}",
     )
     if i is None:
         return
@@ -303,13 +293,14 @@ def _pairs_view(lo: data.Loaded, res: NeedleResult, tag: str) -> None:
     score = df["score"].iloc[i]
     st.markdown(CSS, unsafe_allow_html=True)
     st.markdown(
-        f"<div class='nq'><strong>Query</strong>: {html.escape(q)}</div>"
+        f"<div class='nq'><strong>Query</strong>: {escape_markup(q)}</div>"
         f"<div class='nq'><strong>Paraphrase</strong>: {highlight_shared(p, qtok)}</div>",
         unsafe_allow_html=True,
     )
     st.caption(
         (f"human score {score:.2f} / 5 · " if np.isfinite(score) else "no human score · ")
-        + f"word overlap {df['overlap'].iloc[i]:.2f} · words shared with the query are highlighted · {tag}"
+        + f"word overlap {df['overlap'].iloc[i]:.2f} · words shared with the query are highlighted · "
+        + escape_markup(tag)
     )
     per_row = 3
     for start in range(0, len(names), per_row):
@@ -319,10 +310,10 @@ def _pairs_view(lo: data.Loaded, res: NeedleResult, tag: str) -> None:
             rank, ties, cos = int(r.rank[i]), int(r.ties[i]), float(r.sims[i])
             with col:
                 if rank == 0:
-                    st.markdown(f"**{html.escape(e)}**: unrankable (nothing to embed)")
+                    st.markdown(f"**{escape_markup(e)}**: unrankable (nothing to embed)")
                     continue
                 st.markdown(
-                    f"**{html.escape(e)}**: rank **{rank:,}** · cos {cos:.3f}" + (f" · {ties} tie(s)" if ties else "")
+                    f"**{escape_markup(e)}**: rank **{rank:,}** · cos {cos:.3f}" + (f" · {ties} tie(s)" if ties else "")
                 )
                 out = r.outrankers(i)
                 if not out:

@@ -19,8 +19,11 @@ from n2o_core.evaluation.probe.readout import CLASSIFIERS, MLP_SPARSE_DIMS
 from n2o_core.evaluation.probe.report import (
     CLASSIFIER_LABELS,
     accuracy_matrix,
+    done_tasks,
     dropped_tasks,
     judged_shares,
+    moved_count,
+    n_test_range,
     ranking_display,
     results_table,
     task_notes,
@@ -45,7 +48,7 @@ from n2o_core.settings import (
     param_int_choice,
     param_multi_choice,
 )
-from n2o_core.text import escape_markdown
+from n2o_core.text import escape_markup
 from ui import data, downloads, nav, page, probe_data, talk
 from ui.shell import through_app
 
@@ -90,7 +93,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     if res is None:
         if not st.session_state.pop("probe_asked", False):  # set by the button's callback before this run
             st.caption(
-                f"Corpus **{escape_markdown(corpus.name)}** ({len(corpus):,} sentences) · "
+                f"Corpus **{escape_markup(corpus.name)}** ({len(corpus):,} sentences) · "
                 f"{len(setup.embedders)} embedder(s) from the sidebar · {len(setup.tasks)} task(s) · "
                 f"{setup.per_class:,} items per class at most, {training_items(setup.min_train)} per class at "
                 f"least · seed {setup.seed} (the sidebar's). The corpus is parsed once (spaCy), then every task, "
@@ -106,7 +109,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         try:
             res = probe_data.run(corpus, setup, settings.scheduler)
         except Exception as e:  # noqa: BLE001 - one sentence in place, never a traceback
-            st.warning(probe_data.describe_error(e), icon="⚠️")
+            st.warning(escape_markup(probe_data.describe_error(e)), icon="⚠️")
             st.stop()
     _results(res, corpus, setup)
 
@@ -144,7 +147,7 @@ def _controls(settings: Settings) -> probe_data.ProbeSetup:
         m, note4 = param_int_choice(st.query_params, "min_train", PROBE_MIN_TRAIN_CHOICES, PROBE_DEFAULT_MIN_TRAIN)
         for note in (note1, note2, note3, note4):
             if note:
-                st.warning(note)
+                st.warning(escape_markup(note))
         st.session_state["w_ptasks"] = tasks
         st.session_state["w_pclf"] = clfs
         st.session_state["w_pper"] = n
@@ -262,11 +265,11 @@ def _task_section(res: ProbeResult) -> None:
     )
     skipped = dropped_tasks(res)
     for name, why in skipped:
-        st.info(f"Skipped: {escape_markdown(name)}: {escape_markdown(why)}", icon="ℹ️")
+        st.info(f"Skipped: {escape_markup(name)}: {escape_markup(why)}", icon="ℹ️")
     if skipped:
         st.caption("A larger corpus (the sidebar's sentence cap) gives these tasks their items.")
     for task, note in task_notes(res).items():
-        st.caption(f"**{TASK_NAMES[task]}**: {escape_markdown(note.rstrip('.'))}.")
+        st.caption(f"**{TASK_NAMES[task]}**: {escape_markup(note.rstrip('.'))}.")
 
 
 def _computed_line(res: ProbeResult) -> str:
@@ -286,10 +289,10 @@ def _computed_line(res: ProbeResult) -> str:
 
 def _results(res: ProbeResult, corpus: Corpus, setup: probe_data.ProbeSetup) -> None:
     for key, msg in res.errors.items():
-        st.error(f"**{escape_markdown(key)}** is left out: {escape_markdown(msg)}", icon="⚠️")
+        st.error(f"**{escape_markup(key)}** is left out: {escape_markup(msg)}", icon="⚠️")
     meta = res.meta
     st.caption(
-        f"Corpus **{escape_markdown(corpus.name)}** ({len(corpus):,} sentences) · {setup.per_class:,} items per "
+        f"Corpus **{escape_markup(corpus.name)}** ({len(corpus):,} sentences) · {setup.per_class:,} items per "
         f"class at most · {training_items(int(meta.get('min_train', setup.min_train)))} per class at least · "
         f"seed {setup.seed} · {_computed_line(res)}."
     )
@@ -337,14 +340,13 @@ def _ranking(res: ProbeResult, setup: probe_data.ProbeSetup, names: list[str]) -
         key="probe_rank",
     )
     shown = ranking_display(ranking, clfs)
-    moved = int(shown["rank changes"].sum())
+    moved = moved_count(ranking, clfs)
     means = [c for c in shown.columns if c.startswith("mean ")]
     st.dataframe(
         shown.style.map(_arrow_colour).apply(_moved_rows, axis=1).format("{:.1f}", subset=means), hide_index=True
     )
-    done = res.tasks[res.tasks["skipped"].isna()]
-    tasks = ", ".join(TASK_NAMES[t] for t in done["task"])
-    lo, hi = int(done["n_test"].min()), int(done["n_test"].max())
+    tasks = ", ".join(TASK_NAMES[t] for t in done_tasks(res))
+    lo, hi = n_test_range(res)
     n_test = f"{lo:,}" if lo == hi else f"{lo:,}–{hi:,}"
     st.caption(
         f"Rank 1 = the highest mean test accuracy over the tasks every embedder has ({tasks}); ties share the "
@@ -365,7 +367,7 @@ def _ranking(res: ProbeResult, setup: probe_data.ProbeSetup, names: list[str]) -
 def _examples(res: ProbeResult) -> None:
     st.subheader("What the tasks ask")
     ex = res.examples(EXAMPLES_PER_CLASS, max_classes=EXAMPLE_CLASSES)
-    done = [t for t in res.tasks[res.tasks["skipped"].isna()]["task"]]
+    done = done_tasks(res)
     if ex.empty or not done:
         st.caption("No task has items.")
         return

@@ -12,8 +12,11 @@ import streamlit as st
 from n2o_core.analyses.compare import ComparisonResult
 from n2o_core.analyses.quality import QUALITY_COLUMNS, column_correlation, quality_csv, quality_display, quality_table
 from n2o_core.corpora import Corpus
+from n2o_core.evaluation.needle import combine_needle
+from n2o_core.evaluation.sts import combine_sts
 from n2o_core.figures import evaluation as figures_eval
 from n2o_core.settings import HEROS_AVERAGING, NEEDLE_DEFAULT_SOURCE, SIMILARITY_DEFAULT_SOURCE, Settings, param_choice
+from n2o_core.text import escape_markup
 from ui import data, heros_data, nav, page, talk
 from ui import evaluation_data as ev
 from ui.guard import message
@@ -106,12 +109,18 @@ def _quality_table(
     if todo and not talk.active():  # no buttons on a projector
         st.caption("Columns whose analysis has not been run for this corpus and these embedders show —:")
         for col, (kind, label) in zip(st.columns(len(todo)), todo):
-            col.button(label, key=f"run_{kind}", on_click=st.session_state.__setitem__, args=("_quality_run", kind))
+            col.button(
+                escape_markup(label),
+                key=f"run_{kind}",
+                on_click=st.session_state.__setitem__,
+                args=("_quality_run", kind),
+            )
+    needle_all, sts_all = combine_needle(list(needle.values())), combine_sts(list(sts.values()))
     return quality_table(
         names,
         n2o=res.mean,
-        needle=pd.concat([r.results for r in needle.values()]) if needle else None,
-        sts=pd.concat([r.results for r in sts.values()]) if sts else None,
+        needle=needle_all.results if needle_all is not None else None,
+        sts=sts_all.results if sts_all is not None else None,
         heros=heros if len(heros) else None,
         dims=ev.dims(lo),
     )
@@ -161,7 +170,7 @@ def _scatter(table: pd.DataFrame, names: list[str]) -> None:
         if w not in st.session_state:  # the link's value counts once; then the control decides
             v, note = param_choice(st.query_params, param, keys, default)
             if note:
-                st.warning(note)
+                st.warning(escape_markup(note))
             st.session_state[w] = v
     c1, c2 = st.columns(2)
     x = c1.selectbox("x", keys, format_func=page.option_labels(LABELS), key="w_qx")
@@ -207,7 +216,7 @@ def _run(kind: str, lo: data.Loaded, ncfg: dict[str, Any], scfg: dict[str, Any],
             _, _, scored = heros_data.composition(lo)
             _, errors = heros_data.run(lo, n_per, lo.settings.seed, scored)
     except Exception as e:  # noqa: BLE001 - one sentence in place
-        st.warning(message(e, "The analysis"), icon="⚠️")
+        st.warning(escape_markup(message(e, "The analysis")), icon="⚠️")
         return
     for eid, msg in errors.items():
-        st.error(f"**{eid}** is left out: {msg}", icon="⚠️")
+        st.error(f"**{escape_markup(eid)}** is left out: {escape_markup(msg)}", icon="⚠️")

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import json
 
-import pandas as pd
 import streamlit as st
 
 from n2o_core.corpora import Corpus
-from n2o_core.evaluation.sts import SCORINGS
+from n2o_core.evaluation.sts import SCORING_LABELS, SCORINGS, correlation_table, moved_count, rank_display
 from n2o_core.figures import evaluation as figures_eval
 from n2o_core.settings import SIMILARITY_DEFAULT_SOURCE, SIMILARITY_SOURCES, Settings
+from n2o_core.text import escape_markup
 from ui import data, nav, page, pair_source
 from ui import evaluation_data as ev
 from ui.guard import message
@@ -20,7 +20,7 @@ from ui.shell import through_app
 
 through_app()
 
-LABELS = figures_eval.SCORING_LABELS
+LABELS = SCORING_LABELS
 
 
 def render(settings: Settings, corpus: Corpus | None) -> None:
@@ -40,11 +40,12 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     try:
         pairs = ev.pairs(pkey)
     except Exception as e:  # noqa: BLE001 - one sentence in place
-        st.warning(message(e, "Loading the pairs"), icon="⚠️")
+        st.warning(escape_markup(message(e, "Loading the pairs")), icon="⚠️")
         st.stop()
     if not pairs.source.scored:
         st.warning(
-            f"{pairs.source.label}: these pairs have no human scores, so there is nothing to correlate with. "
+            f"{escape_markup(pairs.source.label)}: these pairs have no human scores, so there is nothing to "
+            "correlate with. "
             "Upload a scored pair file (or use gensim's Lee judgments).",
             icon="⚠️",
         )
@@ -52,16 +53,16 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     try:
         res, errors = ev.sts(lo.ws, pairs, pkey, lo.names)
     except Exception as e:  # noqa: BLE001
-        st.warning(message(e, "Scoring the pairs"), icon="⚠️")
+        st.warning(escape_markup(message(e, "Scoring the pairs")), icon="⚠️")
         st.stop()
     for eid, msg in errors.items():
-        st.error(f"**{eid}** is left out: {msg}", icon="⚠️")
+        st.error(f"**{escape_markup(eid)}** is left out: {escape_markup(msg)}", icon="⚠️")
     if res is None:
         st.stop()
     ev.remember("sts", lo.corpus.fingerprint, pkey=pkey, label=pairs.source.label)
 
     st.markdown(
-        f"**{pairs.source.label}** · n = {len(pairs):,} pairs · scores on 0–5 "
+        f"**{escape_markup(pairs.source.label)}** · n = {len(pairs):,} pairs · scores on 0–5 "
         f"(the source's 0–{pairs.source.score_scale:g} scale rescaled)"
     )
     table = correlation_table(res.results)
@@ -75,7 +76,8 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         "the sentences being scored (the 2n pair sentences, each counted once per pair it is in), then every "
         "vector is L2-normalized by the cosine. This is not the sidebar's corpus z-normalization, which this page "
         "does not use. Corpus-trained embedders (tf-idf, word2vec, fastText) are fit on the sidebar's corpus "
-        f"**{lo.corpus.name}**." + (" Notes: " + "; ".join(res.notes) + "." if res.notes else "")
+        f"**{escape_markup(lo.corpus.name)}**."
+        + (" Notes: " + escape_markup("; ".join(res.notes)) + "." if res.notes else "")
     )
     st.info(
         "**Dimension** is each embedder's vector size (tf-idf: its vocabulary). Pitfalls' first point: embedders "
@@ -102,8 +104,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         key="sts_bump",
     )
     st.dataframe(rank_display(res.ranks).style.map(_arrow_colour), hide_index=True)
-    rank_cols = res.ranks[[f"rank_{s}" for s in SCORINGS]]
-    n_moved = int((rank_cols.nunique(axis=1) > 1).sum())
+    n_moved = moved_count(res.ranks)
     st.caption(
         "Rank 1 = the highest correlation. Arrows: the move against raw Pearson (the usual 'UCP' setting Pitfalls "
         f"warns about): ▲ up, ▼ down. {n_moved} of {len(res.ranks)} embedders change rank across the four scorings "
@@ -116,23 +117,6 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         mime="application/json",
         key="dl_sts_json",
     )
-
-
-def correlation_table(results: pd.DataFrame) -> pd.DataFrame:
-    """Embedder, dimension, n, the four correlations (display names), zero vectors."""
-    t = results.rename(columns={**LABELS, "dim": "dimension", "zero_vectors": "zero vectors"})
-    return t[["embedder", "dimension", "n", *LABELS.values(), "zero vectors"]]
-
-
-def rank_display(ranks: pd.DataFrame) -> pd.DataFrame:
-    """Rank under each scoring, with the move against raw Pearson as an arrow ("3 ▲2", "5 ▼1", "4 =")."""
-    out = pd.DataFrame({"embedder": ranks["embedder"], LABELS["pearson"]: ranks["rank_pearson"].astype(int)})
-    for s in SCORINGS[1:]:
-        out[LABELS[s]] = [
-            f"{int(r)} " + ("=" if c == 0 else f"▲{int(c)}" if c > 0 else f"▼{-int(c)}")
-            for r, c in zip(ranks[f"rank_{s}"], ranks[f"change_{s}"])
-        ]
-    return out.sort_values(LABELS["pearson"], kind="stable").reset_index(drop=True)
 
 
 def _arrow_colour(v: object) -> str:

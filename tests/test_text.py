@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
+import pytest
 
 from n2o_core.text import SBERT_STOP_WORDS, token_incidence, token_set
 
@@ -68,3 +71,84 @@ def test_ascii_incidence_equals_token_set_on_random_ascii():
 def test_non_ascii_texts_take_the_unicode_tokenizer():
     texts = ["caf\u00e9 don\u2019t", "plain ascii's text", "na\u00efve_caf\u00e9"]
     assert _rows(texts, frozenset({"text"})) == [token_set(t) - {"text"} for t in texts]
+
+
+# --------------------------------------------------------------------------- escape_markup
+
+HOSTILE_TEXTS = [
+    "[click me](https:example.com).txt",
+    "![x](http://127.0.0.1:9/x.png)<b>bold</b>.txt",
+    "<img src=x onerror=alert(1)> <script>alert(2)</script> &lt;i&gt; &amp;",
+    "*a* _b_ `c` ~~s~~ $x^2$ $$y$$ :red[y] :smile: a|b \\(z\\) %{x} 100%",
+    "# heading\n1. item\n- item\n> quote\n    code\n\n<div>\n\n[z](http://127.0.0.1:9/z)",
+    "https://127.0.0.1:9/a www.evil.example me@evil.example <https://127.0.0.1:9/b>",
+    "  12) starts indented\r\nRed \x1b[31malert\x1b[0m rang a bell\x07",
+    r"C:\path\to\file.txt",
+    "مرحبا 👨‍👩‍👧 naïve",
+]
+#: What a renderer reads as markup: Markdown's inline and block specials, HTML, KaTeX's $, plotly's %{...}.
+ACTIVE = set("\\`*_[]<>~$|%")
+
+
+def _shown(escaped: str) -> str:
+    """The text a reader sees: character references decoded, the invisible word joiner dropped."""
+    import html
+
+    return html.unescape(escaped).replace("\u2060", "")
+
+
+def _as_text(original: str) -> str:
+    """The original as the helper promises to show it: each line break a space, control characters dropped."""
+    import re
+
+    no_controls = re.sub(r"[\x00-\x08\x0e-\x1b\x1f\x7f]", "", original)
+    return re.sub(r"[\r\n\v\f]", " ", no_controls)
+
+
+def test_escape_markup_leaves_no_markup_and_reads_as_the_original():
+    from n2o_core.text import escape_markup
+
+    for text in HOSTILE_TEXTS:
+        out = escape_markup(text)
+        assert ACTIVE.isdisjoint(out), (text, out)
+        assert "\n" not in out and "\r" not in out and "\x1b" not in out
+        assert _shown(out) == _as_text(text)
+    assert escape_markup("plain words, 3 of them: fine.") == "plain words, 3 of them: fine."
+    assert escape_markup(12) == "12"
+    # a block marker or indentation at the start cannot open a heading, a list or a code block
+    for start in ("# h", "- x", "+ x", "=== x", "1. x", "7) x", "    x"):
+        assert escape_markup(start)[0] == "&", start
+
+
+def test_escape_markup_breaks_what_gfm_links_by_itself():
+    """GFM autolink literals (mdast-util-gfm-autolink-literal's patterns) match the decoded text, so a word joiner
+    (U+2060) must sit inside each: no pattern matches what the page reads."""
+    import html
+    import re
+
+    from n2o_core.text import escape_markup
+
+    literal = re.compile(r"(https?://|www(?=\.))([-.\w]+)|([-.\w+]+)@([-\w]+(?:\.[-\w]+)+)", re.IGNORECASE)
+    text = "see https://127.0.0.1:9/a, HTTP://x.org, www.evil.example and me@evil.example"
+    assert len(literal.findall(text)) == 4
+    decoded = html.unescape(escape_markup(text))
+    assert literal.findall(decoded) == []
+    assert decoded.replace("\u2060", "") == text
+
+
+def test_escape_markup_renders_as_text_in_markdown_and_in_an_html_block():
+    """CommonMark with GFM tables and strikethrough (markdown-it), inline and inside the app's HTML blocks (raw HTML
+    on): one paragraph or the app's own element, whose text is exactly the original's."""
+    markdown_it = pytest.importorskip("markdown_it", reason="markdown-it-py is not installed")
+    from n2o_core.text import escape_markup
+
+    md = markdown_it.MarkdownIt("commonmark", {"html": True}).enable(["table", "strikethrough"])
+    tags = re.compile(r"</?([a-z0-9]+)")
+    for text in HOSTILE_TEXTS:
+        out = escape_markup(text)
+        inline = md.render(f"**{out}** and more")
+        assert tags.findall(inline) == ["p", "strong", "strong", "p"], (text, inline)
+        assert _shown(re.sub(r"<[^>]+>", "", inline)).strip() == f"{_as_text(text)} and more".strip()
+        block = md.render(f"<div class='nq'><strong>Query</strong>: {out}</div>")
+        assert tags.findall(block) == ["div", "strong", "strong", "div"], (text, block)
+        assert _shown(re.sub(r"<[^>]+>", "", block)).strip() == f"Query: {_as_text(text)}".strip()

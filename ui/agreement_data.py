@@ -41,6 +41,7 @@ from n2o_core.figures import maps as figures_maps
 from n2o_core.limits import MIN_EMBEDDERS, check_corpus_size, k_max_for
 from n2o_core.search.result import Neighbors
 from n2o_core.settings import Settings
+from n2o_core.text import escape_markup
 from n2o_core.workspace import Workspace
 
 from . import data, failures
@@ -130,10 +131,13 @@ def load(settings: Settings, corpus: Corpus) -> AgreementData:
     search = "approximate (pynndescent)" if out.approx else "exact"
     with st.status(f"Finding the {out.k_max} nearest neighbors of all {n:,} sentences…", expanded=True) as status:
         for i, (eid, key) in enumerate(todo, 1):
-            status.update(label=f"Embedder {i}/{len(todo)}: {eid}, every sentence a query ({n:,})…", expanded=True)
+            status.update(
+                label=f"Embedder {i}/{len(todo)}: {escape_markup(eid)}, every sentence a query ({n:,})…", expanded=True
+            )
             line = st.empty()
             bar = st.progress(0.0)
-            line.markdown(f"**{eid}**: {'loading cached embeddings' if ws.is_cached(eid) else 'embedding'}…")
+            doing = "loading cached embeddings" if ws.is_cached(eid) else "embedding"
+            line.markdown(f"**{escape_markup(eid)}**: {doing}…")
             text = {"embed": f"{eid}: embedding", "neighbors": f"{eid}: {search} search, {out.k_max} neighbors"}
             try:
                 nb = pipeline.every_sentence_neighbors(
@@ -142,13 +146,13 @@ def load(settings: Settings, corpus: Corpus) -> AgreementData:
             except Exception as e:  # noqa: BLE001 - reported per embedder; the others go on
                 out.errors[eid] = failures.remember("agreement", key, message(e, f"Embedder '{eid}'"))
                 bar.empty()
-                line.markdown(f"**{eid}**: failed — {out.errors[eid]}")
+                line.markdown(f"**{escape_markup(eid)}**: failed — {escape_markup(out.errors[eid])}")
                 continue
             memo["neighbors"][key] = out.neighbors[eid] = nb
             while len(memo["neighbors"]) > MAX_NEIGHBOR_ARRAYS:
                 memo["neighbors"].popitem(last=False)
             bar.progress(1.0)
-            line.markdown(f"**{eid}**: ready in {nb.seconds:.1f} s")
+            line.markdown(f"**{escape_markup(eid)}**: ready in {nb.seconds:.1f} s")
         status.update(
             label=f"{len(out.names)} of {len(settings.embedders)} embedders ready",
             state="error" if out.errors else "complete",
@@ -180,10 +184,10 @@ def loaded(settings: Settings, corpus: Corpus | None) -> AgreementData:
             raise N2OError(f"k={settings.k} is above the {k_max_for(len(corpus))} neighbors searched per sentence.")
         out = load(settings, corpus)
     except Exception as e:  # noqa: BLE001 - one sentence in place
-        st.error(message(e, "Preparing the per-sentence agreement"), icon="⚠️")
+        st.error(escape_markup(message(e, "Preparing the per-sentence agreement")), icon="⚠️")
         st.stop()
     for eid, msg in out.errors.items():
-        st.error(f"**{eid}** is left out: {msg}", icon="⚠️")
+        st.error(f"**{escape_markup(eid)}** is left out: {escape_markup(msg)}", icon="⚠️")
     if out.errors and st.button("Retry failed embedders", key="agree_retry"):
         clear_failures()
         st.rerun()
@@ -204,8 +208,8 @@ def values(key: str, k: int, a: str | None, b: str | None, _ad: AgreementData) -
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def pair_means(key: str, k: int, _ad: AgreementData) -> pd.DataFrame:
-    """Each pair's mean per-sentence N2O (= its N2O with every sentence a query)."""
-    return _ad.at(k).pair_means()
+    """Each pair's mean per-sentence N2O (= its N2O with every sentence a query), least agreed first."""
+    return _ad.at(k).pair_means(least_first=True)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)
@@ -278,10 +282,10 @@ def pca_map(ad: AgreementData, eid: str) -> Projection:
     if key in memo:
         return memo[key]
     box = st.empty()
-    with box.container(), st.status(f"PCA map of {eid}…") as status:
+    with box.container(), st.status(f"PCA map of {escape_markup(eid)}…") as status:
         bar = st.progress(0.0)
         pr = _compute(ad, eid, "pca", stage_progress(bar, {"embed": f"{eid}: embedding", "pca": f"{eid}: PCA"}))
-        status.update(label=f"PCA map of {eid} ready", state="complete")
+        status.update(label=f"PCA map of {escape_markup(eid)} ready", state="complete")
     box.empty()
     memo[key] = pr
     return pr
@@ -304,7 +308,7 @@ class MapJob:
     finished: threading.Event = field(default_factory=threading.Event)
 
     def describe(self) -> str:
-        """One line: what the job is doing and for how long."""
+        """One line of Markdown: what the job is doing and for how long."""
         t = time.monotonic() - (self.started or self.submitted)
         what = {
             "queued": "waiting for the map before it",
@@ -317,7 +321,7 @@ class MapJob:
                 else f"laying out {self.n:,} sentences"
             ),
         }.get(self.stage, self.stage)
-        return f"**{self.eid}**: {what} · {t:.0f} s"
+        return f"**{escape_markup(self.eid)}**: {what} · {t:.0f} s"
 
     @property
     def fraction(self) -> float | None:

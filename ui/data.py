@@ -27,7 +27,6 @@ from n2o_core.analyses.anisotropy import anisotropy as core_anisotropy
 from n2o_core.analyses.compare import ComparisonResult
 from n2o_core.analyses.compare import comparison as core_comparison
 from n2o_core.analyses.face_value import FaceValue
-from n2o_core.analyses.face_value import face_value as core_face_value
 from n2o_core.corpora import Corpus, load_corpus, with_background
 from n2o_core.embedders.base import EmbedderInfo
 from n2o_core.errors import N2OError
@@ -36,6 +35,7 @@ from n2o_core.runtime import child, notices
 from n2o_core.search.result import Neighbors
 from n2o_core.settings import Settings
 from n2o_core.storage.cache import Cache
+from n2o_core.text import escape_markup
 from n2o_core.workspace import Workspace
 
 from . import failures as failures_
@@ -257,25 +257,30 @@ def load(settings: Settings, corpus_: Corpus, on_ready: Callable[[Loaded], None]
 def _prepare_with_progress(
     out: Loaded, todo: list[tuple[str, tuple]], on_ready: Callable[[Loaded], None] | None
 ) -> None:
-    """Prepare the missing embedders cheapest first (tf-idf and GloVe cells appear after seconds), the expensive
-    ones loaded ahead on the second core (`pipeline.prepare_each`), with a progress bar per embedder drawn from its
-    events: in this process, or in a child process when the dashboard isolates its jobs and something must be
-    embedded (`runtime.child`; the events are replayed here)."""
+    """Prepare the missing embedders with every core busy (`pipeline.prepare_each`: tf-idf and GloVe cells appear
+    after seconds while word2vec and fastText train and the models load), with a progress bar per embedder drawn
+    from its events, one embedder at a time: in this process, or in a child process when the dashboard isolates its
+    jobs and something must be embedded (`runtime.child`; the events are replayed here). `on_ready`
+    is called as embedders come in only when something has to be embedded."""
     memo = _memo()
     c, ws, prepared = out.corpus, out.ws, out.prepared
     keys = dict(todo)
+    if on_ready and all(pipeline.embeddings_cached(ws, e) for e in keys):
+        on_ready = None  # everything is read from the disk cache (a restarted server): no partial view to draw
     if on_ready and len(prepared.neighbors) >= 2:
         on_ready(out)
     now: dict[str, Any] = {"i": 0, "eid": "", "line": None, "bar": None}  # the embedder being prepared
 
-    with st.status(f"Preparing {len(todo)} embedder(s) on {c.name} ({len(c):,} sentences)…", expanded=True) as status:
+    name = escape_markup(c.name)
+    with st.status(f"Preparing {len(todo)} embedder(s) on {name} ({len(c):,} sentences)…", expanded=True) as status:
 
         def on_event(kind: str, eid: str, payload: Any) -> None:
             if kind == "start":
                 cached, ahead = payload
                 now["i"] += 1
                 now["eid"] = eid
-                status.update(label=f"Embedder {now['i']}/{len(todo)}: {eid} ({len(c):,} sentences)…", expanded=True)
+                shown = escape_markup(eid)
+                status.update(label=f"Embedder {now['i']}/{len(todo)}: {shown} ({len(c):,} sentences)…", expanded=True)
                 now["line"], now["bar"] = st.empty(), st.progress(0.0)
                 now["stage"] = stage_progress(
                     now["bar"],
@@ -293,27 +298,27 @@ def _prepare_with_progress(
                     if ahead
                     else "loading the model and embedding"
                 )
-                now["line"].markdown(f"**{eid}**: {doing}…")
+                now["line"].markdown(f"**{shown}**: {doing}…")
             elif kind == "stage":
                 now["stage"](eid, *payload)
             elif kind == "failed":
                 msg = failures_.remember("embedder", keys[eid], message(payload, f"Embedder '{eid}'"))
                 prepared.errors[eid] = msg
                 now["bar"].empty()
-                now["line"].markdown(f"**{eid}**: failed — {msg}")
+                now["line"].markdown(f"**{escape_markup(eid)}**: failed — {escape_markup(msg)}")
             elif kind == "done":
                 nb, seconds = payload
                 memo["neighbors"][keys[eid]] = nb
                 prepared.neighbors[eid] = nb
                 prepared.seconds[eid] = seconds
                 now["bar"].progress(1.0)
-                now["line"].markdown(f"**{eid}**: ready in {seconds:.1f} s")
+                now["line"].markdown(f"**{escape_markup(eid)}**: ready in {seconds:.1f} s")
                 if on_ready and len(prepared.neighbors) >= 2:
                     on_ready(out)
 
         def notice(sentence: str) -> None:  # another process computes it, ...
             if now["line"] is not None:
-                now["line"].markdown(f"**{now['eid']}**: {sentence}")
+                now["line"].markdown(f"**{escape_markup(now['eid'])}**: {escape_markup(sentence)}")
 
         with notices.listen(notice):  # all embeddings cached: nothing to load, so no child process
             child.call(
@@ -405,14 +410,7 @@ def anisotropy(lo: Loaded, names: list[str]) -> dict[str, Anisotropy]:
 
 def face_value(lo: Loaded, res: ComparisonResult) -> FaceValue:
     """What the comparison's numbers must be read against (`analyses.face_value`)."""
-    return core_face_value(
-        res.mean,
-        res.k,
-        len(lo.corpus),
-        embedders=res.embedders,
-        fit_size=len(lo.corpus.fit_texts),
-        sampling_note=lo.plan.sampling_note(),
-    )
+    return res.face_value(len(lo.corpus.fit_texts))
 
 
 # --------------------------------------------------------------------------- one query

@@ -1,6 +1,8 @@
 """The findings page's data: the core's evidence (`n2o_core.evaluation.findings.evidence`) memoized per process, so each
 analysis runs once per (corpus, analysis, embedders, parameters) and every finding that rests on it is judged
-from the memo; progress on a cold computation is drawn in an st.status."""
+from the memo; each result is also kept in the cache (`findings.store`), so a later visit, another server process
+or `warm --findings` finds the last result for the same settings, with when it was computed. Progress on a cold
+computation is drawn in an st.status."""
 
 from __future__ import annotations
 
@@ -12,9 +14,22 @@ from typing import Any
 import streamlit as st
 
 from n2o_core.corpora import Corpus
-from n2o_core.evaluation.findings import CkaCache, Evidence, Finding, FindingParams, FindingResult, evidence, judge
+from n2o_core.evaluation.findings import (
+    FINDINGS,
+    Evidence,
+    Finding,
+    FindingParams,
+    FindingResult,
+    evidence,
+    judge,
+    load_results,
+    save_results,
+    stored_at,
+)
+from n2o_core.measures.run import FeatureMemo
 from n2o_core.runtime.each import each_call
 from n2o_core.settings import Settings
+from n2o_core.text import escape_markup
 
 from . import data
 from .jobs import run_with_bars
@@ -28,7 +43,8 @@ _MAX_ENTRIES = 64
 
 
 def params(settings: Settings, heros_pairs: int) -> FindingParams:
-    """The sidebar's query samples and seed with the papers' k and the page's pairs per HEROS subset."""
+    """The sidebar's query samples and seed with the papers' k and the page's pairs per HEROS subset (every other
+    field at `FindingParams`' defaults, as `warm --findings` uses them)."""
     return FindingParams(
         k=PAPER_K,
         n_queries=settings.n_queries,
@@ -40,7 +56,7 @@ def params(settings: Settings, heros_pairs: int) -> FindingParams:
 
 @st.cache_resource(show_spinner=False)
 def _memo() -> OrderedDict:
-    """Process-wide memo: (corpus fingerprint, analysis, embedders, params) -> (Evidence, seconds)."""
+    """Process-wide memo: (corpus fingerprint, analysis, embedders, params) -> (Evidence, seconds, computed at)."""
     return OrderedDict()
 
 
@@ -49,9 +65,15 @@ def _key(corpus: Corpus, f: Finding, p: FindingParams) -> tuple:
 
 
 def result(corpus: Corpus, f: Finding, p: FindingParams) -> FindingResult | None:
-    """The finding judged on memoized evidence, or None when its evidence has not been computed in this process."""
+    """The finding judged on memoized evidence, else its last result kept in the cache for this corpus and these
+    parameters (`computed_at` says when), else None (never computed for them)."""
     got = _memo().get(_key(corpus, f, p))
-    return None if got is None else judge(f, *got)
+    if got is not None:
+        ev, took, at = got
+        r = judge(f, ev, took)
+        r.computed_at = at
+        return r
+    return load_results(data.cache(), corpus.fingerprint, p, [f]).get(f.id)
 
 
 def compute(settings: Settings, corpus: Corpus, findings: list[Finding], p: FindingParams) -> dict[str, str]:
@@ -69,7 +91,8 @@ def compute(settings: Settings, corpus: Corpus, findings: list[Finding], p: Find
         return errors
     names = {str(i): key for i, key in enumerate(todo)}  # each analysis's name in the job's events
     started: dict[str, float] = {}
-    with st.status(f"Computing {len(todo)} analysis(es) on {corpus.name} ({len(corpus):,} sentences)…") as status:
+    name = escape_markup(corpus.name)
+    with st.status(f"Computing {len(todo)} analysis(es) on {name} ({len(corpus):,} sentences)…") as status:
 
         def on_start(i: int, name: str) -> None:
             f = todo[names[name]]
@@ -78,9 +101,15 @@ def compute(settings: Settings, corpus: Corpus, findings: list[Finding], p: Find
 
         def keep(name: str, ev: Any) -> str:
             took = time.perf_counter() - started[name]
-            memo[names[name]] = (ev, took)
+            key = names[name]
+            at = stored_at()
+            memo[key] = (ev, took, at)
             while len(memo) > _MAX_ENTRIES:
                 memo.popitem(last=False)
+            done = [judge(f, ev, took) for f in FINDINGS if _key(corpus, f, p) == key]
+            for r in done:
+                r.computed_at = at
+            save_results(ws.cache, corpus.fingerprint, p, done)  # for the next visit and other processes
             return f"done in {took:.1f} s"
 
         by_name = run_with_bars(  # one job for every analysis (one child process when isolating)
@@ -93,7 +122,7 @@ def compute(settings: Settings, corpus: Corpus, findings: list[Finding], p: Find
             bar_text=lambda name: todo[names[name]].analysis,
             stages=lambda bar, _name: bar_progress(bar, _stage_line),
             on_start=on_start,
-            cka_cache=CkaCache(),  # one for the whole job: findings on the same embedders share their CKA
+            cka_cache=FeatureMemo(),  # one for the whole job: findings on the same embedders share their CKA
         )
         failed = {names[name]: sentence for name, sentence in by_name.items()}
         status.update(label="Findings computed", state="error" if failed else "complete", expanded=bool(failed))
@@ -108,11 +137,12 @@ def _what(f: Finding) -> str:
         "neighbors": "nearest neighbors, N2O and token overlap",
         "heros": "minimal pairs and their scores",
         "sts": "correlation with human similarity (Lee pairs)",
+        "probe": "probing tasks built from the corpus, read out",
     }.get(f.analysis, f.analysis)
 
 
 def evidence_of(corpus: Corpus, f: Finding, p: FindingParams) -> Evidence | None:
-    """The memoized evidence of a finding (None before it is computed)."""
+    """The memoized evidence of a finding (None before it is computed in this process)."""
     got = _memo().get(_key(corpus, f, p))
     return None if got is None else got[0]
 

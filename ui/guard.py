@@ -10,6 +10,7 @@ import streamlit as st
 from streamlit.runtime.scriptrunner_utils.exceptions import ScriptControlException
 
 from n2o_core.errors import N2OError
+from n2o_core.text import escape_markup
 
 log = logging.getLogger("n2o")
 _LOGGED = "_n2o_logged"
@@ -36,10 +37,10 @@ def shown(what: str = "", stop: bool = False) -> Iterator[None]:
     except ScriptControlException:  # st.stop / st.rerun pass through
         raise
     except N2OError as e:
-        st.error(str(e), icon="⚠️")
+        st.error(escape_markup(str(e)), icon="⚠️")
         if stop:
             st.stop()
     except Exception as e:  # noqa: BLE001 - the last resort: the page keeps working (`message` logs it)
-        st.error(message(e, what), icon="⚠️")
+        st.error(escape_markup(message(e, what)), icon="⚠️")
         if stop:
             st.stop()

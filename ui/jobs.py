@@ -11,6 +11,7 @@ from typing import Any
 import streamlit as st
 
 from n2o_core.runtime import child
+from n2o_core.text import escape_markup
 
 from .guard import message
 
@@ -43,20 +44,20 @@ def run_with_bars(
         if name in bars:
             bars[name].empty()
         if say_failures:
-            st.markdown(f"**{name}**: failed — {errors[name]}")
+            st.markdown(f"**{escape_markup(name)}**: failed — {escape_markup(errors[name])}")
 
     def on_event(event: str, name: str, payload: Any) -> None:
         if event == "start":
             if on_start is not None:
                 on_start(list(names).index(name), name)
-            bars[name] = st.progress(0.0, text=bar_text(name))
+            bars[name] = st.progress(0.0, text=escape_markup(bar_text(name)))
             if stages is not None:
                 steps[name] = stages(bars[name], name)
         elif event == "stage" and name in steps:
             steps[name](*payload)
         elif event == "done":
             ended.add(name)
-            bars[name].progress(1.0, text=keep(name, payload) or f"{name}: done")
+            bars[name].progress(1.0, text=escape_markup(keep(name, payload) or f"{name}: done"))
         elif event == "failed":
             failed(name, payload)
 

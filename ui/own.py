@@ -11,7 +11,6 @@ a content-addressed id (`vec:<label>-<digest>`), so sessions sharing that Worksp
 
 from __future__ import annotations
 
-import html
 import logging
 import os
 
@@ -24,6 +23,7 @@ from n2o_core.embedders.base import FAMILY_GROUPS, EmbedderInfo
 from n2o_core.errors import CorpusError, N2OError
 from n2o_core.figures.style import FAMILY_COLORS
 from n2o_core.runtime.server_mode import upload_limit_mb
+from n2o_core.text import escape_markup
 
 from . import data
 from .guard import message
@@ -160,7 +160,7 @@ def legend(groups: list[str]) -> str:
     """The family colours of the figures, as one HTML line for the sidebar."""
     items = [
         f'<span style="color:{FAMILY_COLORS.get(g, FAMILY_COLORS["other"])[0]}">■</span> '
-        f"{html.escape(FAMILY_NAME.get(g, g))}"
+        f"{escape_markup(FAMILY_NAME.get(g, g))}"
         for g in FAMILY_GROUPS
         if g in groups
     ]
@@ -235,7 +235,7 @@ def advanced(corpus: Corpus | None) -> None:
     )
     msg = st.session_state.get(_MSG)
     if msg:
-        (st.success if msg[0] == "success" else st.error)(msg[1])
+        (st.success if msg[0] == "success" else st.error)(escape_markup(msg[1]))
     if corpus is not None:
         st.download_button(
             f"The corpus's {len(corpus):,} sentences (.txt)",

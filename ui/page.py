@@ -6,16 +6,15 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import numpy as np
 import streamlit as st
 
 from n2o_core.analyses.overlap import chance_level
 from n2o_core.corpora import Corpus
 from n2o_core.limits import MIN_EMBEDDERS
 from n2o_core.settings import Settings
-from n2o_core.text import escape_markdown
+from n2o_core.text import escape_markup
 
-from . import data
+from . import data, talk
 from .guard import message
 
 
@@ -44,14 +43,26 @@ def loaded(
     try:
         out = data.load(settings, corpus, on_ready=on_ready)
     except Exception as e:  # noqa: BLE001
-        st.error(message(e, "Loading the comparison"), icon="⚠️")
+        st.error(escape_markup(message(e, "Loading the comparison")), icon="⚠️")
         st.stop()
     for eid, msg in out.prepared.errors.items():
-        st.error(f"**{eid}** is left out: {msg}", icon="⚠️")
+        name = escape_markup(eid)
+        note(f"**{name}** is left out: {escape_markup(msg)}", short=f"**{name}** is left out.", level="error")
     if len(out.names) < min_embedders:
         st.warning(f"Fewer than {min_embedders} embedders are usable; choose others in the sidebar.")
         st.stop()
     return out
+
+
+def note(text: str, *, short: str = "", level: str = "info") -> None:
+    """A note the numbers after it must be read with, drawn before the page's main figure: st.info, st.warning or
+    st.error (`level`); in talk mode one line, `short` with `text` on hover, that stays above the fold with the
+    main figure (`talk.note`)."""
+    if talk.active():
+        talk.note(text, short or text, level)
+        return
+    draw = {"warning": st.warning, "error": st.error}.get(level, st.info)
+    draw(text, icon=talk.NOTE_LEVELS.get(level, talk.NOTE_LEVELS["info"])[0])
 
 
 def chance_caption(lo: data.Loaded, k: int, markdown: bool = True) -> str:
@@ -60,7 +71,7 @@ def chance_caption(lo: data.Loaded, k: int, markdown: bool = True) -> str:
     n = len(lo.corpus)
     samples = lo.plan.samples
     bold = "**" if markdown else ""
-    name = escape_markdown(lo.corpus.name) if markdown else lo.corpus.name
+    name = escape_markup(lo.corpus.name) if markdown else lo.corpus.name
     return (
         f"Corpus {bold}{name}{bold}: N = {n:,} sentences · k = {k} · chance level k/(N−1) = "
         f"{bold}{chance_level(k, n):.4f}{bold} · {len(samples)} sample(s) of {len(samples[0])} queries · "
@@ -76,9 +87,8 @@ def approximate_note(lo: data.Loaded, k: int, names: list[str] | None = None) ->
         return
     names = names or lo.names
     res = data.comparison(lo.key, tuple(names), k, lo)
-    recall = ", ".join(f"{e} {r:.3f}" for e, r in res.recall.items() if r is not None)
-    err = res.n2o_error
-    worst = float(np.nanmax(err)) if err is not None and np.isfinite(err).any() else None
+    recall = ", ".join(f"{escape_markup(e)} {r:.3f}" for e, r in res.recall.items() if r is not None)
+    worst = res.worst_n2o_error
     st.caption(
         f"Approximate search (pynndescent), checked against exact search on held-out queries: recall@{k} "
         f"{recall or 'not measured'}; largest N2O error of a pair "

@@ -11,6 +11,7 @@ import streamlit as st
 
 from n2o_core.evaluation.pairs import SYNTHETIC_RULES, guess_pair_columns
 from n2o_core.settings import NEEDLE_SYNTHETIC_SIZES, param_choice
+from n2o_core.text import escape_markup
 
 from . import evaluation_data as ev
 from .guard import message
@@ -56,7 +57,7 @@ def choose(prefix: str, param: str, sources: tuple[str, ...], default: str) -> P
         else:
             value, note = param_choice(st.query_params, param, list(sources), default)
             if note:
-                st.warning(note)
+                st.warning(escape_markup(note))
         st.session_state[mkey] = _mode_of(value)
         if value.startswith("synthetic:"):
             _, rule, n = value.split(":")
@@ -113,13 +114,13 @@ def choose(prefix: str, param: str, sources: tuple[str, ...], default: str) -> P
         return PairChoice(mode)
     raw = up.getvalue()
     if not raw:
-        st.warning(f"'{up.name}' is empty.")
+        st.warning(f"'{escape_markup(up.name)}' is empty.")
         return PairChoice(mode)
     path = ev.save_pair_upload(up.name, raw)
     try:
         header = ev.upload_columns(path)
     except Exception as e:  # noqa: BLE001 - shown in place
-        st.warning(message(e, "Reading the pair file"))
+        st.warning(escape_markup(message(e, "Reading the pair file")))
         return PairChoice(mode)
     cols: dict[str, str | None] = {}
     if header:
@@ -127,8 +128,8 @@ def choose(prefix: str, param: str, sources: tuple[str, ...], default: str) -> P
         with st.expander("Columns", expanded=False):
             guess = guess_pair_columns(header)
             st.caption(
-                f"Columns in {up.name}: {', '.join(header)}. (auto) picks them by their usual names: "
-                + ", ".join(f"{r} → {guess[r] or 'none found'}" for r in _ROLES)
+                escape_markup(f"Columns in {up.name}: {', '.join(header)}. (auto) picks them by their usual names: ")
+                + escape_markup(", ".join(f"{r} → {guess[r] or 'none found'}" for r in _ROLES))
                 + "."
             )
             cs = st.columns(len(_ROLES))
@@ -136,5 +137,7 @@ def choose(prefix: str, param: str, sources: tuple[str, ...], default: str) -> P
                 v = c.selectbox(r, [AUTO, *header], key=f"w_{prefix}_col_{r}_{tag}")
                 cols[r] = None if v == AUTO else v
     else:
-        st.caption(f"{up.name}: the STS Benchmark layout (genre, file, year, id, score, sentence1, sentence2).")
+        st.caption(
+            f"{escape_markup(up.name)}: the STS Benchmark layout (genre, file, year, id, score, sentence1, sentence2)."
+        )
     return PairChoice(mode, path, cols)

@@ -19,6 +19,7 @@ from n2o_core.corpora import Corpus
 from n2o_core.evaluation.probe.run import ProbeResult, cached_probe, run_probe
 from n2o_core.evaluation.probe.timing import Estimate, ReadoutStep, about, estimate, seconds_left
 from n2o_core.runtime import child
+from n2o_core.text import escape_markup
 
 from . import data
 from .guard import message
@@ -107,7 +108,7 @@ def run(corpus: Corpus, setup: ProbeSetup, scheduler: str = "") -> ProbeResult:
     if got is not None:
         return got
     ws = data.workspace(corpus.fingerprint, corpus, scheduler)
-    what = f"Probing {len(setup.embedders)} embedder(s) on {len(setup.tasks)} task(s) from {corpus.name}"
+    what = f"Probing {len(setup.embedders)} embedder(s) on {len(setup.tasks)} task(s) from {escape_markup(corpus.name)}"
     ids, kw = _args(setup)
     with st.status(f"{what}…", expanded=True) as status:
         bar = st.progress(0.0, text="starting")
@@ -170,9 +171,9 @@ def _on_step(bar: Any, status: Any, what: str) -> Callable[[ReadoutStep], None]:
 
     def cb(step: ReadoutStep) -> None:
         with contextlib.suppress(Exception):  # progress from a worker thread: skip the update
-            bar.progress(min(max(step.fraction, 0.0), 1.0), text=step.line())
+            bar.progress(min(max(step.fraction, 0.0), 1.0), text=escape_markup(step.line()))
             if step.task == 1:
-                label = f"{what}: embedder {step.embedder} of {step.n_embedders}, {step.eid}…"
+                label = f"{what}: embedder {step.embedder} of {step.n_embedders}, {escape_markup(step.eid)}…"
                 status.update(label=label, expanded=True)  # without `expanded` the box would fold
 
     return cb

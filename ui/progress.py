@@ -11,6 +11,8 @@ import contextlib
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from n2o_core.text import escape_markup
+
 Progress = Callable[[str, int, int], None]
 StageProgress = Callable[[str, str, int, int], None]  # the pipeline's on_stage: (eid, stage, done, total)
 
@@ -28,7 +30,7 @@ def bar_progress(bar: Any, text: Callable[[str, int, int], str], also: Progress 
             return
         last[0] = (stage, pct)
         with contextlib.suppress(Exception):  # progress from a worker thread: skip the update
-            bar.progress(min(max(pct, 0), 100) / 100, text=text(stage, done, total))
+            bar.progress(min(max(pct, 0), 100) / 100, text=escape_markup(text(stage, done, total)))
             if also is not None:
                 also(stage, done, total)
 

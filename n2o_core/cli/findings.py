@@ -1,7 +1,10 @@
-"""`python -m n2o_core findings`: check the papers' findings on a corpus and print each with ✓ / ✗ and its numbers.
+"""`python -m n2o_core findings`: check the papers' findings on a corpus and print each with its status over every
+run ("holds in x of n"), its numbers and, where it does not hold, what may explain it.
 
-Every finding is printed, passed or not; one that could not be checked says why. `--list` prints the catalogue
-(and the findings this tool cannot test offline, with the reason) without computing anything.
+Every finding is printed, held or not; one that could not be checked says why. `--json`, `--txt` and `--markdown`
+write the same results (the JSON document, this report, the README's table); the results are also kept in the
+cache, where the dashboard's findings page opens on them for the same corpus and settings. `--list` prints the
+catalogue (and the findings this tool cannot test offline, with the reason) without computing anything.
 """
 
 from __future__ import annotations
@@ -18,8 +21,10 @@ from n2o_core.storage.fileio import atomic_write_text
 
 def add_parser(subparsers: Any) -> None:
     """Add the `findings` subcommand."""
+    from n2o_core.settings import PROBE_DEFAULT_PER_CLASS
+
     p = subparsers.add_parser(
-        "findings", help="check the papers' qualitative findings on a corpus (✓ / ✗ with numbers)"
+        "findings", help="check the papers' qualitative findings on a corpus (holds in x of n runs, with numbers)"
     )
     add_corpus_args(p, storage=False)
     p.add_argument(
@@ -34,8 +39,8 @@ def add_parser(subparsers: Any) -> None:
         type=int,
         default=None,
         metavar="N",
-        help="judge each finding on N seeds (--seed, --seed + 1, ...): query samples and HEROS pairs are drawn anew "
-        "(default: FindingParams' n_seeds, 3)",
+        help="judge each finding on N seeds (--seed, --seed + 1, ...): query samples, HEROS pairs and probing splits "
+        "are drawn anew (default: FindingParams' n_seeds, 3)",
     )
     p.add_argument(
         "--sizes",
@@ -45,8 +50,16 @@ def add_parser(subparsers: Any) -> None:
         "(without --max-sentences a size N is the sample --max-sentences N gives); default: the corpus as loaded",
     )
     p.add_argument("--pairs", type=int, default=200, metavar="N", help="HEROS pairs per subset (default %(default)s)")
+    p.add_argument(
+        "--per-class",
+        type=int,
+        default=PROBE_DEFAULT_PER_CLASS,
+        metavar="N",
+        help="items per class of each probing task, at most (default %(default)s, as the probing page)",
+    )
     p.add_argument("--list", action="store_true", help="print the findings and the untestable ones; compute nothing")
     add_json_arg(p, "write every result as JSON")
+    p.add_argument("--txt", default=None, metavar="OUT", help="write the printed report to a text file too")
     p.add_argument(
         "--markdown", default=None, metavar="OUT", help="write the findings as a Markdown table (the README's)"
     )
@@ -58,13 +71,18 @@ def _wrap(text: str, indent: str = "    ") -> str:
 
 
 def _print_catalogue() -> None:
-    from n2o_core.evaluation.findings import FINDINGS, NOT_TESTABLE
+    from n2o_core.evaluation.findings import DEFAULT_RULE, DEFAULT_SETTING, FINDINGS, NOT_TESTABLE
 
+    print(_wrap(f"default setting: {DEFAULT_SETTING}", ""))
+    print(_wrap(f"default rule: {DEFAULT_RULE}", ""))
     for f in FINDINGS:
-        print(f"{f.id}  [{f.paper} {f.where}]  {f.title}")
+        print(f"\n{f.id}  [{f.paper} {f.where}]  {f.title}")
+        print(_wrap(f"claim: {f.statement}"))
         print(_wrap(f"embedders: {', '.join(f.embedders)}"))
         print(_wrap(f"rule: {f.rule}"))
         print(_wrap(f"setting: {f.scoring} ({f.setting_reason})"))
+        for label, _ in f.sensitivity:
+            print(_wrap(f"sensitivity: {label}"))
     print("\nnot testable here:")
     for u in NOT_TESTABLE:
         print(f"  [{u.paper} {u.where}] {u.statement}")
@@ -73,7 +91,7 @@ def _print_catalogue() -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the `findings` subcommand."""
-    from n2o_core.evaluation.findings import FindingParams, check_findings, finding, findings_document, summary_counts
+    from n2o_core.evaluation.findings import FindingParams, check_findings, finding, findings_document
 
     if args.list:
         _print_catalogue()
@@ -86,6 +104,7 @@ def run(args: argparse.Namespace) -> int:
         ("--samples", args.samples),
         ("--pairs", args.pairs),
         ("--seeds", n_seeds),
+        ("--per-class", args.per_class),
     ):
         if v < 1:
             raise N2OError(f"{name} must be at least 1 (got {v}).")
@@ -94,21 +113,35 @@ def run(args: argparse.Namespace) -> int:
         finding(fid)  # an unknown id fails before any work
     ws = open_workspace(args)
     corpus = ws.corpus
-    params = FindingParams(args.k, args.queries, args.samples, args.seed, args.pairs, n_seeds=n_seeds, sizes=sizes)
+    params = FindingParams(
+        args.k,
+        args.queries,
+        args.samples,
+        args.seed,
+        args.pairs,
+        n_seeds=n_seeds,
+        sizes=sizes,
+        probe_per_class=args.per_class,
+    )
 
     from tqdm.auto import tqdm
 
     bars: dict[str, Any] = {}
 
     def progress(stage: str, done: int, total: int) -> None:
-        # one bar per embedder for sentence counts ("embed X"); one bar per loop over embedders ("scoring X")
-        key = stage.split()[0] if stage.split()[0] in ("scoring", "correlating") else stage
+        # one bar per embedder for sentence counts ("embed X"); one bar per loop over embedders ("scoring X"); the
+        # run ("run 2/6 (seed 1, 2,000 sentences): ...") shortened to "2/6" in front
+        run, _, body = stage.partition("): ") if stage.startswith("run ") else ("", "", stage)
+        tag = run.split()[1] + " " if run else ""
+        words = body.split()
+        key = tag + (words[0] if words and words[0] in ("scoring", "correlating", "training") else body)
+        desc = (tag + body)[:48]
         bar = bars.get(key)
         if bar is None:
             if total > 0 and done >= total:
                 return
-            bar = bars[key] = tqdm(total=total, desc=stage[:40], file=sys.stderr, leave=False)
-        bar.set_description(stage[:40], refresh=False)
+            bar = bars[key] = tqdm(total=total, desc=desc, file=sys.stderr, leave=False)
+        bar.set_description(desc, refresh=False)
         bar.total = total
         bar.n = done
         bar.refresh()
@@ -116,21 +149,17 @@ def run(args: argparse.Namespace) -> int:
             bar.close()
 
     try:
-        results = check_findings(ws, args.finding or None, params, progress)
+        results = check_findings(ws, args.finding or None, params, progress, keep=True)
     finally:
         for bar in bars.values():
             bar.close()
-    print(f"corpus {corpus.name}: {len(corpus):,} sentences")
-    for r in results:
-        _print_result(r)
-    counts = summary_counts(results)
-    print(
-        f"\n{counts['holds']} hold, {counts['fails']} fail, {counts['depends_on_setting']} depend on the setting, "
-        f"{counts['unstable']} unstable across runs, {counts['not_checked']} not checked, of {len(results)} findings"
-    )
     doc = findings_document(corpus.name, len(corpus), params, results)
+    text = report_text(doc)
+    print(text, end="")
     if args.json:
         write_json(args.json, doc, allow_nan=True)
+    if args.txt:
+        atomic_write_text(args.txt, text)
     if args.markdown:
         from n2o_core.export.findings_table import findings_markdown
 
@@ -149,19 +178,49 @@ def _sizes(text: str) -> tuple[int, ...]:
     return sizes
 
 
-def _print_result(r: Any) -> None:
-    f = r.finding
-    print(f"\n{r.mark} {f.id}  [{f.paper} {f.where}]  {f.title}")
-    print(_wrap(f"rule: {f.rule}"))
-    print(_wrap(f"setting: {f.scoring}"))
-    print(_wrap(f"why this setting: {f.setting_reason}"))
-    if f.cutoff_reason:
-        print(_wrap(f"cut-off: {f.cutoff_reason}"))
-    if f.data:
-        print(_wrap(f"data: {f.data}"))
-    print(_wrap(r.verdict.summary))
-    print(_wrap(f"holds in {r.holds} of {r.runs} runs; {r.status.replace('_', ' ')}"))
-    for (label, _), v, (h, n) in zip(f.sensitivity, r.sensitivity, r.sensitivity_counts(), strict=True):
-        print(_wrap(f"{v.mark} with {label} (sensitivity, {h} of {n} runs): {v.summary}"))
-    if f.paper_numbers:
-        print(_wrap(f"paper: {f.paper_numbers}"))
+def report_text(doc: dict[str, Any]) -> str:
+    """The printed report of a `findings --json` document (what `--txt` writes): the corpus, then per finding its
+    status over every run, the claim, what is tested, the rule and its setting with their reasons, the numbers of
+    the first run, each sensitivity row, whether another setting judges a run differently, and what may explain a
+    failure; then the summary."""
+    from n2o_core.evaluation.findings import STATUS_LABELS, STATUS_MARKS, row_title, summary_line
+    from n2o_core.evaluation.findings.catalog_text import HISTORY
+
+    lines = [
+        f"corpus {doc['corpus']}: {doc['sentences']:,} sentences",
+        _wrap(f"history: {HISTORY}", ""),
+        _wrap(f"default setting (where a paper is silent): {doc.get('default_setting', '')}", ""),
+        _wrap(f"default rule (where a paper gives no number): {doc.get('default_rule', '')}", ""),
+    ]
+    for f in doc["findings"]:
+        status = f["status"]
+        lines += [
+            "",
+            f"{STATUS_MARKS[status]} {f['id']}  [{f['paper']} {f['where']}]  {f['title']}",
+            _wrap(f"{STATUS_LABELS[status]}: {f['holds_text']}"),
+            _wrap(f"claim: {f['statement']}"),
+            _wrap(f"tested: {f['tested']}"),
+            _wrap(f"rule: {f['rule']}"),
+            _wrap(f"setting: {f['scoring']}"),
+            _wrap(f"why this setting: {f['setting_reason']}"),
+        ]
+        if f.get("cutoff_reason"):
+            lines.append(_wrap(f"cut-off: {f['cutoff_reason']}"))
+        extra = str(f.get("history", "")).removeprefix(HISTORY).strip()
+        if extra:
+            lines.append(_wrap(f"history: {extra}"))
+        if f.get("data") and f["data"] != "the current corpus":
+            lines.append(_wrap(f"data: {f['data']}"))
+        lines.append(_wrap(f"numbers of {f['numbers_from']}: {f['summary']}"))
+        for s in f["sensitivity"]:
+            mark = "✓" if s["passed"] is True else "✗" if s["passed"] is False else "–"
+            row = f"{mark} {row_title(s['scoring'])} ({s['holds']} of {s['runs']} runs): {s['summary']}"
+            lines.append(_wrap(row))
+        for d in f["sensitive_to"]:
+            lines.append(_wrap(f"setting-sensitive: “{d['scoring']}” judges differently in {', '.join(d['runs'])}"))
+        if f.get("paper_numbers"):
+            lines.append(_wrap(f"paper: {f['paper_numbers']}"))
+        if f.get("explanation"):
+            lines.append(_wrap(f"what may explain it: {f['explanation']}"))
+    lines += ["", summary_line(doc["summary"])]
+    return "\n".join(lines) + "\n"

@@ -13,6 +13,8 @@ view a fresh server opens on.
 cold run parses the corpus and trains every readout.
 `--measures` computes the Similarity measures page's first view (every measure, its default permutations,
 resamples and subsample) and keeps it in the cache, where the page finds it.
+`--findings` checks every finding with the findings page's settings and keeps the results, which the page then
+opens on.
 
 Then it prints what it filled (new cache entries by kind, with their size) and measures, in a new Python process
 that may not embed or search anything, how long the first page's work will take from this cache (imports, corpus,
@@ -33,7 +35,14 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from n2o_core.cli.common import CACHE_DIR_HELP, CORPUS_HELP, ProgressBars, check_max_sentences, probe_with_bars
+from n2o_core.cli.common import (
+    CACHE_DIR_HELP,
+    CORPUS_HELP,
+    ProgressBars,
+    StageBars,
+    check_max_sentences,
+    probe_with_bars,
+)
 from n2o_core.errors import N2OError
 
 if TYPE_CHECKING:
@@ -107,6 +116,12 @@ def add_parser(subparsers: Any) -> None:
     p.add_argument(
         "--measures", action="store_true", help="also compute the Similarity measures page's first view (every measure)"
     )
+    p.add_argument(
+        "--findings",
+        action="store_true",
+        help="also check every finding as the findings page does (its settings: k = 50, these query samples, 200 "
+        "HEROS pairs, 3 seeds) and keep the results, so the page opens on them",
+    )
     p.add_argument("--cache-dir", default=None, help=CACHE_DIR_HELP)
     p.add_argument("--no-check", action="store_true", help="skip the first-page timing in a new process")
     p.set_defaults(func=run)
@@ -173,6 +188,8 @@ def run(args: argparse.Namespace) -> int:
         _probe(ws, [e for e in ids if e not in failed], args, failed)
     if args.measures:
         _measures(ws, [e for e in ids if e not in failed], k_max, args, failed)
+    if args.findings:
+        _findings(ws, args, failed)
     after = _entries(cache)
     new = {rel: after[rel] for rel in after if before.get(rel) != after[rel]}
     print(_filled(new, time.perf_counter() - t_all))
@@ -251,6 +268,23 @@ def _measures(ws: Workspace, ids: list[str], k_max: int, args: argparse.Namespac
     else:
         res = got.result
         print(f"  measures: {len(res.measures)} measures x {len(res.embedders)} embedders ready in {got.seconds:.1f} s")
+
+
+def _findings(ws: Workspace, args: argparse.Namespace, failed: dict[str, str]) -> None:
+    """The findings page's results for these settings, kept in the cache (`check_findings(keep=True)`)."""
+    from n2o_core.evaluation.findings import FindingParams, check_findings, summary_counts, summary_line
+
+    t0 = time.perf_counter()
+    params = FindingParams(n_queries=args.queries, n_samples=args.samples, seed=args.seed)
+    with contextlib.closing(StageBars({})) as bars:
+        try:
+            res = check_findings(ws, None, params, bars, keep=True)
+        except N2OError as e:
+            failed["findings"] = f"{e}"
+    if "findings" in failed:
+        print(f"  findings: FAILED: {failed['findings']}")
+    else:
+        print(f"  findings: {summary_line(summary_counts(res))}; kept in {time.perf_counter() - t0:.1f} s")
 
 
 def _filled(new: dict[str, int], seconds: float) -> str:

@@ -10,16 +10,11 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from n2o_core.errors import N2OError
+from n2o_core.evaluation.sts import SCORING_LABELS  # the scorings' display names, defined once
 from n2o_core.figures.labels import label_positions
 from n2o_core.figures.style import PALETTE, base_layout, bump_chart, colors_for
+from n2o_core.text import escape_markup
 
-#: Display names of the four scorings of `n2o_core.evaluation.sts` (in its SCORINGS order).
-SCORING_LABELS: dict[str, str] = {
-    "pearson": "Pearson",
-    "spearman": "Spearman",
-    "pearson_znorm": "Pearson, z-norm",
-    "spearman_znorm": "Spearman, z-norm",
-}
 SYNTHETIC_TAG = "SYNTHETIC pairs"
 
 
@@ -49,7 +44,7 @@ def needle_mrr(
     fig = go.Figure(
         go.Scatter(
             x=mrr,
-            y=names,
+            y=[escape_markup(n) for n in names],
             mode="markers",
             marker=dict(size=12, color=[colors[n] for n in names], line=dict(width=1, color="#333")),
             error_x=dict(
@@ -88,7 +83,7 @@ def correlation_bars(results: pd.DataFrame, *, title: str | None = None) -> go.F
     for color, (key, label) in zip(shades, SCORING_LABELS.items()):
         fig.add_trace(
             go.Bar(
-                x=names,
+                x=[escape_markup(n) for n in names],
                 y=results[key].to_numpy(float),
                 name=label,
                 marker_color=color,
@@ -150,7 +145,7 @@ def quality_scatter(
             x=shown[x],
             y=shown[y],
             mode="markers+text",
-            text=names,
+            text=[escape_markup(n) for n in names],
             textposition=label_positions(
                 shown[x].tolist(),
                 shown[y].tolist(),
@@ -172,6 +167,6 @@ def quality_scatter(
     fig.update_yaxes(title=labels.get(y, y), type="log" if log_y else None)
     left_out = both.loc[~ok, "embedder"].tolist()
     if left_out:
-        title = (title or "") + f"<br><sup>not shown (no value): {', '.join(left_out)}</sup>"
+        title = (title or "") + f"<br><sup>not shown (no value): {escape_markup(', '.join(left_out))}</sup>"
     fig = base_layout(fig, title, 460)
     return fig.update_layout(margin=dict(l=20, r=30, t=70 if title else 40, b=20))

@@ -13,6 +13,7 @@ import plotly.graph_objects as go
 
 from n2o_core.errors import N2OError
 from n2o_core.figures.style import base_layout, embedder_colors, heatmap_range
+from n2o_core.text import escape_markup
 
 _HEROS_COLUMNS = ("embedder", "subset", "n", "raw", "normalized", "ci_low", "ci_high")
 #: Display names of the Heros subsets (as in the paper's Figure 1).
@@ -123,7 +124,7 @@ def heros_heatmap(
         go.Heatmap(
             z=z,
             x=[subset_label(c, mlm) for c in subsets],
-            y=names,
+            y=[escape_markup(n) for n in names],
             customdata=custom,
             text=text,
             texttemplate="%{text}",
@@ -205,7 +206,7 @@ def heros_bars(results: pd.DataFrame, *, title: str | None = None, mlm: bool = F
             go.Bar(
                 x=[subset_label(str(c), mlm) for c in sub["subset"]],
                 y=v,
-                name=name,
+                name=escape_markup(name),
                 marker_color=colors[name],
                 error_y=dict(
                     type="data",
@@ -218,7 +219,7 @@ def heros_bars(results: pd.DataFrame, *, title: str | None = None, mlm: bool = F
                 ),
                 customdata=sub[["raw", "n", "ci_low", "ci_high"]].to_numpy(),
                 hovertemplate=(
-                    f"{name}<br>%{{x}}<br>normalized %{{y:.3f}} "
+                    f"{escape_markup(name)}<br>%{{x}}<br>normalized %{{y:.3f}} "
                     "[%{customdata[2]:.3f}, %{customdata[3]:.3f}]<br>raw cosine %{customdata[0]:.3f}"
                     "<br>n = %{customdata[1]} pairs<extra></extra>"
                 ),

@@ -16,7 +16,6 @@ the JSON, so pass `max_points=None` only for an explicit "draw all" choice.
 
 from __future__ import annotations
 
-import html
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -25,6 +24,7 @@ from plotly.subplots import make_subplots
 
 from n2o_core.errors import N2OError
 from n2o_core.figures.style import FONT, TEXT, darken, reference_line
+from n2o_core.text import escape_markup
 
 #: Characters of a sentence shown in its hover label (the rest becomes "…").
 HOVER_CHARS = 120
@@ -56,7 +56,7 @@ def hover_label(text: str, max_chars: int = HOVER_CHARS, width: int = HOVER_WIDT
     t = " ".join(str(text).split())
     if len(t) > max_chars:
         t = t[: max_chars - 1].rstrip() + "…"
-    return "<br>".join(html.escape(line, quote=False) for line in _wrap(t, width))
+    return "<br>".join(escape_markup(line) for line in _wrap(t, width))
 
 
 def hover_labels(texts: Sequence[str], max_chars: int = HOVER_CHARS, width: int = HOVER_WIDTH) -> list[str]:
@@ -120,7 +120,7 @@ def _scatter(
         text=np.array(labels, dtype=object),
         customdata=ids.astype(np.int64),
         hovertemplate="%{text}<br><b>id %{customdata}</b> · N2O %{marker.color:.2f}<extra>"
-        + html.escape(name)
+        + escape_markup(name)
         + "</extra>",
         marker=dict(
             color=np.asarray(values, np.float32)[ids],
@@ -186,7 +186,7 @@ def agreement_maps(
         missing = int((~np.all(np.isfinite(c), axis=1)).sum())
         shown = f"{len(ids):,} of {n:,} sentences" if len(ids) < n else f"{n:,} sentences"
         subtitles.append(
-            f"<b>{html.escape(name)}</b> · {shown}" + (f" ({missing:,} without a vector)" if missing else "")
+            f"<b>{escape_markup(name)}</b> · {shown}" + (f" ({missing:,} without a vector)" if missing else "")
         )
         panel_labels = [base_labels[p] for p in np.flatnonzero(ok)]
         traces.append(_scatter(c, values, panel_labels, ids, selected, name, 4.0 if len(ids) > 5000 else 6.0))

@@ -28,6 +28,7 @@ from n2o_core.figures.labels import GroupLabel, place_labels
 from n2o_core.figures.style import base_layout, embedder_colors
 from n2o_core.measures import display_name, get_measure
 from n2o_core.measures.summary import classical_mds, similarity_matrix, value_matrix
+from n2o_core.text import escape_markup
 
 if TYPE_CHECKING:
     from n2o_core.measures.run import MeasureComparison
@@ -112,7 +113,7 @@ def measure_matrices(
     measures = list(measures or cmp.measures)
     names = list(cmp.embedders)
     order = list(order) if order is not None else list(range(len(names)))
-    labels = [names[i] for i in order]
+    labels = [escape_markup(names[i]) for i in order]  # plotly reads tick and hover text as HTML
     rows, cols = _grid(len(measures), cols)
     titles = [panel_title(msr, _null_of(cmp, msr)) for msr in measures]
     fig = make_subplots(rows=rows, cols=cols, subplot_titles=titles, horizontal_spacing=0.04, vertical_spacing=0.1)
@@ -302,7 +303,7 @@ def embedder_maps(cmp: MeasureComparison, measures: Sequence[str] | None = None,
                 x=xy[:, 0],
                 y=xy[:, 1],
                 mode="markers",
-                text=names,
+                text=[escape_markup(e) for e in names],
                 marker=dict(size=MAP_MARKER_PX, color=[colors[e] for e in names]),
                 hovertemplate="%{text}<extra>" + display_name(msr) + "</extra>",
                 showlegend=False,

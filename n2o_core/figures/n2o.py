@@ -16,8 +16,10 @@ import plotly.graph_objects as go
 from scipy.cluster.hierarchy import leaves_list, linkage
 from scipy.spatial.distance import squareform
 
+from n2o_core.analyses.overlap import times_chance
 from n2o_core.errors import N2OError
 from n2o_core.figures.style import NEUTRAL, PALETTE, base_layout, embedder_colors, heatmap_range, reference_line
+from n2o_core.text import escape_markup
 
 # --------------------------------------------------------------------------- ordering
 
@@ -109,11 +111,12 @@ def n2o_heatmap(
     else:
         zmin, zmax, chance_off = _chance_range(mean[off], c, extend_to_chance)
     custom, hover = _pair_hover(mean, std, c)
+    labels = [escape_markup(e) for e in names]  # plotly reads tick and hover text as HTML
     fig = go.Figure(
         go.Heatmap(
             z=np.where(off, mean, np.nan),
-            x=list(names),
-            y=list(names),
+            x=labels,
+            y=labels,
             customdata=custom,
             zmin=zmin,
             zmax=zmax,
@@ -127,7 +130,7 @@ def n2o_heatmap(
             name="N2O",
         )
     )
-    fig.add_trace(_self_trace(mean, names, off))
+    fig.add_trace(_self_trace(mean, labels, off))
     fig.update_yaxes(autorange="reversed", tickfont=dict(size=12))
     fig.update_xaxes(tickangle=-35, tickfont=dict(size=12), side="bottom")
     size = max(360, 60 * n + 140)
@@ -193,8 +196,7 @@ def _chance_range(values: np.ndarray, c: float, extend_to_chance: bool | None) -
 def _pair_hover(mean: np.ndarray, std: np.ndarray, c: float) -> tuple[np.ndarray, str]:
     """Custom data (std, chance, multiple of chance) per cell and the hover template that reads it."""
     chance_arr = np.full_like(mean, c)
-    ok = np.isfinite(chance_arr) & (chance_arr > 0)
-    ratio = np.divide(mean, chance_arr, out=np.full_like(mean, np.nan), where=ok)
+    ratio = times_chance(mean, c)
     hover = "%{y} vs %{x}<br>N2O %{z:.3f} ± %{customdata[0]:.3f} (std over query samples)"
     if np.isfinite(c):
         hover += "<br>chance k/(N−1) = %{customdata[1]:.4g} (%{customdata[2]:.1f}× chance)"
@@ -206,7 +208,7 @@ def _pair_text(mean: np.ndarray, off: np.ndarray, chance: float | None = None) -
     blank on the diagonal and where the value is missing."""
     text = np.char.mod("%.2f", np.nan_to_num(mean))
     if chance is not None and np.isfinite(chance) and chance > 0:
-        text = np.char.add(np.char.add(text, "<br>"), np.char.mod("%.1f×", np.nan_to_num(mean) / chance))
+        text = np.char.add(np.char.add(text, "<br>"), np.char.mod("%.1f×", times_chance(np.nan_to_num(mean), chance)))
     text = np.where(off, text, "")
     return np.where(off & ~np.isfinite(mean), "", text)
 
@@ -268,14 +270,14 @@ def n2o_boxplot(
         fig.add_trace(
             go.Box(
                 y=sub["n2o"],
-                name=name,
+                name=escape_markup(name),
                 boxpoints="all",
                 jitter=0.3,
                 pointpos=0,
                 marker=dict(color=colors[name], size=6),
                 line=dict(color=colors[name]),
-                customdata=sub["other"],
-                hovertemplate=f"{name} vs %{{customdata}}<br>N2O %{{y:.3f}}<extra></extra>",
+                customdata=[escape_markup(o) for o in sub["other"]],
+                hovertemplate=f"{escape_markup(name)} vs %{{customdata}}<br>N2O %{{y:.3f}}<extra></extra>",
                 showlegend=False,
             )
         )
@@ -379,10 +381,10 @@ def n2o_vs_k(curves: pd.DataFrame, *, chance: Sequence[float] | None = None, tit
                 x=sub["k"],
                 y=sub["n2o"],
                 mode="lines+markers",
-                name=str(pair),
+                name=escape_markup(pair),
                 line=dict(color=PALETTE[i % len(PALETTE)], width=1.5),
                 marker=dict(size=4),
-                hovertemplate=f"{pair}<br>k=%{{x}} N2O %{{y:.3f}}<extra></extra>",
+                hovertemplate=f"{escape_markup(pair)}<br>k=%{{x}} N2O %{{y:.3f}}<extra></extra>",
             )
         )
     if chance is not None:
@@ -413,7 +415,7 @@ def _ci_bars(
     vals = df[value].to_numpy(float)
     fig = go.Figure(
         go.Bar(
-            x=names,
+            x=[escape_markup(n) for n in names],
             y=vals,
             marker_color=[colors.get(n, PALETTE[0]) for n in names],
             error_y=dict(
@@ -463,7 +465,7 @@ def recall_bars(recall: dict[str, float | None], *, k: int, title: str | None = 
     colors = embedder_colors(list(recall))
     fig = go.Figure(
         go.Bar(
-            x=names,
+            x=[escape_markup(n) for n in names],
             y=vals,
             marker_color=[colors[n] for n in names],
             texttemplate="%{y:.3f}",

@@ -14,6 +14,7 @@ import plotly.graph_objects as go
 from n2o_core.errors import N2OError
 from n2o_core.evaluation.probe.report import BASELINE_LABELS, CLASSIFIER_LABELS
 from n2o_core.figures.style import base_layout, bump_chart, colors_for, heatmap_range
+from n2o_core.text import escape_markup
 
 
 def accuracy_heatmap(table: pd.DataFrame, *, classifier: str = "lr", title: str | None = None) -> go.Figure:
@@ -26,7 +27,7 @@ def accuracy_heatmap(table: pd.DataFrame, *, classifier: str = "lr", title: str 
     if table.empty:
         raise N2OError("There is no probing task with results to draw.")
     rows = list(table.columns)
-    labels = [BASELINE_LABELS.get(r, r) for r in rows]
+    labels = [BASELINE_LABELS.get(r, escape_markup(r)) for r in rows]  # plotly reads tick and hover text as HTML
     z = table.T.to_numpy(float) * 100  # rows x tasks
     gain = z - table["majority"].to_numpy(float)[None, :] * 100
     emb = [i for i, r in enumerate(rows) if r not in BASELINE_LABELS]

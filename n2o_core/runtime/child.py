@@ -35,7 +35,7 @@ from pathlib import Path
 from typing import IO, Any, TypeVar
 
 from n2o_core.errors import N2OError
-from n2o_core.runtime import notices
+from n2o_core.runtime.notices import listen, notify
 from n2o_core.runtime.server_mode import isolate_jobs
 
 __all__ = ["MAX_CHILDREN", "call", "isolating", "run"]
@@ -113,7 +113,7 @@ def run(
                     key, a, kw = body
                     callbacks[key](*a, **kw)
                 elif kind == "notice":
-                    notices.notify(body[0])
+                    notify(body[0])
                 elif kind == "result":
                     return body[0]  # type: ignore[no-any-return]
                 elif kind == "error":
@@ -178,7 +178,7 @@ def _main() -> None:
         return cb
 
     try:
-        with notices.listen(lambda sentence: send(("notice", sentence))):
+        with listen(lambda sentence: send(("notice", sentence))):
             result = fn(*args, **{k: relay(k) for k in keys}, **kwargs)
     except BaseException as e:  # noqa: BLE001 - every failure goes back to the parent, which raises it
         what = getattr(fn, "__qualname__", fn)

@@ -21,11 +21,11 @@ def data(n=50, seed=0):
 
 def test_hover_label_escapes_trims_and_wraps():
     got = hover_label("<script>alert('x')</script> & more " + "word " * 40, max_chars=80, width=30)
-    assert "<script>" not in got and "&lt;script&gt;" in got and "&amp;" in got
+    assert "<script>" not in got and "&#60;script&#62;" in got and "&#38;" in got
     lines = got.split("<br>")
     assert len(lines) > 1 and got.endswith("…")
     plain = hover_label("short & sweet")
-    assert plain == "short &amp; sweet"
+    assert plain == "short &#38; sweet"
     assert hover_label("x" * 500, max_chars=50).replace("<br>", "").__len__() == 50
 
 
@@ -56,7 +56,7 @@ def test_two_linked_webgl_panels():
     assert sorted(ids_l[list(left.selectedpoints)].tolist()) == [1, 7]
     assert sorted(ids_r[list(right.selectedpoints)].tolist()) == [1, 4, 7]
     assert right.unselected.marker.opacity < 0.5
-    assert "&lt;b&gt;bold&lt;/b&gt; &amp; co" in left.text[0]
+    assert "&#60;b&#62;bold&#60;/b&#62; &#38; co" in left.text[0]
     titles = [ann.text for ann in fig.layout.annotations]
     assert "1 without a vector" in titles[0] and "without" not in titles[1]
     assert fig.layout.coloraxis.cmin == 0.0 and fig.layout.coloraxis.cmax == pytest.approx(color_range(values, 10)[1])

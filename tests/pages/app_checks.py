@@ -3,7 +3,7 @@ rendered page (no exception, message text as shown, plotly specs)."""
 
 from __future__ import annotations
 
-import re
+import html
 
 #: Cheap embedders from three families (tf-idf, corpus-trained static, pretrained static).
 EMBEDDERS = "tfidf,word2vec,fasttext,glove-6b-50d"
@@ -11,8 +11,9 @@ HTML_SENTENCE = "The strong <b>team</b> won the final <script>alert(1)</script> 
 
 
 def shown(elements) -> str:
-    """The text of message elements as a reader sees it: Markdown's backslash escapes removed."""
-    return "\n".join(re.sub(r"\\(.)", r"\1", e.value) for e in elements)
+    """The text of message elements as a reader sees it: `escape_markup`'s character references decoded and its
+    invisible word joiners dropped."""
+    return "\n".join(html.unescape(e.value).replace("\u2060", "") for e in elements)
 
 
 def no_exception(at) -> None:

@@ -8,7 +8,7 @@ from urllib.parse import parse_qs, urlparse
 
 import numpy as np
 import pytest
-from app_checks import EMBEDDERS, no_exception, plotly_specs
+from app_checks import EMBEDDERS, no_exception, plotly_specs, shown
 
 from n2o_core.analyses.compare import compare
 from n2o_core.corpora import load_corpus
@@ -182,7 +182,7 @@ def test_a_corpus_too_small_for_umap_gets_pca_with_the_reason(app_env):
     at.query_params["map"] = "umap"
     at.run()
     no_exception(at)
-    warnings = " ".join(w.value for w in at.warning)
+    warnings = shown(at.warning)
     assert "UMAP for tfidf: A UMAP map with n_neighbors=15 needs more than 15 sentences" in warnings
     assert "The PCA map is shown." in warnings
     maps = plotly_specs(at)["agree_maps"]

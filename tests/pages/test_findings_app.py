@@ -1,12 +1,24 @@
-"""AppTest: the papers' findings page (cheap findings only: the others need transformers)."""
+"""AppTest: the papers' findings page (cheap findings only: the others need transformers): every finding listed,
+a check showing the core's numbers and status, and the page opening on the results kept for its settings."""
 
 from __future__ import annotations
+
+import shutil
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
 from app_checks import no_exception
 
-from n2o_core.evaluation.findings import CKA_SCORING, FINDINGS, NOT_TESTABLE, FindingParams, check_finding
+from n2o_core.evaluation.findings import (
+    CKA_SCORING,
+    FINDINGS,
+    NOT_TESTABLE,
+    STATUS_LABELS,
+    FindingParams,
+    check_finding,
+    check_findings,
+)
 
 
 def _open(app):
@@ -28,14 +40,24 @@ def _frame(app, columns):
     return got[0]
 
 
-SUMMARY = ["", "paper", "finding", "status", "holds", "numbers"]
+SUMMARY = ["", "paper", "finding", "status", "holds", "setting-sensitive", "numbers (first run)"]
+STS_TITLE = "z-normalization raises averaged GloVe's Pearson correlation with human similarity"
 
 
-def test_lists_every_finding_unchecked(app):
+def _forget(app_env):
+    """No result of an earlier test: the process memo and the results kept in the cache emptied."""
+    from ui import findings_data
+
+    findings_data._memo().clear()
+    shutil.rmtree(Path(app_env["N2O_CACHE_DIR"]) / "findings", ignore_errors=True)
+
+
+def test_lists_every_finding_unchecked(app, app_env):
+    _forget(app_env)
     _open(app)
     summary = _frame(app, SUMMARY)
     assert list(summary["finding"]) == [f.title for f in FINDINGS]
-    assert set(summary["status"]) == {"not computed yet"} and set(summary["numbers"]) == {""}
+    assert set(summary["status"]) == {"not computed yet"} and set(summary["numbers (first run)"]) == {""}
     md = " ".join(m.value for m in app.markdown)
     for f in FINDINGS:
         assert f.rule in md and f.statement in md
@@ -43,8 +65,9 @@ def test_lists_every_finding_unchecked(app):
     assert app.query_params["fpairs"] == "200"
 
 
-def _core(app_env, fid):
-    """The core's result for the page's corpus and settings (the app's test defaults: 3 samples of 30 queries)."""
+def _core(app_env, fid, keep=False):
+    """The core's result for the page's corpus and settings (the app's test defaults: 3 samples of 30 queries),
+    kept in the app's cache with `keep` (as `findings` and `warm --findings` keep theirs)."""
     from n2o_core.corpora import load_corpus
     from n2o_core.settings import DEFAULT_MAX_SENTENCES
     from n2o_core.storage.cache import Cache
@@ -53,7 +76,8 @@ def _core(app_env, fid):
     cache = Cache(app_env["N2O_CACHE_DIR"])
     corpus = load_corpus(app_env["N2O_DEFAULT_CORPUS"], max_sentences=DEFAULT_MAX_SENTENCES, cache_dir=cache.root)
     params = FindingParams(k=50, n_queries=30, n_samples=3, seed=0, heros_pairs=200)
-    return check_finding(Workspace(corpus, cache=cache), fid, params)
+    ws = Workspace(corpus, cache=cache)
+    return check_findings(ws, [fid], params, keep=True)[0] if keep else check_finding(ws, fid, params)
 
 
 def _check_shows_the_core(app, app_env, fid: str):
@@ -68,19 +92,44 @@ def _check_shows_the_core(app, app_env, fid: str):
 
 
 def test_check_one_finding_shows_the_cores_numbers(app, app_env):
+    _forget(app_env)
     core = _check_shows_the_core(app, app_env, "n2o-tfidf-apart")
     summary = _frame(app, SUMMARY).set_index("finding")
     row = summary.loc[core.finding.title]
-    assert row[""] == core.mark and row["numbers"] == core.verdict.summary
+    assert row[""] == core.mark and row["numbers (first run)"] == core.verdict.summary
+    assert row["status"] == STATUS_LABELS[core.status] and row["setting-sensitive"] == (
+        "yes" if core.setting_sensitive else "no"
+    )
     assert row["holds"] == f"{core.holds} of {core.runs}" and core.runs == 3  # three seeds, as the CLI's default
     md = " ".join(m.value for m in app.markdown)
-    assert core.verdict.summary in md and f"Holds in **{core.holds} of {core.runs}**" in md
+    assert core.verdict.summary in md and core.holds_text in md
     assert core.finding.setting_reason in md
-    (cka,) = core.sensitivity  # the rule on linear CKA, beyond the paper: shown with its own mark and runs
-    h, n = core.sensitivity_counts()[0]
-    assert f"{CKA_SCORING}: **" in md and f"{cka.summary} ({h} of {n} runs)" in md and n == 3
-    # a finding with other embedders is not computed by this click
+    j = [label for label, _ in core.finding.sensitivity].index(CKA_SCORING)
+    h, n = core.sensitivity_counts()[j]  # the rule on linear CKA, beyond the paper: its own mark and runs
+    assert f"measure: {CKA_SCORING}: **" in md and f"{core.sensitivity[j].summary} ({h} of {n} runs)" in md and n == 3
+    if core.explanation:  # what may explain it, wherever the finding does not hold
+        assert any(core.explanation in i.value for i in app.info)
+    # the findings on the same analysis are judged from the same computation; another analysis is not computed
+    assert summary.loc["Averaged static word embeddings agree with each other", "status"] != "not computed yet"
+    assert summary.loc[STS_TITLE, "status"] == "not computed yet"
+
+
+def test_opens_on_the_results_kept_for_its_settings(app, app_env):
+    """After `findings` or `warm --findings` kept a result for the page's corpus and settings, a new visit (another
+    process: the memo is empty) opens with it and says when it was computed; nothing is computed."""
+    _forget(app_env)
+    core = _core(app_env, "sts-znorm-glove", keep=True)
+    from ui import findings_data
+
+    findings_data._memo().clear()
+    _open(app)
+    summary = _frame(app, SUMMARY).set_index("finding")
+    row = summary.loc[core.finding.title]
+    assert row["numbers (first run)"] == core.verdict.summary and row["status"] == STATUS_LABELS[core.status]
     assert summary.loc["Averaged static word embeddings agree with each other", "status"] == "not computed yet"
+    captions = " ".join(c.value for c in app.caption)
+    assert "as last computed on" in captions and core.computed_at in captions
+    assert app.button(key="check_sts-znorm-glove").label == "Check again"
 
 
 def test_human_similarity_findings_share_one_computation(app, app_env):
@@ -90,7 +139,7 @@ def test_human_similarity_findings_share_one_computation(app, app_env):
     summary = _frame(app, SUMMARY).set_index("finding")
     for fid in ("sts-znorm-glove", "sts-znorm-glove-spearman"):
         core = _core(app_env, fid)
-        assert summary.loc[core.finding.title, "numbers"] == core.verdict.summary
+        assert summary.loc[core.finding.title, "numbers (first run)"] == core.verdict.summary
         assert summary.loc[core.finding.title, ""] == core.mark
         md = " ".join(m.value for m in app.markdown)
         assert core.sensitivity[0].summary in md  # the other composition (stop words dropped) is shown beside it

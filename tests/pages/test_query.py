@@ -40,7 +40,7 @@ def test_corpus_html_is_escaped(app):
     no_exception(app)
     md = _markdown(app)
     # the tags arrive escaped, never as markup (neighbor cells: see highlight_shared's own tests)
-    assert "&lt;script&gt;alert(1)&lt;/script&gt;" in md and "&lt;b&gt;team&lt;/b&gt;" in md
+    assert "&#60;script&#62;alert(1)&#60;/script&#62;" in md and "&#60;b&#62;team&#60;/b&#62;" in md
     assert "<script>" not in md and "<b>" not in md and "</b>" not in md
     texts = [c for c in app.selectbox if c.key and c.key.startswith("w_qid_")]
     assert texts and HTML_SENTENCE[:20] in texts[0].format_func(texts[0].value)

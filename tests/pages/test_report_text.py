@@ -18,6 +18,6 @@ def test_chance_caption_plain_for_reports():
         settings=SimpleNamespace(approx=False, znorm=False),
     )
     shown = page.chance_caption(lo, 10)
-    assert "**bbc-news\\[5000\\]**" in shown  # on the page: Markdown, escaped
+    assert "**bbc-news&#91;5000&#93;**" in shown  # on the page: Markdown, escaped
     plain = page.chance_caption(lo, 10, markdown=False)
     assert "Corpus bbc-news[5000]: N = 5,000" in plain and "\\" not in plain and "**" not in plain

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import html
 import os
-import re
 from pathlib import Path
 
 import pytest
@@ -53,8 +52,9 @@ def _no_exception(at) -> None:
 
 
 def _plain(md: str) -> str:
-    """Markdown source with its backslash escapes undone (what the reader sees)."""
-    return re.sub(r"\\(.)", r"\1", md)
+    """Markdown source as the reader sees it: `escape_markup`'s character references decoded, its invisible word
+    joiners dropped."""
+    return html.unescape(md).replace("\u2060", "")
 
 
 def test_hostile_link_is_answered_with_notes(app):
@@ -75,7 +75,7 @@ def test_hostile_link_is_answered_with_notes(app):
     app.switch_page("pages/query.py").run()
     _no_exception(app)
     md = "\n".join(m.value for m in app.markdown)
-    assert "&lt;img src=x onerror=alert(3)&gt;" in md and "<img" not in md
+    assert "&#60;img src=x onerror=alert(3)&#62;" in md and "<img" not in md
 
 
 def test_markdown_in_a_link_is_shown_as_text(app):
@@ -84,7 +84,7 @@ def test_markdown_in_a_link_is_shown_as_text(app):
     app.run()
     _no_exception(app)
     note = next(w.value for w in app.sidebar.warning if "Unknown corpus" in w.value)
-    assert "](http:evil.example)" not in note  # escaped: no markdown link survives
+    assert "](http:evil.example)" not in note and "[Log in" not in note  # escaped: no markdown link survives
     assert "Unknown corpus '[Log in again](http:evil.example)' in the link" in _plain(note)
 
 
@@ -167,25 +167,3 @@ def test_markup_rtl_emoji_and_control_characters_in_an_uploaded_corpus(app):
         assert "\x1b" not in md and "\x07" not in md
         seen.append(needle)
     assert len(seen) == 7
-
-
-@pytest.mark.parametrize(
-    "text",
-    [
-        "Unknown corpus '[Log in again](http:evil.example)' in the link",
-        "<img src=x onerror=alert(1)> ![i](x.png) <https://evil.example>",
-        "*a* _b_ `c` ~~s~~ $x^2$ :red[y] :smile: a|b",
-        "# heading\n1. item\n- item\n> quote",
-        r"C:\path\to\file.txt",
-    ],
-)
-def test_escape_markdown_renders_the_text_literally(text):
-    """CommonMark (markdown-it) renders the escaped text as one paragraph of exactly the original characters."""
-    markdown_it = pytest.importorskip("markdown_it")
-    from n2o_core.text import escape_markdown
-
-    out = markdown_it.MarkdownIt("commonmark").render(escape_markdown(text))
-    assert "<a" not in out and "<img" not in out and "<em>" not in out and "<code>" not in out and "<h1>" not in out
-    assert "<ol>" not in out and "<ul>" not in out and "<blockquote>" not in out
-    lines = [html.unescape(ln) for ln in out.replace("<p>", "").replace("</p>", "").strip().split("\n")]
-    assert lines == text.split("\n")

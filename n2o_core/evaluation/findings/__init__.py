@@ -1,61 +1,70 @@
 """The seeds' qualitative findings, checked live on the current corpus with the built-in embedders.
 
-Each `Finding` states one claim of a paper (quoted, with its section), names the embedders it needs, the
-analysis it rests on and how sentences are composed / scored, and writes its rule out: a pure check function
-turns computed results (`Evidence`) into a `Verdict` -- passed (✓), failed (✗, with its numbers) or None
-(could not be checked, with the reason). `evidence(ws, finding, params)` computes what one finding needs through
-the existing cores (pipeline + overlap for neighbors, heros.run for minimal pairs, sts for human similarity);
-`check_finding` / `check_findings` put the two together.
+Each `Finding` quotes one claim of a paper (with its section), names the embedders it needs, the analysis it rests
+on and the one setting its status is judged on (the paper's, else `DEFAULT_SETTING`, the same for every finding),
+and writes its rule out as the paper words the claim (where the paper gives no number: `DEFAULT_RULE`, the same for
+every finding): a pure check function turns computed results (`Evidence`) into a `Verdict` -- passed (✓), failed
+(✗, with its numbers) or None (could not be checked, with the reason). `evidence(ws, finding, params)` computes
+what one finding needs through the existing cores (pipeline + overlap for neighbors, heros.run for minimal pairs,
+sts for human similarity, probe.run for probing, analyses.seed_reference for the same-recipe reference);
+`check_finding` / `check_findings` put the two together, and `judge` judges evidence already computed.
 
     params = FindingParams(k=50, n_queries=100, n_samples=5, seed=0, heros_pairs=200)
     results = check_findings(ws, params=params)        # every finding in FINDINGS
-    for r in results: print(r.mark, r.finding.title, r.verdict.summary)
+    for r in results: print(r.mark, r.finding.title, r.holds_text, r.explanation)
 
-Settings are the papers' unless stated: N2O findings use k = 50 (capped at N - 1), the pooled query samples,
-exact search on raw cosine (no z-normalization); HEROS findings use Heros' normalization (s - b)/(1 - b) on pairs
-made from the corpus; the human-similarity findings use gensim's Lee pairs (the corpus has no human scores).
-Each finding's verdict uses one setting fixed before any result was seen (`Finding.scoring`, with its reason in
-`setting_reason`: the paper's own setup, or `DEFAULT_SETTING` where the paper is silent, the same for every
-finding); other settings (stop words kept vs dropped, tf-idf left out) are judged beside it as sensitivity rows,
-so the effect of the setting is shown and counted (`FindingResult.status`, `summary_counts`), never chosen.
-Beyond the papers, the findings that judge the N2O matrix between embedders add one sensitivity row
-(`CKA_SCORING`): the same rule on the linear CKA matrix of the same embedders on every sentence of the same corpus
-(`rules_cka`, `cka_matrix`); it has its own ✓ / ✗ and holds of runs but never makes a finding depend on the
-setting (`OTHER_MEASURES`).
-Each finding is judged on every run of `FindingParams.run_seeds` × `run_sizes` and reports "holds in x of n".
-Claims about models that are not available offline (ELMo, BERT, GPT, InferSent, USE, ...) are mapped to an
-offline analogue only where that is faithful; the others are listed in `NOT_TESTABLE` with the reason.
+Each finding is judged on every run of `FindingParams.run_seeds` × `run_sizes`, and its status comes from its fixed
+setting alone over those runs (`STATUSES`: holds, fails, unstable, not_checked; they sum to the findings). Other
+settings, stricter or looser readings of the paper's words and, beyond the papers, linear CKA (`CKA_SCORING`) are
+sensitivity rows with their own ✓ / ✗ and holds of runs; a setting or reading that judges some run differently makes
+the finding `setting_sensitive` (a flag beside the status, counted apart in the summary), another measure never
+does (`OTHER_MEASURES`). A finding that does not hold says what may explain it (`FindingResult.explanation`).
+Claims about models that are not available offline (ELMo, BERT, GPT, InferSent, USE, BiLSTM encoders, ...) are
+mapped to an offline analogue only where that is faithful; the others are listed in `NOT_TESTABLE` with the reason.
+Results are kept in the cache per corpus and parameters (`store`), so the dashboard opens on the last ones.
 
-The package, by job: `verdict` (the result types), `rules_n2o` / `rules_heros` / `rules_sts` (the pure rules, by
-paper; `rules_cka`: the N2O rules on linear CKA), `catalog` (FINDINGS, `finding`), `untestable` (NOT_TESTABLE)
-and `compute` (the evidence through the cores; `cka_matrix`, `judge`, `check_finding`, `check_findings`). This face
-exports their public names.
+The package, by job: `verdict` (the building blocks, defaults and statuses), `result` (`FindingResult`, `judge`, the
+JSON document, the page's `overview_table`), `rules_n2o` / `rules_tokens` / `rules_heros` / `rules_sts` / `rules_probe`
+(the pure rules, by paper; `rules_cka`: the N2O rules on linear CKA), `catalog` (FINDINGS, `finding`; the findings by
+paper in `catalog_n2o`, `catalog_papers`, `catalog_senteval`, what they share in `catalog_text`), `untestable`
+(NOT_TESTABLE), `compute` (the evidence through the cores; `cka_matrix`, linear CKA by `measures.run.feature_matrix`;
+`check_finding`, `check_findings`) and `store` (results kept in the cache). This face exports their public names.
 """
 
 from __future__ import annotations
 
-from n2o_core.evaluation.findings.catalog import (
-    FINDINGS,
+from n2o_core.evaluation.findings.catalog import FINDINGS, finding
+from n2o_core.evaluation.findings.catalog_text import (
     HEROS_SET,
+    HEROS_TRANSFORMERS,
     N2O_SET,
+    PROBE_SET,
     STATIC,
     STS_SET,
     TFIDF_FAMILIES,
     TRANSFORMERS,
-    finding,
 )
 from n2o_core.evaluation.findings.compute import (
-    CkaCache,
     FindingParams,
     check_finding,
     check_findings,
     cka_matrix,
     evidence,
     heros_evidence,
-    judge,
     neighbor_evidence,
     popular_evidence,
+    probe_evidence,
     sts_evidence,
+)
+from n2o_core.evaluation.findings.result import (
+    FindingResult,
+    computed_range,
+    findings_document,
+    judge,
+    overview_table,
+    result_from_json,
+    summary_counts,
+    summary_line,
 )
 from n2o_core.evaluation.findings.rules_cka import (
     BY_VALUE,
@@ -63,78 +72,103 @@ from n2o_core.evaluation.findings.rules_cka import (
     cka_evidence,
     cka_further_than_analogue,
     cka_group_agreement,
+    cka_low_with_others,
     cka_subword_apart,
 )
 from n2o_core.evaluation.findings.rules_heros import (
-    antonym_clearly_below_synonym,
+    antonym_effect_apart,
     main_below_antonym,
+    most_negations_above_synonym,
     negation_far_above,
     negations_above_synonym,
+    negations_above_synonym_means,
+    paired_difference,
 )
 from n2o_core.evaluation.findings.rules_n2o import (
     PAPER_LOWEST_KAPPA,
     above_chance,
+    above_chance_by_margin,
     apart_from_every_family,
     further_than_analogue,
     group_agreement,
-    highest_apart,
-    lowest_apart,
-    popular_share_more_words,
+    low_with_others,
     rankings_stable,
     subword_apart,
 )
-from n2o_core.evaluation.findings.rules_sts import znorm_narrows_range, znorm_raises
+from n2o_core.evaluation.findings.rules_probe import above_chance as probe_above_chance
+from n2o_core.evaluation.findings.rules_probe import at_chance, beats, wilson
+from n2o_core.evaluation.findings.rules_sts import PAPER_RANGE, znorm_narrows_range, znorm_raises
+from n2o_core.evaluation.findings.rules_tokens import (
+    below_analogue,
+    highest_apart,
+    lowest_apart,
+    popular_share_more_words,
+)
+from n2o_core.evaluation.findings.store import load_results, save_results, stored_at
 from n2o_core.evaluation.findings.untestable import NOT_TESTABLE
 from n2o_core.evaluation.findings.verdict import (
-    ALL_NO_TFIDF,
     ALL_WORDS,
     CKA_SCORING,
     CONTENT,
+    DEFAULT_RULE,
     DEFAULT_SETTING,
     HEROS,
+    MIN_UNITS,
     NEIGHBORS,
+    NO_TFIDF,
     OTHER_MEASURES,
     PAPERS,
+    PROBE,
+    READINGS,
+    STATUS_LABELS,
+    STATUS_MARKS,
     STATUSES,
     STS,
     Check,
     Evidence,
     Finding,
-    FindingResult,
     N2OEvidence,
     PopularEvidence,
     Progress,
     Untestable,
     Verdict,
-    findings_document,
     mark,
-    summary_counts,
+    row_kind,
+    row_title,
 )
 
 __all__ = [
-    "ALL_NO_TFIDF",
     "ALL_WORDS",
     "BY_VALUE",
     "CKA_SCORING",
     "CONTENT",
+    "DEFAULT_RULE",
     "DEFAULT_SETTING",
     "FINDINGS",
     "HEROS",
     "HEROS_SET",
+    "HEROS_TRANSFORMERS",
+    "MIN_UNITS",
     "N2O_SET",
     "NEIGHBORS",
     "NOT_TESTABLE",
+    "NO_TFIDF",
     "OTHER_MEASURES",
     "PAPERS",
     "PAPER_LOWEST_KAPPA",
+    "PAPER_RANGE",
+    "PROBE",
+    "PROBE_SET",
+    "READINGS",
     "STATIC",
     "STATUSES",
+    "STATUS_LABELS",
+    "STATUS_MARKS",
     "STS",
     "STS_SET",
     "TFIDF_FAMILIES",
     "TRANSFORMERS",
     "Check",
-    "CkaCache",
     "Evidence",
     "Finding",
     "FindingParams",
@@ -145,16 +179,22 @@ __all__ = [
     "Untestable",
     "Verdict",
     "above_chance",
-    "antonym_clearly_below_synonym",
+    "above_chance_by_margin",
+    "antonym_effect_apart",
     "apart_from_every_family",
+    "at_chance",
+    "beats",
+    "below_analogue",
     "check_finding",
     "check_findings",
     "cka_apart_from_every_family",
     "cka_evidence",
     "cka_further_than_analogue",
     "cka_group_agreement",
+    "cka_low_with_others",
     "cka_matrix",
     "cka_subword_apart",
+    "computed_range",
     "evidence",
     "finding",
     "findings_document",
@@ -163,18 +203,33 @@ __all__ = [
     "heros_evidence",
     "highest_apart",
     "judge",
+    "load_results",
+    "low_with_others",
     "lowest_apart",
     "main_below_antonym",
     "mark",
+    "most_negations_above_synonym",
     "negation_far_above",
     "negations_above_synonym",
+    "negations_above_synonym_means",
     "neighbor_evidence",
+    "overview_table",
+    "paired_difference",
     "popular_evidence",
     "popular_share_more_words",
+    "probe_above_chance",
+    "probe_evidence",
     "rankings_stable",
+    "result_from_json",
+    "row_kind",
+    "row_title",
+    "save_results",
+    "stored_at",
     "sts_evidence",
     "subword_apart",
     "summary_counts",
+    "summary_line",
+    "wilson",
     "znorm_narrows_range",
     "znorm_raises",
 ]

@@ -1,39 +1,39 @@
 """Computing what the findings read, through the existing cores (pipeline + overlap for neighbors, heros.run for
-minimal pairs, sts for human similarity, measures for linear CKA), and judging it: `evidence`, `cka_matrix`, `judge`,
-`check_finding`, `check_findings`."""
+minimal pairs, sts for human similarity, probe.run for probing, measures for linear CKA, analyses.seed_reference for
+the same-recipe reference), and judging it (`result.judge`): `evidence`, `cka_matrix`, `check_finding`,
+`check_findings`."""
 
 from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from itertools import combinations
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import pandas as pd
 
 from n2o_core.errors import N2OError
 from n2o_core.evaluation.findings.catalog import FINDINGS, finding
+from n2o_core.evaluation.findings.result import FindingResult, judge
 from n2o_core.evaluation.findings.verdict import (
-    ALL_NO_TFIDF,
     ALL_WORDS,
     CONTENT,
     HEROS,
     NEIGHBORS,
+    NO_TFIDF,
+    PROBE,
     STS,
     Evidence,
     Finding,
-    FindingResult,
     N2OEvidence,
     PopularEvidence,
     Progress,
-    Verdict,
 )
 from n2o_core.text import SBERT_STOP_WORDS, token_set
 
 if TYPE_CHECKING:
-    from n2o_core.measures.feature_space import FeatureSpace
+    from n2o_core.measures.run import FeatureMemo
     from n2o_core.storage.cache import Cache
     from n2o_core.workspace import Workspace
 
@@ -46,11 +46,12 @@ DEFAULT_SEEDS = 3
 @dataclass(frozen=True)
 class FindingParams:
     """How the evidence is computed: k (the papers' 50, capped at N − 1), the query samples (n_queries × n_samples,
-    seed), minimal pairs per HEROS subset, m for popular neighbors (Table 2: top 5 of every embedder), and the runs
-    each finding is judged on: `n_seeds` seeds (seed, seed + 1, ...) × `sizes` (corpus sizes: fixed random samples
-    of the corpus, seed 0, as --max-sentences draws them; empty: the corpus as it is). The reference run, whose
-    numbers a verdict shows, is the first seed at the largest size. The seed draws the queries and the minimal
-    pairs; the corpus sample is the same for every seed, so each size is embedded once."""
+    seed), minimal pairs per HEROS subset, m for popular neighbors (Table 2: top 5 of every embedder), items per
+    class of each probing task (the probing page's default, `settings.PROBE_DEFAULT_PER_CLASS`), and the runs each
+    finding is judged on: `n_seeds` seeds (seed, seed + 1, ...) × `sizes` (corpus sizes: fixed random samples of
+    the corpus, seed 0, as --max-sentences draws them; empty: the corpus as it is). Every run counts alike; the
+    numbers shown are the first run's (the first seed at the largest size). The seed draws the queries, the minimal
+    pairs and the probing splits; the corpus sample is the same for every seed, so each size is embedded once."""
 
     k: int = 50
     n_queries: int = 100
@@ -60,6 +61,7 @@ class FindingParams:
     popular_m: int = 5
     n_seeds: int = DEFAULT_SEEDS
     sizes: tuple[int, ...] = ()
+    probe_per_class: int = 1000
 
     @property
     def run_seeds(self) -> tuple[int, ...]:
@@ -80,8 +82,8 @@ def popular_evidence(
 ) -> PopularEvidence:
     """Token overlap (content words when `stop_words` is given) of each pooled query with its popular neighbors
     (`overlap.popular_neighbors`: in every embedder's top m) and with all embedders' k neighbors (each neighbor
-    slot once), averaged per query; mean and 95% t-interval over the queries with a popular neighbor."""
-    from n2o_core.analyses.overlap import mean_ci, popular_neighbors
+    slot once), averaged per query: one value of each per query with a popular neighbor."""
+    from n2o_core.analyses.overlap import popular_neighbors
 
     memo: dict[int, frozenset[str]] = {}
 
@@ -106,55 +108,30 @@ def popular_evidence(
         pop_vals.append(np.mean([len(qt & ts(i)) / len(qt) for i in pop]))
         slots = [i for e in names for i in lists[e] if i >= 0]
         all_vals.append(np.mean([len(qt & ts(i)) / len(qt) for i in slots]))
-    return PopularEvidence(m, k, len(pop_vals), n_pop, mean_ci(np.array(pop_vals)), mean_ci(np.array(all_vals)))
+    return PopularEvidence(m, k, n_pop, np.asarray(pop_vals, float), np.asarray(all_vals, float))
 
 
-@dataclass
-class CkaCache:
-    """Linear CKA kept within one check (`evidence`, `check_findings`): the values by (corpus fingerprint, embedder
-    a, embedder b) and each embedder's feature space by (corpus fingerprint, embedder), so the seeds of one corpus
-    size, and the findings on other sets of the same embedders, compute nothing again."""
+def cka_matrix(ws: Workspace, names: Sequence[str], memo: FeatureMemo | None = None) -> pd.DataFrame:
+    """Linear CKA (biased HSIC, Kornblith et al. 2019) of every two of `names` on every sentence of the workspace's
+    corpus, from its cached embeddings, as the measures compute it (`measures.run.feature_matrix`: in feature
+    space, never an N x N matrix; sparse tf-idf through its truncated SVD, `dense_view` with seed 0). What `memo`
+    holds for this corpus is reused, what is computed is added to it: CKA does not depend on the query seed, so
+    the seeds of one corpus size and the findings on other sets of the same embedders compute nothing again.
+    Diagonal 1."""
+    from n2o_core.measures.run import feature_matrix
 
-    values: dict[tuple[str, str, str], float] = field(default_factory=dict)  # (fingerprint, a, b), a < b
-    spaces: dict[tuple[str, str], FeatureSpace] = field(default_factory=dict)
-
-
-def cka_matrix(ws: Workspace, names: Sequence[str], cache: CkaCache | None = None) -> pd.DataFrame:
-    """Linear CKA (biased HSIC, Kornblith et al. 2019; `measures.kernel.cka_linear`) of every two of `names` on
-    every sentence of the workspace's corpus, from its cached embeddings: in feature space (O(N d²) per embedder,
-    never an N x N matrix), sparse tf-idf through its truncated SVD (`measures.run.dense_view`, seed 0). What
-    `cache` holds is reused, what is computed is added to it: CKA does not depend on the query seed. Diagonal 1."""
-    from n2o_core.measures.feature_space import cross, feature_space
-    from n2o_core.measures.kernel import cka_linear_from
-    from n2o_core.measures.run import dense_view
-
-    memo = CkaCache() if cache is None else cache
-    fp = ws.corpus.fingerprint
-
-    def space(e: str) -> FeatureSpace:
-        if (fp, e) not in memo.spaces:
-            memo.spaces[fp, e] = feature_space(dense_view(ws.embeddings(e), 0))
-        return memo.spaces[fp, e]
-
-    m = np.eye(len(names))
-    for i, j in combinations(range(len(names)), 2):
-        lo, hi = sorted((names[i], names[j]))
-        key = (fp, lo, hi)
-        if key not in memo.values:
-            a, b = space(names[i]), space(names[j])
-            memo.values[key] = cka_linear_from(a, b, cross(a, b))
-        m[i, j] = m[j, i] = memo.values[key]
+    m = feature_matrix(ws.embeddings, list(names), memo=memo, scope=ws.corpus.fingerprint)
     return pd.DataFrame(m, index=list(names), columns=list(names))
 
 
-def _cka_of(ws: Workspace, names: Sequence[str], cache: CkaCache | None) -> tuple[pd.DataFrame | None, str]:
+def _cka_of(ws: Workspace, names: Sequence[str], memo: FeatureMemo | None) -> tuple[pd.DataFrame | None, str]:
     """The CKA matrix and how it was computed, or None and why not (the N2O evidence stands either way)."""
     from n2o_core.measures.run import TFIDF_SVD_DIM
 
     if len(names) < 2:
         return None, "fewer than 2 embedders"
     try:
-        cka = cka_matrix(ws, names, cache)
+        cka = cka_matrix(ws, names, memo)
     except N2OError as exc:
         return None, str(exc)
     svd = f"; tf-idf as its {TFIDF_SVD_DIM}-d truncated SVD" if "tfidf" in names else ""
@@ -166,14 +143,20 @@ def neighbor_evidence(
     embedders: Sequence[str],
     params: FindingParams,
     progress: Progress | None = None,
-    cka_cache: CkaCache | None = None,
+    cka_cache: FeatureMemo | None = None,
 ) -> Evidence:
     """N2O (mean/std over the query samples, robustness across k and samples), token overlap and popular-neighbor
     overlap (content words and every word) for `embedders` on the workspace's corpus, through the pipeline
     (embeddings and neighbors at k_max come from the cache when computed before, e.g. by the dashboard), and the
     linear CKA matrix of the same embedders on every sentence (`cka_matrix`, values reused from `cka_cache`)."""
     from n2o_core.analyses.compare import comparison
-    from n2o_core.analyses.overlap import k_grid, robustness_across_k, robustness_across_samples, token_overlap_report
+    from n2o_core.analyses.overlap import (
+        chance_level,
+        k_grid,
+        robustness_across_k,
+        robustness_across_samples,
+        token_overlap_report,
+    )
     from n2o_core.limits import check_corpus_size, effective_k, k_max_for
     from n2o_core.pipeline import plan_queries, prepare_all
 
@@ -194,7 +177,7 @@ def neighbor_evidence(
         "samples": len(plan.samples),
         "pooled queries": len(plan.pool),
         "seed": params.seed,
-        "chance k/(N-1)": round(k / (n - 1), 6),
+        "chance k/(N-1)": round(chance_level(k, n), 6),
         "search": "exact, raw cosine",
     }
     names = prepared.names
@@ -224,8 +207,41 @@ def neighbor_evidence(
             ev.popular[words] = popular_evidence(ws.corpus.texts, plan.pool, ids, k, params.popular_m, stop)
     no_tfidf = {e: v for e, v in ids.items() if e != "tfidf"}
     if "tfidf" in ids and len(no_tfidf) >= 2:
-        ev.popular[ALL_NO_TFIDF] = popular_evidence(ws.corpus.texts, plan.pool, no_tfidf, k, params.popular_m)
+        ev.popular[NO_TFIDF] = popular_evidence(
+            ws.corpus.texts, plan.pool, no_tfidf, k, params.popular_m, SBERT_STOP_WORDS
+        )
+    _seed_references(ws, ev, names, plan.samples, k, ids, progress)
     return ev
+
+
+def _seed_references(
+    ws: Workspace,
+    ev: Evidence,
+    names: Sequence[str],
+    samples: Sequence[np.ndarray],
+    k: int,
+    ids: Mapping[str, np.ndarray],
+    progress: Progress | None,
+) -> None:
+    """The same-recipe reference of every corpus-trained embedder in `names` (`analyses.seed_reference`), into
+    `ev.seed_reference`; the training corpus's size into the setup. A failure is an error line, not a lost run."""
+    from n2o_core.analyses.seed_reference import has_seed_reference, same_recipe_n2o
+
+    trained = [e for e in names if has_seed_reference(ws, e)]
+    if not trained:
+        return
+    ev.setup["corpus-trained embedders trained on"] = f"{len(ws.corpus.fit_texts):,} sentences"
+    for i, e in enumerate(trained):
+        if progress:
+            progress(f"training {e} with another seed", i, len(trained))
+        try:
+            ref = same_recipe_n2o(ws, e, samples, k, own_ids=ids[e])
+        except N2OError as exc:
+            ev.errors[f"{e} (same-recipe reference)"] = str(exc)
+            continue
+        ev.seed_reference[e] = (ref.mean, ref.std)
+    if progress:
+        progress("training with another seed", len(trained), len(trained))
 
 
 def heros_evidence(
@@ -242,30 +258,78 @@ def heros_evidence(
         progress=(lambda d, t: progress("making minimal pairs", d, t)) if progress else None,
     )
     ev = Evidence()
-    ev.setup = {
-        "data": f"minimal pairs made from the current corpus ({ws.corpus.name})",
-        "corpus": ws.corpus.name,
-        "sentences": len(ws.corpus),
-        "pairs per subset (asked)": params.heros_pairs,
-        "pairs per subset (made)": ps.counts() if not ps.pairs.empty else {},
-        "originals": ps.n_originals,
-        "seed": params.seed,
-        "scoring": "raw cosine, (s − b)/(1 − b)",
-    }
+    ev.setup = _corpus_setup(
+        ws,
+        "minimal pairs made",
+        params.seed,
+        {
+            "pairs per subset (asked)": params.heros_pairs,
+            "pairs per subset (made)": ps.counts() if not ps.pairs.empty else {},
+            "originals": ps.n_originals,
+            "scoring": "raw cosine, (s − b)/(1 − b)",
+        },
+    )
     if ps.pairs.empty:
         ev.errors["pairs"] = "no minimal pairs could be made from this corpus"
         return ev
-    frames = []
+    frames, per_pair = [], []
     for i, e in enumerate(embedders):
         if progress:
             progress(f"scoring {e}", i, len(embedders))
         try:
-            frames.append(score_embedder(ws, ps.pairs, e, seed=params.seed).results)
+            scores = score_embedder(ws, ps.pairs, e, seed=params.seed)
         except N2OError as exc:
             ev.errors[e] = str(exc)
+            continue
+        frames.append(scores.results)
+        b = scores.baseline
+        per_pair.append(
+            pd.DataFrame(
+                {
+                    "embedder": e,
+                    "subset": ps.pairs["subset"].astype(str).to_numpy(),
+                    "original": ps.pairs["original"].astype(str).to_numpy(),
+                    "normalized": (scores.cosines - b) / (1.0 - b) if b < 1.0 else np.nan,
+                }
+            )
+        )
     if progress:
         progress("scoring", len(embedders), len(embedders))
     ev.heros = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    ev.heros_pairs = pd.concat(per_pair, ignore_index=True) if per_pair else None
+    return ev
+
+
+def _corpus_setup(ws: Workspace, made: str, seed: int, more: Mapping[str, Any]) -> dict[str, Any]:
+    """A run's setup on the current corpus: what was made from it, the corpus and its size, the seed, then `more`."""
+    corpus = ws.corpus
+    data = {"data": f"{made} from the current corpus ({corpus.name})", "corpus": corpus.name}
+    return data | {"sentences": len(corpus), "seed": seed} | dict(more)
+
+
+def probe_evidence(
+    ws: Workspace, embedders: Sequence[str], params: FindingParams, progress: Progress | None = None
+) -> Evidence:
+    """Probing accuracies (every task, logistic regression and the MLP) of `embedders` on tasks built from the
+    corpus (`probe.run.run_probe`: parsed, built, embedded and read out once, cached), at
+    `params.probe_per_class` items per class at most, with the run's seed (splits and classifiers)."""
+    from n2o_core.evaluation.probe.run import run_probe
+
+    ev = Evidence()
+    ev.setup = _corpus_setup(
+        ws, "probing tasks built", params.seed, {"items per class (at most)": params.probe_per_class}
+    )
+    try:
+        res = run_probe(
+            ws, list(embedders), per_class=params.probe_per_class, seed=params.seed, progress=progress, skip_failed=True
+        )
+    except N2OError as exc:
+        ev.errors["probing"] = str(exc)
+        return ev
+    ev.errors.update(res.errors)
+    ev.probe = res.results
+    ev.probe_tasks = res.tasks
+    ev.setup["tasks built"] = int(res.tasks["skipped"].isna().sum())
     return ev
 
 
@@ -302,12 +366,14 @@ def sts_evidence(cache: Cache, embedders: Sequence[str], progress: Progress | No
 
 
 def _one_evidence(
-    ws: Workspace, f: Finding, params: FindingParams, progress: Progress | None, cka_cache: CkaCache
+    ws: Workspace, f: Finding, params: FindingParams, progress: Progress | None, cka_cache: FeatureMemo
 ) -> Evidence:
     if f.analysis == NEIGHBORS:
         return neighbor_evidence(ws, f.embedders, params, progress, cka_cache)
     if f.analysis == HEROS:
         return heros_evidence(ws, f.embedders, params, progress)
+    if f.analysis == PROBE:
+        return probe_evidence(ws, f.embedders, params, progress)
     if f.analysis == STS:
         ev = sts_evidence(ws.cache, f.embedders, progress)
         ev.setup["runs"] = "one: the Lee pairs do not change with the seed or the corpus size"
@@ -320,18 +386,20 @@ def evidence(
     f: Finding,
     params: FindingParams = FindingParams(),
     progress: Progress | None = None,
-    cka_cache: CkaCache | None = None,
+    cka_cache: FeatureMemo | None = None,
 ) -> Evidence:
     """What finding `f` needs, computed for its own embedders (`f.embedders`) through the cores, on every run
-    (`params.run_seeds` × `params.run_sizes`): the reference run (first seed, largest size) with the other runs in
-    its `replicates`. The human-similarity findings read gensim's Lee pairs, the same on every run: one run.
-    Linear CKA is computed once per corpus size and embedder pair (kept in `cka_cache`; a new one when None)."""
+    (`params.run_seeds` × `params.run_sizes`): the first run (first seed, largest size) with the other runs in
+    its `replicates`, every run judged alike. The human-similarity findings read gensim's Lee pairs, the same on
+    every run: one run. Linear CKA is computed once per corpus size and embedder pair (kept in `cka_cache`; a new
+    one when None)."""
     from dataclasses import replace
 
     from n2o_core.corpora.corpus import sample_corpus
+    from n2o_core.measures.run import FeatureMemo
     from n2o_core.workspace import Workspace as _Ws
 
-    cache = CkaCache() if cka_cache is None else cka_cache
+    cache = FeatureMemo() if cka_cache is None else cka_cache
     if f.analysis == STS:
         return _one_evidence(ws, f, params, progress, cache)
     runs = [(size, seed) for size in params.run_sizes(len(ws.corpus)) for seed in params.run_seeds]
@@ -351,36 +419,6 @@ def evidence(
     return out
 
 
-def _judged(f: Finding, ev: Evidence) -> tuple[Verdict, list[Verdict]]:
-    v = f.check(ev)
-    if v.passed is None and ev.errors:
-        v = Verdict(None, v.summary + " (" + "; ".join(f"{e}: {m}" for e, m in ev.errors.items()) + ")")
-    return v, [check(ev) for _, check in f.sensitivity]
-
-
-def judge(f: Finding, ev: Evidence, seconds: float = 0.0) -> FindingResult:
-    """Apply the finding's check (and its sensitivity settings') to computed evidence, on the reference run and on
-    each replicate run: pure. `holds` / `runs` count the runs whose verdict is ✓ / ✓ or ✗."""
-    v, sens = _judged(f, ev)
-    every = [(ev, v, sens)] + [(r, *_judged(f, r)) for r in ev.replicates]
-    holds = sum(x.passed is True for _, x, _ in every)
-    runs = sum(x.passed is not None for _, x, _ in every)
-    sens_counts = [
-        (sum(s[j].passed is True for _, _, s in every), sum(s[j].passed is not None for _, _, s in every))
-        for j in range(len(sens))
-    ]
-    rows = [
-        {"seed": e.setup.get("seed"), "sentences": e.setup.get("sentences"), "passed": x.passed}
-        | {f"sensitivity {j + 1}": s[j].passed for j in range(len(s))}
-        for e, x, s in every
-    ]
-    errors = dict(ev.errors)
-    for r in ev.replicates:
-        for e, m in r.errors.items():
-            errors.setdefault(e, m)
-    return FindingResult(f, v, sens, dict(ev.setup), errors, seconds, holds, runs, sens_counts, rows)
-
-
 def check_finding(
     ws: Workspace, f: Finding | str, params: FindingParams = FindingParams(), progress: Progress | None = None
 ) -> FindingResult:
@@ -396,12 +434,17 @@ def check_findings(
     ids: Sequence[str] | None = None,
     params: FindingParams = FindingParams(),
     progress: Progress | None = None,
+    *,
+    keep: bool = False,
 ) -> list[FindingResult]:
     """Check the findings with these ids (default: all), in catalogue order. Findings of one analysis with the same
-    embedders share one computation."""
+    embedders share one computation. With `keep`, the results are kept in the workspace's cache for this corpus and
+    these parameters (`store`), where the dashboard's findings page finds them."""
+    from n2o_core.measures.run import FeatureMemo
+
     chosen = [finding(i) for i in ids] if ids else list(FINDINGS)
     shared: dict[tuple[str, tuple[str, ...]], tuple[Evidence, float]] = {}
-    cka_cache = CkaCache()
+    cka_cache = FeatureMemo()
     out = []
     for f in chosen:
         key = (f.analysis, f.embedders)
@@ -411,4 +454,8 @@ def check_findings(
             shared[key] = (ev, time.perf_counter() - t0)
         ev, secs = shared[key]
         out.append(judge(f, ev, secs))
+    if keep:
+        from n2o_core.evaluation.findings.store import save_results
+
+        save_results(ws.cache, ws.corpus.fingerprint, params, out)
     return out

@@ -2,16 +2,17 @@
 that judges the N2O matrix between embedders (`CKA_SCORING`), pure: `Evidence.cka` -> `Verdict`.
 
 Linear CKA (Kornblith et al. 2019, "Similarity of neural network representations revisited", ICML; biased HSIC,
-`n2o_core.measures.kernel.cka_linear`) of the same embedders on every sentence of the same run's corpus, in feature
-space (`compute.cka_matrix`). Each row runs the N2O rule itself (`rules_n2o`) on the CKA matrix, so the row is the
-same rule on the other measure. What does not carry over is said in the row's summary:
+the measures' `cka_linear`) of the same embedders on every sentence of the same run's corpus, in feature space
+(`compute.cka_matrix`, through `n2o_core.measures.run.feature_matrix`). Each row runs the N2O rule itself
+(`rules_n2o`) on the CKA matrix, so the row is the same rule on the other measure. What does not carry over is said
+in the row's summary:
 
 - CKA has no query samples: the rules' 95% t-intervals over the query samples collapse to the value (the rules'
   own one-sample case: the difference itself must be above 0), and no spread is shown;
 - CKA has no chance level k/(N − 1) and no k: "far above chance" and "stable across k / across query samples" get
   no CKA row (a permutation null would be a new rule, not the paper's).
 
-These rows never decide a verdict, nor make a finding "depends on the setting" (`verdict.OTHER_MEASURES`).
+These rows never decide a status, nor make a finding setting-sensitive (`verdict.OTHER_MEASURES`).
 """
 
 from __future__ import annotations
@@ -24,6 +25,7 @@ from n2o_core.evaluation.findings.rules_n2o import (
     apart_from_every_family,
     further_than_analogue,
     group_agreement,
+    low_with_others,
     subword_apart,
 )
 from n2o_core.evaluation.findings.verdict import Evidence, N2OEvidence, Verdict, fmt, unchecked
@@ -57,20 +59,43 @@ def _where(ev: Evidence) -> str:
 
 
 def cka_group_agreement(ev: Evidence, group: Sequence[str], others: Sequence[str]) -> Verdict:
-    """`group_agreement` on the CKA matrix: mean CKA within `group` > mean CKA between `group` and `others`. The
-    N2O rule has no interval either; only the std across query samples is left out."""
+    """`group_agreement` on the CKA matrix: mean CKA within `group` > mean CKA between `group` and `others`, by value
+    (no query samples, no interval, no spread)."""
     if ev.cka is None:
         return _missing(ev)
-    v = group_agreement(ev.cka, group, others)
+    v = group_agreement(cka_evidence(ev.cka), group, others)
     if v.passed is None:
         return _missing(ev, v)
     within, between, ratio = v.numbers["within"], v.numbers["between"], v.numbers["ratio"]
     return Verdict(
         v.passed,
         f"mean linear CKA within {fmt(within)} {'>' if v.passed else '≤'} between {fmt(between)} (ratio "
-        f"{ratio:.2f}){_where(ev)}; CKA has no query samples: no spread shown",
-        dict(v.numbers),
-        v.table.rename(columns={"n2o": "cka"}) if v.table is not None else None,
+        f"{ratio:.2f}){_where(ev)}; {BY_VALUE}",
+        _numbers(v.numbers),
+        v.table.drop(columns=["std"]).rename(columns={"n2o": "cka"}) if v.table is not None else None,
+    )
+
+
+def cka_low_with_others(ev: Evidence, target: str, static: Sequence[str]) -> Verdict:
+    """`low_with_others` on the CKA matrix: `target`'s mean CKA with the others below the median embedder's, and
+    with the static averages below theirs among themselves; both by value (no query samples, no interval)."""
+    if ev.cka is None:
+        return _missing(ev)
+    v = low_with_others(cka_evidence(ev.cka), target, static)
+    if v.passed is None:
+        return _missing(ev, v)
+    n = v.numbers
+    ok_a, ok_b = n["difference (others)"] > 0, n["difference (static)"] > 0
+    return Verdict(
+        v.passed,
+        f"{target}'s mean linear CKA with the others {fmt(n[f'{target} with the others'])} vs the median "
+        f"embedder's {fmt(n['median embedder with the others'])} ({'below' if ok_a else 'not below'}); with the "
+        f"static averages {fmt(n[f'{target} with the static averages'])} vs their CKA among themselves "
+        f"{fmt(n['static averages among themselves'])} ({'below' if ok_b else 'not below'}){_where(ev)}; {BY_VALUE}",
+        _numbers(n),
+        v.table.rename(columns={"mean N2O with the others": "mean CKA with the others"})
+        if v.table is not None
+        else None,
     )
 
 

@@ -82,4 +82,37 @@ NOT_TESTABLE: tuple[Untestable, ...] = (
         "Encoders with close STS-benchmark scores can behave very differently on Heros.",
         "needs the encoders' STS-benchmark scores (STS 12–17, STS-B, SICK-R), which are not offline",
     ),
+    Untestable(
+        "SentEval",
+        "§4, Encoding architectures",
+        "Different encoder architectures trained with the same objective lead to linguistically different "
+        "embeddings; BiLSTM-max outperforms BiLSTM-last; Gated ConvNet is on a par with the best LSTM.",
+        "no BiLSTM or Gated ConvNet encoders trained on the paper's tasks are available offline",
+    ),
+    Untestable(
+        "SentEval",
+        "§4, Training tasks",
+        "NMT training gives more linguistically aware encoders than NLI; untrained BiLSTM-max already does well; "
+        "AutoEncoder training excels at SentLen and fails WC; Seq2Tree mimics the parser.",
+        "needs the paper's encoders trained on each task (NMT, NLI, SkipThought, AutoEncoder, Seq2Tree) or untrained",
+    ),
+    Untestable(
+        "SentEval",
+        "§4, Baselines",
+        "The bigram baseline NB-bi-tfidf detects BShift from unlikely bigrams and is below chance on SOMO.",
+        "the built-in tf-idf has unigrams only; no bigram Naive Bayes baseline here",
+    ),
+    Untestable(
+        "SentEval",
+        "§2, Table 2 (Hum. Eval.)",
+        "Human upper bounds of every task (100 on the surface tasks, 81–98 elsewhere).",
+        "needs human judgments of the generated items",
+    ),
+    Untestable(
+        "SentEval",
+        "§4, Probing vs. downstream tasks",
+        "WC correlates positively with every downstream task, SentLen negatively with most; SOMO and CoordInv "
+        "correlate with the most downstream tasks after WC.",
+        "needs SentEval's downstream tasks and the 40+ encoders the correlations were computed over",
+    ),
 )

@@ -1,37 +1,55 @@
-"""The findings' result types: a check's `Verdict` (✓ / ✗ / not checked, with its numbers), the `Evidence` the
-checks read (N2O, token overlap, popular neighbors, HEROS scores, human-similarity correlations), a `Finding` of
-a paper with its rule, an `Untestable` one, and a `FindingResult` (with its JSON form). Also the small helpers the
-rule modules share (`unchecked`, `fmt`, `missing`)."""
+"""The findings' building blocks: a check's `Verdict` (✓ / ✗ / not checked, with its numbers), the `Evidence` the
+checks read (N2O, token overlap, popular neighbors, HEROS scores, human-similarity correlations, probing
+accuracies), a `Finding` of a paper with its rule, an `Untestable` one; the one default setting and the one default
+rule (`DEFAULT_SETTING`, `DEFAULT_RULE`), the statuses, and the small helpers the rule modules share (`unchecked`,
+`fmt`, `missing`). A finding judged over every run is a `result.FindingResult`."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
 import pandas as pd
 
-from n2o_core.storage.fileio import json_plain
+from n2o_core.analyses.overlap import chance_level
+from n2o_core.text import SBERT_STOP_WORDS_NAME, TOKEN_WORDS_DEFAULT
 
 #: progress(stage text, done, total)
 Progress = Callable[[str, int, int], None]
 
-NEIGHBORS, HEROS, STS = "neighbors", "heros", "sts"
+NEIGHBORS, HEROS, STS, PROBE = "neighbors", "heros", "sts", "probe"
 PAPERS = {
     "N2O": "Lin & Smith (2019), Situating Sentence Embedders with Nearest Neighbor Overlap",
     "Pitfalls": "Eger et al. (2019), Pitfalls in the Evaluation of Sentence Embeddings",
     "Heros": "Chiang et al., Revealing the Blind Spot of Sentence Encoder Evaluation by Heros",
+    "SentEval": "Conneau et al. (2018), What you can cram into a single vector: probing sentence embeddings",
 }
-#: Token-overlap compositions: content words (the token overlap page's default) or every word.
+#: Token-overlap compositions: content words or every word (the keys of the token page's `words=`; the tool's
+#: one default, `TOKEN_WORDS_DEFAULT`, is content words, on that page and in every finding).
 CONTENT, ALL_WORDS = "content", "all"
-#: Popular-neighbor evidence with every word counted, tf-idf left out of the embedders whose top m must agree.
-ALL_NO_TFIDF = "all, without tfidf"
+#: Popular-neighbor evidence with the default composition, tf-idf left out of the embedders whose top m must agree.
+NO_TFIDF = "content, without tfidf"
 
-#: Where a paper is silent, every finding uses this one default (never a per-finding choice).
+#: Where a paper is silent about a setting, every finding uses this one default (never a per-finding choice).
 DEFAULT_SETTING = (
-    "the tool's one default where a paper is silent, the same for every finding: every token counted (lowercased "
-    "words, no stop-word list), word vectors averaged over all tokens, raw cosine, exact search"
+    f"the tool's one default where a paper is silent, the same for every finding and page: token overlap counts "
+    f"content words (stop words of {SBERT_STOP_WORDS_NAME} dropped), as the token-overlap page opens "
+    f"({TOKEN_WORDS_DEFAULT!r}); word vectors averaged over every token (N2O Table 1's composition); raw cosine; "
+    "exact search"
+)
+#: The fewest units (queries, originals with both minimal pairs) a comparison over units is judged on.
+MIN_UNITS = 10
+#: Where a paper gives no number, every rule reads its words this one way (`cutoff_reason` says when it applies).
+DEFAULT_RULE = (
+    "The paper gives no number here, so the tool's one default for every finding applies: a difference counts when "
+    "it lies beyond the 95% sampling error (values on the same units, such as query samples or the minimal pairs "
+    "of one original: the 95% interval of the paired difference excludes 0; values whose intervals are drawn "
+    "apart, as Fig. 5's error bars: the two intervals do not overlap); “at chance” when the interval contains "
+    "chance; where no interval exists (one query sample; the Lee pairs, which share their documents) the point "
+    f"value decides; a comparison over units needs at least {MIN_UNITS} of them; “most” is more than half, "
+    "“almost all” all but at most one."
 )
 
 #: The sensitivity row that applies an N2O finding's rule to the linear CKA matrix of the same embedders on the same
@@ -39,11 +57,32 @@ DEFAULT_SETTING = (
 CKA_SCORING = "linear CKA instead of N2O (beyond the paper: Kornblith et al. 2019)"
 #: Sensitivity rows that swap the measure, not the setting: shown and counted like the others (their own ✓ / ✗,
 #: holds of runs) but, a different measure's disagreement saying nothing about the paper's setting, never making a
-#: finding "depends on the setting" (`FindingResult.status`).
+#: finding setting-sensitive (`FindingResult.sensitive_to`).
 OTHER_MEASURES = frozenset({CKA_SCORING})
+#: How a sensitivity row that reads the paper's words differently (rather than changing a setting) is labelled.
+READINGS = ("stricter reading", "looser reading", "narrower reading", "wider reading")
 
-#: The summary's categories (`FindingResult.status`), in the order they are counted.
-STATUSES = ("holds", "fails", "depends_on_setting", "unstable", "not_checked")
+#: A finding's status over every run of its fixed setting (`FindingResult.status`); they sum to the findings.
+STATUSES = ("holds", "fails", "unstable", "not_checked")
+#: The mark of each status: ✓ every run, ✗ no run, ◐ some runs, – no run could be judged.
+STATUS_MARKS = {"holds": "✓", "fails": "✗", "unstable": "◐", "not_checked": "–"}
+#: How each status reads in a sentence.
+STATUS_LABELS = {"holds": "holds", "fails": "fails", "unstable": "unstable across runs", "not_checked": "not checked"}
+
+
+def row_kind(label: str) -> str:
+    """A sensitivity row's kind: "measure" (another measure, `OTHER_MEASURES`), "reading" (a stricter or looser
+    reading of the paper's words, labelled with one of `READINGS`) or "setting" (another setting)."""
+    if label in OTHER_MEASURES:
+        return "measure"
+    return "reading" if label.startswith(READINGS) else "setting"
+
+
+def row_title(label: str) -> str:
+    """A sensitivity row as outputs name it: a reading as it is labelled ("stricter reading: ..."), another
+    setting or measure with its kind in front ("setting: every word counted, ...")."""
+    kind = row_kind(label)
+    return label if kind == "reading" else f"{kind}: {label}"
 
 
 # =====================================================================================================================
@@ -103,7 +142,8 @@ class N2OEvidence:
 
     @property
     def chance(self) -> float:
-        return self.k / (self.corpus_size - 1)
+        """The chance level k/(N − 1) (`overlap.chance_level`); 0 without a corpus (the CKA rows' evidence)."""
+        return chance_level(self.k, self.corpus_size) if self.corpus_size >= 2 else 0.0
 
     @property
     def names(self) -> list[str]:
@@ -117,34 +157,47 @@ class N2OEvidence:
 @dataclass(frozen=True)
 class PopularEvidence:
     """Token overlap with the query of its popular neighbors (in every embedder's top m) and of all the embedders'
-    k neighbors, over the queries that have at least one popular neighbor: mean and 95% t-interval over queries."""
+    k neighbors, one value of each per query that has at least one popular neighbor (same order)."""
 
     m: int
     k: int
-    n_queries: int
     n_popular: int
-    popular: tuple[float, float, float]  # mean, ci_low, ci_high
-    neighbors: tuple[float, float, float]
+    popular: np.ndarray  # per query: mean overlap of its popular neighbors
+    neighbors: np.ndarray  # per query: mean overlap of every embedder's k neighbors (each slot once)
+
+    @property
+    def n_queries(self) -> int:
+        return len(self.popular)
 
 
 @dataclass
 class Evidence:
     """What the checks read: any of N2O, token overlap (per composition), popular neighbors (per composition),
-    HEROS scores (heros.score.RESULT_COLUMNS), human-similarity correlations (sts.RESULT_COLUMNS) and the linear
-    CKA matrix of the N2O embedders (for the sensitivity rows beyond the paper)."""
+    HEROS scores (heros.score.RESULT_COLUMNS) and each minimal pair's normalized score, human-similarity
+    correlations (sts.RESULT_COLUMNS), probing accuracies (probe.run.RESULT_COLUMNS and its tasks), the linear CKA
+    matrix of the N2O embedders (for the sensitivity rows beyond the paper) and the same-recipe reference of the
+    corpus-trained embedders."""
 
     n2o: N2OEvidence | None = None
     tokens: dict[str, pd.DataFrame] = field(default_factory=dict)
     random_tokens: dict[str, float] = field(default_factory=dict)
     popular: dict[str, PopularEvidence] = field(default_factory=dict)
     heros: pd.DataFrame | None = None
+    #: one row per (embedder, minimal pair): embedder, subset, original, normalized
+    heros_pairs: pd.DataFrame | None = None
     sts: pd.DataFrame | None = None
+    #: probing accuracies (embedder, task, classifier, accuracy, n_test, ...) and the tasks (task, majority, skipped)
+    probe: pd.DataFrame | None = None
+    probe_tasks: pd.DataFrame | None = None
     setup: dict[str, Any] = field(default_factory=dict)
     errors: dict[str, str] = field(default_factory=dict)
     #: linear CKA of every two embedders of `n2o` on every sentence of the run's corpus (None: not computed)
     cka: pd.DataFrame | None = None
     #: how `cka` was computed (sentences, tf-idf's route), or why it is missing
     cka_note: str = ""
+    #: N2O between two trainings of a corpus-trained embedder that differ in the seed alone, by embedder: mean and
+    #: std over the same query samples at the same k (`analyses.seed_reference`)
+    seed_reference: dict[str, tuple[float, float]] = field(default_factory=dict)
     #: the other runs (seeds × corpus sizes) of the same analysis, each judged like this one
     replicates: list[Evidence] = field(default_factory=list)
 
@@ -156,12 +209,14 @@ Check = Callable[[Evidence], Verdict]
 class Finding:
     """One qualitative finding of a paper, the embedders and analysis it needs, and its rule.
 
-    `statement`: the paper's words (quoted) or a close paraphrase; `tested`: what is computed here (the offline
-    analogue, when one is used, is named); `scoring`: the composition / scoring the verdict uses, fixed before any
-    result was seen; `setting_reason`: why (the paper's words, or `DEFAULT_SETTING` where the paper is silent);
-    `sensitivity`: (label, check) of the other settings, shown beside the verdict with their own ✓ / ✗ but never
-    deciding it; `cutoff_reason`: where each number in the rule comes from (or the test and its null); `data`:
-    the data the finding reads when it is not the current corpus."""
+    `statement`: the paper's sentence, quoted; `tested`: what is computed here (the offline analogue, when one is
+    used, is named); `scoring`: the composition / scoring of the fixed setting the status is judged on;
+    `setting_reason`: the rule that chose it (the paper's words, else `DEFAULT_SETTING`, the same for every
+    finding); `sensitivity`: (label, check) of other settings, stricter or looser readings (`READINGS`) and other
+    measures, shown beside it with their own ✓ / ✗ but never deciding it; `cutoff_reason`: where each number in
+    the rule comes from (the paper's, or `DEFAULT_RULE`); `history`: when the setting or rule changed and why;
+    `explanation`: what may explain a failure here (model substitution, corpus-trained vectors, generated pairs,
+    other data), shown wherever the finding does not hold; `data`: the data it reads when not the current corpus."""
 
     id: str
     paper: str
@@ -179,11 +234,8 @@ class Finding:
     paper_numbers: str = ""
     cutoff_reason: str = ""
     data: str = ""
-
-    @property
-    def alternative(self) -> tuple[str, Check] | None:
-        """The first sensitivity setting (label, check), for readers of the former single alternative."""
-        return self.sensitivity[0] if self.sensitivity else None
+    history: str = ""
+    explanation: str = ""
 
 
 @dataclass(frozen=True)
@@ -194,128 +246,3 @@ class Untestable:
     where: str
     statement: str
     reason: str
-
-
-@dataclass
-class FindingResult:
-    """A finding with its verdict under its own setting (`verdict`: the reference run, the first seed at the
-    largest corpus size), the sensitivity settings' verdicts on the same run, how many of the runs (seeds ×
-    corpus sizes) hold (`holds` of `runs`, runs that could not be judged not counted), the same for each
-    sensitivity setting, one row per run, the setup, the embedders that failed and the time it took."""
-
-    finding: Finding
-    verdict: Verdict
-    sensitivity: list[Verdict] = field(default_factory=list)
-    setup: dict[str, Any] = field(default_factory=dict)
-    errors: dict[str, str] = field(default_factory=dict)
-    seconds: float = 0.0
-    holds: int = 0
-    runs: int = 0
-    sensitivity_holds: list[tuple[int, int]] = field(default_factory=list)
-    run_rows: list[dict[str, Any]] = field(default_factory=list)
-
-    @property
-    def mark(self) -> str:
-        return self.verdict.mark
-
-    @property
-    def alternative(self) -> Verdict | None:
-        """The first sensitivity setting's verdict, for readers of the former single alternative."""
-        return self.sensitivity[0] if self.sensitivity else None
-
-    @property
-    def status(self) -> str:
-        """One of STATUSES: not_checked (no run could be judged); depends_on_setting (a sensitivity setting's
-        verdict differs from the verdict's on the reference run; the rows of `OTHER_MEASURES`, another measure
-        rather than another setting, are not counted here); unstable (holds in some runs, not all); holds (every
-        run); fails (no run)."""
-        if self.runs == 0 or self.verdict.passed is None:
-            return "not_checked"
-        settings = [
-            v
-            for (label, _), v in zip(self.finding.sensitivity, self.sensitivity, strict=False)
-            if label not in OTHER_MEASURES
-        ]
-        if any(v.passed is not None and v.passed != self.verdict.passed for v in settings):
-            return "depends_on_setting"
-        if 0 < self.holds < self.runs:
-            return "unstable"
-        return "holds" if self.holds == self.runs else "fails"
-
-    def to_json(self) -> dict[str, Any]:
-        f = self.finding
-        out: dict[str, Any] = {
-            "id": f.id,
-            "paper": f.paper,
-            "where": f.where,
-            "title": f.title,
-            "statement": f.statement,
-            "tested": f.tested,
-            "embedders": list(f.embedders),
-            "rule": f.rule,
-            "scoring": f.scoring,
-            "setting_reason": f.setting_reason,
-            "cutoff_reason": f.cutoff_reason,
-            "data": f.data or "the current corpus",
-            "paper_numbers": f.paper_numbers,
-            "passed": self.verdict.passed,
-            "summary": self.verdict.summary,
-            "numbers": _json_numbers(self.verdict.numbers),
-            "holds": self.holds,
-            "runs": self.runs,
-            "status": self.status,
-            "sensitivity": [
-                {
-                    "scoring": label,
-                    "passed": v.passed,
-                    "summary": v.summary,
-                    "numbers": _json_numbers(v.numbers),
-                    "holds": h,
-                    "runs": n,
-                }
-                for (label, _), v, (h, n) in zip(
-                    f.sensitivity, self.sensitivity, self.sensitivity_counts(), strict=True
-                )
-            ],
-            "run_verdicts": self.run_rows,
-            "setup": self.setup,
-            "errors": self.errors,
-            "seconds": round(self.seconds, 2),
-        }
-        return out
-
-    def sensitivity_counts(self) -> list[tuple[int, int]]:
-        """(holds, runs) of each sensitivity setting, in `finding.sensitivity`'s order."""
-        if len(self.sensitivity_holds) == len(self.sensitivity):
-            return self.sensitivity_holds
-        return [(int(v.passed is True), int(v.passed is not None)) for v in self.sensitivity]
-
-
-def summary_counts(results: Sequence[FindingResult]) -> dict[str, int]:
-    """How many findings hold, fail, depend on the setting, are unstable across runs or could not be checked
-    (`FindingResult.status`), with the total: the top-level "summary" of `findings --json`."""
-    out = {s: 0 for s in STATUSES}
-    for r in results:
-        out[r.status] += 1
-    out["findings"] = len(results)
-    return out
-
-
-def findings_document(
-    corpus_name: str, sentences: int, params: Any, results: Sequence[FindingResult]
-) -> dict[str, Any]:
-    """The `findings --json` document (the page's download is the same): corpus, sentences, the run's parameters
-    (a dataclass or a mapping), the summary counts and every finding's `to_json()`; numpy scalars become Python
-    numbers, so `json.dumps` needs no default."""
-    raw = {
-        "corpus": corpus_name,
-        "sentences": int(sentences),
-        "params": dict(vars(params)) if not isinstance(params, Mapping) else dict(params),
-        "summary": summary_counts(results),
-        "findings": [r.to_json() for r in results],
-    }
-    return json_plain(raw)
-
-
-def _json_numbers(d: Mapping[str, float]) -> dict[str, float | None]:
-    return {k: (round(float(v), 6) if v is not None and np.isfinite(v) else None) for k, v in d.items()}

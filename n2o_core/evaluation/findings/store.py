@@ -1,0 +1,75 @@
+"""Findings results kept in the cache, per corpus and parameters, so that the dashboard opens on the last ones
+computed for the same settings (by the page itself, `findings` or `warm --findings`), with when they were computed.
+
+One JSON document per finding (`FindingResult.to_json`, read back with `result_from_json`), keyed by the corpus's
+fingerprint, every field of `FindingParams` and the finding's own form (its rule, setting, cut-off and sensitivity
+rows): a finding whose rule changes is computed again, never shown from an older rule.
+
+    save_results(cache, corpus.fingerprint, params, results)
+    got = load_results(cache, corpus.fingerprint, params)     # {finding id: FindingResult}, computed_at set
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import asdict
+from typing import TYPE_CHECKING, Any
+
+from n2o_core.evaluation.findings.catalog import FINDINGS
+from n2o_core.evaluation.findings.result import FindingResult, result_from_json
+from n2o_core.evaluation.findings.verdict import Finding
+from n2o_core.storage.fileio import hash_key
+
+if TYPE_CHECKING:
+    from n2o_core.storage.cache import Cache
+
+#: The parameters of a check: a `compute.FindingParams` (any dataclass; not imported, so that `compute` can keep)
+FindingParams = Any
+
+#: Bump when what a stored result holds changes.
+STORE_VERSION = "1"
+
+
+def _finding_key(f: Finding) -> str:
+    return hash_key(
+        STORE_VERSION, f.id, f.rule, f.scoring, f.cutoff_reason, f.embedders, [label for label, _ in f.sensitivity]
+    )
+
+
+def _rel(corpus_fingerprint: str, params: FindingParams, f: Finding) -> str:
+    return f"findings/{corpus_fingerprint}/{hash_key(asdict(params))}/{f.id}-{_finding_key(f)}.json"
+
+
+def stored_at() -> str:
+    """Now, as results record when they were computed ('2026-11-26 19:40 UTC')."""
+    return time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+
+
+def save_results(
+    cache: Cache, corpus_fingerprint: str, params: FindingParams, results: Iterable[FindingResult]
+) -> None:
+    """Keep each result (its `computed_at` set to now when empty) for this corpus and these parameters."""
+    for r in results:
+        if not r.computed_at:
+            r.computed_at = stored_at()
+        cache.save_json(
+            _rel(corpus_fingerprint, params, r.finding), r.to_json(), description=f"finding {r.finding.id} ({r.status})"
+        )
+
+
+def load_results(
+    cache: Cache, corpus_fingerprint: str, params: FindingParams, findings: Sequence[Finding] = FINDINGS
+) -> dict[str, FindingResult]:
+    """The kept results of `findings` for this corpus and these parameters, by finding id (those never computed, or
+    computed under another form of their rule, are absent)."""
+    out: dict[str, FindingResult] = {}
+    for f in findings:
+        doc = cache.load_json(_rel(corpus_fingerprint, params, f))
+        if doc is None:
+            continue
+        try:
+            out[f.id] = result_from_json(f, doc)
+        except (ValueError, KeyError, TypeError):
+            continue  # an unreadable document: computed again when asked
+    return out
