@@ -35,7 +35,7 @@ def _section(text: str, title: str) -> str:
 
 def test_stated_validity_is_the_judged_tables():
     text = (ROOT / SAMPLE_DOC).read_text(encoding="utf-8")
-    blind = _section(text, "Sample 3: blind reading of the current rules")
+    blind = _section(text, "Sample 3: blind reading of the rules at commit 5257258")
     assert _counted(blind) == VALID_BLIND
     assert _counted(_section(text, "Sample 2")) == VALID_SHIPPED
     assert _counted(_section(text, "Sample 1")) == VALID_BEFORE_FIXES
@@ -50,7 +50,9 @@ def test_stated_validity_is_the_judged_tables():
 
 def test_blind_section_states_each_invalid_pair_and_yield_per_corpus():
     """Every pair judged n in sample 3's tables is listed with its reason, and each corpus's yield is stated."""
-    blind = _section((ROOT / SAMPLE_DOC).read_text(encoding="utf-8"), "Sample 3: blind reading of the current rules")
+    blind = _section(
+        (ROOT / SAMPLE_DOC).read_text(encoding="utf-8"), "Sample 3: blind reading of the rules at commit 5257258"
+    )
     head, tables = blind.split("\n### ", 1)
     for block in ("### " + tables).split("\n### "):
         name = block.removeprefix("### ").split(" (", 1)[0]
