@@ -185,6 +185,18 @@ class VariantStore:
             got = self.host.cache.load_dense(rel)
             return asked if got is None else got
 
+    def layer_ids(self, base: str, progress: Progress | None = None) -> list[str]:
+        """`base@layer=0` ... `base@layer=L`: every layer of the base model (0 = the embeddings output), computed
+        (one forward pass, cached) when they are not cached yet; EmbedderError for a model without layers."""
+        v = parse_variant(base + "@layer=0")
+        self.layers_of(v)
+        self.model_vectors(v, progress)
+        m = self.model_variant(v)
+        count = 1
+        while self.host.cache.has(self._layer_rel(Variant(base, count, m.pool))):
+            count += 1
+        return [f"{base}@layer={i}" for i in range(count)]
+
     def _save(self, m: Variant, arr: np.ndarray) -> None:
         self.host.cache.save_dense(
             self._layer_rel(m), np.ascontiguousarray(arr, np.float32), description=f"{describe(m)} on the corpus"
