@@ -225,6 +225,20 @@ def compression_curve(
         fp = [p for p in points if p.family == f]
         j = knee([(p.bytes_per_vector, p.n2o_with_original) for p in fp])
         fam_knees[f] = None if j is None else fp[j].variant
+    full_pca = next((p for p in points if p.family == "pca" and p.dims == dim), None)
+    if full_pca is not None:
+        notes.append(
+            f"PCA centres the vectors before it rotates them (as scikit-learn and faiss do), and centring alone "
+            f"moves cosine neighbors: @pca={dim} keeps every dimension yet has N2O {full_pca.n2o_with_original:.3f} "
+            "with the original."
+        )
+    int8 = next((p for p in points if p.variant == f"{eid}@int8"), None)
+    if int8 is not None:
+        notes.append(
+            "int8 codes are (x - min) / step - 128 per dimension, with the corpus's ranges (sentence-transformers' "
+            "quantize_embeddings): their cosine also re-centres and rescales each dimension, so @int8 "
+            f"(N2O {int8.n2o_with_original:.3f}) moves neighbors by more than its rounding."
+        )
     notes.append(
         f"N2O at k={k} with {eid}'s exact full-precision neighbors, over {len(res.samples)} samples of "
         f"{len(res.samples[0])} queries; chance k/(N-1) = {res.chance:.4f}. PCA and the int8 ranges are fitted "

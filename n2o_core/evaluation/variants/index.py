@@ -15,7 +15,7 @@ import numpy as np
 
 from n2o_core.analyses.overlap import n2o
 from n2o_core.pipeline import plan_queries
-from n2o_core.search.approx import ExactFallback, approx_n_neighbors, approx_query, build_index
+from n2o_core.search.approx import ExactFallback, approx_n_neighbors, approx_query, build_index, warm_approx
 from n2o_core.search.exact import exact_knn
 from n2o_core.search.rows import prepare_rows
 
@@ -93,6 +93,9 @@ def index_sweep(
     default = approx_n_neighbors(k, n)
     chosen = sorted({min(int(d), n - 1) for d in (*degrees, default) if int(d) >= 2})
     Xn, zero = prepare_rows(X, None)
+    if progress is not None:
+        progress("index", 0, len(chosen))
+    warm_approx(block=True)  # pynndescent's one-time compile, not counted in any build time
     for i, nn in enumerate(chosen):
         if progress is not None:
             progress("index", i, len(chosen))
