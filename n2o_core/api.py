@@ -54,7 +54,7 @@ __all__ = [
     "probe",
     "similarity_measures",
     "sts",
-    "variants",
+    "variant_analysis",
     "workspace",
 ]
 
@@ -408,7 +408,7 @@ def similarity_measures(
     )
 
 
-def variants(
+def variant_analysis(
     corpus: CorpusLike | Workspace,
     embedder: str,
     *,
@@ -440,6 +440,7 @@ def variants(
     - `.index`: exact search and pynndescent at several graph degrees: recall@k (= N2O with exact) against the
       query time per query and the build time.
     A part that cannot be computed (layers of an embedder without hidden states) is named in `.errors`.
+    (Named `variant_analysis`, not `variants`: `n2o_core.variants` is the package of the variant grammar.)
     `progress(stage, done, total)` reports each stage ("layers", "neighbors", "cka", "needle", "sts", "index")."""
     from n2o_core.evaluation.variants.run import run_variants
 

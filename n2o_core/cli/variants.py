@@ -3,8 +3,8 @@ neighbors (issue 36): the layer x layer N2O and linear CKA of its model (and aga
 curve (dims, PCA, int8, binary, binary + rescoring: bytes per vector, N2O with the full-precision exact
 neighbors, needle MRR, STS Spearman, the knee) and the index sweep (recall@k against query time).
 
---json OUT writes `VariantsResult.to_json()`, the same document as `n2o.variants(...).to_json()` and the page's
-download. Bad input: one `error:` line, exit code 2.
+--json OUT writes `VariantsResult.to_json()`, the same document as `n2o.variant_analysis(...).to_json()` and the
+page's download. Bad input: one `error:` line, exit code 2.
 """
 
 from __future__ import annotations

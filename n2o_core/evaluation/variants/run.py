@@ -1,5 +1,6 @@
-"""The Variants analysis of one embedder, as the CLI (`python -m n2o_core variants`), the API (`n2o.variants`) and
-the dashboard's download give it: `run_variants` -> `VariantsResult` (`to_json()`: one document for all three).
+"""The Variants analysis of one embedder, as the CLI (`python -m n2o_core variants`), the API
+(`n2o.variant_analysis`) and the dashboard's download give it: `run_variants` -> `VariantsResult` (`to_json()`:
+one document for all three).
 
     res = run_variants(ws, "minilm-l6-mean", other="glove-6b-50d", k=10)
     res.layers        # LayerComparison: N2O and linear CKA of every two layers of the model, chance, best matches
