@@ -20,6 +20,7 @@ import numpy as np
 
 from n2o_core.analyses.compare import compare
 from n2o_core.errors import N2OError
+from n2o_core.evaluation.variants.layers import searched
 from n2o_core.variants.spec import bytes_per_vector, parse_variant, reduced_dim
 
 Progress = Callable[[str, int, int], None]
@@ -175,14 +176,7 @@ def compression_curve(
         raise N2OError(f"No size between 1 and {dim} dimensions to compress {eid} to.")
     pairs = family_variants(eid, dim, sizes, rescore)
     names = list(dict.fromkeys([eid, *(v for _, v in pairs)]))
-    done: list[str] = []
-
-    def on_stage(e: str, stage: str, d: int, t: int) -> None:
-        if progress is not None and stage == "neighbors" and d >= t and e not in done:
-            done.append(e)
-            progress("neighbors", len(done), len(names))
-
-    res = compare(ws, names, k, n_queries=n_queries, n_samples=n_samples, seed=seed, on_stage=on_stage)
+    res = compare(ws, names, k, n_queries=n_queries, n_samples=n_samples, seed=seed, on_stage=searched(names, progress))
     col = res.embedders.index(eid)
     notes: list[str] = []
     quality_ids = [v for v in names if parse_variant(v).rescore is None]

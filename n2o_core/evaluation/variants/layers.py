@@ -78,6 +78,18 @@ class LayerComparison:
         }
 
 
+def searched(names: list[str], progress: Progress | None) -> Callable[[str, str, int, int], None]:
+    """A pipeline `on_stage` that reports progress("neighbors", embedders searched, len(names))."""
+    done: list[str] = []
+
+    def on_stage(eid: str, stage: str, d: int, t: int) -> None:
+        if progress is not None and stage == "neighbors" and d >= t and eid not in done:
+            done.append(eid)
+            progress("neighbors", len(done), len(names))
+
+    return on_stage
+
+
 def layers_or_self(ws: Any, eid: str, progress: Progress | None = None) -> list[str]:
     """Every layer of `eid` (one cached forward pass), or `[eid]` for an embedder without layers (GloVe, tf-idf:
     one row of the matrix)."""
@@ -105,13 +117,7 @@ def compare_layers(
     rows = list(ws.variants.layer_ids(a, tick))
     cols = rows if b is None else layers_or_self(ws, b, progress)
     names = list(dict.fromkeys(rows + cols))
-    done: list[str] = []
-
-    def on_stage(eid: str, stage: str, d: int, t: int) -> None:
-        if progress is not None and stage == "neighbors" and d >= t and eid not in done:
-            done.append(eid)
-            progress("neighbors", len(done), len(names))
-
+    on_stage = searched(names, progress)
     res = compare(ws, names, k, n_queries=n_queries, n_samples=n_samples, seed=seed, on_stage=on_stage)
     pos = {e: i for i, e in enumerate(res.embedders)}
     ri, ci = [pos[r] for r in rows], [pos[c] for c in cols]
