@@ -110,7 +110,7 @@ def test_prepare_all_keeps_the_given_order_and_reports_training(tmp_path):
         ["word2vec", "tfidf", "fasttext"],
         plan,
         k_max_for(len(ws.corpus)),
-        on_stage=lambda e, stage, d, t: stages.append((e, stage, d, t)),
+        progress=lambda ev: stages.append((ev.item, ev.stage, ev.done, ev.total)),
         on_done=lambda p, e: done.append(e),
     )
     assert done[0] == "tfidf"  # cheapest first
@@ -166,7 +166,12 @@ def test_a_new_sample_is_a_slice_of_every_sentences_neighbors(tmp_path, tie_vect
         assert pipeline.search_every_sentence(ws, "ties", 12, znorm=znorm)
         stages = []
         sliced = pipeline.prepare_embedder(
-            ws, "ties", pool, 12, znorm=znorm, on_stage=lambda *a, st=stages: st.append(a)
+            ws,
+            "ties",
+            pool,
+            12,
+            znorm=znorm,
+            progress=lambda ev, st=stages: st.append((ev.item, ev.stage, ev.done, ev.total)),
         )
         np.testing.assert_array_equal(sliced.ids, direct.ids)
         np.testing.assert_array_equal(sliced.sims, direct.sims)
@@ -215,6 +220,10 @@ def test_prepare_each_reports_every_step_and_a_child_replays_the_same(tmp_path):
     assert ("failed", "no-such-embedder") in kinds
     assert kinds.index(("done", "tfidf")) < kinds.index(("start", "word2vec"))  # cheapest first
     assert ("stage", "word2vec") in kinds  # training, embedding and search steps reach the caller
+    steps = [(p.stage, p.item) for k, e, p in replayed if k == "stage" and e == "word2vec"]
+    assert [s for s, _ in steps if s != steps[0][0]][-1] == "neighbors" and steps[0][0] == "train"
+    assert {item for _, item in steps} == {"word2vec"}  # each event names its embedder, and pickles
+    assert [p for k, _, p in seen if k == "stage"] == [p for k, _, p in replayed if k == "stage"]
     failed = [p for k, e, p in replayed if k == "failed"]
     assert isinstance(failed[0], EmbedderError) and "no-such-embedder" in str(failed[0])
 

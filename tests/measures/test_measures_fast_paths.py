@@ -106,7 +106,7 @@ def test_progress_counts_measure_pair_steps():
         measures=["mutual_knn", "cka_linear", "rsa_pearson"],
         permutations_=3,
         bootstrap=2,
-        progress=lambda *c: calls.append(c),
+        progress=lambda e: calls.append((e.stage, e.done, e.total)),
     )
     assert {c[0] for c in calls} == {STAGE}
     assert all(c[2] == 3 * 3 for c in calls)  # 3 measures x 3 pairs
