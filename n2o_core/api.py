@@ -263,7 +263,7 @@ def needle(
         if not ws.is_precomputed(eid):
             ws.info(eid)  # an unknown id fails before the pairs are made
     loaded = load_pairs(pairs, columns=columns, scale=scale, corpus=ws.corpus, cache=ws.cache, seed=seed)
-    paper = paper_defaults(loaded.source, sorted(set(loaded.frame["genre"])))
+    paper = paper_defaults(loaded.source, loaded.genres)
     wanted = [g for g in genres if g.strip().lower() != "all"]
     fp = filter_pairs(
         loaded,

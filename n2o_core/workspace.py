@@ -217,8 +217,10 @@ class Workspace:
         return hash_key(*parts)
 
     def _rel(self, kind: str, eid: str, suffix: str) -> str:
+        """A cache path of `eid`'s output on these sentences: the sentences' fingerprint, then the embedder's key
+        (which holds the training text's fingerprint for a corpus-trained embedder, `embedder_key`)."""
         safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in eid)[:60]
-        return f"{kind}/{self.corpus.fingerprint}/{safe}-{self.embedder_key(eid)}{suffix}"
+        return f"{kind}/{self.corpus.sentences_fingerprint}/{safe}-{self.embedder_key(eid)}{suffix}"
 
     # ------------------------------------------------------------------ embeddings
 

@@ -113,11 +113,12 @@ def _by(names: list[str], a: str, b: str) -> str:
 
 def _summary(ad: AgreementData, agr: core.Agreement, a: str, b: str, pair_v: np.ndarray, all_v: np.ndarray) -> None:
     n, k = len(ad.corpus), ad.k
+    summ = core.summarize(pair_v)  # every sentence: one without neighbors counts as 0, as compare counts it
     c = st.columns(5)
-    c[0].metric(escape_markup(f"N2O {a} vs {b}"), f"{pair_v.mean():.3f}")
-    c[1].metric("median per sentence", f"{np.median(pair_v):.3f}")
-    c[2].metric("no shared neighbor", f"{np.mean(pair_v == 0):.1%}")
-    c[3].metric("half or more shared", f"{np.mean(pair_v >= 0.5):.1%}")
+    c[0].metric(escape_markup(f"N2O {a} vs {b}"), f"{summ['mean']:.3f}")
+    c[1].metric("median per sentence", f"{summ['median']:.3f}")
+    c[2].metric("no shared neighbor", f"{summ['share_zero']:.1%}")
+    c[3].metric("half or more shared", f"{summ['share_half_or_more']:.1%}")
     c[4].metric("chance k/(N−1)", f"{agr.chance:.4f}")
     missing = int((~agr.has_neighbors(a, b)).sum())
     name, a, b = escape_markup(ad.corpus.name), escape_markup(a), escape_markup(b)  # markdown from here on
@@ -160,7 +161,7 @@ def _summary(ad: AgreementData, agr: core.Agreement, a: str, b: str, pair_v: np.
         with st.expander("Every pair: N2O with every sentence a query"):
             pm = agreement_data.pair_means(ad.key, k, ad)
             fmt = {"n2o": st.column_config.NumberColumn("N2O", format="%.4f")}
-            st.dataframe(pm.sort_values("n2o"), hide_index=True, column_config=fmt)
+            st.dataframe(pm, hide_index=True, column_config=fmt)
     st.caption(
         f"Bars: sentences per value (one bar per shared neighbor, steps of 1/k); red line: the mean; dotted "
         f"line: chance k/(N−1) = {agr.chance:.4f}."
@@ -418,8 +419,7 @@ def _selection_table(ad: AgreementData, values: np.ndarray, valid: np.ndarray, w
     feats = agreement_data.features(ad.corpus.fingerprint, ad.corpus)
     ranked = sel[valid[sel]]
     _groups(core.group_table(values, feats, {f"selected ({len(ranked):,})": ranked, "all": np.flatnonzero(valid)}))
-    order = sel[np.argsort(values[sel], kind="stable")]
-    _table(ad, order, values, "agree_selected")
+    _table(ad, core.by_value(sel, values), values, "agree_selected")
     st.caption(
         f"Selected sentences by per-sentence N2O ({what}), lowest first. “Clear selection” above the maps "
         "brings back the rankings."

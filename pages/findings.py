@@ -21,7 +21,9 @@ from n2o_core.evaluation.findings import (
     Finding,
     FindingParams,
     FindingResult,
+    computed_range,
     findings_document,
+    overview_table,
     row_title,
     summary_counts,
 )
@@ -121,21 +123,7 @@ def _check_all_help() -> str:
 
 
 def _summary(results: dict[str, FindingResult | None]) -> None:
-    rows = []
-    for f in FINDINGS:
-        r = results[f.id]
-        rows.append(
-            {
-                "": r.mark if r else "",
-                "paper": f"{f.paper} {f.where}",
-                "finding": f.title,
-                "status": STATUS_LABELS[r.status] if r else "not computed yet",
-                "holds": f"{r.holds} of {r.runs}" if r else "",
-                "setting-sensitive": ("yes" if r.setting_sensitive else "no") if r else "",
-                "numbers (first run)": r.verdict.summary if r else "",
-            }
-        )
-    df = pd.DataFrame(rows)
+    df = overview_table(FINDINGS, results)
     checked = [r for r in results.values() if r is not None]
     counts = summary_counts(checked)
     st.markdown(
@@ -145,11 +133,11 @@ def _summary(results: dict[str, FindingResult | None]) -> None:
         f"that, **{counts['setting_sensitive']} setting-sensitive** (another setting or reading judges some run "
         f"differently). {len(NOT_TESTABLE)} more are not testable here (listed at the end)."
     )
-    when = sorted({r.computed_at for r in checked if r.computed_at})
+    when = computed_range(checked)
     if when:
         st.caption(
             "Results for these settings as last computed "
-            + (f"on {when[0]}" if len(when) == 1 else f"between {when[0]} and {when[-1]}")
+            + (f"on {when[0]}" if when[0] == when[1] else f"between {when[0]} and {when[1]}")
             + " (kept in the cache; **Check** computes again)."
         )
     with st.expander("The one default setting and the one default rule"):

@@ -28,7 +28,6 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         "sample and then over the samples."
     )
     live = st.empty()
-    partial = []
 
     def draw_partial(lo: data.Loaded) -> None:
         """While embedders are still being prepared, show the matrix of those already done, every chosen embedder
@@ -38,7 +37,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
             res.mean, lo.names, list(settings.embedders), std=res.std, chance=res.chance, k=res.k
         )
         live.plotly_chart(fig, key=f"partial-{len(lo.names)}", width="content")
-        partial.append(len(lo.names))
+        st.session_state.setdefault(PARTIAL_DRAWN, set()).add(_partial_key(lo))
 
     lo = page.loaded(settings, corpus, on_ready=draw_partial)
     live.empty()
@@ -54,7 +53,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         return figures.n2o_heatmap(M, labels, std=SD, chance=res.chance, k=k, cells_vs_chance=fv.chance_in_cells)
 
     fig = data.figure("heatmap", fkey, heat)
-    if partial:
+    if _partial_key(lo) in st.session_state.get(PARTIAL_DRAWN, ()):
         lo_v, hi_v = fig.data[0].zmin, fig.data[0].zmax
         st.caption(
             f"All {len(names)} embedders are in: the matrix is now "
@@ -92,14 +91,28 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     page.approximate_note(lo, k, list(names))
 
 
+#: Session state: the settings (`_partial_key`) this session saw a partial heatmap for, while embedders came in;
+#: the complete one then says once it is in (and keeps saying it for these settings), never after a view that was
+#: complete at once (all from the cache).
+PARTIAL_DRAWN = "heatmap_partial_drawn"
+
+
+def _partial_key(lo: data.Loaded) -> tuple:
+    """What a partial heatmap was drawn for: the corpus, the chosen embedders, the query samples and the search."""
+    s = lo.settings
+    return (lo.corpus.fingerprint, tuple(s.embedders), lo.plan.key, lo.k_max, s.znorm, s.approx)
+
+
+#: Said after the chance note when every cell shows its multiple of chance.
+CELLS_VS_CHANCE = " Each cell's second line is its N2O as a multiple of chance."
+
+
 def _face_value_notes(fv: face_value.FaceValue) -> None:
     """What the numbers must be read against on this corpus: chance, k's share, the query samples, corpus-trained
-    embedders fit on too few sentences (nothing on a large corpus)."""
-    for note in (fv.chance_note(), fv.k_note(), fv.sampling_note):
-        if note:
-            st.info(note, icon=":material/info:")
-    if fv.trained_note():
-        st.warning(fv.trained_note(), icon=":material/warning:")
+    embedders fit on too few sentences (nothing on a large corpus); in talk mode one line each."""
+    for n in fv.notes():
+        text = n.text + (CELLS_VS_CHANCE if n.id == "chance" and fv.chance_in_cells else "")
+        page.note(text, short=n.short, level=n.level)
 
 
 def _matrix(lo: data.Loaded, res: ComparisonResult, fig: go.Figure, names: tuple[str, ...]) -> None:
@@ -133,9 +146,7 @@ def _matrix(lo: data.Loaded, res: ComparisonResult, fig: go.Figure, names: tuple
         )
         seed_reference.offer(list(names), refs)
         _anisotropy_note(aniso)
-        pairs = overlap.pairs_frame(res.mean, list(names))
-        pairs["× chance"] = (pairs["n2o"] / res.chance).round(1)
-        st.dataframe(pairs.round(4), hide_index=True)
+        st.dataframe(overlap.pairs_table(res.mean, list(names), res.chance), hide_index=True)
     if s.approx and any(v is not None for v in res.recall.values()):
         st.plotly_chart(
             figures.recall_bars(res.recall, k=res.k, title=f"Approximate search: recall@{res.k}"), key="recall"
@@ -168,13 +179,14 @@ def _anisotropy_note(aniso: dict[str, anisotropy.Anisotropy]) -> None:
     sidebar.znorm_button("heatmap_znorm")
 
 
-def _box(lo: data.Loaded, res: ComparisonResult, names: tuple[str, ...], fkey: tuple) -> None:
-    def build() -> go.Figure:
-        dist = overlap.n2o_distribution(res.mean, list(names))
-        box_order = list(dist.groupby("embedder")["n2o"].median().sort_values(ascending=False).index)
-        return figures.n2o_boxplot(dist, chance=res.chance, order=box_order)
+def _boxplot(res: ComparisonResult, names: tuple[str, ...]) -> go.Figure:
+    """Each embedder's N2O with the others (Fig. 6), by decreasing median (`overlap.box_order`)."""
+    dist = overlap.n2o_distribution(res.mean, list(names))
+    return figures.n2o_boxplot(dist, chance=res.chance, order=overlap.box_order(dist))
 
-    st.plotly_chart(data.figure("box", fkey, build), key="box")
+
+def _box(lo: data.Loaded, res: ComparisonResult, names: tuple[str, ...], fkey: tuple) -> None:
+    st.plotly_chart(data.figure("box", fkey, lambda: _boxplot(res, names)), key="box")
     st.caption(
         "Each box: one embedder's N2O with every other embedder (Lin & Smith 2019, Fig. 6). "
         "High and tight = an embedder whose neighbors others share; the dotted line is chance."
@@ -277,23 +289,20 @@ def _downloads(lo: data.Loaded, res: ComparisonResult, fig: go.Figure, names: tu
         help="Ids and cosines of every pooled query's neighbors, with each sentence's text under \"texts\".",
     )
     downloads.figure(fig, f"n2o-k{k}", "Heatmap")
-    pairs = overlap.pairs_frame(res.mean, list(names))
-    pairs["× chance"] = (pairs["n2o"] / res.chance).round(2)
+    pairs = overlap.pairs_table(res.mean, list(names), res.chance)
     embs = data.embedder_rows(lo.ws, list(names))
     meta = downloads.meta(lo, k, names)
-    downloads.table(pairs.round(4), f"n2o-pairs-k{k}", "Pairs", meta_=meta)
+    downloads.table(pairs, f"n2o-pairs-k{k}", "Pairs", meta_=meta)
 
     def blocks() -> list[report.Block]:
-        dist = overlap.n2o_distribution(res.mean, list(names))
-        order = list(dist.groupby("embedder")["n2o"].median().sort_values(ascending=False).index)
         return [
             report.Figure(fig, page.chance_caption(lo, k, markdown=False), title="N2O of every pair"),
             report.Figure(
-                figures.n2o_boxplot(dist, chance=res.chance, order=order),
+                _boxplot(res, names),
                 "Each box: one embedder's N2O with every other embedder (Lin & Smith 2019, Fig. 6).",
                 title="N2O per embedder",
             ),
-            report.Table(pairs.round(4), "Unordered pairs, most similar first.", title="Pairs"),
+            report.Table(pairs, "Unordered pairs, most similar first.", title="Pairs"),
             report.Table(embs, title="Embedders"),
         ]
 

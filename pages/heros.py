@@ -12,7 +12,7 @@ from n2o_core.corpora import Corpus
 from n2o_core.evaluation.heros.averaging import scored_id
 from n2o_core.evaluation.heros.coverage import coverage
 from n2o_core.evaluation.heros.generate import PairSet
-from n2o_core.evaluation.heros.run import trained_on
+from n2o_core.evaluation.heros.run import BASELINE_COLUMN, embedder_table, trained_on
 from n2o_core.evaluation.heros.unseen import unseen_notes
 from n2o_core.evaluation.heros.validity import validity_sentence
 from n2o_core.export import report
@@ -172,22 +172,20 @@ def _tables(
     results: pd.DataFrame, baselines: dict[str, float], per_pair: pd.DataFrame
 ) -> tuple[pd.DataFrame, pd.DataFrame]:
     """The normalized and raw tables and example pairs, in tabs; returns (normalized, raw) with the baselines."""
-    table = results.pivot(index="embedder", columns="subset", values="normalized")
-    table = table[[c for c in results["subset"].unique()]]
-    raw = results.pivot(index="embedder", columns="subset", values="raw")[list(table.columns)]
-    base = pd.Series(baselines, name="baseline b")
+    normalized = embedder_table(results, baselines, "normalized")
+    raw = embedder_table(results, baselines, "raw")
     t1, t2, t3 = st.tabs(["Normalized", "Raw cosine", "Example pairs"])
     with t1:
-        st.dataframe(table.join(base).round(3))
+        st.dataframe(normalized.round(3))
     with t2:
-        st.dataframe(raw.join(base).round(3))
+        st.dataframe(raw.round(3))
         st.caption("Raw cosine is not comparable across embedders: their baselines b differ a lot.")
     with t3:
-        sub = st.selectbox("Subset", list(table.columns), key="w_heros_subset")
+        sub = st.selectbox("Subset", list(normalized.columns.drop(BASELINE_COLUMN)), key="w_heros_subset")
         ex = per_pair[per_pair["subset"] == sub].head(12)
         st.dataframe(ex.drop(columns=["subset"]).round(3), hide_index=True)
         st.caption("Cosine of each example pair under every embedder (raw).")
-    return table.join(base), raw.join(base)
+    return normalized, raw
 
 
 def _downloads(

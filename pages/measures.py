@@ -20,7 +20,7 @@ from n2o_core.measures import DISPLAY_NAMES, MEASURE_IDS, display_name, get_meas
 from n2o_core.measures.nulls import DEFAULT_BOOTSTRAP, DEFAULT_PERMUTATIONS
 from n2o_core.measures.run import DEFAULT_SUBSAMPLE, TFIDF_SVD_DIM, MeasureComparison
 from n2o_core.measures.stored import BENCHMARK, Stored, estimate_seconds, last_timing
-from n2o_core.measures.summary import rank_movers, rank_table, similarity_matrix
+from n2o_core.measures.summary import pwcca_gap, rank_movers, rank_table, similarity_matrix
 from n2o_core.settings import Settings
 from n2o_core.text import escape_markup
 from ui import data, nav, page, talk
@@ -193,15 +193,12 @@ def _pwcca_note(res: MeasureComparison) -> None:
         "need its own full decomposition). Use it to compare with published numbers."
     ).replace("{released}", released)
     if {"pwcca", "pwcca_released"} <= set(res.measures):
-        f = res.to_frame()
-        both = f[f.measure == "pwcca"].merge(f[f.measure == "pwcca_released"], on=["a", "b"], suffixes=("", "_r"))
-        diff = (both.value_r - both.value).dropna()
-        if len(diff):
-            top = both.loc[diff.abs().idxmax()]
+        gap = pwcca_gap(res)
+        if gap is not None:
             what += (
-                f" Here the released code's value minus the paper's ranges from {diff.min():+.3f} to "
-                f"{diff.max():+.3f} over the {len(diff)} ordered pairs (largest for {top.a} → {top.b}: "
-                f"{top.value:.3f} by the paper's formula, {top.value_r:.3f} by the released code)."
+                f" Here the released code's value minus the paper's ranges from {gap.low:+.3f} to "
+                f"{gap.high:+.3f} over the {gap.pairs} ordered pairs (largest for {gap.a} → {gap.b}: "
+                f"{gap.paper:.3f} by the paper's formula, {gap.released:.3f} by the released code)."
             )
     elif "pwcca" in res.measures:
         what += f" Only *{paper}* is shown: add *{released}* to the measures to compare."

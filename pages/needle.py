@@ -9,7 +9,6 @@ import hashlib
 import json
 
 import numpy as np
-import pandas as pd
 import streamlit as st
 
 from n2o_core.corpora import Corpus
@@ -154,7 +153,7 @@ def _filters(pairs: Pairs, pkey: tuple) -> tuple[tuple, dict[str, str]]:
     """The paper's filters as controls (its defaults for this kind of pairs); returns `ev.filter_key` and the
     widgets' keys (for the looser setting's button)."""
     src = pairs.source
-    paper = paper_defaults(src, sorted(g for g in set(pairs.frame["genre"]) if g))  # news only, as the paper
+    paper = paper_defaults(src, pairs.genres)  # news only, as the paper
     tag = hashlib.sha1(repr(pkey).encode()).hexdigest()[:8]
     kmin_on, kmin, kov_on, kov, kg = (f"w_n{x}_{tag}" for x in ("min_on", "min", "ovl_on", "ovl", "genre"))
     kept = st.session_state.setdefault("_needle_thresholds", {})  # per source, kept past a page switch
@@ -191,7 +190,7 @@ def _filters(pairs: Pairs, pkey: tuple) -> tuple[tuple, dict[str, str]]:
             "about 0.9, so it is off for them by default.",
         )
         v_ov = c2.slider("overlap <", 0.05, 1.0, step=0.05, key=kov, disabled=not on_ov)
-        genres = sorted(g for g in set(pairs.frame["genre"]) if g)
+        genres = pairs.genres
         chosen: list[str] = []
         if len(genres) > 1:
             if kg not in st.session_state:
@@ -212,7 +211,7 @@ def _looser(pairs: Pairs, fp: FilteredPairs, pkey: tuple, keys: dict[str, str]) 
     """Beside the kept count: the filter that dropped the most and, when fewer than the paper's 75 pairs are kept,
     one click to the looser setting (`pairs.looser_setting`); while the filters differ from the paper's, a
     warning that says so with one click back. Returns the deviations (phrases; [] at the paper's setting)."""
-    genres = sorted(g for g in set(pairs.frame["genre"]) if g)
+    genres = pairs.genres
     paper = paper_defaults(pairs.source, genres)
     dev = deviations(fp.filters, paper)
     if dev:
@@ -273,18 +272,7 @@ def _set_filters(
 def _pairs_view(lo: data.Loaded, res: NeedleResult, tag: str) -> None:
     df = res.pairs.pairs.frame
     names = [e for e in lo.names if e in res.ranks]
-    ranks = pd.DataFrame(
-        {
-            "row": df["row"],
-            "query": df["sentence1"],
-            "paraphrase": df["sentence2"],
-            "score": df["score"],
-            "overlap": df["overlap"].round(3),
-        }
-    )
-    for e in names:  # 0 = unrankable: shown empty
-        ranks[e] = pd.array([int(v) if v > 0 else None for v in res.ranks[e].rank], dtype="Int64")
-    ranks["pairs"] = tag
+    ranks = res.rank_table(names).assign(pairs=tag)
     with st.expander(
         f"Every pair's rank ({len(df):,} pairs; empty = unrankable: a query or paraphrase with nothing to embed)"
     ):
@@ -295,7 +283,8 @@ def _pairs_view(lo: data.Loaded, res: NeedleResult, tag: str) -> None:
         f"Pair ({escape_markup(tag)})",
         list(range(len(df))),
         format_func=lambda j: f"#{int(df['row'].iloc[j])}: {df['sentence1'].iloc[j][:120]}",
-        key="w_npair",
+        # a new list of pairs (another corpus, source or filter) is a new box: a kept box shows its old labels
+        key=f"w_npair_{hashlib.sha1(chr(10).join(df['sentence1']).encode()).hexdigest()[:8]}",
     )
     if i is None:
         return

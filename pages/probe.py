@@ -19,8 +19,11 @@ from n2o_core.evaluation.probe.readout import CLASSIFIERS, MLP_SPARSE_DIMS
 from n2o_core.evaluation.probe.report import (
     CLASSIFIER_LABELS,
     accuracy_matrix,
+    done_tasks,
     dropped_tasks,
     judged_shares,
+    moved_count,
+    n_test_range,
     ranking_display,
     results_table,
     task_notes,
@@ -337,14 +340,13 @@ def _ranking(res: ProbeResult, setup: probe_data.ProbeSetup, names: list[str]) -
         key="probe_rank",
     )
     shown = ranking_display(ranking, clfs)
-    moved = int(shown["rank changes"].sum())
+    moved = moved_count(ranking, clfs)
     means = [c for c in shown.columns if c.startswith("mean ")]
     st.dataframe(
         shown.style.map(_arrow_colour).apply(_moved_rows, axis=1).format("{:.1f}", subset=means), hide_index=True
     )
-    done = res.tasks[res.tasks["skipped"].isna()]
-    tasks = ", ".join(TASK_NAMES[t] for t in done["task"])
-    lo, hi = int(done["n_test"].min()), int(done["n_test"].max())
+    tasks = ", ".join(TASK_NAMES[t] for t in done_tasks(res))
+    lo, hi = n_test_range(res)
     n_test = f"{lo:,}" if lo == hi else f"{lo:,}–{hi:,}"
     st.caption(
         f"Rank 1 = the highest mean test accuracy over the tasks every embedder has ({tasks}); ties share the "
@@ -365,7 +367,7 @@ def _ranking(res: ProbeResult, setup: probe_data.ProbeSetup, names: list[str]) -
 def _examples(res: ProbeResult) -> None:
     st.subheader("What the tasks ask")
     ex = res.examples(EXAMPLES_PER_CLASS, max_classes=EXAMPLE_CLASSES)
-    done = [t for t in res.tasks[res.tasks["skipped"].isna()]["task"]]
+    done = done_tasks(res)
     if ex.empty or not done:
         st.caption("No task has items.")
         return

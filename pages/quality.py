@@ -12,6 +12,8 @@ import streamlit as st
 from n2o_core.analyses.compare import ComparisonResult
 from n2o_core.analyses.quality import QUALITY_COLUMNS, column_correlation, quality_csv, quality_display, quality_table
 from n2o_core.corpora import Corpus
+from n2o_core.evaluation.needle import combine_needle
+from n2o_core.evaluation.sts import combine_sts
 from n2o_core.figures import evaluation as figures_eval
 from n2o_core.settings import HEROS_AVERAGING, NEEDLE_DEFAULT_SOURCE, SIMILARITY_DEFAULT_SOURCE, Settings, param_choice
 from n2o_core.text import escape_markup
@@ -113,11 +115,12 @@ def _quality_table(
                 on_click=st.session_state.__setitem__,
                 args=("_quality_run", kind),
             )
+    needle_all, sts_all = combine_needle(list(needle.values())), combine_sts(list(sts.values()))
     return quality_table(
         names,
         n2o=res.mean,
-        needle=pd.concat([r.results for r in needle.values()]) if needle else None,
-        sts=pd.concat([r.results for r in sts.values()]) if sts else None,
+        needle=needle_all.results if needle_all is not None else None,
+        sts=sts_all.results if sts_all is not None else None,
         heros=heros if len(heros) else None,
         dims=ev.dims(lo),
     )

@@ -17,7 +17,7 @@ from n2o_core.export import report
 from n2o_core.export import tables as export
 from n2o_core.search.result import Neighbors
 from n2o_core.settings import MAX_QUERY_CHARS, Settings, param_query
-from n2o_core.text import SBERT_STOP_WORDS, content_tokens, escape_markup, highlight_shared, token_set
+from n2o_core.text import SBERT_STOP_WORDS, content_tokens, escape_markup, highlight_shared
 from ui import data, downloads, nav, page, sidebar, talk
 from ui.shell import through_app
 
@@ -57,10 +57,10 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     if aniso:
         _anisotropy_note(aniso)
     lists = {e: [int(i) for i in found[e].ids[0, :k]] for e in names}
-    popular, out = _popular_and_outliers(lo.corpus.texts, lists, k, r, qtok)
+    popular, pop, out = _popular_and_outliers(lo.corpus.texts, lists, k, r, qtok)
     if qid is not None and in_pool:
         page.approximate_note(lo, k, names)
-    _downloads(lo, qid, query_text, found, names, popular, out, r)
+    _downloads(lo, qid, query_text, found, names, (pop, popular.label()), out, r)
 
 
 def _rank_controls(k: int) -> tuple[int, int]:
@@ -132,7 +132,8 @@ def _corpus_query(lo: data.Loaded) -> tuple[int | None, str | None]:
         cands,
         index=default,
         format_func=lambda i: f"#{i}: {texts[i][:140]}",
-        key=f"w_qid_{zlib.crc32(flt.encode()) & 0xFFFF}",
+        # per corpus and search: a kept box would show the labels of another corpus's sentences
+        key=f"w_qid_{zlib.crc32((lo.corpus.fingerprint + flt).encode()) & 0xFFFF}",
     )
     st.query_params["qid"] = str(qid)
     st.query_params.pop("text", None)
@@ -241,28 +242,23 @@ def _anisotropy_note(aniso: Mapping[str, Anisotropy]) -> None:
     sidebar.znorm_button("query_znorm")
 
 
-def _with_sentences(frame: pd.DataFrame, texts: Sequence[str], qtok: AbstractSet[str]) -> pd.DataFrame:
-    """Add each row's sentence and the words it shares with the query."""
-    frame["sentence"] = [texts[i] for i in frame["id"]]
-    frame["shared words"] = [", ".join(sorted(qtok & token_set(texts[i]))) for i in frame["id"]]
-    return frame
-
-
 def _popular_and_outliers(
     texts: Sequence[str], lists: dict[str, list[int]], k: int, r: int, qtok: AbstractSet[str]
-) -> tuple[overlap.Popular, pd.DataFrame]:
-    """The tabs of popular neighbors (or the nearest thing, labelled) and outliers (Table 2); returns both."""
+) -> tuple[overlap.Popular, pd.DataFrame, pd.DataFrame]:
+    """The tabs of popular neighbors (or the nearest thing, labelled) and outliers (Table 2); returns the popular
+    neighbors and the two tables to download."""
     tab_pop, tab_out = st.tabs(["Popular neighbors", "Outliers"])
     with tab_pop:
         popular = overlap.popular_or_nearest(lists, k)
         pop = popular.frame
         if popular.paper and len(pop):
-            st.dataframe(_with_sentences(pop.drop(columns=["missing from"]), texts, qtok), hide_index=True)
+            st.dataframe(overlap.with_sentences(pop.drop(columns=["missing from"]), texts, qtok), hide_index=True)
             st.caption(f"Sentences {popular.label()}, by mean rank.")
         elif len(pop):
             st.info(popular.label()[0].upper() + popular.label()[1:] + " embedders, shown below (not popular as "
                     "the paper defines it).")  # fmt: skip
-            st.dataframe(_with_sentences(pop, texts, qtok), hide_index=True)
+            pop = overlap.with_sentences(pop, texts, qtok)  # shown and downloaded with its sentences
+            st.dataframe(pop, hide_index=True)
             st.caption(
                 "Each row: how many embedders have the sentence in their top k, its mean rank among them, and the "
                 "embedders that do not. The paper's popular neighbors are in the top k of every embedder (Table 2)."
@@ -272,11 +268,12 @@ def _popular_and_outliers(
     with tab_out:
         out = overlap.outlier_neighbors(lists, r, k)
         if len(out):
-            st.dataframe(_with_sentences(out, texts, qtok), hide_index=True)
+            out = overlap.with_sentences(out, texts, qtok)
+            st.dataframe(out, hide_index=True)
         else:
             st.info(f"Every embedder's top {r} is shared with at least one other embedder's top {k}.")
         st.caption(f"Neighbors ranked ≤ {r} by one embedder and outside every other embedder's top {k} (Table 2).")
-    return popular, out
+    return popular, pop, out
 
 
 def _downloads(
@@ -285,13 +282,14 @@ def _downloads(
     query_text: str,
     found: dict[str, Neighbors],
     names: list[str],
-    popular: overlap.Popular,
+    popular: tuple[pd.DataFrame, str],
     out: pd.DataFrame,
     r: int,
 ) -> None:
-    """The query's neighbors with their sentences, the popular and outlier tables, and the view as HTML."""
+    """The query's neighbors with their sentences, the popular (its table and label) and outlier tables, and the
+    view as HTML."""
     k = lo.k
-    pop, pop_label = popular.frame, popular.label()
+    pop, pop_label = popular
     frame = export.neighbors_frame(
         lo.corpus.texts,
         [qid],

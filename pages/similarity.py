@@ -6,11 +6,10 @@ from __future__ import annotations
 
 import json
 
-import pandas as pd
 import streamlit as st
 
 from n2o_core.corpora import Corpus
-from n2o_core.evaluation.sts import SCORINGS
+from n2o_core.evaluation.sts import SCORING_LABELS, SCORINGS, correlation_table, moved_count, rank_display
 from n2o_core.figures import evaluation as figures_eval
 from n2o_core.settings import SIMILARITY_DEFAULT_SOURCE, SIMILARITY_SOURCES, Settings
 from n2o_core.text import escape_markup
@@ -21,7 +20,7 @@ from ui.shell import through_app
 
 through_app()
 
-LABELS = figures_eval.SCORING_LABELS
+LABELS = SCORING_LABELS
 
 
 def render(settings: Settings, corpus: Corpus | None) -> None:
@@ -105,8 +104,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         key="sts_bump",
     )
     st.dataframe(rank_display(res.ranks).style.map(_arrow_colour), hide_index=True)
-    rank_cols = res.ranks[[f"rank_{s}" for s in SCORINGS]]
-    n_moved = int((rank_cols.nunique(axis=1) > 1).sum())
+    n_moved = moved_count(res.ranks)
     st.caption(
         "Rank 1 = the highest correlation. Arrows: the move against raw Pearson (the usual 'UCP' setting Pitfalls "
         f"warns about): ▲ up, ▼ down. {n_moved} of {len(res.ranks)} embedders change rank across the four scorings "
@@ -119,23 +117,6 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         mime="application/json",
         key="dl_sts_json",
     )
-
-
-def correlation_table(results: pd.DataFrame) -> pd.DataFrame:
-    """Embedder, dimension, n, the four correlations (display names), zero vectors."""
-    t = results.rename(columns={**LABELS, "dim": "dimension", "zero_vectors": "zero vectors"})
-    return t[["embedder", "dimension", "n", *LABELS.values(), "zero vectors"]]
-
-
-def rank_display(ranks: pd.DataFrame) -> pd.DataFrame:
-    """Rank under each scoring, with the move against raw Pearson as an arrow ("3 ▲2", "5 ▼1", "4 =")."""
-    out = pd.DataFrame({"embedder": ranks["embedder"], LABELS["pearson"]: ranks["rank_pearson"].astype(int)})
-    for s in SCORINGS[1:]:
-        out[LABELS[s]] = [
-            f"{int(r)} " + ("=" if c == 0 else f"▲{int(c)}" if c > 0 else f"▼{-int(c)}")
-            for r, c in zip(ranks[f"rank_{s}"], ranks[f"change_{s}"])
-        ]
-    return out.sort_values(LABELS["pearson"], kind="stable").reset_index(drop=True)
 
 
 def _arrow_colour(v: object) -> str:

@@ -6,6 +6,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from n2o_core.analyses import overlap
 from n2o_core.corpora import Corpus
 from n2o_core.export import report
 from n2o_core.figures import n2o as figures
@@ -38,7 +39,8 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     st.query_params["words"] = words
     content = words == "content"
     df, random_level = data.token_overlap(lo.key, names, k, settings.seed, content, lo)
-    order = df.sort_values("mean", ascending=False)
+    order = overlap.by_token_overlap(df)
+    table = order.assign(**{c: order[c].round(4) for c in ("mean", "ci_low", "ci_high")})
     fig = data.figure(
         "tokens",
         (lo.key, names, k, settings.seed, content),
@@ -54,17 +56,16 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         "transformers often find paraphrases with fewer shared words."
     )
     if not talk.active():  # on a projector the figure is the view
-        st.dataframe(order.assign(**{c: order[c].round(4) for c in ("mean", "ci_low", "ci_high")}), hide_index=True)
-    skipped = int(df["n_no_tokens"].max()) if "n_no_tokens" in df and len(df) else 0
+        st.dataframe(table, hide_index=True)
+    skipped = overlap.queries_without_words(df)
     if skipped:
         st.caption(f"{skipped} querie(s) without a content word are left out (n_no_tokens).")
     page.approximate_note(lo, k, list(names))
-    _downloads(lo, fig, order, k, words, random_level)
+    _downloads(lo, fig, table, k, words, random_level)
 
 
-def _downloads(lo: data.Loaded, fig: go.Figure, order: pd.DataFrame, k: int, words: str, random_level: float) -> None:
-    """The bars as PNG/SVG, the table as CSV/JSON, and the view as an HTML report."""
-    table = order.assign(**{c: order[c].round(4) for c in ("mean", "ci_low", "ci_high")})
+def _downloads(lo: data.Loaded, fig: go.Figure, table: pd.DataFrame, k: int, words: str, random_level: float) -> None:
+    """The bars as PNG/SVG, the table (as shown) as CSV/JSON, and the view as an HTML report."""
     meta = dict(downloads.meta(lo, k), words=TOKEN_WORDS[words], **{"random sentences": round(random_level, 4)})
     name = f"token-overlap-{words}-k{k}"
     with st.expander("Downloads"):

@@ -35,7 +35,7 @@ LIGHT = ["analyses", "evaluation", "evaluation.heros", "export", "figures", "run
 #: subpackage with everything under it) and the heavy libraries it may not load.
 ONE_MODULE = {
     "n2o_core.analyses.overlap": (["overlap"], ["umap", "pynndescent", "sklearn", "torch"]),
-    "n2o_core.evaluation.sts": (["pairs", "sts"], ["spacy", "nltk", "torch", "sklearn"]),
+    "n2o_core.evaluation.sts": (["pairs", "ranks", "sts"], ["spacy", "nltk", "torch", "sklearn"]),
     "n2o_core.runtime.notices": (["notices"], HEAVY),
     "n2o_core.storage.fileio": (["fileio"], HEAVY),
 }

@@ -239,3 +239,42 @@ def test_precomputed_search_takes_the_norms_of_the_vectors_it_searches(tmp_path,
     monkeypatch.setattr(ws, "embeddings", lambda eid, progress=None: np.array(X))  # another array
     ws.neighbors("v", np.arange(6), 3)
     assert seen[-1] is None
+
+
+def test_training_with_a_background_reembeds_only_the_trained_embedders(tmp_path, monkeypatch):
+    """The background-corpus switch changes what word2vec and tf-idf learn from, not the sentences: GloVe's
+    vectors and neighbors come from the cache (its model is never asked to embed), the trained embedders are
+    trained and embed again, under their own keys."""
+    from synthetic_text import sentences
+
+    import n2o_core.embedders.registry as registry
+    from n2o_core.corpora import with_background
+    from n2o_core.pipeline import plan_queries, prepare_embedder
+
+    mine = from_texts(sentences(80, seed=3), name="mine")
+    both = with_background(mine, from_texts(sentences(300, seed=4), name="background"))
+    cache = Cache(tmp_path / "c")
+    ids = ["glove-6b-50d", "tfidf", "word2vec"]
+    pool = plan_queries(len(mine), 20, 2).pool
+    before = Workspace(mine, cache=cache)
+    first = {e: prepare_embedder(before, e, pool, 10) for e in ids}
+
+    encoded: list[str] = []
+    real = registry.get_embedder
+
+    def spying(eid, **kwargs):
+        emb = real(eid, **kwargs)
+        encode = emb.encode
+        monkeypatch.setattr(emb, "encode", lambda texts, **kw: (encoded.append(eid), encode(texts, **kw))[1])
+        return emb
+
+    monkeypatch.setattr(registry, "get_embedder", spying)
+    after = Workspace(both, cache=cache)
+    assert after.has_neighbors("glove-6b-50d", pool, 10) and not after.has_neighbors("word2vec", pool, 10)
+    second = {e: prepare_embedder(after, e, pool, 10) for e in ids}
+    assert sorted(encoded) == ["tfidf", "word2vec"]  # GloVe is not trained on the corpus: nothing to redo
+    np.testing.assert_array_equal(second["glove-6b-50d"].ids, first["glove-6b-50d"].ids)
+    assert after.embedder_key("glove-6b-50d") == before.embedder_key("glove-6b-50d")
+    for e in ("tfidf", "word2vec"):
+        assert after.embedder_key(e) != before.embedder_key(e)
+    assert not np.array_equal(second["word2vec"].ids, first["word2vec"].ids)  # it learned from more sentences

@@ -236,8 +236,8 @@ def values(key: str, k: int, a: str | None, b: str | None, _ad: AgreementData) -
 
 @st.cache_data(show_spinner=False, max_entries=64)
 def pair_means(key: str, k: int, _ad: AgreementData) -> pd.DataFrame:
-    """Each pair's mean per-sentence N2O (= its N2O with every sentence a query)."""
-    return _ad.at(k).pair_means()
+    """Each pair's mean per-sentence N2O (= its N2O with every sentence a query), least agreed first."""
+    return _ad.at(k).pair_means(least_first=True)
 
 
 @st.cache_data(show_spinner=False, max_entries=64)

@@ -27,7 +27,6 @@ from n2o_core.analyses.anisotropy import anisotropy as core_anisotropy
 from n2o_core.analyses.compare import ComparisonResult
 from n2o_core.analyses.compare import comparison as core_comparison
 from n2o_core.analyses.face_value import FaceValue
-from n2o_core.analyses.face_value import face_value as core_face_value
 from n2o_core.corpora import Corpus, load_corpus, with_background
 from n2o_core.embedders.base import EmbedderInfo
 from n2o_core.errors import N2OError
@@ -263,11 +262,15 @@ def _prepare_with_progress(
     """Prepare the missing embedders cheapest first (tf-idf and GloVe cells appear after seconds), the expensive
     ones loaded ahead on the second core (`pipeline.prepare_each`), with a progress bar per embedder drawn from its
     events (`jobs.run_embedders`): in this process, or in a child process when the dashboard isolates its jobs and
-    something must be embedded (`runtime.child`; the events are replayed here)."""
+    something must be embedded (`runtime.child`; the events are replayed here). `on_ready` is called as embedders
+    come in only when something has to be embedded."""
     memo = _memo()
     c, ws, prepared = out.corpus, out.ws, out.prepared
     keys = dict(todo)
     order = list(keys)
+    all_cached = all(pipeline.embeddings_cached(ws, e) for e in keys)
+    if on_ready and all_cached:
+        on_ready = None  # everything is read from the disk cache (a restarted server): no partial view to draw
     if on_ready and len(prepared.neighbors) >= 2:
         on_ready(out)
 
@@ -317,7 +320,7 @@ def _prepare_with_progress(
             stages=stages,
             on_start=on_start,
             # all embeddings cached: nothing to load, so no child process
-            isolate=child.isolating() and not all(pipeline.embeddings_cached(ws, e) for e in keys),
+            isolate=child.isolating() and not all_cached,
             znorm=prepared.znorm,
             approx=prepared.approx,
         )
@@ -401,14 +404,7 @@ def anisotropy(lo: Loaded, names: list[str]) -> dict[str, Anisotropy]:
 
 def face_value(lo: Loaded, res: ComparisonResult) -> FaceValue:
     """What the comparison's numbers must be read against (`analyses.face_value`)."""
-    return core_face_value(
-        res.mean,
-        res.k,
-        len(lo.corpus),
-        embedders=res.embedders,
-        fit_size=len(lo.corpus.fit_texts),
-        sampling_note=lo.plan.sampling_note(),
-    )
+    return res.face_value(len(lo.corpus.fit_texts))
 
 
 # --------------------------------------------------------------------------- one query

@@ -12,6 +12,7 @@ import pandas as pd
 import plotly.graph_objects as go
 import streamlit as st
 
+from n2o_core.analyses.overlap import chance_level
 from n2o_core.errors import N2OError
 from n2o_core.export import report
 from n2o_core.export import tables as export
@@ -46,7 +47,7 @@ def meta(lo: Loaded, k: int, names: Sequence[str] | None = None) -> dict[str, ob
         "corpus": f"{lo.corpus.name} ({lo.corpus.source})" if lo.corpus.source else lo.corpus.name,
         "sentences (N)": f"{n:,}",
         "k": k,
-        "chance level k/(N−1)": round(k / (n - 1), 5) if n > 1 else None,
+        "chance level k/(N−1)": round(chance_level(k, n), 5) if n > 1 else None,
         "embedders": ", ".join(names if names is not None else lo.names),
         "query samples": f"{len(lo.plan.samples)} × {len(lo.plan.samples[0])} (seed {s.seed})",
         "search": ("approximate" if s.approx else "exact") + (", z-normalized" if s.znorm else ""),

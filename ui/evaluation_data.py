@@ -9,9 +9,12 @@ page can tell, without running anything, which analyses were already run for thi
 - needle: `run_needle(ws, pairs, [eid], seed=seed)` per chosen embedder, which is exactly what one
   `run_needle(ws, pairs, embedders, seed=seed)` call computes for it (every embedder is bootstrapped with the
   same seed, so the same resamples of the pairs);
-- human similarity: `run_sts(ws, pairs, [eid])` (no randomness), the ranking from `sts.rank_table` over them all;
+- human similarity: `run_sts(ws, pairs, [eid])` (no randomness);
 - HEROS: `heros.run.score_embedder` on the corpus's minimal pairs (`ui.heros_data.pairs`, shared with the HEROS
   page).
+
+The core puts the parts together (`needle.combine_needle`, `sts.combine_sts`): sorted and ranked as one call over
+every embedder would be.
 
 Loaded pairs are kept in the same memo by `pair_key` (not in st.cache_data: a progress bar updated inside a cached
 function cannot be replayed); uploaded pair files are kept in the cache folder under their content digest.
@@ -29,15 +32,14 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-import pandas as pd
 import streamlit as st
 
 from n2o_core.analyses.quality import embedder_dims
 from n2o_core.corpora import Corpus
 from n2o_core.errors import N2OError
-from n2o_core.evaluation.needle import NeedleResult, run_needle
+from n2o_core.evaluation.needle import NeedleResult, combine_needle, run_needle
 from n2o_core.evaluation.pairs import FilteredPairs, Pairs, filter_pairs, load_pairs, pair_file_columns
-from n2o_core.evaluation.sts import STSResult, rank_table, run_sts
+from n2o_core.evaluation.sts import STSResult, combine_sts, run_sts
 from n2o_core.runtime import child
 from n2o_core.runtime.each import each_embedder
 from n2o_core.runtime.memo import LRU
@@ -266,19 +268,6 @@ def needle(
     return combine_needle([parts[e] for e in lo.names if e in parts]), errors
 
 
-def combine_needle(parts: Sequence[NeedleResult]) -> NeedleResult | None:
-    """One NeedleResult from single-embedder ones (same pairs and corpus): rows sorted by MRR as `run_needle` does."""
-    if not parts:
-        return None
-    first = parts[0]
-    results = pd.concat([p.results for p in parts], ignore_index=True)
-    results = results.sort_values("mrr", ascending=False, kind="stable").reset_index(drop=True)
-    ranks = {e: r for p in parts for e, r in p.ranks.items()}
-    return NeedleResult(
-        results, ranks, first.pairs, first.corpus_name, first.corpus_texts, first.excluded, first.znorm, first.meta
-    )
-
-
 # --------------------------------------------------------------------------- human similarity
 
 
@@ -306,16 +295,6 @@ def sts(ws: Workspace, pairs_: Pairs, pkey: tuple, names: Sequence[str]) -> tupl
     return combine_sts([parts[e] for e in names if e in parts]), errors
 
 
-def combine_sts(parts: Sequence[STSResult]) -> STSResult | None:
-    """One STSResult from single-embedder ones (same pairs): results in the given order, ranks over them all."""
-    if not parts:
-        return None
-    results = pd.concat([p.results for p in parts], ignore_index=True)
-    cosines = {e: c for p in parts for e, c in p.cosines.items()}
-    first = parts[0]
-    return STSResult(results, rank_table(results), first.pairs, first.fit_corpus, cosines, list(first.notes))
-
-
 # --------------------------------------------------------------------------- dimensions
 
 
@@ -332,8 +311,6 @@ def dims(lo: data.Loaded) -> dict[str, int]:
 __all__ = [
     "NEEDLE_BOOT",
     "NEEDLE_TOP",
-    "combine_needle",
-    "combine_sts",
     "dims",
     "filter_key",
     "filtered",

@@ -15,7 +15,6 @@ import streamlit as st
 from n2o_core.corpora import Corpus
 from n2o_core.evaluation.findings import (
     FINDINGS,
-    CkaCache,
     Evidence,
     Finding,
     FindingParams,
@@ -26,6 +25,7 @@ from n2o_core.evaluation.findings import (
     save_results,
     stored_at,
 )
+from n2o_core.measures.run import FeatureMemo
 from n2o_core.runtime.each import each_call
 from n2o_core.runtime.memo import LRU
 from n2o_core.runtime.progress import ProgressEvent
@@ -121,7 +121,7 @@ def compute(settings: Settings, corpus: Corpus, findings: list[Finding], p: Find
             bar_text=lambda name: todo[names[name]].analysis,
             stages=lambda bar, _name: bar_progress(bar, _stage_line),
             on_start=on_start,
-            cka_cache=CkaCache(),  # one for the whole job: findings on the same embedders share their CKA
+            cka_cache=FeatureMemo(),  # one for the whole job: findings on the same embedders share their CKA
         )
         failed = {names[name]: sentence for name, sentence in by_name.items()}
         status.update(label="Findings computed", state="error" if failed else "complete", expanded=bool(failed))

@@ -13,7 +13,7 @@ import streamlit as st
 from n2o_core.errors import N2OError
 from n2o_core.evaluation.heros.averaging import scored_id
 from n2o_core.evaluation.heros.generate import PairSet
-from n2o_core.evaluation.heros.run import PAIR_VIEW_COLUMNS, make_pairs, pairs_ready, score_embedder
+from n2o_core.evaluation.heros.run import combine_scores, make_pairs, pairs_ready, score_embedder
 from n2o_core.runtime import child
 from n2o_core.runtime.each import each_embedder
 from n2o_core.runtime.memo import LRU
@@ -103,22 +103,13 @@ def scores(
 ) -> tuple[pd.DataFrame, dict[str, float], pd.DataFrame, dict[str, str]]:
     """(results frame, baselines, per-pair cosines frame, errors) for `embedders` (default: the loaded ones)."""
     names = list(embedders if embedders is not None else lo.names)
-    frames: list[pd.DataFrame] = []
-    baselines: dict[str, float] = {}
     errors: dict[str, str] = {}
-    per_pair = pairset.pairs[[c for c in PAIR_VIEW_COLUMNS if c in pairset.pairs.columns]].copy()
     memo = _scores()
     todo = [e for e in names if _score_key(lo, e, n_per, seed) not in memo]
     if todo:
         _score_all(lo, pairset, n_per, seed, todo, errors)
-    for e in names:
-        sc = memo.get(_score_key(lo, e, n_per, seed))
-        if sc is None:
-            continue
-        frames.append(sc.results)
-        baselines[e] = sc.baseline
-        per_pair[e] = sc.cosines
-    results = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    got = [sc for e in names if (sc := memo.get(_score_key(lo, e, n_per, seed))) is not None]
+    results, baselines, per_pair = combine_scores(pairset.pairs, got)
     return results, baselines, per_pair, errors
 
 

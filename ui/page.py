@@ -6,7 +6,6 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from typing import Any
 
-import numpy as np
 import streamlit as st
 
 from n2o_core.analyses.overlap import chance_level
@@ -15,7 +14,7 @@ from n2o_core.limits import MIN_EMBEDDERS
 from n2o_core.settings import Settings
 from n2o_core.text import escape_markup
 
-from . import data
+from . import data, talk
 from .guard import message
 
 
@@ -47,11 +46,23 @@ def loaded(
         st.error(escape_markup(message(e, "Loading the comparison")), icon="⚠️")
         st.stop()
     for eid, msg in out.prepared.errors.items():
-        st.error(f"**{escape_markup(eid)}** is left out: {escape_markup(msg)}", icon="⚠️")
+        name = escape_markup(eid)
+        note(f"**{name}** is left out: {escape_markup(msg)}", short=f"**{name}** is left out.", level="error")
     if len(out.names) < min_embedders:
         st.warning(f"Fewer than {min_embedders} embedders are usable; choose others in the sidebar.")
         st.stop()
     return out
+
+
+def note(text: str, *, short: str = "", level: str = "info") -> None:
+    """A note the numbers after it must be read with, drawn before the page's main figure: st.info, st.warning or
+    st.error (`level`); in talk mode one line, `short` with `text` on hover, that stays above the fold with the
+    main figure (`talk.note`)."""
+    if talk.active():
+        talk.note(text, short or text, level)
+        return
+    draw = {"warning": st.warning, "error": st.error}.get(level, st.info)
+    draw(text, icon=talk.NOTE_LEVELS.get(level, talk.NOTE_LEVELS["info"])[0])
 
 
 def chance_caption(lo: data.Loaded, k: int, markdown: bool = True) -> str:
@@ -77,8 +88,7 @@ def approximate_note(lo: data.Loaded, k: int, names: list[str] | None = None) ->
     names = names or lo.names
     res = data.comparison(lo.key, tuple(names), k, lo)
     recall = ", ".join(f"{escape_markup(e)} {r:.3f}" for e, r in res.recall.items() if r is not None)
-    err = res.n2o_error
-    worst = float(np.nanmax(err)) if err is not None and np.isfinite(err).any() else None
+    worst = res.worst_n2o_error
     st.caption(
         f"Approximate search (pynndescent), checked against exact search on held-out queries: recall@{k} "
         f"{recall or 'not measured'}; largest N2O error of a pair "

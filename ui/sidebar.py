@@ -10,7 +10,8 @@ import hashlib
 
 import streamlit as st
 
-from n2o_core.analyses.face_value import TRAINED_NOISE_BELOW
+from n2o_core.analyses.face_value import TRAIN_WITH, TRAINED_NOISE_BELOW
+from n2o_core.analyses.overlap import chance_level
 from n2o_core.corpora import (
     SUPPORTED_EXTENSIONS,
     Corpus,
@@ -36,6 +37,7 @@ from .guard import message
 UPLOAD = "__upload__"
 _LIVE = "_upload_live"  # the spec of the file in the uploader (drawn while the picker shows it)
 _PICK = "_pick_corpus"  # the picker's value for the next run (a widget's value cannot change once drawn)
+_SHOWN = "_corpus_shown"  # (picker value, spec, text column) of the last corpus that loaded: kept while one is pending
 _W = {  # settings field -> widget key
     "corpus": "w_corpus",
     "max_sentences": "w_cap",
@@ -115,7 +117,8 @@ def _parse_upload(name: str, digest: str, raw: bytes, column: str | None) -> str
 
 
 def _upload_widget() -> str | None:
-    """File upload with a text-column picker; returns the spec of the loaded upload, or None."""
+    """File upload with a text-column picker; returns the spec of the loaded upload, "" while no file is given, or
+    None (with the error shown) when the file cannot be used."""
     exts = [e.lstrip(".") for e in SUPPORTED_EXTENSIONS]
     limit = server_mode.upload_limit_mb()
     f = st.file_uploader(
@@ -131,7 +134,7 @@ def _upload_widget() -> str | None:
         if kept in st.session_state.get("_uploads", {}):  # the upload chosen in the picker, kept in the cache
             return str(kept)
         st.info(f"Upload a file (up to {limit} MB) to compare embedders on it.")
-        return None
+        return ""
     column = None
     try:
         check_upload_size(f.name, f.size)  # the browser checks too, but a crafted request can skip it
@@ -173,6 +176,8 @@ def draw() -> tuple[Settings, Corpus | None]:
     cap_slot = st.sidebar.container()  # filled once the corpus's size is known
     _keep_cap(defaults)
     corpus = _load_corpus(choice, spec, text_column) if spec is not None else None
+    if corpus is not None:
+        st.session_state[_SHOWN] = (choice, spec, text_column)
     with cap_slot:
         _cap_picker(corpus)
     train_with = _train_with(corpus, spec)
@@ -233,7 +238,13 @@ def _corpus_picker(defaults: Settings) -> tuple[str, str | None, str]:
     elif choice == own.HF:
         with sb:
             spec, text_column = own.hf_inputs()
-    return choice, spec, text_column
+    pending = spec == "" or (choice == own.HF and spec is None)  # no file or dataset name given yet
+    if pending and _SHOWN in st.session_state:
+        # the pages keep the corpus shown so far (and their controls keep their state) until one is given
+        shown_choice, shown_spec, shown_column = st.session_state[_SHOWN]
+        sb.caption(f"Until then the pages show **{escape_markup(label(shown_spec))}**.")
+        return shown_choice, shown_spec, shown_column
+    return choice, spec or None, text_column
 
 
 def _keep_cap(defaults: Settings) -> None:
@@ -361,15 +372,17 @@ def _k_slider(defaults: Settings, n: int | None) -> None:
     if want > shown and shown == k_max:
         sb.warning(f"k = {want} is above what this corpus allows ({k_max} = min({K_MAX}, N − 1)); using k = {k_max}.")
     elif want > shown and n:
+        share = chance_level(want, n)  # k's share of the N − 1 candidates is the chance level
         sb.info(
             f"k lowered from {want} to {shown} for this {n:,}-sentence corpus: k = {want} would be "
-            f"{want / (n - 1):.0%} of the {n - 1:,} other sentences (chance alone {want / (n - 1):.2f}); the default "
+            f"{share:.0%} of the {n - 1:,} other sentences (chance alone {share:.2f}); the default "
             f"keeps k within {K_SHARE_MAX:.0%}. Choose k to override."
         )
     elif n and shown > share_cap:
+        share = chance_level(shown, n)
         sb.warning(
-            f"k = {shown} is {shown / (n - 1):.0%} of the {n - 1:,} other sentences: random neighbors would share "
-            f"{shown / (n - 1):.2f} of them (chance). k ≤ {share_cap} keeps it within {K_SHARE_MAX:.0%}."
+            f"k = {shown} is {share:.0%} of the {n - 1:,} other sentences: random neighbors would share "
+            f"{share:.2f} of them (chance). k ≤ {share_cap} keeps it within {K_SHARE_MAX:.0%}."
         )
     if k_max > 1:
         sb.slider(
@@ -497,10 +510,6 @@ def _train_with(corpus: Corpus | None, spec: str | None) -> str:
         "(tens of seconds), then comes from the cache.",
     )
     return TRAIN_WITH if on else ""
-
-
-#: The built-in corpus the sidebar's switch trains corpus-trained embedders with.
-TRAIN_WITH = "bbc-news"
 
 
 def _settings(spec: str | None, text_column: str, train_with: str = "") -> Settings:

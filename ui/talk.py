@@ -71,6 +71,25 @@ MAIN_FIGURES: dict[str, int] = {
     "probe_heatmap_mlp": 760,
     "measures_matrices": 980,
 }
+#: A note the page's numbers must be read with (`note`), in talk mode: one line of text at the root font size,
+#: `NOTE_LINE` root sizes high, padded by NOTE_PAD_PX above and below (its full wording on hover), so that it takes
+#: exactly NOTE_PX and the gap before the next element; the main figure drawn after it is that much shorter, and
+#: the notes and the figure stay above the fold together.
+NOTE_LINE = 1.5
+NOTE_PAD_PX = 6
+NOTE_PX = round(NOTE_LINE * ROOT_FONT_PX) + 2 * NOTE_PAD_PX
+#: The gap between a page's elements in talk mode (1rem: Streamlit's, set again in `CSS`).
+GAP_PX = ROOT_FONT_PX
+#: Session state: the notes drawn so far in this script run (`apply` starts each run at 0).
+NOTE_COUNT = "n2o_talk_notes"
+#: The key prefix of a note's container (its class `st-key-<key>`: CSS places and styles it by that).
+NOTE_KEY = "n2o_talk_note"
+#: A note's icon and background by its level (Streamlit's alert colours).
+NOTE_LEVELS = {
+    "info": (":material/info:", "rgba(28, 131, 225, 0.1)"),
+    "warning": (":material/warning:", "rgba(255, 189, 69, 0.2)"),
+    "error": (":material/error:", "rgba(255, 43, 43, 0.09)"),
+}
 #: The page's own block: its heading first, then the caption right under it and the warnings and errors the page
 #: shows before its main figure (what its numbers need to be read at face value), then the main figure
 #: (whichever of MAIN_FIGURES the page draws, or the row of columns it sits in), then the rest in the page's order.
@@ -86,8 +105,17 @@ _FIRST = (
     ' + [data-testid="stElementContainer"]:has([data-testid="stCaptionContainer"]){order:-2}'
     + ",".join(f"{_PAGE}{_ALERT}:has(~ .st-key-{k}, ~ * .st-key-{k})" for k in MAIN_FIGURES)
     + "{order:-2}"
+    + ",".join(f'{_PAGE}:has([class*="st-key-{NOTE_KEY}"]):has(~ .st-key-{k}, ~ * .st-key-{k})' for k in MAIN_FIGURES)
+    + "{order:-2}"
     + ",".join(_PAGE + sel for sel in _MAIN)
     + "{order:-1}"
+)
+#: A note in one line of fixed height (`NOTE_PX`), coloured by its level, its text cut with an ellipsis.
+_NOTES = (
+    f'[class*="st-key-{NOTE_KEY}"]{{height:{NOTE_PX}px !important;box-sizing:border-box;'
+    f"padding:{NOTE_PAD_PX}px .75rem;border-radius:.5rem;overflow:hidden;justify-content:center}}"
+    f'[class*="st-key-{NOTE_KEY}"] [data-testid="stMarkdown"] *{{line-height:{NOTE_LINE} !important;margin:0}}'
+    + "".join(f'[class*="st-key-{NOTE_KEY}_{level}"]{{background:{bg}}}' for level, (_, bg) in NOTE_LEVELS.items())
 )
 CSS = (
     "<style>"
@@ -100,6 +128,7 @@ CSS = (
     + "{display:none !important}"
     f"html{{font-size:{ROOT_FONT_PX}px}}"
     '[data-testid="stMainBlockContainer"]{padding-top:1rem;padding-bottom:1rem;max-width:none}'
+    f'[data-testid="stMainBlockContainer"] > [data-testid="stVerticalBlock"]{{gap:{GAP_PX}px}}'
     '[data-testid="stHeading"] h2{font-size:1.6rem;padding:0;line-height:1.25}'
     # captions as dark as the figures' text, not Streamlit's grey
     f'[data-testid="stCaptionContainer"]{{font-size:1rem !important;color:{style.TEXT} !important;'
@@ -111,6 +140,7 @@ CSS = (
     '[data-testid="stElementContainer"]:has(.n2o-talk-exit){position:absolute}'
     "a.n2o-talk-exit{position:fixed;right:.6rem;bottom:.4rem;font-size:.55rem;color:#bbb;z-index:1000}"
     + _FIRST
+    + _NOTES
     + "</style>"
 )
 
@@ -135,7 +165,7 @@ def _install() -> None:
     def plotly_chart(self, figure_or_data, *args, **kwargs):  # type: ignore[no-untyped-def]
         if active():
             try:
-                figure_or_data = style.for_talk(figure_or_data, height=MAIN_FIGURES.get(str(kwargs.get("key"))))
+                figure_or_data = style.for_talk(figure_or_data, height=main_height(str(kwargs.get("key"))))
             except Exception:  # noqa: BLE001 - a figure that cannot be enlarged is shown as it is
                 log.exception("talk mode: could not enlarge a figure")
         return original(self, figure_or_data, *args, **kwargs)
@@ -143,6 +173,34 @@ def _install() -> None:
     plotly_chart._n2o_talk = True  # type: ignore[attr-defined]
     DeltaGenerator.plotly_chart = plotly_chart  # type: ignore[method-assign]
     st.plotly_chart = st._main.plotly_chart  # type: ignore[attr-defined]  # rebind the module-level shortcut
+
+
+def main_height(key: str) -> int | None:
+    """The talk-mode height of the figure drawn with `key`: a main figure's (MAIN_FIGURES) less the room the notes
+    drawn before it in this run take (`note`); None for any other figure."""
+    height = MAIN_FIGURES.get(key)
+    if height is None:
+        return None
+    return max(height // 2, height - _notes_drawn() * (NOTE_PX + GAP_PX))
+
+
+def _notes_drawn() -> int:
+    """The notes drawn so far in this script run."""
+    try:
+        return int(st.session_state.get(NOTE_COUNT, 0))
+    except Exception:  # noqa: BLE001 - outside a script run
+        return 0
+
+
+def note(text: str, short: str, level: str = "info") -> None:
+    """In talk mode, a note before the page's main figure in one line: `short` (Markdown) with `text` on hover,
+    placed right above the main figure (under the heading and its caption), which `main_height` makes shorter by
+    the room the note takes."""
+    i = _notes_drawn()
+    st.session_state[NOTE_COUNT] = i + 1
+    icon = NOTE_LEVELS.get(level, NOTE_LEVELS["info"])[0]
+    with st.container(key=f"{NOTE_KEY}_{level if level in NOTE_LEVELS else 'info'}_{i}"):
+        st.markdown(f"{icon} {short}", help=text, wrap=False)
 
 
 def exit_link(params: Mapping[str, object]) -> str:
@@ -155,6 +213,7 @@ def apply() -> bool:
     """In talk mode: hide the controls, enlarge text and figures, add a faint way back. Returns whether it is on."""
     if not active():
         return False
+    st.session_state[NOTE_COUNT] = 0
     _install()
     params = {k: st.query_params.get(k) for k in st.query_params}
     st.markdown(

@@ -96,10 +96,12 @@ class Agreement:
         """(N,) mean of each sentence's N2O over every pair of embedders."""
         return np.mean([self.pair(a, b) for a, b in self.pairs()], axis=0)
 
-    def pair_means(self) -> pd.DataFrame:
-        """Columns a, b, n2o: each pair's mean over all sentences (its corpus-wide N2O)."""
+    def pair_means(self, *, least_first: bool = False) -> pd.DataFrame:
+        """Columns a, b, n2o: each pair's mean over all sentences (its corpus-wide N2O), in the order of `pairs`,
+        or with `least_first` from the least to the most agreed pair (equal values in that order)."""
         rows = [{"a": a, "b": b, "n2o": float(self.pair(a, b).mean())} for a, b in self.pairs()]
-        return pd.DataFrame(rows, columns=["a", "b", "n2o"])
+        out = pd.DataFrame(rows, columns=["a", "b", "n2o"])
+        return out.sort_values("n2o", kind="stable") if least_first else out
 
     def has_neighbors(self, *embedders: str) -> np.ndarray:
         """(N,) False where a sentence has no neighbors under one of `embedders` (default: all of them), i.e. it
@@ -230,6 +232,12 @@ def summarize(values: np.ndarray, valid: np.ndarray | None = None) -> dict[str, 
 
 
 # --------------------------------------------------------------------------- rankings
+
+
+def by_value(ids: Sequence[int] | np.ndarray, values: np.ndarray) -> np.ndarray:
+    """The sentence `ids` ordered by their per-sentence value, lowest first (equal values in the order given)."""
+    ids = np.asarray(ids, np.int64)
+    return ids[np.argsort(np.asarray(values, float)[ids], kind="stable")]
 
 
 def _order(values: np.ndarray, valid: np.ndarray, ascending: bool, seed: int) -> np.ndarray:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from n2o_core.analyses.face_value import FaceValue, face_value
 from n2o_core.analyses.overlap import (
     SampledN2O,
     chance_level,
@@ -48,6 +49,10 @@ class ComparisonResult:
     #: token overlap (Fig. 5) of each embedder's neighbors at k over the pooled queries, counted over content words
     #: (`overlap.token_overlap_rows`: one dict per embedder; None until `add_token_overlap`)
     token_overlap: list[dict[str, Any]] | None = None
+    #: `QueryPlan.sampling_note` of the plan the samples come from ('' when they are the samples asked)
+    sampling_note: str = ""
+    #: sentences the corpus-trained embedders were fit on (`Corpus.fit_texts`; None: the corpus size)
+    fit_size: int | None = None
 
     def add_token_overlap(self, texts: Sequence[str], stop_words: frozenset[str] | None) -> None:
         """Compute the token overlap of every embedder's neighbors at k (stop words not counted when given)."""
@@ -57,9 +62,29 @@ class ComparisonResult:
     def chance(self) -> float:
         return chance_level(self.k, self.corpus_size)
 
+    def face_value(self, fit_size: int | None = None) -> FaceValue:
+        """What these numbers must be read against (`analyses.face_value`), with the corpus-trained embedders fit
+        on `fit_size` sentences (default: the result's `fit_size`); its `notes()` are what the dashboard shows
+        beside the heatmap and the CLI prints (and writes under "notes")."""
+        return face_value(
+            self.mean,
+            self.k,
+            self.corpus_size,
+            embedders=self.embedders,
+            fit_size=self.fit_size if fit_size is None else fit_size,
+            sampling_note=self.sampling_note,
+        )
+
     @property
     def mean(self) -> np.ndarray:
         return self.sampled.mean
+
+    @property
+    def worst_n2o_error(self) -> float | None:
+        """Approximate search: the largest |N2O(approx) − N2O(exact)| of a pair on the held-out queries (None when
+        exact, or not measured)."""
+        err = self.n2o_error
+        return float(np.nanmax(err)) if err is not None and np.isfinite(err).any() else None
 
     @property
     def std(self) -> np.ndarray:
@@ -79,7 +104,7 @@ class ComparisonResult:
         return df
 
     def to_json(self) -> dict:
-        """The CLI's JSON document."""
+        """The CLI's JSON document ("notes": the face-value notes, `FaceValue.notes`, each id, level and text)."""
         out = {
             "embedders": list(self.embedders),
             "k": int(self.k),
@@ -92,6 +117,7 @@ class ComparisonResult:
             "mean": np.round(self.mean, 6).tolist(),
             "std": np.round(self.std, 6).tolist(),
             "neighbors": self.neighbor_lists(),
+            "notes": [n.to_json() for n in self.face_value().notes()],
         }
         if any(v is not None for v in self.recall.values()):
             out["recall"] = {e: r for e, r in self.recall.items()}
@@ -138,7 +164,9 @@ def compare(
         progress=progress,
         skip_failed=skip_failed,
     )
-    return comparison(prepared, k)
+    res = comparison(prepared, k)
+    res.fit_size = len(ws.corpus.fit_texts)
+    return res
 
 
 def comparison(prepared: Prepared, k: int, names: Sequence[str] | None = None) -> ComparisonResult:
@@ -162,6 +190,7 @@ def comparison(prepared: Prepared, k: int, names: Sequence[str] | None = None) -
         {e: prepared.seconds[e] for e in names if e in prepared.seconds},
         approximation_error(checks, names, k),
         {e: m for e, m in prepared.errors.items()},
+        sampling_note=plan.sampling_note(),
     )
 
 

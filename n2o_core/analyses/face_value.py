@@ -79,6 +79,34 @@ def trained_on_too_few(embedders: Sequence[str], fit_size: int) -> dict[str, Noi
     return out
 
 
+#: The built-in corpus the corpus-trained embedders can also be trained on (the dashboard's switch, `compare
+#: --train-with`): the corpus their noise sizes were measured on.
+TRAIN_WITH = "bbc-news"
+#: Sentences of the built-in BBC News corpus (`builtin:bbc-news`), the training size the noise sizes compare with.
+BBC_SENTENCES = 38_019
+
+
+@dataclass(frozen=True)
+class Note:
+    """One thing a comparison's numbers must be read against: `text` in full (the pages, the CLI, JSON), `short`
+    in one line (talk mode, with `text` on hover), `level` "info" or "warning", `id` one of "chance", "k",
+    "samples", "trained"."""
+
+    id: str
+    text: str
+    short: str
+    level: str = "info"
+
+    def to_json(self) -> dict[str, str]:
+        return {"id": self.id, "level": self.level, "text": self.text}
+
+
+def listed(names: Sequence[str]) -> str:
+    """'a', 'a and b', 'a, b and c'."""
+    names = list(names)
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} and {names[-1]}" if names else ""
+
+
 @dataclass(frozen=True)
 class FaceValue:
     """Everything a heatmap's numbers must be read against, for one comparison."""
@@ -112,16 +140,18 @@ class FaceValue:
         """Whether k is more than K_SHARE_MAX of the N - 1 candidates."""
         return self.k > k_share_cap(self.corpus_size)
 
+    def _chance_against(self) -> str:
+        share = self.chance_share
+        return "above the median N2O" if share > 1 else f"{share:.0%} of the median N2O"
+
     def chance_note(self) -> str:
-        """The chance level against the values, when it is shown in the cells ('' otherwise)."""
+        """The chance level against the values, when it is a large share of them ('' otherwise)."""
         if not self.chance_in_cells:
             return ""
-        share = self.chance_share
-        of = "above the median N2O" if share > 1 else f"{share:.0%} of the median N2O"
         return (
-            f"Chance k/(N−1) = {self.k}/{self.corpus_size - 1:,} = {self.chance:.3f} is {of} here (shown in every "
-            f"cell from {CHANCE_SHOWN_FROM:.0%} on): each cell's second line is its N2O as a multiple of chance, "
-            "and only the distance above chance says how alike two embedders are."
+            f"Chance k/(N−1) = {self.k}/{self.corpus_size - 1:,} = {self.chance:.3f} is {self._chance_against()} "
+            f"here (noted from {CHANCE_SHOWN_FROM:.0%} on): only the distance above chance says how alike two "
+            "embedders are."
         )
 
     def k_note(self) -> str:
@@ -134,23 +164,49 @@ class FaceValue:
         )
 
     def trained_note(self) -> str:
+        """Corpus-trained embedders fit on fewer sentences than their measured noise size: what, why (measured),
+        what to do."""
         if not self.trained:
             return ""
-        names = ", ".join(self.trained)
+        one = len(self.trained) == 1
+        it, its = ("it", "its") if one else ("they", "their")
         by_size: dict[str, list[str]] = {}
         for e, size in self.trained.items():
             by_size.setdefault(size.words(), []).append(e)
-        below = "; ".join(f"{w} for {', '.join(es)}" for w, es in by_size.items())
-        verb = "is" if len(self.trained) == 1 else "are"
-        said = f"{names} {verb} trained on this corpus's {self.fit_size:,} sentences, and their neighbors are mostly "
-        said += f"noise below {below} training sentences (measured on BBC News: trained on fewer, they keep less "
-        said += "than half of the neighbor agreement above chance that two seeds of the same recipe trained on all "
-        said += "38,019 sentences share). Read their N2O as such, or train them with the built-in BBC corpus (the "
-        return said + "sidebar's switch) while comparing these sentences."
+        need = ", while ".join(
+            f"{listed(es)} need{'s' if len(es) == 1 else ''} {w}{' training sentences' if i == 0 else ''}"
+            for i, (w, es) in enumerate(by_size.items())
+        )
+        return (
+            f"{listed(list(self.trained))} {'is' if one else 'are'} trained on only {self.fit_size:,} sentences "
+            f"here, so {its} neighbors are mostly noise. Measured on BBC News, {need} (trained on fewer, "
+            f"{'it keeps' if one else 'each keeps'} less than half of the neighbor agreement above chance that two "
+            f"training runs on all {BBC_SENTENCES:,} BBC sentences share). Read {its} N2O with this in mind, or "
+            f"train {it if one else 'them'} on the built-in BBC News corpus plus these sentences (the sidebar's "
+            f"switch, or --train-with {TRAIN_WITH} on the command line)."
+        )
 
-    def notes(self) -> list[str]:
-        """Every note that applies, in reading order."""
-        return [n for n in (self.chance_note(), self.k_note(), self.sampling_note, self.trained_note()) if n]
+    def notes(self) -> list[Note]:
+        """Every note that applies, in reading order (each in full and in one line)."""
+        n = self.corpus_size
+        out = []
+        if self.chance_in_cells:
+            short = f"Chance k/(N−1) = {self.chance:.3f} is {self._chance_against()}."
+            out.append(Note("chance", self.chance_note(), short))
+        if self.k_too_large:
+            short = f"k = {self.k} is {self.k_share:.0%} of the {n - 1:,} other sentences (over {K_SHARE_MAX:.0%})."
+            out.append(Note("k", self.k_note(), short))
+        if self.sampling_note:
+            short = f"One query sample of all {n:,} sentences: no spread across samples."
+            out.append(Note("samples", self.sampling_note, short))
+        if self.trained:
+            names, one = listed(list(self.trained)), len(self.trained) == 1
+            short = (
+                f"{names} {'is' if one else 'are'} trained on only {self.fit_size:,} sentences: "
+                f"{'its' if one else 'their'} neighbors are mostly noise."
+            )
+            out.append(Note("trained", self.trained_note(), short, "warning"))
+        return out
 
 
 def face_value(

@@ -7,6 +7,7 @@ N2O(A, B) = sum_q |NN_A(q) ∩ NN_B(q)| / (k n)  (Lin & Smith 2019, Fig. 2).
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
+from collections.abc import Set as AbstractSet
 from dataclasses import dataclass, field
 from itertools import combinations
 from typing import TYPE_CHECKING, Any
@@ -46,6 +47,16 @@ def chance_level(k: int, n_corpus: int) -> float:
     if n_corpus < 2:
         raise N2OError("Chance level needs a corpus of at least 2 sentences.")
     return k / (n_corpus - 1)
+
+
+def times_chance(n2o: Any, chance: float) -> np.ndarray:
+    """N2O as a multiple of the chance level (`chance_level`), value by value: n2o / chance ("1.6× chance"); NaN
+    where chance is not a positive number. The one definition the heatmap's cells and hover, its pairs table and
+    the findings' pair tables use."""
+    v = np.asarray(n2o, float)
+    if not (np.isfinite(chance) and chance > 0):
+        return np.full_like(v, np.nan)
+    return v / chance
 
 
 # --------------------------------------------------------------------------- overlap
@@ -140,6 +151,20 @@ def pairs_frame(M: np.ndarray, names: Sequence[str]) -> pd.DataFrame:
     iu = np.triu_indices(len(names), 1)
     df = _frame({"a": [names[int(i)] for i in iu[0]], "b": [names[int(j)] for j in iu[1]], "n2o": M[iu]})
     return df.sort_values("n2o", ascending=False, ignore_index=True)
+
+
+#: Decimals of the pairs table as shown and downloaded (`pairs_table`): N2O, and its multiple of chance.
+PAIRS_DECIMALS = 4
+TIMES_CHANCE_DECIMALS = 2
+
+
+def pairs_table(M: np.ndarray, names: Sequence[str], chance: float) -> pd.DataFrame:
+    """Every unordered pair, most similar first (`pairs_frame`), with its N2O as a multiple of chance ("× chance",
+    `times_chance`): the heatmap's pairs table as shown and downloaded, N2O to PAIRS_DECIMALS decimals and the
+    multiple of chance to TIMES_CHANCE_DECIMALS."""
+    df = pairs_frame(M, names)
+    df["× chance"] = times_chance(df["n2o"].to_numpy(), chance).round(TIMES_CHANCE_DECIMALS)
+    return df.round(PAIRS_DECIMALS)
 
 
 def _spearman(a: np.ndarray, b: np.ndarray) -> float:
@@ -296,6 +321,12 @@ def n2o_distribution(M: np.ndarray, names: Sequence[str]) -> pd.DataFrame:
         if i != j
     ]
     return _frame(rows, columns=["embedder", "other", "n2o"])
+
+
+def box_order(dist: pd.DataFrame) -> list[str]:
+    """The embedders of an `n2o_distribution` frame by decreasing median N2O with the others: the box plot's order
+    (Fig. 6), best-shared neighbors first."""
+    return list(dist.groupby("embedder")["n2o"].median().sort_values(ascending=False).index)
 
 
 # --------------------------------------------------------------------------- one query across embedders
@@ -488,6 +519,16 @@ class Popular:
         )
 
 
+def with_sentences(frame: pd.DataFrame, texts: Sequence[str], query_tokens: AbstractSet[str]) -> pd.DataFrame:
+    """A table of corpus sentences (its "id" column: popular or outlier neighbors) with each one's text
+    ("sentence") and the words it shares with the query ("shared words": `query_tokens` it contains, sorted,
+    comma-separated); a new frame."""
+    out = frame.copy()
+    out["sentence"] = [texts[i] for i in out["id"]]
+    out["shared words"] = [", ".join(sorted(query_tokens & token_set(texts[i]))) for i in out["id"]]
+    return out
+
+
 def popular_or_nearest(lists: Mapping[str, Sequence[int]], m: int, *, min_embedders: int = 2) -> Popular:
     """Popular neighbors of one query (`popular_neighbors`: in the top m of every embedder, Table 2); when there is
     none, the nearest thing: the sentences in the top m of n - 1 embedders, else n - 2, ... down to
@@ -530,3 +571,15 @@ def token_overlap_report(
     both = token_overlap_by_embedder(texts, pool, {**neighbors, key: rand}, k, stop_words=stop_words)
     base = both[both["embedder"] == key]
     return both[both["embedder"] != key].reset_index(drop=True), float(base["mean"].iloc[0])
+
+
+def by_token_overlap(frame: pd.DataFrame) -> pd.DataFrame:
+    """A token-overlap frame (`token_overlap_by_embedder`, `token_overlap_report`) with its embedders by decreasing
+    mean overlap: Fig. 5's bars, the page's table and the findings' token tables."""
+    return frame.sort_values("mean", ascending=False, ignore_index=True)
+
+
+def queries_without_words(frame: pd.DataFrame) -> int:
+    """How many pooled queries a token-overlap frame leaves out for having no word to count (its `n_no_tokens`: no
+    content word when stop words are not counted); 0 for an empty frame."""
+    return int(frame["n_no_tokens"].max()) if "n_no_tokens" in frame and len(frame) else 0

@@ -229,7 +229,7 @@ def _svd_stand_in(Xn: sp.csr_matrix, seed: int) -> np.ndarray:
 
 def _rel(ws: Workspace, eid: str, method: str, key: str, suffix: str) -> str:
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in eid)[:60]
-    return f"projections/{ws.corpus.fingerprint}/{safe}-{ws.embedder_key(eid)}-{method}-{key}{suffix}"
+    return f"projections/{ws.corpus.sentences_fingerprint}/{safe}-{ws.embedder_key(eid)}-{method}-{key}{suffix}"
 
 
 def _check_args(method: str, n_neighbors: int, min_dist: float, n: int) -> None:

@@ -184,6 +184,7 @@ def _open_workspace(cache: Cache, args: argparse.Namespace, seed: int) -> Worksp
         text_column=getattr(args, "text_column", None),
         seed=seed,
         cache_dir=cache.root,
+        train_with=getattr(args, "train_with", ""),
     )
     if not hasattr(args, "dtype"):
         return Workspace(corpus, cache=cache)

@@ -45,6 +45,14 @@ class Corpus:
             return self.fingerprint
         return fingerprint_texts(self.training_texts)
 
+    @cached_property
+    def sentences_fingerprint(self) -> str:
+        """Fingerprint of the compared sentences alone, whatever the corpus-trained embedders learned from: it keys
+        what only the sentences decide (the embeddings and neighbors of every embedder that is not trained on the
+        corpus), so training those embedders with a background corpus (`with_background`) re-embeds nothing else.
+        It is `fingerprint` except for a corpus with a background."""
+        return self.fingerprint if self.training_texts is None else fingerprint_texts(self.texts)
+
 
 def fingerprint_texts(texts: Sequence[str]) -> str:
     """Content hash of an ordered list of texts (order matters: ids are positions)."""

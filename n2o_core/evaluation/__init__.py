@@ -11,11 +11,13 @@ results = check_findings(ws)                               # the papers' finding
 Modules and packages, lowest first (each imports only those above it in this list):
   pairs/      sentence pairs with optional human scores and the paper's filters: `load_pairs`, `filter_pairs`,
               `paper_defaults`, `Pairs`, `FilteredPairs`, `PairSource`, pair files, Lee, synthetic pairs
-  heros/      HEROS-style minimal pairs: `generate_pairs`, `load_heros`, `score_pairs`, `run_heros`, `HerosResult`
-  needle      the paraphrase needle: `run_needle` -> `NeedleResult`, `paraphrase_ranks` -> `Ranks`,
-              `reciprocal_ranks`, `summarize`, `exclusions`, TIE_TOL
-  sts         correlation with human similarity: `run_sts` -> `STSResult`, `pair_cosines`, `correlations`,
-              `rank_table`, `occurrence_stats`
+  ranks       embedders ranked under several scorings as the pages show them: `moves`, `rank_with_move`
+  heros/      HEROS-style minimal pairs: `generate_pairs`, `load_heros`, `score_pairs`, `run_heros`, `HerosResult`,
+              `combine_scores`, `embedder_table`
+  needle      the paraphrase needle: `run_needle` -> `NeedleResult`, `combine_needle`, `by_mrr`,
+              `paraphrase_ranks` -> `Ranks`, `reciprocal_ranks`, `summarize`, `exclusions`, TIE_TOL
+  sts         correlation with human similarity: `run_sts` -> `STSResult`, `combine_sts`, `pair_cosines`,
+              `correlations`, `rank_table`, `correlation_table`, `rank_display`, `moved_count`, `occurrence_stats`
   probe/      SentEval's probing tasks built from any corpus: `build_tasks`, `parse_corpus`, `read_out`,
               `run_probe`, `ProbeResult`, TASKS
   findings/   the papers' claims as rules, checked on the current corpus: FINDINGS, `check_findings`,

@@ -237,6 +237,23 @@ class NeedleResult:
             out.append(rec)
         return out
 
+    def rank_table(self, names: Sequence[str] | None = None) -> pd.DataFrame:
+        """Every pair's rank as the page lists them: row, query, paraphrase, score, word overlap (3 decimals), then
+        the rank under each of `names` (default: every embedder), empty where the pair is unrankable."""
+        df = self.pairs.pairs.frame
+        out = pd.DataFrame(
+            {
+                "row": df["row"],
+                "query": df["sentence1"],
+                "paraphrase": df["sentence2"],
+                "score": df["score"],
+                "overlap": df["overlap"].round(3),
+            }
+        )
+        for e in self.ranks if names is None else names:  # rank 0 = unrankable
+            out[e] = pd.array([int(v) if v > 0 else None for v in self.ranks[e].rank], dtype="Int64")
+        return out
+
     def to_frame(self) -> pd.DataFrame:
         """Table 3: one row per embedder (MRR with its CI, top-1, top-5, pairs, unrankable, ties), best first."""
         return self.results.reset_index(drop=True).copy()
@@ -276,6 +293,26 @@ class NeedleResult:
             "pairs": self.pair_records(top),
             "meta": self.meta,
         }
+
+
+def by_mrr(results: pd.DataFrame) -> pd.DataFrame:
+    """Table 3's rows best first: by decreasing MRR, equal MRRs in the order given (a stable sort)."""
+    return results.sort_values("mrr", ascending=False, kind="stable").reset_index(drop=True)
+
+
+def combine_needle(parts: Sequence[NeedleResult]) -> NeedleResult | None:
+    """One NeedleResult from results on the same pairs and corpus for other embedders (e.g. one per embedder, as
+    the dashboard keeps them): their rows in one table sorted as `run_needle` sorts it (`by_mrr`), every
+    embedder's ranks; the pairs, corpus, exclusions and settings of the first. None when there is no part. Since
+    every embedder is bootstrapped with the same seed, this is what one `run_needle` call over them all gives."""
+    if not parts:
+        return None
+    first = parts[0]
+    results = by_mrr(pd.concat([p.results for p in parts], ignore_index=True))
+    ranks = {e: r for p in parts for e, r in p.ranks.items()}
+    return NeedleResult(
+        results, ranks, first.pairs, first.corpus_name, first.corpus_texts, first.excluded, first.znorm, first.meta
+    )
 
 
 def display_table(results: pd.DataFrame, tag: str) -> pd.DataFrame:
@@ -381,6 +418,6 @@ def run_needle(
         # which others are in the run
         rows.append({"embedder": eid, **summarize(r.rank, r.ties, n_boot, seed), "znorm": std is not None})
     results = pd.DataFrame(rows, columns=[*RESULT_COLUMNS, "znorm"])
-    results = results.sort_values("mrr", ascending=False, kind="stable").reset_index(drop=True)
+    results = by_mrr(results)
     excluded = {"query_in_corpus": int(np.sum(excl[:, 0] >= 0)), "paraphrase_in_corpus": int(np.sum(excl[:, 1] >= 0))}
     return NeedleResult(results, ranks, pairs, ws.corpus.name, ws.corpus.texts, excluded, znorm)

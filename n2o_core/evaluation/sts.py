@@ -31,10 +31,18 @@ import scipy.sparse as sp
 
 from n2o_core.errors import EmbedderError, N2OError
 from n2o_core.evaluation.pairs.frame import Pairs
+from n2o_core.evaluation.ranks import moves, rank_with_move
 from n2o_core.runtime.import_lock import heavy_imports
 from n2o_core.runtime.progress import Progress, report
 
 SCORINGS = ("pearson", "spearman", "pearson_znorm", "spearman_znorm")
+#: Display names of the four scorings (in SCORINGS order): the page's columns and the figures' labels.
+SCORING_LABELS: dict[str, str] = {
+    "pearson": "Pearson",
+    "spearman": "Spearman",
+    "pearson_znorm": "Pearson, z-norm",
+    "spearman_znorm": "Spearman, z-norm",
+}
 RESULT_COLUMNS = ["embedder", "dim", "n", *SCORINGS, "zero_vectors"]
 
 
@@ -124,6 +132,28 @@ def rank_table(results: pd.DataFrame) -> pd.DataFrame:
     return out
 
 
+def correlation_table(results: pd.DataFrame) -> pd.DataFrame:
+    """The correlations as the page shows them: embedder, dimension, n, the four correlations (by their
+    SCORING_LABELS), zero vectors."""
+    t = results.rename(columns={**SCORING_LABELS, "dim": "dimension", "zero_vectors": "zero vectors"})
+    return t[["embedder", "dimension", "n", *SCORING_LABELS.values(), "zero vectors"]]
+
+
+def rank_display(ranks: pd.DataFrame) -> pd.DataFrame:
+    """`rank_table` as the page shows it, by raw Pearson rank: the rank under each scoring (by its SCORING_LABELS),
+    after raw Pearson with the move against it as an arrow ("3 ▲2", "5 ▼1", "4 =", `ranks.rank_with_move`)."""
+    first = SCORING_LABELS["pearson"]
+    out = pd.DataFrame({"embedder": ranks["embedder"], first: ranks["rank_pearson"].astype(int)})
+    for s in SCORINGS[1:]:
+        out[SCORING_LABELS[s]] = [rank_with_move(r, c) for r, c in zip(ranks[f"rank_{s}"], ranks[f"change_{s}"])]
+    return out.sort_values(first, kind="stable").reset_index(drop=True)
+
+
+def moved_count(ranks: pd.DataFrame) -> int:
+    """How many embedders of `rank_table` change rank across the four scorings."""
+    return int(moves(ranks, [f"rank_{s}" for s in SCORINGS]).sum())
+
+
 # ---------------------------------------------------------------------------------------------- runner
 
 
@@ -169,6 +199,19 @@ class STSResult:
 
 def _num(v: Any) -> float | None:
     return None if v is None or not np.isfinite(v) else round(float(v), 6)
+
+
+def combine_sts(parts: Sequence[STSResult]) -> STSResult | None:
+    """One STSResult from results on the same pairs for other embedders (e.g. one per embedder, as the dashboard
+    keeps them): their rows in the order given, the ranks over them all (`rank_table`), every embedder's cosines;
+    the pairs, fit corpus and notes of the first. None when there is no part. What one `run_sts` call over the
+    same embedders, in that order, gives (no randomness)."""
+    if not parts:
+        return None
+    first = parts[0]
+    results = pd.concat([p.results for p in parts], ignore_index=True)
+    cosines = {e: c for p in parts for e, c in p.cosines.items()}
+    return STSResult(results, rank_table(results), first.pairs, first.fit_corpus, cosines, list(first.notes))
 
 
 def run_sts(ws: Any, pairs: Pairs, embedder_ids: Sequence[str], *, progress: Progress | None = None) -> STSResult:

@@ -10,17 +10,11 @@ import pandas as pd
 import plotly.graph_objects as go
 
 from n2o_core.errors import N2OError
+from n2o_core.evaluation.sts import SCORING_LABELS  # the scorings' display names, defined once
 from n2o_core.figures.labels import label_positions
 from n2o_core.figures.style import PALETTE, base_layout, bump_chart, colors_for
 from n2o_core.text import escape_markup
 
-#: Display names of the four scorings of `n2o_core.evaluation.sts` (in its SCORINGS order).
-SCORING_LABELS: dict[str, str] = {
-    "pearson": "Pearson",
-    "spearman": "Spearman",
-    "pearson_znorm": "Pearson, z-norm",
-    "spearman_znorm": "Spearman, z-norm",
-}
 SYNTHETIC_TAG = "SYNTHETIC pairs"
 
 

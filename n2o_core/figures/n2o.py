@@ -16,6 +16,7 @@ import plotly.graph_objects as go
 from scipy.cluster.hierarchy import leaves_list, linkage
 from scipy.spatial.distance import squareform
 
+from n2o_core.analyses.overlap import times_chance
 from n2o_core.errors import N2OError
 from n2o_core.figures.style import NEUTRAL, PALETTE, base_layout, embedder_colors, heatmap_range, reference_line
 from n2o_core.text import escape_markup
@@ -195,8 +196,7 @@ def _chance_range(values: np.ndarray, c: float, extend_to_chance: bool | None) -
 def _pair_hover(mean: np.ndarray, std: np.ndarray, c: float) -> tuple[np.ndarray, str]:
     """Custom data (std, chance, multiple of chance) per cell and the hover template that reads it."""
     chance_arr = np.full_like(mean, c)
-    ok = np.isfinite(chance_arr) & (chance_arr > 0)
-    ratio = np.divide(mean, chance_arr, out=np.full_like(mean, np.nan), where=ok)
+    ratio = times_chance(mean, c)
     hover = "%{y} vs %{x}<br>N2O %{z:.3f} ± %{customdata[0]:.3f} (std over query samples)"
     if np.isfinite(c):
         hover += "<br>chance k/(N−1) = %{customdata[1]:.4g} (%{customdata[2]:.1f}× chance)"
@@ -208,7 +208,7 @@ def _pair_text(mean: np.ndarray, off: np.ndarray, chance: float | None = None) -
     blank on the diagonal and where the value is missing."""
     text = np.char.mod("%.2f", np.nan_to_num(mean))
     if chance is not None and np.isfinite(chance) and chance > 0:
-        text = np.char.add(np.char.add(text, "<br>"), np.char.mod("%.1f×", np.nan_to_num(mean) / chance))
+        text = np.char.add(np.char.add(text, "<br>"), np.char.mod("%.1f×", times_chance(np.nan_to_num(mean), chance)))
     text = np.where(off, text, "")
     return np.where(off & ~np.isfinite(mean), "", text)
 

@@ -239,8 +239,9 @@ def for_talk(
 ) -> dict[str, Any]:
     """A copy of a plotly figure (go.Figure or its dict) for a projector, as a dict: every explicit font size
     `font_scale` times larger and none under `min_font` px, including the text a front end's theme would size
-    (each axis's ticks and title, the legend, colour bars, hover labels, trace text); margins and colour bars
-    grown with the fonts; small multiples of heatmaps read by their colours (their cell values no longer fit);
+    (each axis's ticks and title, the legend, colour bars, hover labels, trace text), and no text set smaller by
+    <sub> or <sup>; margins and colour bars grown with the fonts; small multiples of heatmaps read by their colours
+    (their cell values no longer fit);
     `height` px tall (default TALK_HEIGHT_SCALE times taller). A fixed width (the N2O heatmap's: a square
     matrix with its row labels and colour bar beside it) keeps the square: the part of it as wide as the figure
     is tall grows with the height, the rest (labels, colour bar) with the fonts."""
@@ -255,6 +256,8 @@ def for_talk(
 
 def _talk_text(layout: dict[str, Any], traces: list[dict[str, Any]], font_scale: float, min_font: float) -> None:
     """Every font of a figure's dict at least `min_font` px, explicit sizes `font_scale` times larger (in place)."""
+    _full_size(layout)
+    _full_size(traces)
     base = dict(layout.get("font") or {})
     base_size = max(min_font, float(base.get("size") or 12) * font_scale)  # 12: plotly's default size
     _grow_fonts(layout, font_scale, min_font)
@@ -317,6 +320,23 @@ def _small_multiples_by_colour(layout: dict[str, Any], traces: list[dict[str, An
         layout.setdefault("yaxis" + (t.get("yaxis") or "y")[1:], {}).update(tickmode="linear", tick0=0, dtick=1)
         if t.get("x") is not None and list(t["x"]) == list(t.get("y") or []):
             layout.setdefault("xaxis" + (t.get("xaxis") or "x")[1:], {})["showticklabels"] = False
+
+
+#: Plotly's pseudo-HTML tags that set their text at 70% of its font (a colour bar's "chance 0.05 is below the
+#: scale"): in talk mode that text is written at the full size.
+_SHRINKING_TAGS = ("<sub>", "</sub>", "<sup>", "</sup>")
+
+
+def _full_size(node: Any) -> None:
+    """Every string inside a figure's dict without the tags that shrink it (`_SHRINKING_TAGS`), in place."""
+    items = node.items() if isinstance(node, dict) else enumerate(node) if isinstance(node, list) else ()
+    for key, val in list(items):
+        if isinstance(val, str) and "<su" in val:
+            for tag in _SHRINKING_TAGS:
+                val = val.replace(tag, "")
+            node[key] = val
+        elif isinstance(val, (dict, list)):
+            _full_size(val)
 
 
 def _set_min_font(holder: dict[str, Any], key: str, min_font: float, inner: str | None = None) -> None:

@@ -19,11 +19,9 @@ is the tests' oracle (tests/measures/reference_formulas.py), against which the e
   side's singular basis, `batched` over `feature_space`; the released code's PWCCA, `pwcca_released`),
   `KernelFamily` (RBF CKA and RSA on sentence-pair triangles, `pairwise`).
 - `nulls`: seeded permutations and resamples, p-values and bootstrap intervals.
-- `summary`: matrices, ranks, rank movers and embedder maps of a comparison.
+- `summary`: matrices, ranks, rank movers, embedder maps and the PWCCA gap (`pwcca_gap`) of a comparison.
 - `stored`: a comparison kept in the disk cache with when it was computed and how long it took
   (`compare_and_store`, `load`), and how long a new one should take here (`estimate_seconds`).
-- `kernel`: `cka_linear_from`, the engine's linear CKA of two prepared spaces, kept for evaluation/findings until
-  it calls `feature_matrix`.
 
 One measure of two arrays:
 

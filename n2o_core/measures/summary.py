@@ -10,10 +10,12 @@
 - `rank_movers`: the pairs whose rank moves most between two measures (by default N2O's mutual k-NN and linear
   CKA): a local and a global view of the same two spaces.
 - `classical_mds`: Torgerson's classical multidimensional scaling of a distance matrix (1 - similarity).
+- `pwcca_gap`: how far the released code's PWCCA lies from the paper's formula's over the ordered pairs.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 import numpy as np
@@ -25,7 +27,7 @@ from n2o_core.measures.engine import pairs_of
 if TYPE_CHECKING:
     from n2o_core.measures.run import MeasureComparison
 
-__all__ = ["classical_mds", "rank_movers", "rank_table", "similarity_matrix", "value_matrix"]
+__all__ = ["PwccaGap", "classical_mds", "pwcca_gap", "rank_movers", "rank_table", "similarity_matrix", "value_matrix"]
 
 
 def value_matrix(cmp: MeasureComparison, measure: str) -> np.ndarray:
@@ -96,3 +98,32 @@ def classical_mds(D: np.ndarray, dims: int = 2) -> np.ndarray:
         if coords[np.argmax(np.abs(coords[:, j])), j] < 0:
             coords[:, j] = -coords[:, j]
     return coords
+
+
+@dataclass(frozen=True)
+class PwccaGap:
+    """The released code's PWCCA minus the paper's formula's (Morcos et al. 2018) over the ordered pairs that have
+    both: its lowest and highest value, how many pairs, and the pair of the largest gap with its two values."""
+
+    low: float
+    high: float
+    pairs: int
+    a: str
+    b: str
+    paper: float
+    released: float
+
+
+def pwcca_gap(cmp: MeasureComparison) -> PwccaGap | None:
+    """How far `pwcca_released` lies from `pwcca` (see `PwccaGap`); None unless both were computed for some pair."""
+    if not {"pwcca", "pwcca_released"} <= set(cmp.measures):
+        return None
+    f = cmp.to_frame()
+    both = f[f.measure == "pwcca"].merge(f[f.measure == "pwcca_released"], on=["a", "b"], suffixes=("", "_r"))
+    diff = (both.value_r - both.value).dropna()
+    if not len(diff):
+        return None
+    top = both.loc[diff.abs().idxmax()]
+    return PwccaGap(
+        float(diff.min()), float(diff.max()), len(diff), str(top.a), str(top.b), float(top.value), float(top.value_r)
+    )

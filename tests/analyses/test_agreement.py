@@ -10,6 +10,7 @@ import pytest
 from n2o_core.analyses.agreement import (
     RARE_MAX,
     agreement,
+    by_value,
     corpus_features,
     decile_table,
     extreme_ties,
@@ -88,6 +89,16 @@ def test_mean_equals_compare_n2o_with_every_sentence_a_query(setup):
     frame = res.pair_means()
     assert list(zip(frame.a, frame.b)) == [("a", "b"), ("a", "c"), ("b", "c")]
     assert frame.n2o.tolist() == pytest.approx(cmp.mean[iu].tolist(), abs=1e-12)
+    least = res.pair_means(least_first=True)  # the page's order: the least agreed pair first
+    assert least.n2o.tolist() == sorted(frame.n2o.tolist())
+    assert sorted(zip(least.a, least.b)) == [("a", "b"), ("a", "c"), ("b", "c")]
+
+
+def test_selected_sentences_by_value_lowest_first_ties_as_given():
+    values = np.array([0.5, 0.1, 0.3, 0.1, 0.9])
+    assert by_value([4, 3, 0, 1], values).tolist() == [3, 1, 0, 4]
+    assert by_value(np.array([1, 3]), values).tolist() == [1, 3] and by_value([3, 1], values).tolist() == [3, 1]
+    assert by_value([], values).tolist() == []
 
 
 def test_smaller_k_is_a_slice_of_the_cached_search(setup, monkeypatch):

@@ -91,3 +91,13 @@ def test_bad_inputs(setup, tmp_path):
     with pytest.raises(EmbedderError, match="NaN"):
         ws.add_vectors("nan", nan)
     assert not ws.is_precomputed("short") and not ws.is_precomputed("nan")
+
+
+def test_worst_n2o_error_is_the_largest_measured_pair_error(setup):
+    ws, _ = setup
+    res = compare(ws, ["a", "b"], 5, n_queries=20, n_samples=2)
+    assert res.n2o_error is None and res.worst_n2o_error is None  # exact search: nothing measured
+    res.n2o_error = np.array([[0.0, 0.02], [0.031, np.nan]])
+    assert res.worst_n2o_error == 0.031
+    res.n2o_error = np.full((2, 2), np.nan)
+    assert res.worst_n2o_error is None

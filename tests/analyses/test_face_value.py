@@ -39,9 +39,49 @@ def test_a_60_sentence_upload_is_said():
     assert fv.chance_in_cells and "0.167" in fv.chance_note()
     assert fv.k_too_large and "k = 10 is 17%" in fv.k_note()
     assert list(fv.trained) == ["word2vec"]  # tf-idf keeps its neighbors from 50 sentences on; MiniLM is pretrained
-    assert "trained on this corpus's 61 sentences" in fv.trained_note()
-    assert "mostly noise below 20,000 for word2vec training sentences" in fv.trained_note()
-    assert len(fv.notes()) == 3
+    assert fv.trained_note().startswith("word2vec is trained on only 61 sentences here, so its neighbors are mostly")
+    assert [n.id for n in fv.notes()] == ["chance", "k", "trained"]
+    assert [n.level for n in fv.notes()] == ["info", "info", "warning"]
+    assert [n.text for n in fv.notes()] == [fv.chance_note(), fv.k_note(), fv.trained_note()]
+
+
+def test_the_small_corpus_note_says_what_why_and_what_to_do():
+    """One sentence each: what (trained on too few, so noise), why (the size measured on BBC News), what to do
+    (read it so, or train with the built-in corpus: the dashboard's switch or the CLI's option)."""
+    M = np.full((3, 3), 0.3)
+    fv = face_value(M, 10, 200, embedders=["word2vec", "fasttext", "fasttext-sub", "glove-6b-50d"])
+    assert fv.trained_note() == (
+        "word2vec, fasttext and fasttext-sub are trained on only 200 sentences here, so their neighbors are mostly "
+        "noise. Measured on BBC News, word2vec needs 20,000 training sentences, while fasttext and fasttext-sub "
+        "need more than 20,000 (trained on fewer, each keeps less than half of the neighbor agreement above chance "
+        "that two training runs on all 38,019 BBC sentences share). Read their N2O with this in mind, or train them "
+        "on the built-in BBC News corpus plus these sentences (the sidebar's switch, or --train-with bbc-news on "
+        "the command line)."
+    )
+    one = face_value(M[:2, :2], 10, 500, embedders=["fasttext", "tfidf"])
+    assert one.trained_note() == (
+        "fasttext is trained on only 500 sentences here, so its neighbors are mostly noise. Measured on BBC News, "
+        "fasttext needs more than 20,000 training sentences (trained on fewer, it keeps less than half of the "
+        "neighbor agreement above chance that two training runs on all 38,019 BBC sentences share). Read its N2O "
+        "with this in mind, or train it on the built-in BBC News corpus plus these sentences (the sidebar's switch, "
+        "or --train-with bbc-news on the command line)."
+    )
+    (note,) = [n for n in one.notes() if n.id == "trained"]
+    assert note.short == "fasttext is trained on only 500 sentences: its neighbors are mostly noise."
+    assert note.to_json() == {"id": "trained", "level": "warning", "text": one.trained_note()}
+
+
+def test_every_note_has_one_short_line():
+    """Talk mode shows each note in one line: its short form names the number and stays short."""
+    M = np.array([[1.0, 0.25, 0.21], [0.25, 1.0, 0.30], [0.21, 0.30, 1.0]])
+    fv = face_value(M, 10, 61, embedders=["word2vec", "fasttext"], sampling_note="100 queries per sample cover...")
+    shorts = {n.id: n.short for n in fv.notes()}
+    assert shorts == {
+        "chance": "Chance k/(N−1) = 0.167 is 67% of the median N2O.",
+        "k": "k = 10 is 17% of the 60 other sentences (over 10%).",
+        "samples": "One query sample of all 61 sentences: no spread across samples.",
+        "trained": "word2vec and fasttext are trained on only 61 sentences: their neighbors are mostly noise.",
+    }
 
 
 def test_a_large_corpus_says_nothing():

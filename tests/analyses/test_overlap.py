@@ -1,30 +1,38 @@
 from itertools import product
 
 import numpy as np
+import pandas as pd
 import pytest
 from scipy.stats import spearmanr
 
 from n2o_core.analyses.overlap import (
+    box_order,
+    by_token_overlap,
     chance_level,
     k_grid,
     mean_ci,
     n2o,
+    n2o_distribution,
     n2o_matrix,
     n2o_over_samples,
     outlier_neighbors,
     pair_values,
+    pairs_table,
     popular_frame,
     popular_neighbors,
     popular_or_nearest,
+    queries_without_words,
     random_neighbor_ids,
     robustness_across_k,
     robustness_across_samples,
     robustness_to_sample_size,
     sample_sizes,
     spearman_between,
+    times_chance,
     token_overlap,
     token_overlap_by_embedder,
     token_overlap_report,
+    with_sentences,
 )
 from n2o_core.errors import N2OError
 from n2o_core.pipeline import draw_query_samples, query_pool
@@ -306,3 +314,52 @@ def test_popular_neighbors_the_papers_first_then_the_nearest_thing_labelled():
     assert pairs.required == 2 and list(pairs.frame["id"]) == [1] and pairs.frame["missing from"][0] == "c, d"
     none = popular_or_nearest({"a": [1], "b": [2], "c": [3], "d": [4]}, 1)
     assert none.frame.empty and none.required == 2 and "nor in the top 1 of 2" in none.label()
+
+
+# --------------------------------------------------------------------------- the heatmap's tables
+
+
+M3 = np.array([[1.0, 0.30, 0.12], [0.30, 1.0, 0.05], [0.12, 0.05, 1.0]])
+
+
+def test_times_chance_is_n2o_over_the_chance_level():
+    c = chance_level(10, 201)  # 0.05
+    assert times_chance(0.3, c) == pytest.approx(6.0)
+    assert times_chance([0.05, 0.1, np.nan], c).tolist()[:2] == pytest.approx([1.0, 2.0])
+    assert np.isnan(times_chance([0.05, 0.1, np.nan], c)[2])
+    assert np.isnan(times_chance([0.3, 0.1], 0.0)).all() and np.isnan(times_chance(0.3, float("nan")))
+
+
+def test_pairs_table_most_similar_first_with_its_multiple_of_chance_as_shown():
+    c = chance_level(3, 91)  # 1/30
+    t = pairs_table(M3 + 1e-7, ["a", "b", "c"], c)
+    assert t[["a", "b"]].values.tolist() == [["a", "b"], ["a", "c"], ["b", "c"]]
+    assert t["n2o"].tolist() == [0.3, 0.12, 0.05]  # 4 decimals
+    assert t["× chance"].tolist() == [9.0, 3.6, 1.5]  # 0.3000001 * 30 = 9.000003 -> 2 decimals
+    assert list(t.columns) == ["a", "b", "n2o", "× chance"]
+
+
+def test_box_order_is_by_decreasing_median_with_the_others():
+    dist = n2o_distribution(M3, ["a", "b", "c"])
+    # medians with the others: a (0.30, 0.12) 0.21; b (0.30, 0.05) 0.175; c (0.12, 0.05) 0.085
+    assert box_order(dist) == ["a", "b", "c"]
+    assert box_order(n2o_distribution(M3[::-1, ::-1], ["c", "b", "a"])) == ["a", "b", "c"]
+
+
+def test_token_overlap_by_decreasing_mean_and_the_queries_left_out():
+    frame = pd.DataFrame(
+        {"embedder": ["a", "b", "c"], "mean": [0.2, 0.4, 0.3], "n": [98, 98, 98], "n_no_tokens": [2, 2, 2]}
+    )
+    got = by_token_overlap(frame)
+    assert got["embedder"].tolist() == ["b", "c", "a"] and got.index.tolist() == [0, 1, 2]
+    assert queries_without_words(frame) == 2
+    assert queries_without_words(frame.iloc[:0]) == 0 and queries_without_words(frame.drop(columns="n_no_tokens")) == 0
+
+
+def test_neighbor_tables_get_their_sentences_and_the_words_shared_with_the_query():
+    texts = ["The cat sat.", "A dog ran home.", "The cat and the dog sat."]
+    frame = pd.DataFrame({"id": [2, 1], "embedders": [3, 2]})
+    got = with_sentences(frame, texts, frozenset({"cat", "dog", "sat"}))
+    assert got["sentence"].tolist() == [texts[2], texts[1]]
+    assert got["shared words"].tolist() == ["cat, dog, sat", "dog"]
+    assert list(frame.columns) == ["id", "embedders"]  # the given frame is left as it was

@@ -266,3 +266,39 @@ def test_compare_table_shows_every_id_in_full(corpus_and_vectors, capsys):
     assert header.split() == [long_a, long_b]  # never cut to 'glove-6b-5'
     row = next(line for line in lines if line.startswith(long_a + " ") and line != header)
     assert len(row) == len(header)  # the numbers sit under their ids
+
+
+def test_compare_prints_and_writes_the_notes_the_dashboard_shows(corpus_and_vectors, capsys):
+    """On 60 sentences the default k, samples and a corpus-trained embedder all need a word: the notes the
+    heatmap shows (`ComparisonResult.face_value`) are printed after the matrix and written under "notes"."""
+    d, corpus = corpus_and_vectors
+    out = d / "notes.json"
+    args = ["compare", "--corpus", str(corpus), "--embedder", "word2vec", "--vectors", f"b={d / 'b.npy'}"]
+    rc = run([*args, "--k", "10", "--queries", "100", "--samples", "5", "--json", str(out)], d / "cache")
+    assert rc == 0
+    notes = json.loads(out.read_text())["notes"]
+    assert [(n["id"], n["level"]) for n in notes] == [
+        ("chance", "info"),
+        ("k", "info"),
+        ("samples", "info"),
+        ("trained", "warning"),
+    ]
+    text = {n["id"]: n["text"] for n in notes}
+    assert text["chance"].startswith("Chance k/(N−1) = 10/59 = 0.169 is ")
+    assert text["k"].startswith("k = 10 is 17% of the 59 other sentences (more than 10%)")
+    assert text["samples"].startswith("100 queries per sample cover all 60 sentences of the corpus")
+    assert text["trained"].startswith("word2vec is trained on only 60 sentences here, so its neighbors are mostly")
+    printed = [line for line in capsys.readouterr().out.splitlines() if line.startswith("note: ")]
+    assert printed == [f"note: {n['text']}" for n in notes]
+
+    # k within 10% of the candidates and samples smaller than the corpus: those two notes go
+    rc = run([*args, "--k", "3", "--queries", "20", "--samples", "2", "--json", str(out)], d / "cache")
+    ids = [n["id"] for n in json.loads(out.read_text())["notes"]]
+    assert rc == 0 and ids[-1] == "trained" and "k" not in ids and "samples" not in ids
+
+
+def test_compare_train_with_names_a_builtin_corpus(corpus_and_vectors, capsys):
+    d, corpus = corpus_and_vectors
+    rc = run(["compare", "--corpus", str(corpus), "--embedder", "tfidf", "--train-with", "/etc/passwd"], d / "cache")
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1 and "not a built-in corpus to train with" in err[0]

@@ -601,6 +601,7 @@ def test_training_with_a_background_corpus(bbc, builtin_cache, tmp_path):
     assert both.texts == mine.texts and both.labels == mine.labels  # the compared sentences do not change
     assert both.fit_texts == (*bbc.fit_texts, "My own first sentence.", "My own second sentence.")
     assert both.fingerprint != mine.fingerprint and both.fit_fingerprint != mine.fit_fingerprint
+    assert both.sentences_fingerprint == mine.fingerprint == mine.sentences_fingerprint  # keys the other embedders
     path = tmp_path / "mine.txt"
     path.write_text("\n".join(mine.texts), encoding="utf-8")
     loaded = load_corpus(str(path), cache_dir=builtin_cache, train_with="bbc-news")

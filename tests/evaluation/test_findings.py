@@ -306,14 +306,14 @@ def test_cka_rows_are_the_rules_on_a_gram_matrix_cka(ws, monkeypatch):
     """Every run's CKA row equals the rule applied to a CKA matrix computed here from the Gram matrices of the same
     arrays (every sentence of the run's corpus; tf-idf through its truncated SVD); CKA is computed once per corpus
     size and embedder, whatever the number of seeds."""
-    import n2o_core.measures.feature_space as fs
+    import n2o_core.measures.run as run
     from n2o_core.corpora.corpus import sample_corpus
     from n2o_core.measures.run import dense_view
     from n2o_core.workspace import Workspace
 
     calls = []
-    real = fs.feature_space
-    monkeypatch.setattr(fs, "feature_space", lambda X: calls.append(X.shape) or real(X))
+    real = run.feature_space
+    monkeypatch.setattr(run, "feature_space", lambda X: calls.append(X.shape) or real(X))
     params = fd.FindingParams(k=20, n_queries=30, n_samples=3, seed=1, n_seeds=2, sizes=(100, 200))
     res = fd.check_findings(ws, list(CKA_FINDINGS), params)
     assert len(calls) == 2 * len(fd.N2O_SET)  # one feature space per embedder and size: the seeds reuse the values

@@ -111,6 +111,29 @@ def test_summary_counts_sum_to_the_findings():
     assert fd.summary_line(counts).startswith("1 hold, 1 fail, 1 unstable across runs, 1 not checked, of 4 findings")
 
 
+def test_the_overview_one_row_per_finding_and_when_they_were_computed():
+    other = fd.finding("n2o-above-chance")
+    unstable = fd.judge(F, _runs((0.5, 0.5), (0.2, 0.5), (0.5, 0.5)))
+    t = fd.overview_table([F, other], {F.id: unstable, other.id: None})
+    assert list(t.columns) == ["", "paper", "finding", "status", "holds", "setting-sensitive", "numbers (first run)"]
+    first = t.iloc[0].to_dict()
+    assert first == {
+        "": "◐",
+        "paper": f"{F.paper} {F.where}",
+        "finding": F.title,
+        "status": fd.STATUS_LABELS["unstable"],
+        "holds": "2 of 3",
+        "setting-sensitive": "yes",
+        "numbers (first run)": unstable.verdict.summary,
+    }
+    second = t.iloc[1]
+    assert (second["status"], second["holds"], second["finding"]) == ("not computed yet", "", other.title)
+    assert fd.computed_range([unstable]) is None  # never computed_at: not said
+    a, b = replace(unstable, computed_at="2025-01-02 10:00"), replace(unstable, computed_at="2025-01-01 09:00")
+    assert fd.computed_range([a, b, unstable]) == ("2025-01-01 09:00", "2025-01-02 10:00")
+    assert fd.computed_range([a]) == ("2025-01-02 10:00", "2025-01-02 10:00")
+
+
 def test_runs_not_judged_for_one_reason_are_said_once():
     f = fd.finding("popular-lexical")
     first, *rest = [

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 
 import numpy as np
+import pandas as pd
 import pytest
 import scipy.sparse as sp
 from sts_fixture import write_stsb
@@ -15,6 +16,8 @@ from n2o_core.corpora import from_texts, load_corpus
 from n2o_core.errors import N2OError
 from n2o_core.evaluation.needle import (
     TIE_TOL,
+    by_mrr,
+    combine_needle,
     display_table,
     exclusions,
     interval_line,
@@ -391,3 +394,38 @@ def test_an_embedders_ci_does_not_depend_on_the_others_in_the_run(ws, pairs):
     cols = ["mrr", "mrr_ci_low", "mrr_ci_high"]
     assert alone.loc["glove-6b-50d", cols].tolist() == both.loc["glove-6b-50d", cols].tolist()
     assert alone.loc["glove-6b-50d", "mrr_ci_low"] < alone.loc["glove-6b-50d", "mrr_ci_high"]
+
+
+def test_one_embedder_at_a_time_combines_into_one_runs_result(ws, pairs):
+    """`combine_needle` over single-embedder runs (the dashboard keeps them so) gives what one run over every
+    embedder gives: the same rows, sorted best MRR first, the same ranks, pairs, corpus and exclusions."""
+    names = ["tfidf", "glove-6b-50d", "minilm-l6-mean"]
+    whole = run_needle(ws, pairs, names, n_boot=100, top=2)
+    parts = [run_needle(ws, pairs, [e], n_boot=100, top=2) for e in names]
+    got = combine_needle(parts)
+    assert got is not None
+    pd.testing.assert_frame_equal(got.results, whole.results)
+    assert got.results["mrr"].is_monotonic_decreasing and set(got.results["embedder"]) == set(names)
+    assert list(got.ranks) == names and got.excluded == whole.excluded and got.corpus_name == "toy"
+    for e in names:
+        assert got.ranks[e].rank.tolist() == whole.ranks[e].rank.tolist()
+    assert got.to_json(top=2) == whole.to_json(top=2)
+    assert combine_needle([]) is None
+
+
+def test_every_pairs_rank_as_listed_unrankable_empty(ws, pairs):
+    res = run_needle(ws, pairs, ["tfidf", "glove-6b-50d"], n_boot=50)
+    res.ranks["tfidf"].rank[1] = 0  # as an unrankable pair (nothing to embed) is recorded
+    t = res.rank_table(["glove-6b-50d", "tfidf"])
+    df = pairs.pairs.frame
+    assert list(t.columns) == ["row", "query", "paraphrase", "score", "overlap", "glove-6b-50d", "tfidf"]
+    assert t["query"].tolist() == df["sentence1"].tolist() and t["overlap"].tolist() == df["overlap"].round(3).tolist()
+    assert t["glove-6b-50d"].tolist() == res.ranks["glove-6b-50d"].rank.tolist()
+    assert pd.isna(t["tfidf"][1]) and t["tfidf"][0] == res.ranks["tfidf"].rank[0]
+    assert list(res.rank_table().columns[-2:]) == ["tfidf", "glove-6b-50d"]  # every embedder by default
+
+
+def test_by_mrr_keeps_the_given_order_among_equal_mrrs():
+    t = pd.DataFrame({"embedder": ["a", "b", "c", "d"], "mrr": [0.2, 0.5, 0.2, np.nan]})
+    assert by_mrr(t)["embedder"].tolist() == ["b", "a", "c", "d"]
+    assert by_mrr(t).index.tolist() == [0, 1, 2, 3]

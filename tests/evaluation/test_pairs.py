@@ -141,7 +141,8 @@ def test_paper_defaults_keep_news_where_the_pairs_have_genres(tmp_path):
     path = tmp_path / "sts-dev.csv"
     rows = write_stsb(path, sentences(90), n=60)
     p = load_pairs(str(path))
-    genres = sorted(set(p.frame["genre"]))
+    genres = p.genres
+    assert genres == sorted({r[0] for r in rows}) and "main-news" in genres  # every genre the file names, once
     assert paper_defaults(p.source, genres)["genres"] == ["news"]
     assert paper_defaults(p.source)["genres"] is None  # genres unknown: no filter
     assert paper_defaults(p.source, ["main-captions", "main-forums"])["genres"] is None  # no news genre in the file
@@ -149,7 +150,7 @@ def test_paper_defaults_keep_news_where_the_pairs_have_genres(tmp_path):
     assert len(kept.pairs) == sum(r[0] == "main-news" for r in rows) == 60 - kept.dropped["genre"]
     assert set(kept.pairs.frame["genre"]) == {"main-news"}
     lee = load_pairs("builtin:lee")
-    assert paper_defaults(lee.source, sorted(set(lee.frame["genre"])))["genres"] is None  # the Lee pairs have none
+    assert lee.genres == ["lee"] and paper_defaults(lee.source, lee.genres)["genres"] is None  # no news genre
 
 
 # ------------------------------------------------------------------------------------------- bad input

@@ -15,7 +15,19 @@ from synthetic_text import sentences
 from n2o_core.cli.main import main
 from n2o_core.corpora import load_corpus
 from n2o_core.evaluation.pairs import lee_pairs
-from n2o_core.evaluation.sts import SCORINGS, correlations, occurrence_stats, pair_cosines, rank_table, run_sts
+from n2o_core.evaluation.sts import (
+    SCORING_LABELS,
+    SCORINGS,
+    combine_sts,
+    correlation_table,
+    correlations,
+    moved_count,
+    occurrence_stats,
+    pair_cosines,
+    rank_display,
+    rank_table,
+    run_sts,
+)
 from n2o_core.storage.cache import Cache
 from n2o_core.workspace import Workspace
 
@@ -99,6 +111,28 @@ def test_rank_table_changes():
     assert t["rank_spearman_znorm"].tolist() == [2, 2, 1]  # ties share the better rank
 
 
+def test_the_tables_as_shown_ranks_with_their_moves_and_how_many_move():
+    rows = [  # embedder, dim, n, then the four scorings in SCORINGS order, zero vectors
+        ("a", 50, 10, 0.3, 0.3, 0.3, 0.6, 0),
+        ("b", 384, 10, 0.5, 0.4, 0.5, 0.1, 1),
+        ("c", 1200, 10, 0.4, 0.5, 0.4, 0.2, 0),
+    ]
+    res = pd.DataFrame(rows, columns=["embedder", "dim", "n", *SCORINGS, "zero_vectors"])
+    t = correlation_table(res)
+    assert list(t.columns) == ["embedder", "dimension", "n", *SCORING_LABELS.values(), "zero vectors"]
+    assert t["Spearman, z-norm"].tolist() == [0.6, 0.1, 0.2] and t["dimension"].tolist() == [50, 384, 1200]
+    shown = rank_display(rank_table(res))
+    assert shown["embedder"].tolist() == ["b", "c", "a"]  # by raw Pearson rank
+    assert shown["Pearson"].tolist() == [1, 2, 3]
+    assert shown["Spearman"].tolist() == ["2 ▼1", "1 ▲1", "3 ="]
+    assert shown["Pearson, z-norm"].tolist() == ["1 =", "2 =", "3 ="]
+    assert shown["Spearman, z-norm"].tolist() == ["3 ▼2", "2 =", "1 ▲2"]
+    assert moved_count(rank_table(res)) == 3  # c too: ranks 2, 1, 2, 2
+    same = res.assign(spearman=res["pearson"], spearman_znorm=res["pearson"])
+    assert moved_count(rank_table(same)) == 0
+    assert moved_count(rank_table(same.assign(pearson_znorm=[0.5, 0.3, 0.4]))) == 2  # a and b swap; c stays 2nd
+
+
 def test_run_sts_on_lee_matches_direct_computation(tmp_path):
     pairs = lee_pairs()
     ws = Workspace(load_corpus("builtin:lee-news", cache_dir=str(tmp_path)), cache=Cache(tmp_path / "c"))
@@ -119,6 +153,23 @@ def test_run_sts_on_lee_matches_direct_computation(tmp_path):
     d = res.to_json()
     assert d["fit_corpus"] == "lee-news" and set(d["rankings"]) == set(SCORINGS)
     assert any("256 word pieces" in n for n in d["notes"])
+
+
+def test_one_embedder_at_a_time_combines_into_one_runs_result(tmp_path):
+    """`combine_sts` over single-embedder runs (the dashboard keeps them so) gives what one run over them gives:
+    the rows in the given order, ranks over them all (not each part's rank 1), every embedder's cosines."""
+    pairs = lee_pairs()
+    ws = Workspace(load_corpus("builtin:lee-news", cache_dir=str(tmp_path)), cache=Cache(tmp_path / "c"))
+    names = ["tfidf", "glove-6b-50d"]
+    whole = run_sts(ws, pairs, names)
+    got = combine_sts([run_sts(ws, pairs, [e]) for e in names])
+    assert got is not None
+    pd.testing.assert_frame_equal(got.results, whole.results)
+    pd.testing.assert_frame_equal(got.ranks, whole.ranks)
+    assert sorted(got.ranks["rank_pearson"]) == [1, 2]
+    assert list(got.cosines) == names and np.array_equal(got.cosines["tfidf"], whole.cosines["tfidf"])
+    assert got.to_json() == whole.to_json()
+    assert combine_sts([]) is None
 
 
 def test_cli_sts_on_a_pair_file_fits_on_its_sentences(tmp_path, cache_dir):

@@ -77,3 +77,16 @@ def test_small_multiples_keep_colours_and_name_their_embedders_once():
     assert d["layout"]["yaxis2"]["dtick"] == 1 and d["layout"]["yaxis2"]["tickmode"] == "linear"
     assert min(_sizes(d)) >= TALK_FONT_PX  # the panel titles (annotations) too
     assert d["layout"]["height"] == 820
+
+
+def test_text_that_plotly_would_set_at_70_percent_is_written_at_full_size():
+    """The colour bar's "chance 0.05 is below the scale" is a <sub> (70% of the title's size: 16.8 px at 24 px):
+    on a projector it is written at the title's size; the figure for the page keeps it."""
+    M = np.array([[1, 0.5, 0.6], [0.5, 1, 0.9], [0.6, 0.9, 1]])
+    fig = figures.n2o_heatmap(M, ["a", "b", "c"], chance=0.01, k=10, extend_to_chance=False)
+    title = fig.data[0].colorbar.title.text
+    assert "<sub>chance 0.01<br>is below<br>the scale</sub>" in title
+    d = for_talk(fig, height=880)
+    assert d["data"][0]["colorbar"]["title"]["text"] == title.replace("<sub>", "").replace("</sub>", "")
+    assert "<sup>" not in str(for_talk({"layout": {"title": {"text": "Ranks<br><sup>2 left out</sup>"}}})["layout"])
+    assert fig.data[0].colorbar.title.text == title

@@ -230,10 +230,39 @@ def test_a_60_sentence_upload_says_chance_k_and_the_trained_embedders(app):
     off = [t for row in h["text"] for t in row if t]
     assert off and all(t.count("<br>") == 1 and t.endswith("×") for t in off)  # value, then × chance
     warned = " ".join(w.value for w in app.warning)
-    assert "word2vec, fasttext are trained on this corpus's 60 sentences" in warned
+    assert "word2vec and fasttext are trained on only 60 sentences here, so their neighbors are mostly noise" in warned
     assert any(t.label == "Train word2vec / fastText with BBC News" for t in app.sidebar.toggle)
     table = app.dataframe[0].value
     ws = Workspace(load_corpus(app.query_params["corpus"]), cache=Cache(os.environ["N2O_CACHE_DIR"]))
     for e, v, z in zip(table["embedder"], table["random-pair cosine"], table["after z-norm"]):
         a = anisotropy(ws, e)
         assert v == pytest.approx(round(a.raw, 3)) and z == pytest.approx(round(a.znorm, 3))
+
+
+def test_the_reordered_note_follows_a_partial_view_only(app):
+    """A corpus sample nothing has embedded: the partial heatmap is drawn while embedders come in, and the complete
+    one says that it is now ordered and coloured from all the values (again on a rerun of these settings). After a
+    server restart (the process's memos cleared) everything comes from the disk cache: the heatmap is complete at
+    once, and no such note."""
+    import streamlit as st
+    from streamlit.testing.v1 import AppTest
+
+    def said(at) -> list[str]:
+        return [c.value for c in at.caption if c.value.startswith("All 4 embedders are in")]
+
+    app.query_params.update({"cap": "137"})
+    app.run()
+    no_exception(app)
+    (note,) = said(app)
+    z = heat(app)
+    assert f"colours span {z['zmin']:.2f}–{z['zmax']:.2f}" in note and "ordered by clustering" in note
+    app.sidebar.slider(key="w_k").set_value(4).run()  # the same comparison at another k: still said
+    assert len(said(app)) == 1
+
+    st.cache_resource.clear()
+    st.cache_data.clear()
+    restarted = AppTest.from_file(str(app._script_path), default_timeout=180)
+    restarted.query_params.update({"cap": "137"})
+    restarted.run()
+    no_exception(restarted)
+    assert sorted(heat(restarted)["x"]) == sorted(NAMES) and said(restarted) == []

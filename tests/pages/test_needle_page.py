@@ -126,7 +126,7 @@ def test_uploaded_stsb_file_with_the_papers_filters(app, tmp_path):
     assert f"{len(fp.pairs)} kept" in drop
 
     # the HTML pair: its query is escaped, its paraphrase highlighted word by word
-    sel = app.selectbox(key="w_npair")
+    sel = next(s for s in app.selectbox if s.key and s.key.startswith("w_npair_"))
     rows = fp.pairs.frame["sentence1"].tolist()
     sel.set_value(rows.index(HTML_SENTENCE)).run(timeout=600)
     no_exception(app)

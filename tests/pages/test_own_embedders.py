@@ -190,6 +190,8 @@ def test_talk_mode_hides_controls_and_enlarges_figures(app):
     app.query_params["k"] = "5"
     from streamlit.testing.v1 import AppTest
 
+    from ui import talk as ui_talk
+
     at = AppTest.from_file(str(app._script_path), default_timeout=180)
     at.query_params.update({"talk": "1", "k": "5"})
     at.run()
@@ -198,7 +200,12 @@ def test_talk_mode_hides_controls_and_enlarges_figures(app):
     assert '[data-testid="stSidebar"]' in css and "display:none" in css and "leave talk mode" in css
     talk = plotly_specs(at)["heatmap"]["layout"]
     assert talk["font"]["size"] == pytest.approx(normal["font"]["size"] * 2, abs=0.1)  # figures.style.for_talk
-    assert talk["xaxis"]["tickfont"]["size"] >= 24 and talk["height"] == 880  # ui.talk.MAIN_FIGURES
+    # ui.talk.MAIN_FIGURES, less the room of the one-line notes drawn above it (word2vec on 151 sentences)
+    notes = at.session_state[ui_talk.NOTE_COUNT]
+    assert notes >= 1 and not any("trained on only" in w.value for w in at.warning)  # a one-line note instead
+    assert any(m.value.endswith("sentences: their neighbors are mostly noise.") for m in at.markdown)
+    assert talk["xaxis"]["tickfont"]["size"] >= 24
+    assert talk["height"] == ui_talk.MAIN_FIGURES["heatmap"] - notes * (ui_talk.NOTE_PX + ui_talk.GAP_PX)
     assert at.query_params["talk"] == "1" and at.query_params["k"] == "5"  # the link's state is kept
     assert at.sidebar.slider(key="w_k").value == 5
 

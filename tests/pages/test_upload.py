@@ -48,3 +48,20 @@ def test_bad_uploads_show_messages(app):
     no_exception(app)
     assert any("does not hold text" in e.value for e in app.sidebar.error)
     assert any("Choose a usable corpus" in i.value for i in app.info)
+
+
+def test_the_pages_keep_the_corpus_shown_until_a_file_is_given(app):
+    """Choosing "Upload a file…" changes nothing until a file comes: the heatmap stays on the corpus shown so far
+    (the sidebar says so), and the link keeps it; the page's controls therefore stay drawn and keep their values."""
+    app.run()
+    shown = app.query_params["corpus"]
+    app.sidebar.slider(key="w_k").set_value(7).run()
+    up = _choose_upload(app)
+    assert up is not None and app.sidebar.selectbox(key="w_corpus").value == "__upload__"
+    assert any(c.value.startswith("Until then the pages show **") for c in app.sidebar.caption)
+    assert app.query_params["corpus"] == shown and len(plotly_specs(app)["heatmap"]["data"][0]["x"]) == 4
+    assert not any("Choose a usable corpus" in i.value for i in app.info)
+    up.set_value(("later.txt", "\n".join(sentences(90, seed=8)).encode(), "text/plain")).run()
+    no_exception(app)
+    assert app.query_params["corpus"].startswith("upload:") and app.query_params["k"] == "7"
+    assert any("N = 90 sentences" in c.value for c in app.caption)

@@ -23,12 +23,12 @@ Claims about models that are not available offline (ELMo, BERT, GPT, InferSent, 
 mapped to an offline analogue only where that is faithful; the others are listed in `NOT_TESTABLE` with the reason.
 Results are kept in the cache per corpus and parameters (`store`), so the dashboard opens on the last ones.
 
-The package, by job: `verdict` (the building blocks, defaults and statuses), `result` (`FindingResult`, `judge`,
-the JSON document), `rules_n2o` / `rules_tokens` / `rules_heros` / `rules_sts` / `rules_probe` (the pure rules, by
-paper; `rules_cka`: the N2O rules on linear CKA), `catalog` (FINDINGS, `finding`; the findings by paper in
-`catalog_n2o`, `catalog_papers`, `catalog_senteval`, what they share in `catalog_text`), `untestable`
-(NOT_TESTABLE), `compute` (the evidence through the cores; `cka_matrix`, `check_finding`, `check_findings`) and
-`store` (results kept in the cache). This face exports their public names.
+The package, by job: `verdict` (the building blocks, defaults and statuses), `result` (`FindingResult`, `judge`, the
+JSON document, the page's `overview_table`), `rules_n2o` / `rules_tokens` / `rules_heros` / `rules_sts` / `rules_probe`
+(the pure rules, by paper; `rules_cka`: the N2O rules on linear CKA), `catalog` (FINDINGS, `finding`; the findings by
+paper in `catalog_n2o`, `catalog_papers`, `catalog_senteval`, what they share in `catalog_text`), `untestable`
+(NOT_TESTABLE), `compute` (the evidence through the cores; `cka_matrix`, linear CKA by `measures.run.feature_matrix`;
+`check_finding`, `check_findings`) and `store` (results kept in the cache). This face exports their public names.
 """
 
 from __future__ import annotations
@@ -45,7 +45,6 @@ from n2o_core.evaluation.findings.catalog_text import (
     TRANSFORMERS,
 )
 from n2o_core.evaluation.findings.compute import (
-    CkaCache,
     FindingParams,
     check_finding,
     check_findings,
@@ -59,8 +58,10 @@ from n2o_core.evaluation.findings.compute import (
 )
 from n2o_core.evaluation.findings.result import (
     FindingResult,
+    computed_range,
     findings_document,
     judge,
+    overview_table,
     result_from_json,
     summary_counts,
     summary_line,
@@ -167,7 +168,6 @@ __all__ = [
     "TFIDF_FAMILIES",
     "TRANSFORMERS",
     "Check",
-    "CkaCache",
     "Evidence",
     "Finding",
     "FindingParams",
@@ -192,6 +192,7 @@ __all__ = [
     "cka_low_with_others",
     "cka_matrix",
     "cka_subword_apart",
+    "computed_range",
     "evidence",
     "finding",
     "findings_document",
@@ -210,6 +211,7 @@ __all__ = [
     "negations_above_synonym",
     "negations_above_synonym_means",
     "neighbor_evidence",
+    "overview_table",
     "paired_difference",
     "popular_evidence",
     "popular_share_more_words",

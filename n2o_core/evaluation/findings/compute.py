@@ -7,8 +7,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
-from itertools import combinations
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -34,7 +33,7 @@ from n2o_core.runtime.progress import Progress, ProgressEvent, report, scoped
 from n2o_core.text import SBERT_STOP_WORDS, token_set
 
 if TYPE_CHECKING:
-    from n2o_core.measures.feature_space import FeatureSpace
+    from n2o_core.measures.run import FeatureMemo
     from n2o_core.storage.cache import Cache
     from n2o_core.workspace import Workspace
 
@@ -112,52 +111,27 @@ def popular_evidence(
     return PopularEvidence(m, k, n_pop, np.asarray(pop_vals, float), np.asarray(all_vals, float))
 
 
-@dataclass
-class CkaCache:
-    """Linear CKA kept within one check (`evidence`, `check_findings`): the values by (corpus fingerprint, embedder
-    a, embedder b) and each embedder's feature space by (corpus fingerprint, embedder), so the seeds of one corpus
-    size, and the findings on other sets of the same embedders, compute nothing again."""
+def cka_matrix(ws: Workspace, names: Sequence[str], memo: FeatureMemo | None = None) -> pd.DataFrame:
+    """Linear CKA (biased HSIC, Kornblith et al. 2019) of every two of `names` on every sentence of the workspace's
+    corpus, from its cached embeddings, as the measures compute it (`measures.run.feature_matrix`: in feature
+    space, never an N x N matrix; sparse tf-idf through its truncated SVD, `dense_view` with seed 0). What `memo`
+    holds for this corpus is reused, what is computed is added to it: CKA does not depend on the query seed, so
+    the seeds of one corpus size and the findings on other sets of the same embedders compute nothing again.
+    Diagonal 1."""
+    from n2o_core.measures.run import feature_matrix
 
-    values: dict[tuple[str, str, str], float] = field(default_factory=dict)  # (fingerprint, a, b), a < b
-    spaces: dict[tuple[str, str], FeatureSpace] = field(default_factory=dict)
-
-
-def cka_matrix(ws: Workspace, names: Sequence[str], cache: CkaCache | None = None) -> pd.DataFrame:
-    """Linear CKA (biased HSIC, Kornblith et al. 2019; `measures.kernel.cka_linear`) of every two of `names` on
-    every sentence of the workspace's corpus, from its cached embeddings: in feature space (O(N d²) per embedder,
-    never an N x N matrix), sparse tf-idf through its truncated SVD (`measures.run.dense_view`, seed 0). What
-    `cache` holds is reused, what is computed is added to it: CKA does not depend on the query seed. Diagonal 1."""
-    from n2o_core.measures.feature_space import cross, feature_space
-    from n2o_core.measures.kernel import cka_linear_from
-    from n2o_core.measures.run import dense_view
-
-    memo = CkaCache() if cache is None else cache
-    fp = ws.corpus.fingerprint
-
-    def space(e: str) -> FeatureSpace:
-        if (fp, e) not in memo.spaces:
-            memo.spaces[fp, e] = feature_space(dense_view(ws.embeddings(e), 0))
-        return memo.spaces[fp, e]
-
-    m = np.eye(len(names))
-    for i, j in combinations(range(len(names)), 2):
-        lo, hi = sorted((names[i], names[j]))
-        key = (fp, lo, hi)
-        if key not in memo.values:
-            a, b = space(names[i]), space(names[j])
-            memo.values[key] = cka_linear_from(a, b, cross(a, b))
-        m[i, j] = m[j, i] = memo.values[key]
+    m = feature_matrix(ws.embeddings, list(names), memo=memo, scope=ws.corpus.fingerprint)
     return pd.DataFrame(m, index=list(names), columns=list(names))
 
 
-def _cka_of(ws: Workspace, names: Sequence[str], cache: CkaCache | None) -> tuple[pd.DataFrame | None, str]:
+def _cka_of(ws: Workspace, names: Sequence[str], memo: FeatureMemo | None) -> tuple[pd.DataFrame | None, str]:
     """The CKA matrix and how it was computed, or None and why not (the N2O evidence stands either way)."""
     from n2o_core.measures.run import TFIDF_SVD_DIM
 
     if len(names) < 2:
         return None, "fewer than 2 embedders"
     try:
-        cka = cka_matrix(ws, names, cache)
+        cka = cka_matrix(ws, names, memo)
     except N2OError as exc:
         return None, str(exc)
     svd = f"; tf-idf as its {TFIDF_SVD_DIM}-d truncated SVD" if "tfidf" in names else ""
@@ -169,14 +143,20 @@ def neighbor_evidence(
     embedders: Sequence[str],
     params: FindingParams,
     progress: Progress | None = None,
-    cka_cache: CkaCache | None = None,
+    cka_cache: FeatureMemo | None = None,
 ) -> Evidence:
     """N2O (mean/std over the query samples, robustness across k and samples), token overlap and popular-neighbor
     overlap (content words and every word) for `embedders` on the workspace's corpus, through the pipeline
     (embeddings and neighbors at k_max come from the cache when computed before, e.g. by the dashboard), and the
     linear CKA matrix of the same embedders on every sentence (`cka_matrix`, values reused from `cka_cache`)."""
     from n2o_core.analyses.compare import comparison
-    from n2o_core.analyses.overlap import k_grid, robustness_across_k, robustness_across_samples, token_overlap_report
+    from n2o_core.analyses.overlap import (
+        chance_level,
+        k_grid,
+        robustness_across_k,
+        robustness_across_samples,
+        token_overlap_report,
+    )
     from n2o_core.limits import check_corpus_size, effective_k, k_max_for
     from n2o_core.pipeline import plan_queries, prepare_all
 
@@ -196,7 +176,7 @@ def neighbor_evidence(
         "samples": len(plan.samples),
         "pooled queries": len(plan.pool),
         "seed": params.seed,
-        "chance k/(N-1)": round(k / (n - 1), 6),
+        "chance k/(N-1)": round(chance_level(k, n), 6),
         "search": "exact, raw cosine",
     }
     names = prepared.names
@@ -372,7 +352,7 @@ def sts_evidence(cache: Cache, embedders: Sequence[str], progress: Progress | No
 
 
 def _one_evidence(
-    ws: Workspace, f: Finding, params: FindingParams, progress: Progress | None, cka_cache: CkaCache
+    ws: Workspace, f: Finding, params: FindingParams, progress: Progress | None, cka_cache: FeatureMemo
 ) -> Evidence:
     if f.analysis == NEIGHBORS:
         return neighbor_evidence(ws, f.embedders, params, progress, cka_cache)
@@ -392,7 +372,7 @@ def evidence(
     f: Finding,
     params: FindingParams = FindingParams(),
     progress: Progress | None = None,
-    cka_cache: CkaCache | None = None,
+    cka_cache: FeatureMemo | None = None,
 ) -> Evidence:
     """What finding `f` needs, computed for its own embedders (`f.embedders`) through the cores, on every run
     (`params.run_seeds` × `params.run_sizes`): the first run (first seed, largest size) with the other runs in
@@ -400,9 +380,10 @@ def evidence(
     every run: one run. Linear CKA is computed once per corpus size and embedder pair (kept in `cka_cache`; a new
     one when None)."""
     from n2o_core.corpora.corpus import sample_corpus
+    from n2o_core.measures.run import FeatureMemo
     from n2o_core.workspace import Workspace as _Ws
 
-    cache = CkaCache() if cka_cache is None else cka_cache
+    cache = FeatureMemo() if cka_cache is None else cka_cache
     if f.analysis == STS:
         return _one_evidence(ws, f, params, progress, cache)
     runs = [(size, seed) for size in params.run_sizes(len(ws.corpus)) for seed in params.run_seeds]
@@ -454,9 +435,11 @@ def check_findings(
     """Check the findings with these ids (default: all), in catalogue order. Findings of one analysis with the same
     embedders share one computation. With `keep`, the results are kept in the workspace's cache for this corpus and
     these parameters (`store`), where the dashboard's findings page finds them."""
+    from n2o_core.measures.run import FeatureMemo
+
     chosen = [finding(i) for i in ids] if ids else list(FINDINGS)
     shared: dict[tuple[str, tuple[str, ...]], tuple[Evidence, float]] = {}
-    cka_cache = CkaCache()
+    cka_cache = FeatureMemo()
     out = []
     for f in chosen:
         key = (f.analysis, f.embedders)

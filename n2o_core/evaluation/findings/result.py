@@ -291,6 +291,33 @@ def summary_counts(results: Sequence[FindingResult]) -> dict[str, int]:
     return out
 
 
+def overview_table(findings: Sequence[Finding], results: Mapping[str, FindingResult | None]) -> pd.DataFrame:
+    """One row per finding, in the order given, as the findings page lists them first: its mark, where the paper
+    says it, its title, its status ("not computed yet" without a result), "x of n" runs holding, whether it is
+    setting-sensitive, and the first run's numbers."""
+    rows = []
+    for f in findings:
+        r = results.get(f.id)
+        rows.append(
+            {
+                "": r.mark if r else "",
+                "paper": f"{f.paper} {f.where}",
+                "finding": f.title,
+                "status": STATUS_LABELS[r.status] if r else "not computed yet",
+                "holds": f"{r.holds} of {r.runs}" if r else "",
+                "setting-sensitive": ("yes" if r.setting_sensitive else "no") if r else "",
+                "numbers (first run)": r.verdict.summary if r else "",
+            }
+        )
+    return pd.DataFrame(rows)
+
+
+def computed_range(results: Sequence[FindingResult]) -> tuple[str, str] | None:
+    """The earliest and the latest time the results were computed (None when none says)."""
+    when = sorted({r.computed_at for r in results if r.computed_at})
+    return (when[0], when[-1]) if when else None
+
+
 def summary_line(counts: Mapping[str, int]) -> str:
     """'5 hold, 7 fail, 4 unstable across runs, 0 not checked, of 16 findings; 3 setting-sensitive'."""
     return (

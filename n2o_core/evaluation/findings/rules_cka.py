@@ -2,9 +2,10 @@
 that judges the N2O matrix between embedders (`CKA_SCORING`), pure: `Evidence.cka` -> `Verdict`.
 
 Linear CKA (Kornblith et al. 2019, "Similarity of neural network representations revisited", ICML; biased HSIC,
-`n2o_core.measures.kernel.cka_linear`) of the same embedders on every sentence of the same run's corpus, in feature
-space (`compute.cka_matrix`). Each row runs the N2O rule itself (`rules_n2o`) on the CKA matrix, so the row is the
-same rule on the other measure. What does not carry over is said in the row's summary:
+the measures' `cka_linear`) of the same embedders on every sentence of the same run's corpus, in feature space
+(`compute.cka_matrix`, through `n2o_core.measures.run.feature_matrix`). Each row runs the N2O rule itself
+(`rules_n2o`) on the CKA matrix, so the row is the same rule on the other measure. What does not carry over is said
+in the row's summary:
 
 - CKA has no query samples: the rules' 95% t-intervals over the query samples collapse to the value (the rules'
   own one-sample case: the difference itself must be above 0), and no spread is shown;

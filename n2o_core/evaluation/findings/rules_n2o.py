@@ -9,6 +9,7 @@ from itertools import combinations
 import numpy as np
 import pandas as pd
 
+from n2o_core.analyses.overlap import times_chance
 from n2o_core.evaluation.findings.verdict import N2OEvidence, Verdict, fmt, missing, unchecked
 
 # =====================================================================================================================
@@ -238,7 +239,7 @@ def _pair_rows(n2o: N2OEvidence) -> pd.DataFrame:
                 "std": float(n2o.std.loc[a, b]),
                 "ci_low": lo,
                 "ci_high": hi,
-                "× chance": m / c if c > 0 else float("inf"),
+                "× chance": float(times_chance(m, c)),
                 "kappa": (m - c) / (1 - c),
             }
         )

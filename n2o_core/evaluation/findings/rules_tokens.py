@@ -6,11 +6,12 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from n2o_core.analyses.overlap import by_token_overlap
 from n2o_core.evaluation.findings.verdict import MIN_UNITS, PopularEvidence, Verdict, fmt, unchecked
 
 
 def _token_table(frame: pd.DataFrame) -> pd.DataFrame:
-    return frame[["embedder", "mean", "ci_low", "ci_high", "n"]].sort_values("mean", ascending=False, ignore_index=True)
+    return by_token_overlap(frame)[["embedder", "mean", "ci_low", "ci_high", "n"]]
 
 
 def _row(t: pd.DataFrame, e: str) -> pd.Series:

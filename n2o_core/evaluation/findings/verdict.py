@@ -13,6 +13,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from n2o_core.analyses.overlap import chance_level
 from n2o_core.text import SBERT_STOP_WORDS_NAME, TOKEN_WORDS_DEFAULT
 
 NEIGHBORS, HEROS, STS, PROBE = "neighbors", "heros", "sts", "probe"
@@ -138,7 +139,8 @@ class N2OEvidence:
 
     @property
     def chance(self) -> float:
-        return self.k / (self.corpus_size - 1)
+        """The chance level k/(N − 1) (`overlap.chance_level`); 0 without a corpus (the CKA rows' evidence)."""
+        return chance_level(self.k, self.corpus_size) if self.corpus_size >= 2 else 0.0
 
     @property
     def names(self) -> list[str]:

@@ -2,6 +2,7 @@
 
 res = run_heros(workspace, ["tfidf", "minilm-l6-mean"], n_pairs=500, seed=0)   # HerosResult
 ps = generate_pairs(texts, n_per_subset=500, seed=0)      # PairSet(pairs, dropped, skipped)
+from n2o_core.evaluation.heros.coverage import coverage   # `coverage` is also the module: import the function
 coverage(ps).sentence()                                    # "HEROS made 7 of 50 asked per subset from all 61 ..."
 pairs = load_heros("heros.tsv")                            # or "dcml0714/Heros" when online
 baseline, results = score_pairs(ps.pairs, {"tfidf": emb.encode})
@@ -18,7 +19,6 @@ __all__ = [
     "Coverage",
     "HerosResult",
     "PairSet",
-    "coverage",
     "generate_pairs",
     "load_heros",
     "read_pairs_file",
@@ -28,7 +28,7 @@ __all__ = [
 ]
 
 if TYPE_CHECKING:
-    from n2o_core.evaluation.heros.coverage import Coverage, coverage
+    from n2o_core.evaluation.heros.coverage import Coverage
     from n2o_core.evaluation.heros.generate import PairSet, generate_pairs
     from n2o_core.evaluation.heros.load import load_heros, read_pairs_file
     from n2o_core.evaluation.heros.report import sample_markdown
@@ -37,7 +37,6 @@ if TYPE_CHECKING:
 
 _LAZY = {
     "Coverage": "coverage",
-    "coverage": "coverage",
     "PairSet": "generate",
     "generate_pairs": "generate",
     "load_heros": "load",

@@ -14,7 +14,7 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import numpy as np
 import pandas as pd
@@ -148,6 +148,39 @@ def score_embedder(
     return EmbedderScores(eid, b, res, cosines, time.perf_counter() - t0)
 
 
+class CombinedScores(NamedTuple):
+    """Several embedders' scores on the same pairs as one: results rows (RESULT_COLUMNS), each embedder's baseline
+    b, and the pairs (PAIR_VIEW_COLUMNS) with each embedder's raw cosine as a column."""
+
+    results: pd.DataFrame
+    baseline: dict[str, float]
+    cosines: pd.DataFrame
+
+
+def combine_scores(pairs: pd.DataFrame, scores: Sequence[EmbedderScores]) -> CombinedScores:
+    """The scores of several embedders on `pairs` (one `score_embedder` each, in the order given) as one: what
+    `run_heros` reports and the dashboard shows (it keeps one embedder's scores at a time)."""
+    results = (
+        pd.concat([sc.results for sc in scores], ignore_index=True) if scores else pd.DataFrame(columns=RESULT_COLUMNS)
+    )
+    cosines = pairs[[c for c in PAIR_VIEW_COLUMNS if c in pairs.columns]].copy()
+    for sc in scores:
+        cosines[sc.embedder] = sc.cosines
+    return CombinedScores(results, {sc.embedder: sc.baseline for sc in scores}, cosines)
+
+
+#: The column of `embedder_table` holding each embedder's random-pair baseline b.
+BASELINE_COLUMN = "baseline b"
+
+
+def embedder_table(results: pd.DataFrame, baseline: dict[str, float], value: str = "normalized") -> pd.DataFrame:
+    """Embedder x subset table of `value` ("normalized" or "raw"; subsets in the order of `results`), with each
+    embedder's baseline b as a last column (`BASELINE_COLUMN`): the HEROS page's tables and downloads."""
+    subsets = list(results["subset"].unique())
+    table = results.pivot(index="embedder", columns="subset", values=value)[subsets]
+    return table.join(pd.Series(baseline, name=BASELINE_COLUMN))
+
+
 def trained_on(ws: Workspace, embedder_ids: Sequence[str]) -> dict[str, int]:
     """{embedder: sentences it was fit on} for the corpus-trained ones among `embedder_ids`."""
     return {e: len(ws.corpus.fit_texts) for e in embedder_ids if ws.info(e).corpus_trained}
@@ -224,12 +257,7 @@ def run_heros(
                 raise
             errors[eid] = str(exc) if isinstance(exc, N2OError) else f"{type(exc).__name__}: {exc}"
     report(progress, "embedders", len(embedder_ids), len(embedder_ids))
-    results = (
-        pd.concat([sc.results for sc in scores], ignore_index=True) if scores else pd.DataFrame(columns=RESULT_COLUMNS)
-    )
-    cosines = pairs[[c for c in PAIR_VIEW_COLUMNS if c in pairs.columns]].copy()
-    for sc in scores:
-        cosines[sc.embedder] = sc.cosines
+    results, baseline, cosines = combine_scores(pairs, scores)
     meta.update(
         embedder_seconds={sc.embedder: round(sc.seconds, 1) for sc in scores},
         seconds=round(time.perf_counter() - t0, 1),
@@ -237,7 +265,7 @@ def run_heros(
     )
     return HerosResult(
         results=results,
-        baseline={sc.embedder: sc.baseline for sc in scores},
+        baseline=baseline,
         pairs=pairs,
         dropped=dropped,
         skipped=skipped,

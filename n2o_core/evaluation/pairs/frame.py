@@ -70,6 +70,11 @@ class Pairs:
     def scores(self) -> np.ndarray:
         return self.frame["score"].to_numpy(np.float64)
 
+    @property
+    def genres(self) -> list[str]:
+        """The distinct genres the pairs name, sorted ("" for unknown left out)."""
+        return sorted(g for g in set(self.frame["genre"]) if g)
+
 
 @dataclass
 class FilteredPairs:

@@ -4,7 +4,8 @@ res = run_probe(workspace, ["fasttext", "minilm-l6-mean"], tasks="all", per_clas
 res = cached_probe(workspace, ["fasttext"], per_class=1000)   # the same from the cache alone, or None
 res.table("lr"), res.table("mlp"), res.ranking(), res.examples(3), res.to_json()
 Every class keeps at least 100 training items (`split.MIN_TRAIN_PER_CLASS`, the paper's floor; `min_train=`).
-report: the tables the page shows (task_table, task_notes, accuracy_matrix, results_table, ranking_display)
+report: the tables the page shows (task_table, task_notes, accuracy_matrix, results_table, ranking_display) and
+        what it says of them (done_tasks, n_test_range, moved_count)
 timing: "task x of 10 · embedder y of 6 · about N s left" (ReadoutStep) and how long a run will take (estimate)
 data = build_tasks(corpus, ["bshift", "tense"], per_class=1000, cache=Cache())   # {task: TaskData}
 pc = parse_corpus(corpus, Cache())                                               # ParsedCorpus (cached)

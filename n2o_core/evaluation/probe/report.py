@@ -14,6 +14,7 @@ import pandas as pd
 from n2o_core.evaluation.probe.build import TaskData
 from n2o_core.evaluation.probe.split import training_items
 from n2o_core.evaluation.probe.tasks import TASK_NAMES
+from n2o_core.evaluation.ranks import moves, rank_with_move
 
 if TYPE_CHECKING:
     from n2o_core.evaluation.probe.run import ProbeResult
@@ -82,14 +83,25 @@ def ranking_display(ranking: pd.DataFrame, classifiers: list[str]) -> pd.DataFra
         if c == first:
             out[f"rank {c.upper()}"] = [None if pd.isna(r) else int(r) for r in ranks]
             continue
-        moves = ranking[f"rank_{first}"] - ranks
-        out[f"rank {c.upper()}"] = [
-            "" if pd.isna(r) else f"{int(r)} " + ("=" if m == 0 else f"▲{int(m)}" if m > 0 else f"▼{-int(m)}")
-            for r, m in zip(ranks, moves)
-        ]
-    moved = pd.concat([ranking[f"rank_{c}"] for c in classifiers], axis=1).nunique(axis=1) > 1
-    out["rank changes"] = moved.to_numpy()
+        out[f"rank {c.upper()}"] = [rank_with_move(r, m) for r, m in zip(ranks, ranking[f"rank_{first}"] - ranks)]
+    out["rank changes"] = moves(ranking, [f"rank_{c}" for c in classifiers]).to_numpy()
     return out
+
+
+def moved_count(ranking: pd.DataFrame, classifiers: list[str]) -> int:
+    """How many embedders of `ProbeResult.ranking()` change rank between the `classifiers`."""
+    return int(moves(ranking, [f"rank_{c}" for c in classifiers]).sum())
+
+
+def done_tasks(res: ProbeResult) -> list[str]:
+    """The ids of the tasks that were built and read out (not skipped), in the paper's order."""
+    return [str(t) for t in res.tasks.loc[res.tasks["skipped"].isna(), "task"]]
+
+
+def n_test_range(res: ProbeResult) -> tuple[int, int]:
+    """The fewest and the most test items of a task that was read out ((0, 0) when none was)."""
+    n = res.tasks.loc[res.tasks["skipped"].isna(), "n_test"]
+    return (int(n.min()), int(n.max())) if len(n) else (0, 0)
 
 
 def judged_shares(markdown: str) -> pd.DataFrame:

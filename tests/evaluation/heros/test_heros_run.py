@@ -6,12 +6,20 @@ import json
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import pytest
 from heros_sentences import SENTENCES
 
 from n2o_core.cli.main import main
 from n2o_core.evaluation.heros.report import sample_markdown
-from n2o_core.evaluation.heros.run import HerosResult, run_heros
+from n2o_core.evaluation.heros.run import (
+    BASELINE_COLUMN,
+    HerosResult,
+    combine_scores,
+    embedder_table,
+    run_heros,
+    score_embedder,
+)
 from n2o_core.evaluation.heros.score import RESULT_COLUMNS
 from n2o_core.evaluation.heros.subsets import ALL_SUBSETS
 
@@ -72,6 +80,41 @@ def test_to_json_and_table(result):
     assert set(out) >= {"baseline", "results", "pairs", "dropped"}
     assert len(out["pairs"]) == 12 and set(out["pairs"][0]) == {"subset", "original", "variant", "target"}
     assert result.table().shape == (6, 1)
+
+
+def test_one_embedder_at_a_time_combines_into_one_runs_result(tmp_path):
+    """`combine_scores` over one `score_embedder` per embedder (as the dashboard keeps them) gives what
+    `run_heros` reports for them together: the results rows in the given order, the baselines, every pair with
+    each embedder's raw cosine."""
+    from n2o_core.corpora import from_texts
+    from n2o_core.storage.cache import Cache
+    from n2o_core.workspace import Workspace
+
+    ws = Workspace(from_texts(list(CORPUS), name="texts"), cache=Cache(tmp_path / "cache"))
+    names = ["tfidf", "glove-6b-50d-nostop"]
+    whole = run_heros(ws, names, n_pairs=4, seed=0, n_boot=100, averaging="all")
+    got = combine_scores(whole.pairs, [score_embedder(ws, whole.pairs, e, seed=0, n_boot=100) for e in names])
+    pd.testing.assert_frame_equal(got.results, whole.results)
+    assert got.baseline == whole.baseline and list(got.baseline) == names
+    pd.testing.assert_frame_equal(got.cosines, whole.cosines)
+    assert list(got.cosines.columns[-2:]) == names
+    none = combine_scores(whole.pairs, [])
+    assert none.results.empty and list(none.results.columns) == RESULT_COLUMNS and none.baseline == {}
+
+
+def test_embedder_table_is_one_row_per_embedder_with_its_baseline():
+    results = pd.DataFrame(
+        {
+            "embedder": ["a", "a", "b", "b"],
+            "subset": ["typo", "synonym", "typo", "synonym"],
+            "normalized": [0.9, 0.5, 0.7, 0.1],
+            "raw": [0.95, 0.6, 0.8, 0.3],
+        }
+    )
+    t = embedder_table(results, {"b": 0.2, "a": 0.4})
+    assert list(t.columns) == ["typo", "synonym", BASELINE_COLUMN]  # subsets in the results' order
+    assert t.loc["a"].tolist() == [0.9, 0.5, 0.4] and t.loc["b"].tolist() == [0.7, 0.1, 0.2]
+    assert embedder_table(results, {"a": 0.4, "b": 0.2}, "raw").loc["b"].tolist() == [0.8, 0.3, 0.2]
 
 
 def test_sample_markdown_lists_every_subset(result):

@@ -12,7 +12,15 @@ import pytest
 
 from n2o_core.errors import N2OError
 from n2o_core.evaluation.probe import TASKS
-from n2o_core.evaluation.probe.report import judged_shares, noise_half_width, ranking_display
+from n2o_core.evaluation.probe.report import (
+    done_tasks,
+    judged_shares,
+    moved_count,
+    n_test_range,
+    noise_half_width,
+    ranking_display,
+)
+from n2o_core.evaluation.probe.run import ProbeResult
 from n2o_core.figures import probe as figures_probe
 from n2o_core.settings import param_multi_choice
 
@@ -69,6 +77,28 @@ def test_ranking_display_arrows_and_moved_flags():
     assert shown["rank MLP"].tolist() == ["2 ▼1", "1 ▲1", "3 ="]
     assert shown["rank changes"].tolist() == [True, True, False]
     assert shown["mean MLP %"].tolist() == [82.0, 85.0, 65.0]
+
+
+def test_how_many_embedders_move_between_the_classifiers():
+    assert moved_count(ranking(), ["lr", "mlp"]) == 2
+    assert moved_count(ranking(), ["lr"]) == 0
+    still = ranking().assign(rank_mlp=[1, 2, 3])
+    assert moved_count(still, ["lr", "mlp"]) == 0
+
+
+def test_the_tasks_read_out_and_their_test_sizes():
+    tasks = pd.DataFrame(
+        {
+            "task": ["sentlen", "wc", "bshift", "tense"],
+            "n_test": [600, 0, 240, 180],
+            "skipped": [None, "WC: too few words", None, None],
+        }
+    )
+    res = ProbeResult(tasks=tasks, results=pd.DataFrame())
+    assert done_tasks(res) == ["sentlen", "bshift", "tense"]
+    assert n_test_range(res) == (180, 600)  # the skipped task's 0 is not one of them
+    none = ProbeResult(tasks=tasks.assign(skipped="skipped"), results=pd.DataFrame())
+    assert done_tasks(none) == [] and n_test_range(none) == (0, 0)
 
 
 def test_ranking_bump_bold_lines_for_the_embedders_that_move():
