@@ -26,6 +26,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from n2o_core.errors import EmbedderError, N2OError
+from n2o_core.runtime.memo import LRU
 from n2o_core.runtime.progress import Progress, report
 from n2o_core.search.exact import check_queries, finish_exact, search_shard
 from n2o_core.search.result import Neighbors
@@ -42,8 +43,8 @@ def _first_line(e: BaseException) -> str:
     return (str(e).strip().splitlines() or [type(e).__name__])[0]
 
 
-_WORKER_EMBEDDERS: dict[tuple[str, str | None], Any] = {}
-_WORKER_ARRAYS: dict[str, np.ndarray] = {}
+_WORKER_EMBEDDERS: LRU[tuple[str, str | None], Any] = LRU(16)
+_WORKER_ARRAYS: LRU[str, np.ndarray] = LRU(16)
 _WORKER_LOCK = threading.Lock()
 
 

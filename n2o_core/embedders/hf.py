@@ -37,6 +37,7 @@ from n2o_core.embedders._util import (
 from n2o_core.embedders.base import EmbedderInfo
 from n2o_core.errors import EmbedderError
 from n2o_core.runtime.import_lock import heavy_imports
+from n2o_core.runtime.memo import LRU
 from n2o_core.runtime.progress import Progress, report
 from n2o_core.variants.spec import POOLINGS as VARIANT_POOLINGS
 
@@ -44,7 +45,7 @@ POOLINGS = ("cls", "mean", "max", "last")
 #: The poolings of every hidden layer by default: the `@pool=` values of a variant.
 LAYER_POOLINGS: tuple[str, ...] = VARIANT_POOLINGS
 BATCH = 32
-_LOADED: dict[str, tuple[Any, Any]] = {}
+_LOADED: LRU[str, tuple[Any, Any]] = LRU(4)
 _LOCK = threading.Lock()
 
 

@@ -33,11 +33,12 @@ from n2o_core.embedders._util import (
 from n2o_core.embedders.base import EmbedderInfo
 from n2o_core.embedders.infos import default_info
 from n2o_core.runtime.import_lock import heavy_imports
+from n2o_core.runtime.memo import LRU
 from n2o_core.runtime.progress import Progress, report
 
 BATCH = 1024
 PCA_DIMS = 256
-_MEMO: dict[str, Any] = {}
+_MEMO: LRU[str, Any] = LRU(4)
 _LOCK = threading.Lock()
 
 

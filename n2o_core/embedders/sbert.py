@@ -68,7 +68,7 @@ ONNX_BATCH = 8  # smaller batches keep activations in cache: faster per core tha
 WORKERS: int | None = None  # fast engines: parallel batches (None: one per core), each on INTRA_THREADS threads
 INTRA_THREADS = 1
 ENGINES = ("openvino", "onnx", "torch")
-_MODELS: dict[str, Any] = {}
+_MODELS: LRU[str, Any] = LRU(8)  # loaded sentence-transformers models, by name or path
 #: The last pooled token embeddings (~15 MB per 5,000 sentences), kept for a second pooling of the same texts.
 _POOLED: LRU[tuple[str, ...], dict[str, np.ndarray]] = LRU(2)
 _LOCK = threading.RLock()
