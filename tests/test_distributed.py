@@ -34,7 +34,7 @@ class HashWordsEmbedder:
     def fingerprint(self) -> str:
         return self.info.id
 
-    def fit(self, texts) -> None:
+    def fit(self, texts, progress=None) -> None:
         pass
 
     def encode(self, texts, progress=None) -> np.ndarray:
