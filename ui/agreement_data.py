@@ -23,6 +23,7 @@ import time
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, TypeVar
 
 import numpy as np
@@ -49,7 +50,7 @@ from n2o_core.workspace import Workspace
 
 from . import data, failures
 from .guard import message
-from .jobs import run_embedders
+from .jobs import close_embedders, run_embedders
 from .progress import stage_progress
 
 log = logging.getLogger("n2o")
@@ -159,25 +160,14 @@ def _search_with_progress(out: AgreementData, keys: dict[str, tuple]) -> None:
             memo["neighbors"][keys[eid]] = out.neighbors[eid] = nb
             return f"ready in {nb.seconds:.1f} s"
 
+        search_all = partial(pipeline.every_sentence_neighbors, znorm=settings.znorm, approx=out.approx)
+        calls = [(eid, (ws, eid, out.k_max)) for eid in keys]
+        isolate = child.isolating() and not on_disk  # all searched already: nothing to load, no child process
         errors = run_embedders(
-            each_call,
-            pipeline.every_sentence_neighbors,
-            [(eid, (ws, eid, out.k_max)) for eid in keys],
-            names=list(keys),
-            keep=keep,
-            stages=stages,
-            on_start=on_start,
-            isolate=child.isolating() and not on_disk,
-            znorm=settings.znorm,
-            approx=out.approx,
+            each_call, search_all, calls, names=list(keys), keep=keep, stages=stages, on_start=on_start, isolate=isolate
         )
-        for eid, sentence in errors.items():
-            out.errors[eid] = failures.remember("agreement", keys[eid], sentence)
-        status.update(
-            label=f"{len(out.names)} of {len(settings.embedders)} embedders ready",
-            state="error" if out.errors else "complete",
-            expanded=bool(out.errors),
-        )
+        out.errors.update({e: failures.remember("agreement", keys[e], why) for e, why in errors.items()})
+        close_embedders(status, len(out.names), len(settings.embedders), failed=bool(out.errors))
 
 
 def _searched(ws: Workspace, eid: str, everyone: np.ndarray, k_max: int, znorm: bool, approx: bool) -> bool:

@@ -42,7 +42,7 @@ from n2o_core.workspace import Workspace
 
 from . import failures as failures_
 from .guard import message
-from .jobs import run_embedders
+from .jobs import close_embedders, run_embedders
 from .progress import stage_progress
 
 log = logging.getLogger("n2o")
@@ -324,14 +324,9 @@ def _prepare_with_progress(
             znorm=prepared.znorm,
             approx=prepared.approx,
         )
-        for eid, sentence in errors.items():
-            prepared.errors[eid] = failures_.remember("embedder", keys[eid], sentence)
         n_ok = sum(e in prepared.neighbors for e in out.settings.embedders)
-        status.update(
-            label=f"{n_ok} of {len(out.settings.embedders)} embedders ready",
-            state="error" if prepared.errors else "complete",
-            expanded=bool(prepared.errors),
-        )
+        prepared.errors.update({e: failures_.remember("embedder", keys[e], why) for e, why in errors.items()})
+        close_embedders(status, n_ok, len(out.settings.embedders), failed=bool(prepared.errors))
 
 
 # --------------------------------------------------------------------------- derived tables (cached)

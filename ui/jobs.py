@@ -90,6 +90,12 @@ def run_embedders(
     )
 
 
+def close_embedders(status: Any, ready: int, total: int, failed: bool) -> None:
+    """After `run_embedders`: its `st.status` closed as "{ready} of {total} embedders ready" (an error state, left
+    open, when some `failed`)."""
+    status.update(label=f"{ready} of {total} embedders ready", state="error" if failed else "complete", expanded=failed)
+
+
 @dataclass
 class _Bars:
     """What `run_with_bars` draws, call by call, from the job's events."""
@@ -162,4 +168,4 @@ class _Bars:
             self.say(self.current, sentence)
 
 
-__all__ = ["run_embedders", "run_with_bars"]
+__all__ = ["close_embedders", "run_embedders", "run_with_bars"]
