@@ -12,22 +12,26 @@ Changing k (<= k_max) or the sample only slices the cached neighbor arrays; noth
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import time
 import weakref
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from n2o_core.embedders.infos import NOSTOP_SUFFIX
 from n2o_core.errors import N2OError
 from n2o_core.limits import validate_k
 from n2o_core.runtime.each import CallEvent
+from n2o_core.runtime.lanes import Lanes
 from n2o_core.runtime.memo import LRU
 from n2o_core.runtime.progress import Progress, report, scoped
-from n2o_core.search.exact import exact_knn
 from n2o_core.search.result import Neighbors
+from n2o_core.search.scan import search_threads
 from n2o_core.storage.fileio import hash_key
 
 if TYPE_CHECKING:
@@ -121,22 +125,26 @@ def prepare_embedder(
     znorm: bool = False,
     approx: bool = False,
     progress: Progress | None = None,
+    searching: AbstractContextManager[Any] | None = None,
 ) -> Neighbors:
     """Embed the corpus with `eid` (cached) and search the k_max nearest neighbors of every pooled query (cached),
     reporting to `progress` the stages "train", "embed" and "neighbors" with the embedder id as the item.
 
     A corpus-trained embedder that still has to be fitted reports stage "train" first (sentences x epochs for
-    word2vec / fastText). Raises N2OError (EmbedderError) with one sentence when the embedder cannot be used."""
+    word2vec / fastText). `searching`: held while the neighbors are searched (`Preparation` runs one search at a
+    time: each uses every core). Raises N2OError (EmbedderError) with one sentence when the embedder cannot be
+    used."""
     if progress is not None and not ws.is_cached(eid) and ws.info(eid).corpus_trained:
         ws.embedder(eid, progress=scoped(progress, stage="train", item=eid))
     ws.embeddings(eid, progress=scoped(progress, stage="embed", item=eid))
-    sliced = _rows_of_every_sentence(ws, eid, pool, k_max, znorm=znorm, approx=approx)
-    if sliced is not None:
-        report(progress, "neighbors", len(pool), len(pool), eid)
-        return sliced
-    return ws.neighbors(
-        eid, pool, k_max, znorm=znorm, approx=approx, progress=scoped(progress, stage="neighbors", item=eid)
-    )
+    with searching or contextlib.nullcontext():
+        sliced = _rows_of_every_sentence(ws, eid, pool, k_max, znorm=znorm, approx=approx)
+        if sliced is not None:
+            report(progress, "neighbors", len(pool), len(pool), eid)
+            return sliced
+        return ws.neighbors(
+            eid, pool, k_max, znorm=znorm, approx=approx, progress=scoped(progress, stage="neighbors", item=eid)
+        )
 
 
 #: Corpus size above which all-pairs search defaults to pynndescent (approximate). Exact all-pairs search costs
@@ -267,8 +275,8 @@ def prepare_all(
     skip_failed: bool = True,
     ahead: bool = True,
 ) -> Prepared:
-    """`prepare_embedder` for each embedder, cheapest first, with the expensive ones loaded ahead in a background
-    thread (`Preparation`; `ahead=False`: one at a time). With `skip_failed`, an embedder that fails is recorded
+    """`prepare_embedder` for each embedder, cheapest first, on one worker thread per usable CPU (`Preparation`;
+    `ahead=False`: one at a time in this thread). With `skip_failed`, an embedder that fails is recorded
     in `.errors` (its sentence) and the others go on; otherwise its error is raised. `progress` gets each
     embedder's stages (`prepare_embedder`); `on_done(prepared, eid)` is called after each embedder, so a front end
     can draw partial results. `.neighbors` is in the order given."""
@@ -301,7 +309,7 @@ def prepare_all(
     return out
 
 
-# --------------------------------------------------------------------------- order, and loading ahead
+# --------------------------------------------------------------------------- order, and overlapped preparation
 
 #: The sentence `load_model` embeds once (never cached: one-sentence encodes stay out of every cache).
 WARM_UP_TEXT = "Markets rose after the bank said profits were up."
@@ -317,8 +325,6 @@ def load_model(ws: Workspace, eid: str) -> None:
 
 #: Cost classes of preparing an embedder from an empty cache, cheapest first (`preparation_cost`).
 COST_CACHED, COST_CHEAP, COST_TRAINED, COST_DISTILLED, COST_MODEL = 0, 1, 2, 3, 4
-#: Embedders from this cost class on are loaded ahead (fitted, or their model made ready) in the background.
-AHEAD_FROM = COST_TRAINED
 _COST_BY_GROUP = {"precomputed": COST_CACHED, "tf-idf": COST_CHEAP, "distilled": COST_DISTILLED}
 
 
@@ -341,85 +347,6 @@ def preparation_cost(ws: Workspace, eid: str) -> int:
     return COST_CHEAP if info.family_group == "static averages" else COST_MODEL
 
 
-class Preparation:
-    """The order to prepare embedders in, with work done ahead on the second core.
-
-    Iterating yields every embedder once, cheapest first (`preparation_cost`; stable among equals), so the first
-    cells of a heatmap (tf-idf, GloVe) appear after seconds. When the first expensive embedder comes up, one
-    background thread starts loading the expensive ones ahead, from the most expensive end of the list
-    (`load_model`: fit word2vec / fastText, export or open a transformer's graph), while the caller
-    prepares the others: gensim trains on one core with the GIL released, so on two cores word2vec trains
-    beside fastText, or beside a transformer's encoding, instead of one after the other. The caller is never
-    handed an embedder the thread is loading while another is left (it comes back to it); an embedder handed to
-    the caller is never started by the thread. Vectors do not
-    change: each embedder is loaded exactly as it would be in the foreground (gensim still trains with one
-    worker, bit-identical). Leaving the `with` block stops the thread after its current step.
-    """
-
-    def __init__(self, ws: Workspace, embedder_ids: Sequence[str], *, ahead: bool = True):
-        self.ws = ws
-        ids = list(dict.fromkeys(embedder_ids))
-        self.costs = {e: preparation_cost(ws, e) for e in ids}
-        self.order = sorted(ids, key=self.costs.__getitem__)
-        self.ahead = ahead
-        self.loaded_ahead: list[str] = []  # embedders the background thread loaded (for tests and benchmarks)
-        self._pending = [e for e in self.order if self.costs[e] >= AHEAD_FROM] if ahead else []
-        self._running: str | None = None
-        self._closed = False
-        self._thread: threading.Thread | None = None
-        self._cv = threading.Condition()
-
-    def __enter__(self) -> Preparation:
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self.close()
-
-    def close(self) -> None:
-        """Start nothing more in the background (the step under way finishes and is kept)."""
-        with self._cv:
-            self._closed = True
-            self._pending.clear()
-            self._cv.notify_all()
-
-    def loading_ahead(self, eid: str) -> bool:
-        """Whether the background thread is loading `eid` right now."""
-        with self._cv:
-            return self._running == eid
-
-    def __iter__(self) -> Iterator[str]:
-        remaining = list(self.order)
-        while remaining:
-            with self._cv:
-                # the first one the thread is not loading; the one it is loading only when nothing else is left
-                # (preparing it then waits for the thread: `Workspace.embedder` holds a lock per embedder)
-                pick = next((e for e in remaining if e != self._running), remaining[0])
-                if pick in self._pending:
-                    self._pending.remove(pick)  # the caller loads it
-                start = self._thread is None and self.costs[pick] >= AHEAD_FROM and bool(self._pending)
-            if start:
-                self._thread = threading.Thread(target=self._run, name="n2o-prepare-ahead", daemon=True)
-                self._thread.start()
-            remaining.remove(pick)
-            yield pick
-
-    def _run(self) -> None:
-        while True:
-            with self._cv:
-                if self._closed or not self._pending:
-                    return
-                eid = self._running = self._pending.pop()
-            try:
-                load_model(self.ws, eid)
-                self.loaded_ahead.append(eid)
-            except Exception:  # noqa: BLE001 - the caller loads it again and reports the error in place
-                pass
-            finally:
-                with self._cv:
-                    self._running = None
-                    self._cv.notify_all()
-
-
 def embeddings_cached(ws: Workspace, eid: str) -> bool:
     """Whether `eid`'s embeddings are in the cache; False for a user model that cannot even be named (preparing it
     then says why)."""
@@ -427,6 +354,74 @@ def embeddings_cached(ws: Workspace, eid: str) -> bool:
         return ws.is_cached(eid)
     except Exception:  # noqa: BLE001 - the preparation reports the failure in its own words
         return False
+
+
+class Preparation(Lanes):
+    """Embedders prepared on threads that keep every core busy from the start (`runtime.lanes.Lanes`), reported to
+    the caller one at a time with `prepare_each`'s events (`report`).
+
+    The lanes take the embedders in `order`, cheapest first (`preparation_cost`, stable among equals): the cheap
+    lane runs the cached ones, tf-idf and pretrained word vectors (the first cells of a heatmap after seconds); one
+    worker per usable CPU runs the others, the corpus-trained word vectors first (gensim trains on one core each:
+    the longest single-core runs start first), then the models (a transformer encodes on every core: it fills
+    whatever a training leaves); once the cheap ones are done, the load lane compiles the models' graphs ahead
+    (`load_model`). On two cores the default embedders' word2vec and fastText train side by side from the first
+    second, beside tf-idf and GloVe, then beside the MiniLM graphs' compilation, and MiniLM encodes as soon as one
+    training ends (measured: benchmarks/README.md, 'Cold start to a first heatmap'). A worker runs an embedder's
+    whole preparation (`prepare_embedder`); the searches run one at a time (each uses every core), and
+    `word2vec-nostop` waits for a word2vec training under way while its worker takes something else. Vectors do not
+    change: each embedder is computed as it would be alone (gensim trains with one worker, bit-identical; an
+    encoder's batches are the same whatever runs beside it; tested). Leaving the `with` block starts nothing more;
+    an embedder under way finishes into the cache."""
+
+    def __init__(
+        self,
+        ws: Workspace,
+        embedder_ids: Sequence[str],
+        pool: np.ndarray,
+        k_max: int,
+        *,
+        znorm: bool = False,
+        approx: bool = False,
+        workers: int | None = None,
+        report_progress: bool = True,
+    ):
+        self.ws, self.pool, self.k_max, self.znorm, self.approx = ws, pool, k_max, znorm, approx
+        ids = list(dict.fromkeys(embedder_ids))
+        self.costs = {e: preparation_cost(ws, e) for e in ids}
+        self.cached = {e: embeddings_cached(ws, e) for e in ids}  # before anything runs: what "start" says
+        self._searching = threading.Lock()
+        self.report_progress = report_progress
+        order = sorted(ids, key=self.costs.__getitem__)
+        super().__init__(
+            order,
+            self._prepare,
+            rank=self.costs,
+            cheap={e for e in ids if self.costs[e] <= COST_CHEAP},
+            workers=workers or search_threads(),  # the CPUs this process may run on
+            ahead=[e for e in order if self.costs[e] >= COST_DISTILLED],
+            load=lambda e: load_model(ws, e),
+            group=lambda e: e.removesuffix(NOSTOP_SUFFIX) if self.costs[e] == COST_TRAINED else None,
+        )
+
+    def _prepare(self, eid: str, stage: Progress) -> Neighbors:
+        return prepare_embedder(
+            self.ws,
+            eid,
+            self.pool,
+            self.k_max,
+            znorm=self.znorm,
+            approx=self.approx,
+            progress=stage if self.report_progress else None,
+            searching=self._searching,
+        )
+
+    def report(self, emit: CallEvent) -> dict[str, Neighbors]:
+        """Run the lanes and pass `prepare_each`'s events to `emit` in this thread, one embedder at a time; returns
+        the neighbors of those that worked, in the order they were reported."""
+        return super().report(
+            lambda kind, eid, payload: emit(kind, eid, (self.cached[eid], payload) if kind == "start" else payload)
+        )
 
 
 def prepare_each(
@@ -441,34 +436,39 @@ def prepare_each(
     ahead: bool = True,
     report_progress: bool = True,
 ) -> dict[str, Neighbors]:
-    """`prepare_embedder` for each embedder in `Preparation`'s order (cheapest first, expensive models loaded
-    ahead on the second core; `ahead=False`: one at a time), reporting each step as `runtime.each` does, through
-    `on_event(kind, embedder, payload)`: "start" ((cached, loading_ahead): two bools), "stage" (a ProgressEvent;
-    only with `report_progress`), "done" ((Neighbors, seconds)), "failed" (the exception). One embedder that
-    fails is reported and the others go on, unless `on_event` raises. Returns the neighbors of those that worked.
-    The dashboard draws its progress from the events, in this process or from a child process's
-    (`runtime.child`)."""
+    """`prepare_embedder` for each embedder, cheapest first, on one worker thread per usable CPU (`Preparation`:
+    training, encoding and model loading overlapped; `ahead=False`: one at a time in this thread), reporting each
+    step as `runtime.each` does, through `on_event(kind, embedder, payload)`: "start" ((cached, began before its
+    turn): two bools), "stage" (a ProgressEvent; only with `report_progress`), "done" ((Neighbors, seconds)),
+    "failed" (the exception), one embedder at a time, in this thread: one embedder that fails is reported and the
+    others go on, unless `on_event` raises. Returns the neighbors of those that worked. The dashboard draws its
+    progress from the events, in this process or from a child process's (`runtime.child`)."""
     emit = on_event or (lambda _k, _e, _p: None)
+    if ahead:
+        with Preparation(
+            ws, embedder_ids, pool, k_max, znorm=znorm, approx=approx, report_progress=report_progress
+        ) as prep:
+            return prep.report(emit)
     out: dict[str, Neighbors] = {}
-    with Preparation(ws, embedder_ids, ahead=ahead) as order:
-        for eid in order:
-            emit("start", eid, (embeddings_cached(ws, eid), order.loading_ahead(eid)))
-            t0 = time.perf_counter()
-            try:
-                nb = prepare_embedder(
-                    ws,
-                    eid,
-                    pool,
-                    k_max,
-                    znorm=znorm,
-                    approx=approx,
-                    progress=(lambda event: emit("stage", event.item, event)) if report_progress else None,
-                )
-            except Exception as e:  # noqa: BLE001 - reported per embedder; the others go on
-                emit("failed", eid, e)
-                continue
-            out[eid] = nb
-            emit("done", eid, (nb, time.perf_counter() - t0))
+    ids = list(dict.fromkeys(embedder_ids))
+    for eid in sorted(ids, key=lambda e: preparation_cost(ws, e)):
+        emit("start", eid, (embeddings_cached(ws, eid), False))
+        t0 = time.perf_counter()
+        try:
+            nb = prepare_embedder(
+                ws,
+                eid,
+                pool,
+                k_max,
+                znorm=znorm,
+                approx=approx,
+                progress=(lambda event: emit("stage", event.item, event)) if report_progress else None,
+            )
+        except Exception as e:  # noqa: BLE001 - reported per embedder; the others go on
+            emit("failed", eid, e)
+            continue
+        out[eid] = nb
+        emit("done", eid, (nb, time.perf_counter() - t0))
     return out
 
 
@@ -481,9 +481,7 @@ def search_corpus_sentence(ws: Workspace, eid: str, qid: int, k: int, *, znorm: 
     if not 0 <= int(qid) < n:
         raise N2OError(f"Query id {qid} is outside the corpus (0..{n - 1}).")
     validate_k(k, n)
-    X = ws.embeddings(eid)
-    std = ws.standardizer(eid) if znorm else None
-    return exact_knn(X, k, query_ids=np.array([int(qid)], np.int64), standardizer=std)
+    return ws.search(eid, np.array([int(qid)], np.int64), k, znorm=znorm)
 
 
 def search_free_text(ws: Workspace, eid: str, text: str, k: int, *, znorm: bool = False) -> Neighbors:

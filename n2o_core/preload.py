@@ -16,7 +16,7 @@ that size), so a new query sample is a slice (measured: benchmarks/README.md, 'M
 `preload(ws, embedder_ids)` runs the steps in order (every sentence's neighbors, models, WordNet and spaCy, umap,
 pynndescent) and reports each one's seconds; the dashboard runs it in a low-priority background thread once per
 server process after the first page is drawn (`ui/preload.py`).
-`pipeline.Preparation` uses `pipeline.load_model` to load expensive embedders ahead while others are prepared."""
+`pipeline.Preparation` uses `pipeline.load_model` to load models ahead while others are prepared."""
 
 from __future__ import annotations
 

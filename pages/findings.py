@@ -18,6 +18,7 @@ from n2o_core.evaluation.findings import (
     NOT_TESTABLE,
     PAPERS,
     STATUS_LABELS,
+    CheckEstimate,
     Finding,
     FindingParams,
     FindingResult,
@@ -62,10 +63,20 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     p = findings_data.params(settings, n_pairs)
     st.caption(_setup_line(settings, corpus, p))
 
-    c2.button("Check all", type="primary", key="check_all", help=_check_all_help(), on_click=_ask, args=("*",))
     asked = st.session_state.pop("findings_asked", [])
     todo = list(FINDINGS) if "*" in asked else [f for f in FINDINGS if f.id in asked]
+    est = findings_data.estimate(settings, corpus, list(FINDINGS), p)  # before the check this run may start
+    c2.button(
+        _with_time("Check all", est),
+        type="primary",
+        key="check_all",
+        help=_check_all_help() + "\n\nHow long: " + est.basis() + ".",
+        on_click=_ask,
+        args=("*",),
+    )
+    c2.caption(_estimate_line(est))
     errors = findings_data.compute(settings, corpus, todo, p) if todo else {}
+    times = {f.id: findings_data.estimate(settings, corpus, [f], p).short() for f in FINDINGS}
 
     results = {f.id: findings_data.result(corpus, f, p) for f in FINDINGS}
     _summary(results)
@@ -73,7 +84,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         st.subheader(f"{paper}: {full}")
         for f in FINDINGS:
             if f.paper == paper:
-                _finding(f, results[f.id], errors.get(f.id))
+                _finding(f, results[f.id], errors.get(f.id), times[f.id])
     _untestable()
     checked = [r for r in results.values() if r is not None]
     if checked:
@@ -112,6 +123,29 @@ def _setup_line(settings: Settings, corpus: Corpus, p: FindingParams) -> str:
     )
 
 
+def _with_time(label: str, est: CheckEstimate) -> str:
+    """'Check all · about 6 min here' ('Check all' alone when every analysis is computed in this process)."""
+    return label if not est.parts else f"{label} · {est.short()}"
+
+
+def _estimate_line(est: CheckEstimate) -> str:
+    """What the time is scaled from, in a few words (the button's help has each part)."""
+    if not est.parts:
+        return "Every analysis is computed in this server process: checking again judges it in seconds."
+    here = all(pt.basis.startswith("scaled from its last run here") for pt in est.parts)
+    source = (
+        "scaled from the last checks here"
+        if here
+        else "scaled from the last checks here where there were any, else from benchmarks recorded on a quiet "
+        "2-core machine"
+    )
+    embed = f"; embeds the corpus with {len(est.embed)} embedder(s) not cached yet" if est.embed else ""
+    return (
+        f"{len(est.parts)} analysis(es) to compute{embed}: about {est.seconds:,.0f} s, {source} "
+        "(hover the button for each part); longer on a busy machine."
+    )
+
+
 def _check_all_help() -> str:
     ids = sorted({e for f in FINDINGS for e in f.embedders})
     return (
@@ -146,7 +180,7 @@ def _summary(results: dict[str, FindingResult | None]) -> None:
     st.table(df, hide_index=True)  # a static table: the numbers wrap, whole, instead of being cut at a width
 
 
-def _finding(f: Finding, r: FindingResult | None, error: str | None) -> None:
+def _finding(f: Finding, r: FindingResult | None, error: str | None, time: str) -> None:
     with st.container(border=True, key=f"finding_{f.id}"):
         m = r.mark if r else ""
         colour = _COLOURS.get(m, "gray")
@@ -167,7 +201,7 @@ def _finding(f: Finding, r: FindingResult | None, error: str | None) -> None:
         if error:
             st.error(escape_markup(error), icon="⚠️")
         if r is None:
-            st.button("Check", key=f"check_{f.id}", on_click=_ask, args=(f.id,))
+            st.button(f"Check · {time}", key=f"check_{f.id}", on_click=_ask, args=(f.id,))
             return
         v = r.verdict
         st.markdown(
@@ -187,7 +221,8 @@ def _finding(f: Finding, r: FindingResult | None, error: str | None) -> None:
             + (f" · computed on {r.computed_at}" if r.computed_at else "")
         )
         if r.computed_at:
-            st.button("Check again", key=f"check_{f.id}", on_click=_ask, args=(f.id,))
+            label = "Check again" if time == "nothing to compute" else f"Check again · {time}"
+            st.button(label, key=f"check_{f.id}", on_click=_ask, args=(f.id,))
 
 
 def _sensitivity(f: Finding, r: FindingResult) -> None:

@@ -1,6 +1,7 @@
-"""The order embedders are prepared in (cheapest first) and the work done ahead on a second thread
-(`pipeline.Preparation`): each embedder handed over once, the thread never loading what the caller loads, the
-vectors those loaded ahead the same as those loaded in the foreground."""
+"""The order embedders are prepared in (cheapest first) and the overlapped preparation (`pipeline.Preparation`):
+the trainings start beside the cheap embedders and the models are loaded ahead, each embedder is reported once and
+one at a time (a failure in its place, the others going on), and the vectors and neighbors are those of embedders
+prepared one at a time."""
 
 from __future__ import annotations
 
@@ -24,10 +25,14 @@ from n2o_core.pipeline import (
     preparation_cost,
     prepare_all,
 )
+from n2o_core.runtime.progress import ProgressEvent, report
+from n2o_core.search.result import Neighbors
 from n2o_core.storage.cache import Cache
 from n2o_core.workspace import Workspace
 
 TEXTS = sentences(120)
+POOL = np.arange(0, 120, 4, dtype=np.int64)
+WAIT = 60  # seconds a test waits for a thread before it fails
 
 
 def workspace(path) -> Workspace:
@@ -52,48 +57,77 @@ def test_cost_classes_put_cached_and_cheap_embedders_first(tmp_path):
         "no-such-one": COST_CACHED,  # its error shows at once
     }
     assert not any(ws.is_loaded(e) for e in costs if e != "tfidf")  # costed without loading anything
-    order = Preparation(ws, ["minilm-l6-mean", "word2vec", "glove-6b-50d", "fasttext-sub", "tfidf"], ahead=False)
+    ids = ["minilm-l6-mean", "word2vec", "glove-6b-50d", "fasttext-sub", "tfidf"]
+    order = Preparation(ws, ids, POOL, 10, workers=2)
     assert order.order == ["tfidf", "glove-6b-50d", "word2vec", "fasttext-sub", "minilm-l6-mean"]  # stable
+    assert order.lanes == ["cheap", "load", "any", "any"]  # tf-idf and GloVe; MiniLM's graph; two workers
 
 
-def test_each_embedder_is_handed_over_once_and_the_last_ones_are_loaded_ahead(tmp_path, monkeypatch):
-    """The thread starts at the first expensive embedder and loads from the end of the list; the caller skips the
-    one the thread is loading while another is left, and gets it last."""
+def reported_one_at_a_time(events: list) -> list[str]:
+    """The embedders in the order they were reported, checking that each one's events form one block, from its
+    "start" to its "done" or "failed"."""
+    blocks = [e for i, (_, e, _p) in enumerate(events) if i == 0 or events[i - 1][1] != e]
+    starts = [e for kind, e, _ in events if kind == "start"]
+    assert blocks == starts  # no embedder's event between another one's start and end
+    for e in starts:
+        kinds = [kind for kind, eid, _ in events if eid == e]
+        assert kinds[0] == "start" and kinds[-1] in ("done", "failed") and set(kinds[1:-1]) <= {"stage"}
+    return starts
+
+
+def test_trainings_start_beside_the_cheap_embedders_and_models_load_ahead(tmp_path, monkeypatch):
+    """With the work itself faked: tf-idf waits until word2vec and fastText are both training (a schedule running
+    them one after the other never gets there), MiniLM's graph is loaded while they train, and the caller sees
+    each embedder once, one at a time, with "start" saying whether it was cached and began before its turn."""
     ws = workspace(tmp_path)
-    loading_fasttext = threading.Event()
-    release = threading.Event()
-    real = pipeline.load_model
+    ws.embeddings("glove-6b-50d")  # cached
+    training = {e: threading.Event() for e in ("word2vec", "fasttext-sub")}
+    loaded = threading.Event()
+
+    def prepare_embedder(ws_, eid, pool, k_max, **kw):
+        if eid in training:
+            training[eid].set()
+            assert loaded.wait(WAIT)
+        elif eid == "tfidf":
+            assert all(ev.wait(WAIT) for ev in training.values())
+        report(kw["progress"], "embed", 1, 1, eid)
+        return Neighbors(np.zeros((1, 1), np.int64), np.zeros((1, 1), np.float32))
 
     def load_model(ws_, eid):
-        if eid == "fasttext":
-            loading_fasttext.set()
-            assert release.wait(30)
-        real(ws_, eid)
+        assert eid == "minilm-l6-mean" and all(ev.is_set() for ev in training.values())
+        loaded.set()
 
+    monkeypatch.setattr(pipeline, "prepare_embedder", prepare_embedder)
     monkeypatch.setattr(pipeline, "load_model", load_model)
-    ids = ["word2vec-nostop", "tfidf", "word2vec", "fasttext", "fasttext-sub"]
-    got = []
-    with Preparation(ws, ids) as order:
-        assert order.order == ["tfidf", "word2vec-nostop", "word2vec", "fasttext", "fasttext-sub"]
-        it = iter(order)
-        got.append(next(it))  # tfidf: cheap, no thread
-        assert order._thread is None
-        got.append(next(it))  # word2vec-nostop: the thread starts with fasttext-sub, then fasttext
-        assert loading_fasttext.wait(60) and order.loading_ahead("fasttext")
-        assert ws.is_loaded("fasttext-sub")  # fitted ahead, before the caller asked for it
-        got.append(next(it))  # word2vec
-        got.append(next(it))  # fasttext-sub (done ahead): fasttext is skipped while the thread loads it
-        got.append(next(it))  # fasttext: the last one, handed over while the thread still loads it
-        release.set()
-        assert list(it) == []
-    assert got == ["tfidf", "word2vec-nostop", "word2vec", "fasttext-sub", "fasttext"]
-    order._thread.join(60)
-    assert order.loaded_ahead == ["fasttext-sub", "fasttext"]
+    events: list = []
+    ids = ["minilm-l6-mean", "word2vec", "glove-6b-50d", "fasttext-sub", "tfidf"]
+    with Preparation(ws, ids, POOL, 10, workers=2) as prep:
+        got = prep.report(lambda *event: events.append(event))
+    assert reported_one_at_a_time(events) == list(got)
+    assert list(got)[:2] == ["glove-6b-50d", "tfidf"] and list(got)[4] == "minilm-l6-mean"  # the cheap ones first
+    assert set(list(got)[2:4]) == set(training)
+    starts = {e: payload for kind, e, payload in events if kind == "start"}
+    assert starts["glove-6b-50d"] == (True, False) and starts["word2vec"] == starts["fasttext-sub"] == (False, True)
+    assert prep.loaded_ahead == ["minilm-l6-mean"]
 
-    # the vectors are those of embedders loaded one at a time in the foreground
-    alone = workspace(tmp_path / "alone")
-    for e in ids:
-        np.testing.assert_array_equal(dense(ws.embeddings(e)), dense(alone.embeddings(e)))
+
+def test_leaving_the_block_starts_nothing_more(tmp_path, monkeypatch):
+    ws = workspace(tmp_path)
+    seen = []
+    gate = threading.Event()
+
+    def prepare_embedder(ws_, eid, *a, **kw):
+        seen.append(eid)
+        gate.wait(WAIT)
+
+    monkeypatch.setattr(pipeline, "prepare_embedder", prepare_embedder)
+    with Preparation(ws, ["word2vec", "fasttext", "fasttext-sub", "word2vec-nostop"], POOL, 10, workers=1) as prep:
+        prep.start()
+        while not seen:
+            time.sleep(0.01)
+    gate.set()
+    prep.join(WAIT)
+    assert seen == ["word2vec"]  # closed: the others were never started
 
 
 def dense(X) -> np.ndarray:
@@ -115,43 +149,65 @@ def test_prepare_all_keeps_the_given_order_and_reports_training(tmp_path):
     )
     assert done[0] == "tfidf"  # cheapest first
     assert prepared.names == ["word2vec", "tfidf", "fasttext"]  # the result keeps the order asked for
-    # word2vec is trained by the caller (fasttext ahead): sentences x epochs, from 0 to complete
+    # word2vec's training reaches the caller: sentences x epochs, from 0 to complete
     trained = [(d, t) for e, stage, d, t in stages if (e, stage) == ("word2vec", "train")]
     assert trained[0] == (0, 5 * len(TEXTS)) and trained[-1] == (5 * len(TEXTS), 5 * len(TEXTS))
     assert set(prepared.neighbors) == {"word2vec", "tfidf", "fasttext"} and not prepared.errors
 
 
-def test_a_failing_embedder_loaded_ahead_is_reported_by_the_caller(tmp_path, monkeypatch):
+def test_overlapped_preparation_gives_the_vectors_and_neighbors_of_one_at_a_time(tmp_path):
+    """Real embedders on a corpus large enough for gensim to train in several jobs per epoch: prepared on the lanes
+    (word2vec, word2vec-nostop and fastText training side by side, the model loaded ahead) and one at a time in the
+    caller's thread, the embeddings are bit-identical and the neighbors equal."""
+    corpus = from_texts(sentences(1500), name="overlap")
+    ids = ["tfidf", "glove-6b-50d", "word2vec", "word2vec-nostop", "fasttext-sub", "paraphrase-minilm-l3-mean"]
+    pool = plan_queries(len(corpus), 50, 3, 0).pool
+    runs = {}
+    for ahead in (True, False):
+        ws = Workspace(corpus, cache=Cache(tmp_path / str(ahead)))
+        runs[ahead] = ws, pipeline.prepare_each(ws, ids, pool, 10, ahead=ahead)
+    (lanes_ws, lanes), (alone_ws, alone) = runs[True], runs[False]
+    assert set(lanes) == set(alone) == set(ids)
+    for e in ids:
+        np.testing.assert_array_equal(dense(lanes_ws.embeddings(e)), dense(alone_ws.embeddings(e)))
+        np.testing.assert_array_equal(lanes[e].ids, alone[e].ids)
+        np.testing.assert_array_equal(lanes[e].sims, alone[e].sims)
+
+
+def test_a_failing_embedder_is_reported_in_its_place_and_the_others_go_on(tmp_path, monkeypatch):
+    """fastText fails while it trains (beside word2vec), a model's loading ahead fails, an id is unknown: each
+    failure is reported in its own turn with its sentence, and the others are prepared (the model by its worker)."""
+    from n2o_core.errors import EmbedderError
+
     ws = workspace(tmp_path)
+    real = pipeline.prepare_embedder
 
-    def broken(ws_, eid):
-        raise RuntimeError("boom")
-
-    monkeypatch.setattr(pipeline, "load_model", broken)
-    plan = plan_queries(len(ws.corpus), 10, 2, 0)
-    prepared = prepare_all(ws, ["tfidf", "word2vec", "fasttext", "no-such-embedder"], plan, 10)
-    assert set(prepared.neighbors) == {"tfidf", "word2vec", "fasttext"}
-    assert "no-such-embedder" in prepared.errors["no-such-embedder"]
-
-
-def test_leaving_the_block_starts_nothing_more(tmp_path, monkeypatch):
-    ws = workspace(tmp_path)
-    seen = []
-    gate = threading.Event()
+    def prepare_embedder(ws_, eid, *a, **kw):
+        if eid == "fasttext":
+            report(kw["progress"], "train", 0, 5 * len(TEXTS), eid)
+            raise EmbedderError("Embedder 'fasttext' could not be trained: out of luck.")
+        return real(ws_, eid, *a, **kw)
 
     def load_model(ws_, eid):
-        seen.append(eid)
-        gate.wait(30)
+        raise RuntimeError("no graph")
 
+    monkeypatch.setattr(pipeline, "prepare_embedder", prepare_embedder)
     monkeypatch.setattr(pipeline, "load_model", load_model)
-    with Preparation(ws, ["word2vec", "fasttext", "fasttext-sub", "word2vec-nostop"]) as order:
-        next(iter(order))  # word2vec: the thread starts on word2vec-nostop
-        while not seen:
-            time.sleep(0.01)
-    gate.set()
-    order._thread.join(30)
-    assert seen == ["word2vec-nostop"]  # closed: fasttext-sub and fasttext were never started
-    assert pipeline.AHEAD_FROM == COST_TRAINED
+    ids = ["word2vec", "fasttext", "tfidf", "paraphrase-minilm-l3-mean", "no-such-embedder"]
+    events: list = []
+    got = pipeline.prepare_each(ws, ids, POOL, 10, on_event=lambda *event: events.append(event))
+    assert set(got) == {"word2vec", "tfidf", "paraphrase-minilm-l3-mean"}
+    assert sorted(reported_one_at_a_time(events)) == sorted(ids)
+    failed = {e: str(payload) for kind, e, payload in events if kind == "failed"}
+    assert failed["fasttext"].endswith("out of luck.") and "no-such-embedder" in failed["no-such-embedder"]
+    assert set(failed) == {"fasttext", "no-such-embedder"}
+    assert (
+        "stage",
+        "fasttext",
+        ProgressEvent("train", "fasttext", 0, 5 * len(TEXTS)),
+    ) in events  # its progress came before the failure
+    prepared = prepare_all(ws, ids, plan_queries(len(ws.corpus), 10, 2, 0), 10)
+    assert set(prepared.neighbors) == set(got) and set(prepared.errors) == set(failed)
 
 
 def test_a_new_sample_is_a_slice_of_every_sentences_neighbors(tmp_path, tie_vectors):

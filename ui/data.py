@@ -259,11 +259,11 @@ def load(settings: Settings, corpus_: Corpus, on_ready: Callable[[Loaded], None]
 def _prepare_with_progress(
     out: Loaded, todo: list[tuple[str, tuple]], on_ready: Callable[[Loaded], None] | None
 ) -> None:
-    """Prepare the missing embedders cheapest first (tf-idf and GloVe cells appear after seconds), the expensive
-    ones loaded ahead on the second core (`pipeline.prepare_each`), with a progress bar per embedder drawn from its
-    events (`jobs.run_embedders`): in this process, or in a child process when the dashboard isolates its jobs and
-    something must be embedded (`runtime.child`; the events are replayed here). `on_ready` is called as embedders
-    come in only when something has to be embedded."""
+    """Prepare the missing embedders with every core busy (`pipeline.prepare_each`: tf-idf and GloVe cells appear
+    after seconds while word2vec and fastText train and the models load), with a progress bar per embedder drawn
+    from its events, one embedder at a time (`jobs.run_embedders`): in this process, or in a child process when the
+    dashboard isolates its jobs and something must be embedded (`runtime.child`; the events are replayed here).
+    `on_ready` is called as embedders come in only when something has to be embedded."""
     memo = _memo()
     c, ws, prepared = out.corpus, out.ws, out.prepared
     keys = dict(todo)

@@ -15,17 +15,25 @@ import streamlit as st
 from n2o_core.corpora import Corpus
 from n2o_core.evaluation.findings import (
     FINDINGS,
+    NEIGHBORS,
+    AnalysisTiming,
+    CheckEstimate,
     Evidence,
     Finding,
     FindingParams,
     FindingResult,
+    analysis_size,
+    estimate_check,
     evidence,
     judge,
     load_results,
+    load_timings,
     save_results,
+    save_timing,
     stored_at,
 )
 from n2o_core.measures.run import FeatureMemo
+from n2o_core.pipeline import embeddings_cached
 from n2o_core.runtime.each import each_call
 from n2o_core.runtime.memo import LRU
 from n2o_core.runtime.progress import ProgressEvent
@@ -91,6 +99,7 @@ def compute(settings: Settings, corpus: Corpus, findings: list[Finding], p: Find
     if not todo:
         return errors
     names = {str(i): key for i, key in enumerate(todo)}  # each analysis's name in the job's events
+    missing = _missing_vectors(ws, todo.values())  # before the job: what its timings had to embed
     started: dict[str, float] = {}
     name = escape_markup(corpus.name)
     with st.status(f"Computing {len(todo)} analysis(es) on {name} ({len(corpus):,} sentences)…") as status:
@@ -109,6 +118,7 @@ def compute(settings: Settings, corpus: Corpus, findings: list[Finding], p: Find
             for r in done:
                 r.computed_at = at
             save_results(ws.cache, corpus.fingerprint, p, done)  # for the next visit and other processes
+            _save_timing(ws.cache, todo[key], p, len(corpus), took, missing)
             return f"done in {took:.1f} s"
 
         by_name = run_with_bars(  # one job for every analysis (one child process when isolating)
@@ -129,6 +139,34 @@ def compute(settings: Settings, corpus: Corpus, findings: list[Finding], p: Find
         if _key(corpus, f, p) in failed:
             errors[f.id] = failed[_key(corpus, f, p)]
     return errors
+
+
+def estimate(settings: Settings, corpus: Corpus, findings: list[Finding], p: FindingParams) -> CheckEstimate:
+    """How long `compute` of these findings will take here (`findings.estimate_check`): the analyses not computed
+    in this process yet, the corpus vectors not cached yet and the timings kept in the cache; computes nothing."""
+    memo = _memo()
+    todo: dict[tuple, Finding] = {}
+    for f in findings:
+        key = _key(corpus, f, p)
+        if key not in memo:
+            todo.setdefault(key, f)
+    ws = data.workspace(corpus.fingerprint, corpus, settings.scheduler)
+    missing = _missing_vectors(ws, todo.values())
+    analyses = [(f.analysis, f.embedders) for f in todo.values()]
+    return estimate_check(analyses, p.run_sizes(len(corpus)), p.n_seeds, p.heros_pairs, missing, load_timings(ws.cache))
+
+
+def _missing_vectors(ws: Any, findings: Any) -> set[str]:
+    """The embedders of the neighbors analyses among `findings` whose corpus vectors are not cached."""
+    need = {e for f in findings if f.analysis == NEIGHBORS for e in f.embedders}
+    return {e for e in need if not embeddings_cached(ws, e)}
+
+
+def _save_timing(cache: Any, f: Finding, p: FindingParams, n: int, took: float, missing: set[str]) -> None:
+    """Keep how long `f`'s analysis took, with its size and the corpus vectors it had to compute."""
+    size = analysis_size(f.analysis, p.run_sizes(n), p.n_seeds, p.heros_pairs, len(f.embedders))
+    embedded = tuple(e for e in f.embedders if e in missing) if f.analysis == NEIGHBORS else ()
+    save_timing(cache, f.analysis, AnalysisTiming(round(took, 2), size, n, embedded))
 
 
 def _what(f: Finding) -> str:

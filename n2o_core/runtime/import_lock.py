@@ -1,6 +1,6 @@
 """First imports of heavy libraries, one at a time across threads.
 
-The dashboard prepares embedders on two threads (`pipeline.Preparation`) and preloads models on a third
+The dashboard prepares embedders on several threads (`pipeline.Preparation`) and preloads models on another
 (`ui/preload.py`). Python imports each module once, under a lock of its own, but a library may look at *another*
 library that is still being imported in a different thread: scipy's array-API helpers, which run while
 `scipy.stats` is imported (gensim imports it), read `sys.modules["torch"].Tensor`, and a torch import under way

@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-__all__ = ["Progress", "ProgressEvent", "counter", "report", "scoped"]
+__all__ = ["Progress", "ProgressEvent", "counter", "prefixed", "report", "scoped"]
 
 
 @dataclass(frozen=True)
@@ -64,6 +64,19 @@ def scoped(progress: Progress | None, *, stage: str | None = None, item: str | N
 
     def cb(event: ProgressEvent) -> None:
         parent(replace(event, stage=event.stage if stage is None else stage, item=event.item if item is None else item))
+
+    return cb
+
+
+def prefixed(progress: Progress | None, prefix: str) -> Progress | None:
+    """`progress` with `prefix` in front of every event's stage (one part of a larger job: "compression: ",
+    "run 2/6 (seed 1): "); None when there is no `progress`."""
+    if progress is None or not prefix:
+        return progress
+    parent = progress
+
+    def cb(event: ProgressEvent) -> None:
+        parent(replace(event, stage=prefix + event.stage))
 
     return cb
 

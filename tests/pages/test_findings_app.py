@@ -129,7 +129,7 @@ def test_opens_on_the_results_kept_for_its_settings(app, app_env):
     assert summary.loc["Averaged static word embeddings agree with each other", "status"] == "not computed yet"
     captions = " ".join(c.value for c in app.caption)
     assert "as last computed on" in captions and core.computed_at in captions
-    assert app.button(key="check_sts-znorm-glove").label == "Check again"
+    assert app.button(key="check_sts-znorm-glove").label.startswith("Check again · about ")  # not in this process
 
 
 def test_human_similarity_findings_share_one_computation(app, app_env):
@@ -156,3 +156,34 @@ def test_isolated_checks_run_in_one_child_process_with_the_same_numbers(app, app
     findings_data._memo().clear()  # evidence other tests left in this process would be shown without a job
     _check_shows_the_core(app, app_env, "n2o-tfidf-apart")
     assert isolated_jobs.count("each_call") == 1, isolated_jobs
+
+
+def test_buttons_say_how_long_from_the_timings_kept_here(app, app_env):
+    """Before any check here, the time comes from the recorded benchmarks (said); after one, from its timing: the
+    Check all label, each finding's Check and the caption beside the button carry the core's estimate."""
+    from n2o_core.evaluation.findings import STS, AnalysisTiming, estimate_check, load_timings
+    from n2o_core.storage.cache import Cache
+
+    _forget(app_env)
+    cache = Cache(app_env["N2O_CACHE_DIR"])
+    cache.save_json("findings/last-timing.json", {})
+    _open(app)
+    label = app.button(key="check_all").label
+    assert label.startswith("Check all · about ") and label.endswith(" here")
+    assert "benchmarks recorded on a quiet 2-core machine" in " ".join(c.value for c in app.caption)
+    assert "probe_cold_default.txt" in app.button(key="check_all").help
+    # a timing kept here for the Lee pairs: their finding's button scales it (one run, whatever the corpus)
+    sts = next(f for f in FINDINGS if f.id == "sts-znorm-glove")
+    save = {STS: AnalysisTiming(61.0, float(len(sts.embedders)), 0)}
+    cache.save_json("findings/last-timing.json", {STS: {"seconds": 61.0, "size": len(sts.embedders), "sentences": 0}})
+    assert load_timings(cache) == save
+    want = estimate_check([(STS, sts.embedders)], [150], 3, 200, set(), save)
+    assert want.short() == "about 61 s here"
+    _open(app)
+    assert app.button(key="check_sts-znorm-glove").label == "Check · about 61 s here"
+    # checking it keeps its real timing, and the same finding needs nothing more in this process
+    app.button(key="check_sts-znorm-glove").click().run()
+    no_exception(app)
+    kept = load_timings(cache)[STS]
+    assert kept.seconds != 61.0 and kept.size == len(sts.embedders) and kept.embedded == ()
+    assert app.button(key="check_sts-znorm-glove").label == "Check again"

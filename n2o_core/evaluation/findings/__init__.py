@@ -28,7 +28,8 @@ JSON document, the page's `overview_table`), `rules_n2o` / `rules_tokens` / `rul
 (the pure rules, by paper; `rules_cka`: the N2O rules on linear CKA), `catalog` (FINDINGS, `finding`; the findings by
 paper in `catalog_n2o`, `catalog_papers`, `catalog_senteval`, what they share in `catalog_text`), `untestable`
 (NOT_TESTABLE), `compute` (the evidence through the cores; `cka_matrix`, linear CKA by `measures.run.feature_matrix`;
-`check_finding`, `check_findings`) and `store` (results kept in the cache). This face exports their public names.
+`check_finding`, `check_findings`), `store` (results and each analysis's last timing kept in the cache) and
+`estimate` (how long a check will take here). This face exports their public names.
 """
 
 from __future__ import annotations
@@ -56,6 +57,7 @@ from n2o_core.evaluation.findings.compute import (
     probe_evidence,
     sts_evidence,
 )
+from n2o_core.evaluation.findings.estimate import CheckEstimate, analysis_size, embed_seconds, estimate_check
 from n2o_core.evaluation.findings.result import (
     FindingResult,
     computed_range,
@@ -104,7 +106,14 @@ from n2o_core.evaluation.findings.rules_tokens import (
     lowest_apart,
     popular_share_more_words,
 )
-from n2o_core.evaluation.findings.store import load_results, save_results, stored_at
+from n2o_core.evaluation.findings.store import (
+    AnalysisTiming,
+    load_results,
+    load_timings,
+    save_results,
+    save_timing,
+    stored_at,
+)
 from n2o_core.evaluation.findings.untestable import NOT_TESTABLE
 from n2o_core.evaluation.findings.verdict import (
     ALL_WORDS,
@@ -167,7 +176,9 @@ __all__ = [
     "STS_SET",
     "TFIDF_FAMILIES",
     "TRANSFORMERS",
+    "AnalysisTiming",
     "Check",
+    "CheckEstimate",
     "Evidence",
     "Finding",
     "FindingParams",
@@ -178,6 +189,7 @@ __all__ = [
     "Verdict",
     "above_chance",
     "above_chance_by_margin",
+    "analysis_size",
     "antonym_effect_apart",
     "apart_from_every_family",
     "at_chance",
@@ -193,6 +205,8 @@ __all__ = [
     "cka_matrix",
     "cka_subword_apart",
     "computed_range",
+    "embed_seconds",
+    "estimate_check",
     "evidence",
     "finding",
     "findings_document",
@@ -202,6 +216,7 @@ __all__ = [
     "highest_apart",
     "judge",
     "load_results",
+    "load_timings",
     "low_with_others",
     "lowest_apart",
     "main_below_antonym",
@@ -222,6 +237,7 @@ __all__ = [
     "row_kind",
     "row_title",
     "save_results",
+    "save_timing",
     "stored_at",
     "sts_evidence",
     "subword_apart",

@@ -29,7 +29,7 @@ from n2o_core.evaluation.findings.verdict import (
     N2OEvidence,
     PopularEvidence,
 )
-from n2o_core.runtime.progress import Progress, ProgressEvent, report, scoped
+from n2o_core.runtime.progress import Progress, prefixed, report, scoped
 from n2o_core.text import SBERT_STOP_WORDS, token_set
 
 if TYPE_CHECKING:
@@ -393,25 +393,13 @@ def evidence(
         if size not in spaces:
             spaces[size] = ws if size >= len(ws.corpus) else _Ws(sample_corpus(ws.corpus, size, 0), cache=ws.cache)
         tag = f"run {i + 1}/{len(runs)} (seed {seed}, {size:,} sentences): " if len(runs) > 1 else ""
-        ev = _one_evidence(spaces[size], f, replace(params, seed=seed), _tagged(progress, tag), cache)
+        ev = _one_evidence(spaces[size], f, replace(params, seed=seed), prefixed(progress, tag), cache)
         if out is None:
             out = ev
         else:
             out.replicates.append(ev)
     assert out is not None
     return out
-
-
-def _tagged(progress: Progress | None, tag: str) -> Progress | None:
-    """`progress` with `tag` in front of every stage (the run: "run 2/6 (seed 1, 2,000 sentences): ")."""
-    if progress is None or not tag:
-        return progress
-    parent = progress
-
-    def cb(event: ProgressEvent) -> None:
-        parent(replace(event, stage=tag + event.stage))
-
-    return cb
 
 
 def check_finding(

@@ -7,13 +7,17 @@ rows): a finding whose rule changes is computed again, never shown from an older
 
     save_results(cache, corpus.fingerprint, params, results)
     got = load_results(cache, corpus.fingerprint, params)     # {finding id: FindingResult}, computed_at set
+
+Beside them, per analysis, the last check's duration here (`AnalysisTiming`: seconds, its size in the analysis's
+own units, the corpus's sentences and which embedders' corpus vectors it had to compute), whatever its settings:
+`save_timing` / `load_timings`, from which `estimate.estimate_check` scales how long a new check takes.
 """
 
 from __future__ import annotations
 
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import asdict
+from dataclasses import asdict, dataclass
 from typing import TYPE_CHECKING, Any
 
 from n2o_core.evaluation.findings.catalog import FINDINGS
@@ -29,6 +33,19 @@ FindingParams = Any
 
 #: Bump when what a stored result holds changes.
 STORE_VERSION = "1"
+TIMING_REL = "findings/last-timing.json"
+
+
+@dataclass(frozen=True)
+class AnalysisTiming:
+    """How long one analysis of a check took: seconds, its size (`estimate.analysis_size`'s units), the corpus's
+    sentences, the embedders whose corpus vectors it computed (not cached before) and where it was measured."""
+
+    seconds: float
+    size: float
+    sentences: int
+    embedded: tuple[str, ...] = ()
+    where: str = "here"
 
 
 def _finding_key(f: Finding) -> str:
@@ -72,4 +89,26 @@ def load_results(
             out[f.id] = result_from_json(f, doc)
         except (ValueError, KeyError, TypeError):
             continue  # an unreadable document: computed again when asked
+    return out
+
+
+def save_timing(cache: Cache, analysis: str, timing: AnalysisTiming) -> None:
+    """Keep `timing` as the last one of `analysis` (the others' are kept as they are)."""
+    doc = cache.load_json(TIMING_REL)
+    doc = doc if isinstance(doc, dict) else {}
+    doc[analysis] = asdict(timing)
+    cache.save_json(TIMING_REL, doc, description="findings: the last check's seconds per analysis")
+
+
+def load_timings(cache: Cache) -> dict[str, AnalysisTiming]:
+    """The last timing of each analysis checked with this cache, by analysis ({} before the first; an unreadable
+    entry is left out)."""
+    doc = cache.load_json(TIMING_REL)
+    out: dict[str, AnalysisTiming] = {}
+    for analysis, row in (doc if isinstance(doc, dict) else {}).items():
+        try:
+            t = AnalysisTiming(**row)
+            out[analysis] = AnalysisTiming(float(t.seconds), float(t.size), int(t.sentences), tuple(t.embedded))
+        except (TypeError, ValueError):
+            continue
     return out

@@ -106,7 +106,8 @@ def sentence_filter(text: str, min_words: int = MIN_WORDS, max_words: int = MAX_
 
 def _is_candidate(t: Any, doc: Any) -> bool:
     """A verb or adjective that can be a target whatever the lexicon says: a lowercase word (or the sentence's
-    first), in a clause role, not a phrasal verb, not hyphenated, not a verb before its "to"-infinitive."""
+    first), in a clause role, not a phrasal verb, not hyphenated, not in quotes by itself, not a verb before its
+    "to"-infinitive."""
     if (t.pos_ != "VERB" or t.tag_ not in VERB_TAGS) and (t.pos_ != "ADJ" or t.tag_ not in ADJ_TAGS):
         return False
     if not t.is_alpha or not t.text[1:].islower() or (t.text[:1].isupper() and t.i != _first_alpha(doc)):
@@ -117,6 +118,8 @@ def _is_candidate(t: Any, doc: Any) -> bool:
         return False
     if t.i > 0 and doc[t.i - 1].tag_ == "HYPH" and not doc[t.i - 1].whitespace_:  # "well-known"
         return False
+    if 0 < t.i < len(doc) - 1 and doc[t.i - 1].is_quote and doc[t.i + 1].is_quote:
+        return False  # a word mentioned, not used: 'whose meaning is "big"'
     return not (t.i + 1 < len(doc) and doc[t.i + 1].tag_ == "HYPH" and not t.whitespace_)
 
 
@@ -131,6 +134,8 @@ def _clause_role(t: Any) -> bool:
     kids = list(t.children)
     if any(c.dep_ in ("det", "poss") for c in kids):
         return False
+    if t.tag_ == "VBG" and any(c.dep_ == "nsubj" and any(g.dep_ == "case" for g in c.children) for c in kids):
+        return False  # "the state's expanding industry": a participle before its noun, not a verb
     if t.pos_ == "ADJ":
         return t.dep_ in ADJ_DEPS
     if t.dep_ not in VERB_DEPS:

@@ -154,7 +154,8 @@ def release_wordnet() -> None:
     import builtins
 
     with _WORDNET_LOCK:
-        for memo in (_wordnet, is_english_word, _sense_rank, _word_count, _candidate_senses, related_lemmas):
+        memos = (_wordnet, is_english_word, _sense_rank, _word_count, _candidate_senses, related_lemmas, noun_kind)
+        for memo in memos:
             memo.cache_clear()
         for name in WN_TABLES:
             table = getattr(builtins, name, None)
@@ -310,3 +311,18 @@ def related_lemmas(lemma: str) -> frozenset[str]:
             with contextlib.suppress(KeyError):  # wn 0.0.23 fails on some cross-POS pointers; derivations are a bonus
                 out.update(d.name() for d in lem.derivationally_related_forms())
     return frozenset(n.lower() for n in out)
+
+
+#: WordNet hypernyms that name a noun's kind, most specific first ("staff" is a social group, "town" a location).
+NOUN_KINDS = (("person", "person.n.01"), ("group", "social_group.n.01"), ("place", "location.n.01"))
+
+
+@lru_cache(maxsize=50_000)
+def noun_kind(name: str) -> str | None:
+    """What the noun `name` (a lemma; "buenos_aires" for a multiword name) names in its first WordNet sense:
+    "person", "group", "place" or "thing"; None when WordNet does not know it as a noun."""
+    senses = wordnet().synsets(name.lower(), "n")
+    if not senses:
+        return None
+    above = {h.name() for path in senses[0].hypernym_paths() for h in path}
+    return next((kind for kind, synset in NOUN_KINDS if synset in above), "thing")

@@ -13,6 +13,7 @@ from typing import Any
 
 from n2o_core.evaluation.heros.edit import render
 from n2o_core.evaluation.heros.inflect import match_case, verb_lemma
+from n2o_core.evaluation.heros.polarity import ANY_WORDS, resists_negation, stranded_without
 
 NEGATORS = frozenset({"not", "n't", "nt", "n’t"})
 _CONTRACTED_AUX = {"ca": "can", "wo": "will", "sha": "shall"}
@@ -46,7 +47,8 @@ SENTENCE_ADVERBS = frozenset(
     """also now still already even currently probably certainly clearly definitely obviously actually perhaps
     reportedly apparently therefore however thus again just surely mostly largely typically usually generally
     often sometimes then once finally eventually recently later soon today somewhat pretty fairly rather
-    relatively quite either""".split()  # noqa: SIM905
+    relatively quite either only almost nearly virtually practically nevertheless nonetheless consequently
+    accordingly hence indeed instead likewise similarly moreover furthermore""".split()  # noqa: SIM905
 )
 #: Adverbs that cannot come before do-support ("only does not need", "already do not have", "always does not"),
 #: like most -ly adverbs of manner ("freely did not associate"), unless listed in SENTENCE_LY_ADVERBS.
@@ -66,7 +68,7 @@ ASPECTUAL_HEADS = frozenset(
 
 
 #: Verbs followed by a bare infinitive ("saw profits fall", "helps bloggers expand").
-BARE_INFINITIVE_HEADS = frozenset(["see", "watch", "hear", "let", "make", "help", "have", "feel", "notice"])
+BARE_INFINITIVE_HEADS = frozenset(["see", "watch", "hear", "let", "make", "have", "feel", "notice"])
 #: Words that make a subject negative.
 NEGATIVE_WORDS = frozenset(["not", "no", "nobody", "nothing", "none", "neither", "nor", "never", "noone"])
 #: Quantifiers that make a subject nearly negative unless "a" precedes them ("few people believe" -> "few people do
@@ -101,11 +103,15 @@ def _fail(reason: str, i: int = -1) -> Outcome:
 
 
 def main_verb(doc: Any) -> Any | None:
-    """The main verb (the root, or the reported clause's verb before a post-posed "said X")."""
+    """The main verb (the root, or the reported clause's verb before a post-posed "said X" or in a quote after
+    "X said:")."""
     roots = [t for t in doc if t.dep_ == "ROOT"]
     if len(roots) != 1:
         return None
     v = roots[0]
+    quote = _quoted_clause(doc, v)
+    if quote is not None:
+        return quote if quote.pos_ in ("VERB", "AUX") else None
     if v.lemma_.lower() in REPORTING or _reports_before(doc, v):
         reported = [c for c in v.children if c.dep_ == "ccomp" and c.i < v.i]
         if reported and not any(c.dep_ in _SUBJECTS for c in v.children):
@@ -117,13 +123,27 @@ def main_verb(doc: Any) -> Any | None:
     return v if v.pos_ in ("VERB", "AUX") else None
 
 
+def _quoted_clause(doc: Any, v: Any) -> Any | None:
+    """The verb of a quote that a reporting verb introduces ('Marr said: "I think ...'): the quote is what the
+    sentence says, so its verb is the one negated ('I do not think', not 'Marr did not say: "I think')."""
+    if v.lemma_.lower() not in REPORTING:
+        return None
+    for c in v.children:
+        if c.dep_ == "ccomp" and c.i > v.i and any(t.text == ":" or t.is_quote for t in doc[v.i + 1 : c.left_edge.i]):
+            return c
+    return None
+
+
 def _reports_before(doc: Any, v: Any) -> bool:
     """A clause-final reporting frame: "Approvals fell, official figures have shown." (a clause, a comma, then the
-    root)."""
+    root); not a clause before a colon, which introduces the quote ('Eminem told the crowd: "D12 won"')."""
     return (
         v.i > 0
         and doc[v.i - 1].is_punct is False
-        and any(c.dep_ == "ccomp" and c.i < v.i and doc[c.right_edge.i + 1].is_punct for c in v.children)
+        and any(
+            c.dep_ == "ccomp" and c.i < v.i and doc[c.right_edge.i + 1].is_punct and doc[c.right_edge.i + 1].text != ":"
+            for c in v.children
+        )
     )
 
 
@@ -147,12 +167,12 @@ def _universal_subject(v: Any) -> bool:
 
 def _negated_subject(v: Any) -> bool:
     """ "Not everybody believes", "Nobody knows", "Few people believe": negating the verb too would make a double
-    negative."""
+    negative; "Any number of ways exist" cannot take a "not" ("any" needs a negation before it)."""
     subj = next((c for c in v.children if c.dep_ in _SUBJECTS), None)
     if subj is None:
         return False
     for t in subj.subtree:
-        if t.lower_ in NEGATIVE_WORDS:
+        if t.lower_ in NEGATIVE_WORDS or t.lower_ in ANY_WORDS:  # "Any number of ways do not exist"
             return True
         if t.lower_ in NEGATIVE_QUANTIFIERS and not (t.i > 0 and t.doc[t.i - 1].lower_ == "a"):
             return True
@@ -187,6 +207,8 @@ def _without_negation(doc: Any, v: Any, auxes: list[Any], neg: Any) -> Outcome:
     own = neg.i < v.i or (v.pos_ == "AUX" and neg.i <= v.i + 2)  # not "finished ... with X not out"
     group = {v.i, *(a.i for a in auxes)}
     if own and neg.lower_ in NEGATORS and neg.head.i in group and not _fixed_phrase(doc, neg):
+        if stranded_without(doc, v, neg):
+            return _fail("negative_polarity", v.i)  # "it is not yet known" -> "it is yet known"
         return _remove_negator(doc, neg)
     return _fail("other_negation", v.i)
 
@@ -202,7 +224,11 @@ def negate_verb(doc: Any, v: Any) -> Outcome:
         return _without_negation(doc, v, auxes, neg)
     if _negative_adverb(doc, v):
         return _fail("other_negation", v.i)  # "rarely believes" -> "rarely does not believe"
+    if resists_negation(v):
+        return _fail("positive_polarity", v.i)  # "have a pretty strong case" -> "do not have a pretty strong case"
     if auxes:
+        if auxes[0].tag_ not in ("MD", "TO") and auxes[0].lemma_.lower() not in ("be", "have", "do"):
+            return _fail("unusual_auxiliary", v.i)  # "only became universally accepted": "became not"
         return _negate_after_aux(doc, auxes[0])
     if v.pos_ == "AUX":
         if v.lemma_.lower() == "be" or v.tag_ == "MD":
@@ -217,13 +243,21 @@ def negate_verb(doc: Any, v: Any) -> Outcome:
             return _fail("adverb_before_verb", v.i)  # "only needs" -> "only does not need"
         phrase = f"{_DO_SUPPORT[v.tag_]} not {verb_lemma(v.text, v.lemma_, v.tag_)}"
         return Outcome(render(doc, replace={v.i: match_case(phrase, v.text)}), "do_support", v.i)
+    return _negate_nonfinite(doc, v)
+
+
+def _negate_nonfinite(doc: Any, v: Any) -> Outcome:
+    """Negate a verb without tense or auxiliary: an imperative ("do not touch"), an infinitive or participle
+    ("not boosting"); never a participle that the parse gave a subject of its own (a misparse)."""
     if v.tag_ == "VB" and v.dep_ == "ROOT":  # imperative
         return Outcome(render(doc, replace={v.i: match_case(f"do not {v.text.lower()}", v.text)}), "do_support", v.i)
-    if v.tag_ in ("VB", "VBG", "VBN"):
-        if v.dep_ == "ROOT":
-            return _fail("fragment", v.i)
-        return Outcome(render(doc, insert_before={v.i: "not"}), "not_before", v.i)
-    return _fail("unsupported_tag", v.i)
+    if v.tag_ not in ("VB", "VBG", "VBN"):
+        return _fail("unsupported_tag", v.i)
+    if v.dep_ == "ROOT":
+        return _fail("fragment", v.i)
+    if v.tag_ == "VBN" and any(c.dep_ == "nsubj" for c in v.children):
+        return _fail("participle_with_subject", v.i)  # "the number of goods intercepted at ... increased"
+    return Outcome(render(doc, insert_before={v.i: "not"}), "not_before", v.i)
 
 
 def _adverb_before(doc: Any, v: Any) -> bool:
@@ -249,10 +283,10 @@ def _existing_negation(doc: Any, v: Any, auxes: list[Any]) -> Any | None:
 
 
 def _fixed_phrase(doc: Any, neg: Any) -> bool:
-    """ "not only", "not at all", "not even": removing "not" would leave a broken phrase."""
+    """ "not only", "not at all", "not even", "not that I know": removing "not" would leave a broken phrase."""
     nxt = doc[neg.i + 1].lower_ if neg.i + 1 < len(doc) else ""
     prev = doc[neg.i - 1].lower_ if neg.i > 0 else ""
-    return nxt in ("only", "at", "even", "just", "least") or prev == "or"  # "whether or not"
+    return nxt in ("only", "at", "even", "just", "least", "that") or prev == "or"  # "whether or not", "not that"
 
 
 def _semi_modal(aux: Any) -> Any | None:
@@ -268,7 +302,13 @@ def _negate_infinitive(doc: Any, to: Any) -> Outcome:
     """Negate an infinitive: "to boost" -> "not to boost"; after a semi-modal, "have to look" -> "have to not look"
     ("have not to look" is not English); "not going to be" loses its "not" (the infinitive is already negated)."""
     gov = _semi_modal(to)
+    if _purpose(to.head):
+        return _fail("purpose_infinitive", to.i)  # "triumphed to win the prize" -> "triumphed not to win"
+    if to.head.dep_ == "xcomp" and to.head.head.lemma_.lower() in ("begin", "start"):
+        return _fail("aspectual", to.i)  # "his health began to deteriorate" -> "began not to deteriorate"
     if gov is None:
+        if any(c.dep_ == "conj" and any(g.tag_ == "TO" for g in c.children) for c in to.head.children):
+            return _fail("coordinated_infinitive", to.i)  # "are not to boost spending or to delay": whose "not"?
         return Outcome(render(doc, insert_before={to.i: "not"}), "not_before_to", to.i)
     neg = next((c for c in gov.children if c.dep_ == "neg"), None)
     if neg is not None:
@@ -278,6 +318,16 @@ def _negate_infinitive(doc: Any, to: Any) -> Outcome:
     if to.i + 1 >= len(doc) or doc[to.i + 1].is_punct:
         return _fail("fragment", to.i)
     return Outcome(render(doc, insert_before={to.i + 1: "not"}), "not_after_to", to.i)
+
+
+def _purpose(verb: Any) -> bool:
+    """An infinitive of purpose: "defeated Blake to win the title", "changed the laws to reduce the deficit" (a
+    "not" there reads as "so as not to"); not one with a subject of its own ("appealed for the Opposition to
+    support"), nor after a passive or "be" ("has been found to improve", "it is important for X to remember")."""
+    if verb.dep_ != "advcl" or any(c.dep_ in ("nsubj", "mark") for c in verb.children):
+        return False
+    head = verb.head
+    return head.lemma_.lower() != "be" and not any(c.dep_ in ("auxpass", "nsubjpass") for c in head.children)
 
 
 def _negate_after_aux(doc: Any, aux: Any) -> Outcome:
@@ -313,6 +363,8 @@ def negate_main(doc: Any) -> Outcome:
         return _fail("embedded_clause", v.i)
     if not _has_subject(doc, v):
         return _fail("no_subject", v.i)
+    if not v.whitespace_ and v.i + 1 < len(doc) and doc[v.i + 1].text == "-":
+        return _fail("hyphenated", v.i)  # "can't possibly re-negotiate": the parse split the word
     return negate_verb(doc, v)
 
 
@@ -346,8 +398,23 @@ def negate_adjective(doc: Any, adj: Any) -> Outcome:
     return _fail("attributive", adj.i)
 
 
+#: Conjunctions of time or condition whose clause reads wrongly with a "not" ("once the firm did not start
+#: production", "until it is not clear", "unless they do not agree").
+NEGATION_AVERSE_MARKS = frozenset(["once", "until", "till", "before", "unless", "when", "after", "since"])
+#: Words that pair two conjoined verbs ("both quoted and praised it" -> "both quoted and did not praise it").
+CORRELATIVES = frozenset(["both", "either", "neither"])
+
+
 def negate_at(doc: Any, target: Any) -> Outcome:
-    """Negation (antonym): negate the target word at its own position."""
+    """Negation (antonym): negate the target word at its own position; not in a clause opened by "once", "until",
+    "before", "unless", "when", "after" or "since" ("when the war did not begin"), nor the second verb of "both ...
+    and"."""
+    clause_head = target.head if target.pos_ == "ADJ" else target
+    opener = (c for c in clause_head.children if c.dep_ in ("mark", "advmod") and c.i < clause_head.i)
+    if any(c.lower_ in NEGATION_AVERSE_MARKS for c in opener):  # "once ..." is a mark, "when ..." an advmod
+        return _fail("temporal_clause", target.i)
+    if target.dep_ == "conj" and any(t.lower_ in CORRELATIVES for t in target.head.subtree if t.i < target.head.i):
+        return _fail("correlative", target.i)
     if target.pos_ == "ADJ":
         return negate_adjective(doc, target)
     main = main_verb(doc)
@@ -360,6 +427,8 @@ def negate_at(doc: Any, target: Any) -> Outcome:
     if target.tag_ == "VBN" and target.dep_ != "conj" and bare:
         return _fail("bare_participle", target.i)  # "the ban not imposed last year"
     bare_infinitive = target.dep_ in ("ccomp", "xcomp") and target.tag_ in ("VB", "VBP")
-    if bare and bare_infinitive and target.head.lemma_.lower() in BARE_INFINITIVE_HEADS:
+    if bare and bare_infinitive and target.head.i < target.i and target.head.lemma_.lower() == "help":
+        return _fail("bare_infinitive", target.i)  # "helped boost profits" -> "helped not boost profits"
+    if bare and bare_infinitive and target.head.i < target.i and target.head.lemma_.lower() in BARE_INFINITIVE_HEADS:
         return Outcome(render(doc, insert_before={target.i: "not"}), "not_before", target.i)  # "saw it not fall"
     return negate_verb(doc, target)

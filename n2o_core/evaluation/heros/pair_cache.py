@@ -34,6 +34,7 @@ RULE_FILES = (
     "generate.py",
     "vetted.py",
     "negation.py",
+    "polarity.py",
     "random_word.py",
     "typos.py",
     "inflect.py",

@@ -19,7 +19,14 @@ order (the first row whose context matches is used):
   ("active" / "passive"), `aux` (a verb's auxiliaries: "would like"), `gov` (the lemma of the word a verb depends
   on: "hard to believe" has gov=hard), `after` (any word after the verb in its phrase: "ban them from
   their homes" has after=from), `inf` ("to" when the verb has an infinitive of purpose or result: "hired
-  them to fight").
+  them to fight"), `objkind` (what the object, or a passive subject, names: person, group, place, thing, or
+  "name" for a one-word name WordNet does not know: "sacked the manager" is a person, "sacked the town" a place),
+  `comp` (the words of the complement: a verb's clause's predicate, an adjective's infinitive verb: "easy to
+  forget" has comp=forget; "thought they were pretty good" has comp=were|pretty|good, the clause's predicate),
+  `clause` (how a clause complement opens: "that", "wh" for whether/if/what ..., or
+  "bare": "it's important John delivers"), `mark` (the word that opens the target's clause: "as it's possible to
+  imagine" has mark=as), `intent` ("would" for a clause with "would" and the verb's own subject: "I thought I
+  would stop" means to stop, it is no belief).
   `@name` names a word set of `data/vetted_sets.csv` ("@qty": price,
   shares, sales ...);
 - `takes`: the slots the word fills grammatically, for the Random subset ("trans intr that"; "pred attr to to_np
@@ -40,6 +47,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 from typing import Any
+
+from n2o_core.evaluation.heros.lexicon import noun_kind
+from n2o_core.evaluation.heros.polarity import ANY_WORDS
 
 #: Prepositions and complementizers that, right after a predicative adjective, select its complement.
 COMPLEMENT_WORDS = frozenset(["to", "of", "that", "with", "about", "for", "at", "on", "in", "from", "by", "over"])
@@ -161,11 +171,14 @@ def _forms(tok: Any) -> frozenset[str]:
 
 
 def _subject(verb: Any) -> Any | None:
-    """The verb's subject, or, for a conjoined verb without one, its head verb's ("rose and then fell")."""
+    """The verb's subject, or, for a conjoined verb without one, its head verb's ("rose and then fell"); a relative
+    pronoun stands for the noun its clause describes ("products which were available": products)."""
     for v in (verb, verb.head if verb.dep_ == "conj" else None):
         if v is None:
             continue
         subj = next((c for c in v.children if c.dep_ in ("nsubj", "nsubjpass", "expl")), None)
+        if subj is not None and subj.tag_ in ("WDT", "WP") and v.dep_ == "relcl" and v.head.pos_ in _OBJ_POS:
+            return v.head
         if subj is not None:
             return subj
     return None
@@ -181,7 +194,18 @@ def _uncovered_complement(kids: list[Any]) -> bool:
     gerund complement ("what I love doing": "what I sign doing" reads wrongly): frames the lexicon does not cover."""
     if any(c.dep_ in ("dative", "oprd", "prt") for c in kids) or _from_gerund(kids):
         return True
+    if any(c.dep_ == "dobj" and _second_object(c) for c in kids):
+        return True
     return any(c.dep_ == "xcomp" and c.tag_ == "VBG" for c in kids)
+
+
+def _second_object(obj: Any) -> bool:
+    """ "allows the physician the room he needs": a noun phrase right after the object, with no comma between, that
+    the parse hangs on it as an appositive is a second object ("enables the physician the room" is not English)."""
+    for c in obj.children:
+        if c.dep_ == "appos" and c.i > obj.i and not any(t.is_punct for t in obj.doc[obj.i : c.left_edge.i]):
+            return True
+    return False
 
 
 def _plain_clause(tok: Any, kids: list[Any]) -> bool:
@@ -230,9 +254,15 @@ def _verb_context(tok: Any, kids: list[Any], passive: bool) -> dict[str, frozens
         gov = [tok.head, *(c for c in tok.head.children if c.dep_ == "acomp" and c.i < tok.i)]
         fields["gov"] = frozenset().union(*(_forms(g) for g in gov))
     fields["after"] = frozenset(t.lower_ for t in tok.subtree if t.i > tok.i)
+    fields["mark"] = _marks(tok)
     if any(c.dep_ in ("xcomp", "advcl") and any(g.tag_ == "TO" for g in c.children) for c in kids):
         fields["inf"] = frozenset(["to"])  # "hired them to do": "dismissed them to do" reads wrongly
     return fields
+
+
+def _marks(verb: Any) -> frozenset[str]:
+    """The words that open the verb's clause ("as it's possible to imagine" has "as", "if it rises" has "if")."""
+    return frozenset(c.lower_ for c in verb.children if c.dep_ == "mark")
 
 
 def _verb_slot(tok: Any) -> Slot | None:
@@ -244,14 +274,18 @@ def _verb_slot(tok: Any) -> Slot | None:
     subj = _subject(tok)
     fields = _verb_context(tok, kids, passive)
     if passive:
+        if dobj is not None:
+            return None  # "are allowed one appeal": a retained second object ("are forbidden one appeal")
         frame = "trans"
         if subj is not None:
             fields["obj"] = _forms(subj)
+            fields["objkind"] = frozenset([object_kind(subj)])
     elif dobj is not None:
         if dobj.pos_ not in _OBJ_POS:  # "finished third", "rose 5%"
             return None
         frame = "trans"
         fields["obj"] = _forms(dobj)
+        fields["objkind"] = frozenset([object_kind(dobj)])
         if subj is not None:
             fields["subj"] = _forms(subj)
     elif any(c.dep_ == "ccomp" and c.i > tok.i for c in kids):
@@ -259,6 +293,10 @@ def _verb_slot(tok: Any) -> Slot | None:
             return None  # "Government claims that ...": a noun tagged as a verb
         frame = "that"
         fields["subj"] = _forms(subj)
+        clauses = [c for c in kids if c.dep_ == "ccomp" and c.i > tok.i]
+        fields["comp"] = frozenset().union(*(_forms(t) for c in clauses for t in _predicate(c)))
+        fields["intent"] = _intent(subj, clauses)
+        fields["clause"] = frozenset([_clause_opening(tok)])
     else:
         if any(c.dep_ in ("xcomp", "ccomp", "acomp", "attr") for c in kids):
             return None
@@ -268,9 +306,69 @@ def _verb_slot(tok: Any) -> Slot | None:
     needs = {frame}
     if _takes_amount(kids):
         needs.add("measure")  # "rose 3.8%": a random verb must take a measure ("walked 3.8%")
-    elif _bound_preposition(kids):
+    elif _bound_preposition(kids) or _preposition_opens_clause(tok, frame):
         needs.add("bound_prep")  # "closed to all products", "criticised him for moving": no pool verb takes them
     return Slot("v", frame, tuple(fields.items()), frozenset(needs))
+
+
+def _preposition_opens_clause(tok: Any, frame: str) -> bool:
+    """ "admits about 35 jobs will go": a clause without "that" opening with a preposition, which a random verb
+    would take as its own ("complains about 35 jobs")."""
+    nxt = tok.doc[tok.i + 1] if tok.i + 1 < len(tok.doc) else None
+    return frame == "that" and nxt is not None and nxt.tag_ == "IN" and _clause_opening(tok) == "bare"
+
+
+#: Pronouns that stand for people ("hired him", "sacked them").
+PERSON_PRONOUNS = frozenset(
+    """i me you he him she her we us they them who whom whoever himself herself themselves myself yourself ourselves
+    someone somebody anyone anybody everyone everybody nobody""".split()  # noqa: SIM905
+)
+
+
+def object_kind(tok: Any) -> str:
+    """What a noun phrase's head names (WordNet's first sense, `lexicon.noun_kind`): "person", "group", "place" or
+    "thing"; a pronoun of people is a person; a name WordNet does not know is a person when it has two or more
+    words ("Jose Mourinho"), else "name" (spaCy's entity tagger is not loaded: "Vieste" may be a town)."""
+    if tok.pos_ == "PRON":
+        return "person" if tok.lower_ in PERSON_PRONOUNS else "thing"
+    if tok.pos_ == "PROPN":
+        parts = sorted([tok, *(c for c in tok.children if c.dep_ == "compound" and c.pos_ == "PROPN")], key=_index)
+        kind = noun_kind("_".join(p.lower_ for p in parts))
+        if kind is not None:
+            return kind
+        return "person" if len(parts) >= 2 else "name"
+    return noun_kind(tok.lemma_.lower()) or "thing"
+
+
+def _index(tok: Any) -> int:
+    return int(tok.i)
+
+
+#: Words that open a clause complement with a question ("unclear whether", "asked if").
+WH_WORDS = frozenset("whether if how why what when who where which".split())  # noqa: SIM905
+
+
+def _predicate(verb: Any) -> list[Any]:
+    """A clause's verb and what it says of its subject: "they were pretty good" -> were, pretty, good; "it was just
+    a load of junk" -> was, a, load, of, junk; "he will lose the prize" -> lose."""
+    return [verb, *(t for c in verb.children if c.dep_ in ("acomp", "attr", "oprd") for t in c.subtree)]
+
+
+def _intent(subj: Any, clauses: list[Any]) -> frozenset[str]:
+    """ "I thought I would stop", "I think I'd rather": a clause with "would" whose subject is the verb's own says what
+    the subject means to do or prefers, not what it believes ("I doubted I would stop"): {"would"}, else empty."""
+    for c in clauses:
+        csubj = next((k for k in c.children if k.dep_ in ("nsubj", "nsubjpass")), None)
+        would = any(k.dep_ == "aux" and k.lower_ in ("would", "'d") for k in c.children)
+        if would and csubj is not None and csubj.lower_ == subj.lower_:
+            return frozenset(["would"])
+    return frozenset()
+
+
+def _clause_opening(tok: Any) -> str:
+    """How the clause after `tok` opens: "that", "wh" (whether, if, how ...) or "bare" ("I think it is ...")."""
+    nxt = tok.doc[tok.i + 1].lower_ if tok.i + 1 < len(tok.doc) else ""
+    return "that" if nxt == "that" else "wh" if nxt in WH_WORDS else "bare"
 
 
 #: Prepositions whose phrase a verb selects ("closed to", "moved into"): a random verb rarely takes them.
@@ -315,6 +413,7 @@ def _adjective_slot(tok: Any, doc: Any) -> Slot | None:
         link = tok.head
         subj = _subject(link)
         fields["link"] = _forms(link)
+        fields["mark"] = _marks(link)
         if subj is not None:
             fields["head"] = _forms(subj)
         needs = {"pred"}
@@ -330,6 +429,10 @@ def _adjective_slot(tok: Any, doc: Any) -> Slot | None:
         clause = any(c.dep_ == "ccomp" and c.i > tok.i for c in (*tok.children, *link.children))
         if clause and not needs & {"it_that", "that"}:  # "sure you'll see", "it is unclear whether ..."
             needs.add("it_that" if subj is not None and subj.lower_ == "it" else "that")
+        if clause or nxt == "that":
+            fields["clause"] = frozenset([_clause_opening(tok)])
+        if infinitive:
+            fields["comp"] = _forms(doc[tok.i + 2])  # "easy to forget"
         if not expletive and not needs & {"it_that", "it_to"} and (subj is None or not is_agent(subj)):
             needs.add("inanimate")  # "walking is difficult" -> "walking is hungry" cannot happen
         frame = "pred"
@@ -353,6 +456,33 @@ def slot_of(tok: Any, doc: Any) -> Slot | None:
     return Slot(slot.pos, slot.frame, fields, slot.needs)
 
 
+#: Targets of negative sense, which license a polarity item after them ("denied any wrongdoing", "unlikely that anyone
+#: would ever"); their antonyms do not ("confirmed any wrongdoing", "likely that anyone would ever").
+NEGATIVE_TARGETS = frozenset(
+    """deny reject oppose ban prohibit unlikely unclear unwilling reluctant difficult hard tough rare unusual
+    unacceptable""".split()  # noqa: SIM905
+)
+
+
+def _licenses_polarity_item(tok: Any) -> bool:
+    """ "it was unlikely that anyone would ever buy it", "denied any wrongdoing": an "any"-word, "ever" or "yet" after
+    a target of negative sense (`NEGATIVE_TARGETS`) in its phrase (or its linking verb's) may need that sense, which
+    an antonym drops ("it was likely that anyone would ever buy it"): no such word is a target. A positive target
+    keeps its pairs ("keen to avoid any allegations" -> "reluctant to avoid any")."""
+    if tok.lemma_.lower() not in NEGATIVE_TARGETS:
+        return False
+    phrase = [*tok.subtree, *(tok.head.subtree if tok.pos_ == "ADJ" else ())]
+    return any(t.i > tok.i and (t.lower_ in ANY_WORDS or t.lower_ == "yet") and not _for_subject(t) for t in phrase)
+
+
+def _for_subject(t: Any) -> bool:
+    """ "difficult for anyone to start", "hard for any company to": the infinitive's subject, a free choice that
+    needs no negation ("easy for anyone to start")."""
+    noun = t.head if t.dep_ == "det" else t
+    start = noun.left_edge.i
+    return noun.dep_ in ("nsubj", "pobj") and start > 0 and noun.doc[start - 1].lower_ == "for"
+
+
 def _holds(c: Cond, slot: Slot) -> bool:
     return bool(slot.get(c.key) & c.values)
 
@@ -373,7 +503,7 @@ def match(tok: Any, doc: Any) -> tuple[Entry, Slot] | None:
     if not rows:
         return None
     slot = slot_of(tok, doc)
-    if slot is None:
+    if slot is None or _licenses_polarity_item(tok):
         return None
     for e in rows:
         if e.is_target and entry_fits(e, slot):
