@@ -23,6 +23,7 @@ Modules (server_mode is imported by child, progress by each; the others import n
                `config_values`, and the environment keys (SHARED_ENV, HUB_ENV, ISOLATE_ENV, ...)
   child        `run`, `call` (a job in a child process that exits when done), `isolating`, MAX_CHILDREN
   each         `each_call`, `each_embedder`, `CallEvent`: one job for several calls, each reported as it ends
+  lanes        `Lanes`: embedders prepared on threads that keep every core busy (cheap, training and load lanes)
 
 `child.run` and `child.call` keep their module's name in front (`child.run(...)`): alone, "run" would say too
 little, so the face leaves them out. The names below are resolved on first use, so importing one module
