@@ -15,7 +15,7 @@ Modules (server_mode is imported by child, progress by each; the others import n
                TELEMETRY_MODULES
   notices      `notify`, `listen`: messages about something slow or degraded, per thread and task
   progress     `ProgressEvent`, `Progress` (the one progress callback: `progress=` everywhere), `report`, `scoped`,
-               `counter`
+               `prefixed`, `counter`
   memo         `LRU`: the one bounded process-wide memo (docs/architecture.md, "Cache map")
   release      `loaded`, `used`, `registered`, `release_idle`, `release_all`, `release_after_s`, `collect`,
                `trim_heap`, RELEASE_ENV, DEFAULT_RELEASE_AFTER_S
