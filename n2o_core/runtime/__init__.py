@@ -18,6 +18,7 @@ Modules (server_mode is imported by child; the others import none of their neigh
                `config_values`, and the environment keys (SHARED_ENV, HUB_ENV, ISOLATE_ENV, ...)
   child        `run`, `call` (a job in a child process that exits when done), `isolating`, MAX_CHILDREN
   each         `each_call`, `each_embedder`, `CallEvent`: one job for several calls, each reported as it ends
+  lanes        `Lanes`, `LaneEvent`: named jobs on threads that keep every core busy, reported one at a time
 
 `child.run` and `child.call` keep their module's name in front (`child.run(...)`): alone, "run" would say too
 little, so the face leaves them out. The names below are resolved on first use, so importing one module
@@ -31,6 +32,8 @@ from typing import TYPE_CHECKING, Any
 __all__ = [
     "MAX_CHILDREN",
     "CallEvent",
+    "LaneEvent",
+    "Lanes",
     "each_call",
     "each_embedder",
     "heavy_imports",
@@ -57,6 +60,7 @@ if TYPE_CHECKING:
     from n2o_core.runtime.each import CallEvent, each_call, each_embedder
     from n2o_core.runtime.gcpause import paused_gc
     from n2o_core.runtime.import_lock import heavy_imports, hidden
+    from n2o_core.runtime.lanes import LaneEvent, Lanes
     from n2o_core.runtime.notices import listen, notify
     from n2o_core.runtime.release import loaded, release_after_s, release_all, release_idle, used
     from n2o_core.runtime.server_mode import (
@@ -90,6 +94,8 @@ _LAZY = {
     "CallEvent": "each",
     "each_call": "each",
     "each_embedder": "each",
+    "LaneEvent": "lanes",
+    "Lanes": "lanes",
 }
 
 
