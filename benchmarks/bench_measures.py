@@ -234,10 +234,10 @@ def part_breakdown(rec: Recorder, args, ws, ids) -> None:
 
 def part_full_linear_cka(rec: Recorder, args, ids) -> None:
     from n2o_core.corpora import load_corpus
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.measures.feature_space import feature_space
     from n2o_core.measures.run import FeatureMemo, dense_view, feature_matrix
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     cache = Cache(args.cache_dir)
     corpus = load_corpus(args.corpus, max_sentences=args.full_n or None, cache_dir=cache.root)
@@ -306,8 +306,8 @@ def main() -> None:
     ids = args.embedder or list(DEFAULT_EMBEDDERS)
 
     from n2o_core.corpora import load_corpus
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     rec = Recorder(args.name)
     cache = Cache(args.cache_dir)

@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from n2o_core.analyses.agreement import Agreement
     from n2o_core.analyses.compare import ComparisonResult
     from n2o_core.corpora import Corpus
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.embedders.base import EmbedderInfo
     from n2o_core.evaluation.heros.run import HerosResult
     from n2o_core.evaluation.needle import NeedleResult
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
     from n2o_core.measures.run import MeasureComparison
     from n2o_core.pipeline import StageProgress
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     #: A corpus: a spec string, a list of sentences, or a loaded Corpus.
     CorpusLike: TypeAlias = str | Sequence[str] | Corpus
@@ -104,8 +104,8 @@ def workspace(
     """The corpus's workspace (cached embeddings and neighbors) with the given vectors registered, and the
     embedder ids in the order given; unknown ids raise before any work. Every other function starts here, and
     each takes a Workspace in place of a corpus too (then `max_sentences` and `cache_dir` are its own)."""
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     if isinstance(corpus, Workspace):  # a front end's own workspace (the CLI's: its cache, dtype, scheduler)
         ws, cache = corpus, corpus.cache
@@ -293,10 +293,10 @@ def sts(
     Pitfalls), with each embedder's dimension and rank under every scoring. Corpus-trained embedders are fit on
     `corpus` when given; else, for `builtin:lee`, gensim's Lee background corpus; else the pair sentences."""
     from n2o_core.corpora import from_texts
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.evaluation.pairs import filter_pairs, load_pairs
     from n2o_core.evaluation.sts import run_sts
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     if pairs.strip().startswith("synthetic"):
         raise N2OError("Synthetic pairs carry no human scores; sts needs a scored pair file or builtin:lee.")

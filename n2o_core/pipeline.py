@@ -33,7 +33,7 @@ from n2o_core.search.scan import search_threads
 from n2o_core.storage.fileio import hash_key
 
 if TYPE_CHECKING:
-    from n2o_core.workspace import Workspace
+    from n2o_core.corpus_workspace import Workspace
 
 #: Called as on_stage(embedder_id, stage, done, total), stage in {"train", "embed", "neighbors"}.
 StageProgress = Callable[[str, str, int, int], None]

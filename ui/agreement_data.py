@@ -36,13 +36,13 @@ from n2o_core.analyses import projection
 from n2o_core.analyses.agreement import Agreement
 from n2o_core.analyses.projection import Projection
 from n2o_core.corpora import Corpus
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.errors import N2OError
 from n2o_core.figures import maps as figures_maps
 from n2o_core.limits import MIN_EMBEDDERS, check_corpus_size, k_max_for
 from n2o_core.search.result import Neighbors
 from n2o_core.settings import Settings
 from n2o_core.text import escape_markup
-from n2o_core.workspace import Workspace
 
 from . import data, failures
 from .guard import message

@@ -37,6 +37,7 @@ import streamlit as st
 
 from n2o_core.analyses.quality import embedder_dims
 from n2o_core.corpora import Corpus
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.errors import N2OError
 from n2o_core.evaluation.needle import NeedleResult, combine_needle, run_needle
 from n2o_core.evaluation.pairs import FilteredPairs, Pairs, filter_pairs, load_pairs, pair_file_columns
@@ -45,7 +46,6 @@ from n2o_core.runtime import child
 from n2o_core.runtime.each import each_embedder
 from n2o_core.storage.fileio import atomic_write
 from n2o_core.text import escape_markup
-from n2o_core.workspace import Workspace
 
 from . import data
 from .jobs import run_with_bars

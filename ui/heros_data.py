@@ -10,6 +10,7 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.errors import N2OError
 from n2o_core.evaluation.heros.averaging import scored_id
 from n2o_core.evaluation.heros.generate import PairSet
@@ -18,7 +19,6 @@ from n2o_core.runtime import child
 from n2o_core.runtime.each import each_embedder
 from n2o_core.settings import HEROS_AVERAGING_DEFAULT, HEROS_DEFAULT_PAIRS
 from n2o_core.text import escape_markup
-from n2o_core.workspace import Workspace
 
 from .data import Loaded
 from .jobs import run_with_bars

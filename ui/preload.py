@@ -18,11 +18,11 @@ import streamlit as st
 
 from n2o_core import pipeline
 from n2o_core.corpora import Corpus
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.limits import k_max_for
 from n2o_core.preload import lower_this_threads_priority, preload
 from n2o_core.runtime import child
 from n2o_core.settings import HEROS_DEFAULT_PAIRS, Settings
-from n2o_core.workspace import Workspace
 
 from . import data
 

@@ -18,8 +18,8 @@ from n2o_core.errors import N2OError
 from n2o_core.storage.fileio import atomic_write_text
 
 if TYPE_CHECKING:
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
 __all__ = [
     "CACHE_DIR_HELP",
@@ -174,7 +174,7 @@ def open_workspace(args: argparse.Namespace, *, seed: int = 0) -> Workspace:
 
 def _open_workspace(cache: Cache, args: argparse.Namespace, seed: int) -> Workspace:
     from n2o_core.corpora import load_corpus
-    from n2o_core.workspace import Workspace
+    from n2o_core.corpus_workspace import Workspace
 
     corpus = load_corpus(
         args.corpus,

@@ -200,9 +200,9 @@ def test_embed_out_writes_float32_rows_in_corpus_order(corpus_and_vectors, capsy
 
 def test_embed_out_densifies_tfidf_or_refuses_when_too_large(corpus_and_vectors, capsys, monkeypatch):
     from n2o_core.corpora import load_corpus
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.export import vectors as vectors_out
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     d, corpus = corpus_and_vectors
     assert run(["embed", "--corpus", str(corpus), "--embedder", "tfidf", "--out", str(d / "t.npy")], d / "c") == 0

@@ -14,6 +14,7 @@ from synthetic_text import sentences
 
 from n2o_core.cli.main import main
 from n2o_core.corpora import load_corpus
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.evaluation.pairs import lee_pairs
 from n2o_core.evaluation.sts import (
     SCORING_LABELS,
@@ -29,7 +30,6 @@ from n2o_core.evaluation.sts import (
     run_sts,
 )
 from n2o_core.storage.cache import Cache
-from n2o_core.workspace import Workspace
 
 SENTS = sentences(120)
 

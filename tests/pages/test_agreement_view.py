@@ -12,8 +12,8 @@ from app_checks import EMBEDDERS, no_exception, plotly_specs, shown
 
 from n2o_core.analyses.compare import compare
 from n2o_core.corpora import load_corpus
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.storage.cache import Cache
-from n2o_core.workspace import Workspace
 
 NAMES = EMBEDDERS.split(",")
 SELECTION = "_agree_selection"

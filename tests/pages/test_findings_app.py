@@ -69,9 +69,9 @@ def _core(app_env, fid, keep=False):
     """The core's result for the page's corpus and settings (the app's test defaults: 3 samples of 30 queries),
     kept in the app's cache with `keep` (as `findings` and `warm --findings` keep theirs)."""
     from n2o_core.corpora import load_corpus
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.settings import DEFAULT_MAX_SENTENCES
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     cache = Cache(app_env["N2O_CACHE_DIR"])
     corpus = load_corpus(app_env["N2O_DEFAULT_CORPUS"], max_sentences=DEFAULT_MAX_SENTENCES, cache_dir=cache.root)

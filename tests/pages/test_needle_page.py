@@ -12,11 +12,11 @@ from app_checks import HTML_SENTENCE, no_exception, plotly_specs, shown
 from sts_fixture import write_stsb
 
 from n2o_core.corpora import load_corpus
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.evaluation.needle import run_needle
 from n2o_core.evaluation.pairs import filter_pairs, load_pairs
 from n2o_core.settings import DEFAULT_MAX_SENTENCES
 from n2o_core.storage.cache import Cache
-from n2o_core.workspace import Workspace
 
 NAMES = ["tfidf", "glove-6b-50d"]
 TABLE = {

@@ -54,7 +54,7 @@ def _instrument() -> None:
         os.replace = replace  # fileio.atomic_write and embedders/_state.py call os.replace through the module
     log = os.environ.get("N2O_TEST_ENCODE_LOG", "")
     if log:
-        from n2o_core.workspace import Workspace
+        from n2o_core.corpus_workspace import Workspace
 
         real_encode = Workspace._encode
 

@@ -36,7 +36,7 @@ _PRELOAD = [
     "n2o_core.storage.cache",
     "n2o_core.cli.main",
     "n2o_core.analyses.compare",
-    "n2o_core.workspace",
+    "n2o_core.corpus_workspace",
     "n2o_core.embedders.registry",
     "n2o_core.embedders.tfidf",
     "n2o_core.embedders.trained_vectors",

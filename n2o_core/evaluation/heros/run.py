@@ -28,7 +28,7 @@ from n2o_core.evaluation.heros.score import RESULT_COLUMNS, score_one
 from n2o_core.evaluation.heros.unseen import unseen_notes
 
 if TYPE_CHECKING:
-    from n2o_core.workspace import Workspace
+    from n2o_core.corpus_workspace import Workspace
 
 #: progress(stage, done, total); stage is "pairs" or "embedder <id>".
 StageProgress = Callable[[str, int, int], None]
@@ -89,8 +89,8 @@ def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def _workspace(source: Any, cache_dir: str | None) -> Any:
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     if isinstance(source, Workspace):
         return source

@@ -32,8 +32,8 @@ def test_one_setting_for_cli_api_and_page():
 def test_cli_and_page_data_path_agree(tmp_path, averaging):
     import ui.heros_data as heros_data
     from n2o_core.corpora import load_corpus
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     path = tmp_path / "c.txt"
     path.write_text("\n".join(CORPUS) + "\n")
