@@ -100,10 +100,26 @@ def workspace(
     text_column: str | None = None,
     seed: int = 0,
     cache_dir: str | None = None,
+) -> Workspace:
+    """The corpus's workspace (cached embeddings and neighbors) with the given vectors registered under their
+    names; unknown ids raise before any work. Every other function starts here, and each takes a Workspace in
+    place of a corpus too (then `max_sentences` and `cache_dir` are its own)."""
+    ws, _ = _workspace_and_ids(
+        corpus, embedders, max_sentences=max_sentences, text_column=text_column, seed=seed, cache_dir=cache_dir
+    )
+    return ws
+
+
+def _workspace_and_ids(
+    corpus: CorpusLike | Workspace,
+    embedders: EmbeddersLike = (),
+    *,
+    max_sentences: int | None = None,
+    text_column: str | None = None,
+    seed: int = 0,
+    cache_dir: str | None = None,
 ) -> tuple[Workspace, list[str]]:
-    """The corpus's workspace (cached embeddings and neighbors) with the given vectors registered, and the
-    embedder ids in the order given; unknown ids raise before any work. Every other function starts here, and
-    each takes a Workspace in place of a corpus too (then `max_sentences` and `cache_dir` are its own)."""
+    """`workspace(...)` and the embedder ids in the order given (a name for each (name, vectors) pair)."""
     from n2o_core.corpus_workspace import Workspace
     from n2o_core.storage.cache import Cache
 
@@ -184,7 +200,7 @@ def compare(
     from n2o_core.limits import require_embedders, validate_k
     from n2o_core.text import SBERT_STOP_WORDS
 
-    ws, ids = workspace(corpus, embedders, max_sentences=max_sentences, cache_dir=cache_dir)
+    ws, ids = _workspace_and_ids(corpus, embedders, max_sentences=max_sentences, cache_dir=cache_dir)
     require_embedders(ids, what="to compare")
     validate_k(k, len(ws.corpus))
     res = run_compare(
@@ -219,7 +235,7 @@ def agreement(
     N2O with the whole corpus as the query set); `approx=None` picks exact search up to 50,000 sentences."""
     from n2o_core.analyses.agreement import agreement as run_agreement
 
-    ws, ids = workspace(corpus, embedders, max_sentences=max_sentences, cache_dir=cache_dir)
+    ws, ids = _workspace_and_ids(corpus, embedders, max_sentences=max_sentences, cache_dir=cache_dir)
     return run_agreement(ws, ids, k, znorm=znorm, approx=approx, on_stage=on_stage)
 
 
@@ -256,7 +272,7 @@ def needle(
         raise N2OError(f"top must be 0 or more (got {top}).")
     if n_boot < 1:
         raise N2OError(f"n_boot must be at least 1 (got {n_boot}).")
-    ws, ids = workspace(corpus, embedders, max_sentences=max_sentences, seed=seed, cache_dir=cache_dir)
+    ws, ids = _workspace_and_ids(corpus, embedders, max_sentences=max_sentences, seed=seed, cache_dir=cache_dir)
     ids = _default_ids(ids)
     for eid in ids:
         if not ws.is_precomputed(eid):
@@ -343,7 +359,7 @@ def heros(
 
     if n_pairs < 1:
         raise N2OError(f"n_pairs must be at least 1 (got {n_pairs}).")
-    ws, ids = workspace(corpus, embedders, max_sentences=max_sentences, seed=seed, cache_dir=cache_dir)
+    ws, ids = _workspace_and_ids(corpus, embedders, max_sentences=max_sentences, seed=seed, cache_dir=cache_dir)
     return run_heros(ws, _default_ids(ids), n_pairs=n_pairs, seed=seed, n_boot=n_boot, znorm=znorm, averaging=averaging)
 
 
@@ -370,7 +386,7 @@ def probe(
         raise N2OError(f"per_class must be a positive number of items per class (got {per_class}).")
     from n2o_core.evaluation.probe.split import MIN_TRAIN_PER_CLASS
 
-    ws, ids = workspace(corpus, embedders, max_sentences=max_sentences, cache_dir=cache_dir)
+    ws, ids = _workspace_and_ids(corpus, embedders, max_sentences=max_sentences, cache_dir=cache_dir)
     return run_probe(
         ws,
         _default_ids(ids),
@@ -400,7 +416,7 @@ def similarity_measures(
     null (mean, p) and a bootstrap interval; kernel measures on a seeded subsample of `subsample` sentences."""
     from n2o_core.measures.run import compare_measures
 
-    ws, ids = workspace(corpus, embedders, max_sentences=max_sentences, cache_dir=cache_dir)
+    ws, ids = _workspace_and_ids(corpus, embedders, max_sentences=max_sentences, cache_dir=cache_dir)
     return compare_measures(
         ws, ids, k, measure_ids, permutations_=permutations, bootstrap=bootstrap, subsample=subsample, seed=seed
     )
