@@ -38,7 +38,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import LOAD_AT_IMPORT, MAX_LOAD, ROOT, save_flat, server_folder  # noqa: E402 - puts the repository root on sys.path
 
-from ui.server import Server, ServerError, free_port, start_server  # noqa: E402
+from tools.dashboard_server import Server, ServerError, free_port, start_server  # noqa: E402
 
 SHOTS = ROOT / "docs" / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
@@ -184,7 +184,8 @@ def parse_args() -> argparse.Namespace:
 
 
 def start(env: dict[str, str], port: int, log_path: Path, extra: Sequence[str] = ()) -> Server:
-    """The dashboard's server on `port` (ui.server), healthy; exits with the log's tail when it does not start."""
+    """The dashboard's server on `port` (tools.dashboard_server), healthy; exits with the log's tail when it does not
+    start."""
     try:
         return start_server(env, log_path, port=port, extra_args=extra, timeout=120, poll=0.2)
     except ServerError as e:

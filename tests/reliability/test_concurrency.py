@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from harness import ROOT, VICTIM, fork_server, scan, start, write_corpus
 
-from ui.server import serving
+from tools.dashboard_server import serving
 
 EMBEDDER = "word2vec"  # corpus-trained: the first caller trains the model and embeds, inside the entry's lock
 
