@@ -42,18 +42,11 @@ import numpy as np
 
 import n2o_core.runtime.release as release
 from n2o_core.embedders._state import read_manifest, state_dir, write_state
-from n2o_core.embedders._util import (
-    digest,
-    length_batches,
-    loading,
-    package_version,
-    path_identity,
-    quiet_libraries,
-    report,
-)
+from n2o_core.embedders._util import digest, length_batches, loading, package_version, quiet_libraries, report
 from n2o_core.embedders.base import Progress
 from n2o_core.errors import EmbedderError
 from n2o_core.runtime.import_lock import heavy_imports, openvino_import
+from n2o_core.storage.fileio import file_identity
 
 #: Bumped when the export recipe changes (a new key: old exports are left unused).
 EXPORT_FORMAT = "1"
@@ -126,7 +119,7 @@ def export_key(source: Path, variant: str = "fp32") -> str:
     versions = [package_version(d) for d in ("torch", "transformers", "onnx")]
     if variant != "fp32":
         versions.append(package_version("onnxruntime"))  # the quantizer is onnxruntime's
-    return digest("onnx-export", EXPORT_FORMAT, path_identity(source), variant, versions)
+    return digest("onnx-export", EXPORT_FORMAT, file_identity(source), variant, versions)
 
 
 @contextlib.contextmanager

@@ -34,17 +34,6 @@ def stable_hash(text: str) -> int:
     return zlib.crc32(text.encode("utf-8"))
 
 
-def path_identity(path: str | os.PathLike) -> str:
-    """Cheap identity of a local file or model folder: names and sizes of its files (not their bytes)."""
-    p = Path(path)
-    if p.is_file():
-        return digest(p.name, p.stat().st_size)
-    entries = sorted(
-        (str(f.relative_to(p)), f.stat().st_size) for f in p.rglob("*") if f.is_file() and ".git" not in f.parts
-    )
-    return digest(entries)
-
-
 def package_version(dist: str) -> str:
     """Installed version of a distribution, or 'missing'."""
     from importlib import metadata

@@ -30,7 +30,6 @@ from n2o_core.embedders._util import (
     is_local_path,
     length_batches,
     loading,
-    path_identity,
     quiet_libraries,
     report,
     set_torch_threads,
@@ -38,6 +37,7 @@ from n2o_core.embedders._util import (
 from n2o_core.embedders.base import EmbedderInfo, Progress
 from n2o_core.errors import EmbedderError
 from n2o_core.runtime.import_lock import heavy_imports
+from n2o_core.storage.fileio import file_identity
 from n2o_core.variants.spec import POOLINGS as VARIANT_POOLINGS
 
 POOLINGS = ("cls", "mean", "max", "last")
@@ -169,7 +169,7 @@ class HFEmbedder:
         local = Path(name_or_path).expanduser()
         if local.exists():
             name_or_path = str(local.resolve())
-            self._identity = path_identity(local)
+            self._identity = file_identity(local)
         elif name_or_path.startswith((".", "/", "~")):
             raise EmbedderError(f"Model folder not found: {name_or_path}.")
         else:

@@ -27,13 +27,13 @@ from n2o_core.embedders._util import (
     finish,
     loading,
     package_version,
-    path_identity,
     quiet_libraries,
     report,
 )
 from n2o_core.embedders.base import EmbedderInfo, Progress
 from n2o_core.embedders.infos import default_info
 from n2o_core.runtime.import_lock import heavy_imports
+from n2o_core.storage.fileio import file_identity
 
 BATCH = 1024
 PCA_DIMS = 256
@@ -60,7 +60,7 @@ class Model2VecEmbedder:
         self.cache_dir = Path(cache_dir) if cache_dir is not None else None
         self.info = info or default_info("model2vec")
         self.key = digest(
-            "model2vec", EMBEDDER_CODE_VERSION, path_identity(self.source), self.pca_dims, package_version("model2vec")
+            "model2vec", EMBEDDER_CODE_VERSION, file_identity(self.source), self.pca_dims, package_version("model2vec")
         )
         self._model: Any = None
         self.distilled_now = False  # whether this instance ran the distillation

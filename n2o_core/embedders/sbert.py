@@ -52,7 +52,6 @@ from n2o_core.embedders._util import (
     length_batches,
     loading,
     package_version,
-    path_identity,
     quiet_libraries,
     report,
     set_torch_threads,
@@ -62,6 +61,7 @@ from n2o_core.embedders.hf import LAYER_POOLINGS, check_poolings, layers_in_batc
 from n2o_core.embedders.infos import default_info
 from n2o_core.errors import EmbedderError
 from n2o_core.runtime.import_lock import heavy_imports
+from n2o_core.storage.fileio import file_identity
 
 BATCH = 32
 ONNX_BATCH = 8  # smaller batches keep activations in cache: faster per core than 32 with onnxruntime
@@ -355,7 +355,7 @@ class SentenceTransformerEmbedder:
         local = Path(name_or_path).expanduser()
         if local.exists():
             name_or_path = str(local.resolve())
-            self._identity = path_identity(local)
+            self._identity = file_identity(local)
         elif name_or_path.startswith((".", "/", "~")):
             raise EmbedderError(f"Model folder not found: {name_or_path}.")
         else:

@@ -318,7 +318,7 @@ def _composition(stop_words: Collection[str]) -> str:
 
 def word_vectors_embedder(spec: str, path: str, stop_words: Collection[str] = frozenset()) -> StaticEmbedder:
     """A user's word-vector file (`wv:<path>`), averaged; `stop_words` dropped first (`wv:<path>@nostop`)."""
-    from n2o_core.embedders._util import path_identity
+    from n2o_core.storage.fileio import file_identity
 
     table, fmt = load_word_vectors(path)
     kind = "fastText .bin, subword vectors for unknown words" if table.subwords else fmt
@@ -331,4 +331,4 @@ def word_vectors_embedder(spec: str, path: str, stop_words: Collection[str] = fr
         default=False,
         family_group="subword" if table.subwords else "static averages",
     )
-    return StaticEmbedder(info, table, path_identity(path), stop_words)
+    return StaticEmbedder(info, table, file_identity(path), stop_words)
