@@ -58,10 +58,10 @@ MODES = {"overlapped": True, "one at a time": False}
 def onnx_export_present() -> bool:
     """Whether the fp32 ONNX export of the installed all-MiniLM-L6-v2 is already in the per-user model cache."""
     from n2o_core.embedders import _onnx
-    from n2o_core.embedders._state import read_manifest, state_dir
     from n2o_core.embedders.sbert import minilm_path
+    from n2o_core.storage.manifest_folder import folder_path, read_manifest
 
-    folder = state_dir(_onnx.user_model_cache(), "onnx", _onnx.export_key(minilm_path()))
+    folder = folder_path(_onnx.user_model_cache(), "onnx", _onnx.export_key(minilm_path()))
     return read_manifest(folder) is not None
 
 

@@ -157,9 +157,10 @@ def first_clicks(browser, url: str, query: str, read_s: float) -> dict:
 def onnx_export_present(env: dict[str, str]) -> bool:
     """Whether the server will find the MiniLM ONNX export in its per-user model cache."""
     code = (
-        "from n2o_core.embedders import _onnx; from n2o_core.embedders._state import read_manifest, state_dir; "
-        "from n2o_core.embedders.sbert import minilm_path; "
-        "print(read_manifest(state_dir(_onnx.user_model_cache(), 'onnx', _onnx.export_key(minilm_path()))) is not None)"
+        "from n2o_core.embedders import _onnx; from n2o_core.embedders.sbert import minilm_path; "
+        "from n2o_core.storage.manifest_folder import folder_path, read_manifest; "
+        "folder = folder_path(_onnx.user_model_cache(), 'onnx', _onnx.export_key(minilm_path())); "
+        "print(read_manifest(folder) is not None)"
     )
     res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
     return res.stdout.strip() == "True"

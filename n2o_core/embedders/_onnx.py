@@ -9,9 +9,10 @@ cores); benchmarks/bench_encoding.py measures both.
 Export: `exported_model(source, cache_root)` turns a local transformers encoder folder into an ONNX graph once
 per machine with `torch.onnx.export` (plain onnxruntime, no `optimum`: optimum's onnxruntime extra needs
 transformers < 4.58 and would downgrade it). The graph is stored under `<cache_root>/onnx/<key>/model.onnx`, keyed
-by the source model's identity (file names and sizes) and the versions of torch, transformers and onnx, written in
-a temporary folder and moved into place (`_state.write_state`: a manifest with sha256 per file, checked on load),
-while holding an fcntl lock so that concurrent builders wait for the first instead of building twice.
+by the source model's identity (`storage.fileio.file_identity`) and the versions of torch, transformers and onnx,
+written in a temporary folder and moved into place (`storage.manifest_folder.write_folder`: a manifest with sha256
+per file, checked on load), while holding an fcntl lock so that concurrent builders wait for the first instead of
+building twice.
 `variant="int8"` also applies onnxruntime's dynamic int8 quantization (per-channel weights); it changes the vectors
 noticeably (see benchmarks/bench_encoding.py) and is never a default.
 
@@ -41,12 +42,12 @@ from typing import Any
 import numpy as np
 
 import n2o_core.runtime.release as release
-from n2o_core.embedders._state import read_manifest, state_dir, write_state
 from n2o_core.embedders._util import digest, length_batches, loading, package_version, quiet_libraries, report
 from n2o_core.embedders.base import Progress
 from n2o_core.errors import EmbedderError
 from n2o_core.runtime.import_lock import heavy_imports, openvino_import
 from n2o_core.storage.fileio import file_identity
+from n2o_core.storage.manifest_folder import folder_path, read_manifest, write_folder
 
 #: Bumped when the export recipe changes (a new key: old exports are left unused).
 EXPORT_FORMAT = "1"
@@ -197,7 +198,7 @@ def exported_model(source: str | os.PathLike, cache_root: str | os.PathLike | No
         return source
     root = Path(cache_root) if cache_root is not None else user_model_cache()
     key = export_key(source, variant)
-    folder = state_dir(root, "onnx", key)
+    folder = folder_path(root, "onnx", key)
     if folder in _CHECKED and _CHECKED[folder].is_file():
         return _CHECKED[folder]
     if read_manifest(folder) is not None:
@@ -214,7 +215,7 @@ def exported_model(source: str | os.PathLike, cache_root: str | os.PathLike | No
                         _quantize_int8(exported_model(source, root, "fp32"), tmp / "model.onnx")
                 return {"source": str(source), "variant": variant, "format": EXPORT_FORMAT}
 
-            write_state(folder, build)
+            write_folder(folder, build)
     _CHECKED[folder] = folder / "model.onnx"
     return folder / "model.onnx"
 

@@ -19,7 +19,6 @@ from typing import Any
 
 import numpy as np
 
-from n2o_core.embedders._state import read_manifest, state_dir, write_state
 from n2o_core.embedders._util import (
     EMBEDDER_CODE_VERSION,
     check_texts,
@@ -34,6 +33,7 @@ from n2o_core.embedders.base import EmbedderInfo, Progress
 from n2o_core.embedders.infos import default_info
 from n2o_core.runtime.import_lock import heavy_imports
 from n2o_core.storage.fileio import file_identity
+from n2o_core.storage.manifest_folder import folder_path, read_manifest, write_folder
 
 BATCH = 1024
 PCA_DIMS = 256
@@ -73,7 +73,7 @@ class Model2VecEmbedder:
 
     @property
     def model_dir(self) -> Path | None:
-        return state_dir(self.cache_dir, "model2vec", self.key) if self.cache_dir is not None else None
+        return folder_path(self.cache_dir, "model2vec", self.key) if self.cache_dir is not None else None
 
     def _distill(self) -> Any:
         with heavy_imports():
@@ -105,7 +105,7 @@ class Model2VecEmbedder:
                             model.save_pretrained(str(tmp / "model"))
                             return {"source": str(self.source), "pca_dims": self.pca_dims}
 
-                        write_state(folder, build)
+                        write_folder(folder, build)
                         model = StaticModel.from_pretrained(str(folder / "model"), force_download=False)
                     else:
                         _MEMO[self.key] = model

@@ -30,7 +30,6 @@ from typing import Any
 
 import numpy as np
 
-from n2o_core.embedders._state import load_json, load_npy, save_json, save_npy
 from n2o_core.embedders._trained import CorpusTrained
 from n2o_core.embedders._util import check_texts, finish, report, stable_hash
 from n2o_core.embedders.base import Progress
@@ -38,6 +37,7 @@ from n2o_core.embedders.infos import default_info
 from n2o_core.embedders.static import VectorTable, average, stop_words_tag
 from n2o_core.errors import EmbedderError
 from n2o_core.runtime.import_lock import heavy_imports
+from n2o_core.storage.manifest_folder import load_json, load_npy, save_json, save_npy
 from n2o_core.text import tokenize
 
 #: Hyperparameters per built-in id.

@@ -51,7 +51,7 @@ def _instrument() -> None:
                 os.kill(os.getpid(), signal.SIGKILL)
             return out
 
-        os.replace = replace  # fileio.atomic_write and embedders/_state.py call os.replace through the module
+        os.replace = replace  # fileio.atomic_write and storage/manifest_folder.py call os.replace through the module
     log = os.environ.get("N2O_TEST_ENCODE_LOG", "")
     if log:
         from n2o_core.corpus_workspace import Workspace

@@ -101,8 +101,8 @@ def _value_digest(p: Path) -> str:
 
 def scan(cache_dir: str | os.PathLike) -> Scan:
     """Classify every file of a cache folder (read-only: nothing is repaired or removed)."""
-    from n2o_core.embedders._state import read_manifest
     from n2o_core.storage.cache import Cache
+    from n2o_core.storage.manifest_folder import read_manifest
 
     root = Path(cache_dir)
     out = Scan()
