@@ -172,9 +172,9 @@ def _vectors_file(cache: Cache, name: str, vectors: Any, n: int) -> str:
 
 
 def _default_ids(ids: list[str]) -> list[str]:
-    from n2o_core.embedders.registry import DEFAULT_EMBEDDER_IDS
+    from n2o_core.embedders.registry import PAPER_EMBEDDER_IDS
 
-    return ids or list(DEFAULT_EMBEDDER_IDS)
+    return ids or list(PAPER_EMBEDDER_IDS)
 
 
 def compare(

@@ -55,7 +55,7 @@ def run(args: argparse.Namespace) -> int:
     from tqdm.auto import tqdm
 
     from n2o_core.api import sts
-    from n2o_core.embedders.infos import DEFAULT_EMBEDDER_IDS
+    from n2o_core.embedders.infos import PAPER_EMBEDDER_IDS
     from n2o_core.evaluation.sts import SCORINGS
 
     check_max_sentences(args)
@@ -64,7 +64,7 @@ def run(args: argparse.Namespace) -> int:
 
     def progress(eid: str, done: int, total: int) -> None:
         if not bars:
-            bars.append(tqdm(total=len(ids or DEFAULT_EMBEDDER_IDS), desc="embedders", file=sys.stderr))
+            bars.append(tqdm(total=len(ids or PAPER_EMBEDDER_IDS), desc="embedders", file=sys.stderr))
         bar = bars[0]
         bar.set_description(eid or "embedders", refresh=False)
         bar.n = done

@@ -142,10 +142,10 @@ def run(args: argparse.Namespace) -> int:
     from n2o_core.corpus_workspace import Workspace
     from n2o_core.limits import check_corpus_size, k_max_for
     from n2o_core.pipeline import plan_queries, prepare_embedder, search_every_sentence
-    from n2o_core.settings import DEFAULT_EMBEDDERS, env_defaults
+    from n2o_core.settings import DASHBOARD_EMBEDDERS, env_defaults
     from n2o_core.storage.cache import Cache
 
-    ids = list(dict.fromkeys(args.embedder)) or list(env_defaults().embedders or DEFAULT_EMBEDDERS)
+    ids = list(dict.fromkeys(args.embedder)) or list(env_defaults().embedders or DASHBOARD_EMBEDDERS)
     check_max_sentences(args)
     if args.queries < 1 or args.samples < 1:
         raise N2OError("--queries and --samples must be at least 1.")

@@ -3,7 +3,7 @@
 from n2o_core.embedders.base import Embedder, EmbedderInfo, Progress
 from n2o_core.embedders.registry import (
     BUILTIN_EMBEDDER_IDS,
-    DEFAULT_EMBEDDER_IDS,
+    PAPER_EMBEDDER_IDS,
     PrecomputedEmbedder,
     default_info,
     engine_label,
@@ -14,7 +14,7 @@ from n2o_core.embedders.registry import (
 
 __all__ = [
     "BUILTIN_EMBEDDER_IDS",
-    "DEFAULT_EMBEDDER_IDS",
+    "PAPER_EMBEDDER_IDS",
     "Embedder",
     "EmbedderInfo",
     "PrecomputedEmbedder",

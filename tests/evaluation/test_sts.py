@@ -200,10 +200,10 @@ def test_cli_sts_refuses_unscored_pairs(tmp_path, cache_dir, capsys, spec, match
 
 @pytest.mark.slow
 def test_cli_sts_lee_every_default_embedder(tmp_path, cache_dir):
-    from n2o_core.embedders.registry import DEFAULT_EMBEDDER_IDS
+    from n2o_core.embedders.registry import PAPER_EMBEDDER_IDS
 
     out = tmp_path / "lee.json"
     assert main(["sts", "--pairs", "builtin:lee", "--json", str(out)]) == 0
     d = json.loads(out.read_text())
-    assert [r["embedder"] for r in d["results"]] == list(DEFAULT_EMBEDDER_IDS)
+    assert [r["embedder"] for r in d["results"]] == list(PAPER_EMBEDDER_IDS)
     assert all(r["n"] == 1225 and r["pearson"] is not None for r in d["results"])
