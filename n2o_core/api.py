@@ -280,7 +280,7 @@ def needle(
     loaded = load_pairs(pairs, columns=columns, scale=scale, corpus=ws.corpus, cache=ws.cache, seed=seed)
     paper = paper_defaults(loaded.source, loaded.genres)
     wanted = [g for g in genres if g.strip().lower() != "all"]
-    fp = filter_pairs(
+    filtered = filter_pairs(
         loaded,
         min_score=paper["min_score"] if isinstance(min_score, str) else min_score,
         max_overlap=paper["max_overlap"] if isinstance(max_overlap, str) else max_overlap,
@@ -288,7 +288,7 @@ def needle(
         measure=overlap_measure,
     )
     return run_needle(
-        ws, fp, ids, znorm=znorm, top=top, n_boot=n_boot, seed=seed, pair_vectors=pair_vectors, progress=progress
+        ws, filtered, ids, znorm=znorm, top=top, n_boot=n_boot, seed=seed, pair_vectors=pair_vectors, progress=progress
     )
 
 
