@@ -31,7 +31,7 @@ from bench_memory import ARGS, CHROMIUM, EXCEPTION, PAGES, settle, visit, wait_q
 from tools.dashboard_server import ServerError, start_server  # noqa: E402
 
 #: The pages timed, by url path ("findings": opened, then "Check all" clicked).
-TIMED = ("needle", "similarity", "heros", "findings")
+TIMED = ("needle", "sts", "heros", "findings")
 
 
 def _views(env: dict[str, str], log: Path, pages: tuple[str, ...]) -> dict[str, float]:

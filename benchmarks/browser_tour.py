@@ -58,7 +58,7 @@ PLOT = "[data-testid='stPlotlyChart'] .js-plotly-plot"
 SHOT_PAGES = [  # (nav label, heading, screenshot name, what shows it is drawn or the button that runs it, link extras)
     ("Where embedders disagree", "Where two embedders disagree", "agreement", ".st-key-agree_maps .js-plotly-plot", ""),
     ("Paraphrase needle", "Paraphrase needle", "needle", PLOT, ""),
-    ("Human similarity", "Human similarity", "similarity", PLOT, ""),
+    ("Human similarity (STS)", "Human similarity (STS)", "sts", PLOT, ""),
     ("Papers' findings", "The papers' findings, checked live", "findings", "Check", ""),
     # three of the ten tasks keep the tour short (all ten on the defaults take minutes)
     ("Probing tasks", "Probing tasks", "probe", "Run probing", "tasks=sentlen,bshift,tense&per_class=100&min_train=1"),

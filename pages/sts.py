@@ -25,7 +25,7 @@ LABELS = SCORING_LABELS
 
 def render(settings: Settings, corpus: Corpus | None) -> None:
     """Draw the page for the sidebar's settings and corpus."""
-    st.header(nav.heading("similarity"))
+    st.header(nav.heading("sts"))
     st.caption(
         "For every scored pair: the cosine of the two embeddings against the human similarity score, correlated "
         "over the pairs by Pearson and by Spearman, on the raw vectors and after z-normalizing every dimension. "
