@@ -301,3 +301,14 @@ def test_compare_train_with_names_a_builtin_corpus(corpus_and_vectors, capsys):
     rc = run(["compare", "--corpus", str(corpus), "--embedder", "tfidf", "--train-with", "/etc/passwd"], d / "cache")
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and len(err) == 1 and "not a built-in corpus to train with" in err[0]
+
+
+def test_similarity_measures_is_the_command_and_measures_its_old_alias():
+    from n2o_core.cli import measures as measures_cli
+    from n2o_core.cli.main import build_parser
+
+    parser = build_parser()
+    new = parser.parse_args(["similarity-measures", "--corpus", "x.txt", "--embedder", "tfidf", "--k", "7"])
+    old = parser.parse_args(["measures", "--corpus", "x.txt", "--embedder", "tfidf", "--k", "7"])
+    assert new.func is old.func is measures_cli.run
+    assert (new.k, new.embedder) == (old.k, old.embedder) == (7, ["tfidf"])
