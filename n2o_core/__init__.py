@@ -14,6 +14,7 @@ The engine behind the dashboard and the command line, as a Python API (no UI):
     n2o.heros(corpus, ["glove-6b-50d"], n_pairs=200)       # HEROS-style minimal pairs
     n2o.probe(corpus, ["glove-6b-50d"], tasks="sentlen")   # SentEval probing tasks built from the corpus
     n2o.similarity_measures(corpus, ["tfidf", "glove-6b-50d"])  # CKA, CKNNA, RSA, Procrustes, CCA; nulls
+    n2o.variant_analysis(corpus, "minilm-l6-mean")         # its layers, compressions (@binary...) and index
 
 Each result has `.to_frame()` (pandas) and `.to_json()` (the document the CLI writes). The functions live in
 `n2o_core.api` and are imported on first use, so `import n2o_core` stays light. The folders below are the
@@ -39,6 +40,7 @@ __all__ = [
     "probe",
     "similarity_measures",
     "sts",
+    "variant_analysis",
     "workspace",
 ]
 
@@ -53,6 +55,7 @@ if TYPE_CHECKING:
         probe,
         similarity_measures,
         sts,
+        variant_analysis,
         workspace,
     )
     from n2o_core.errors import N2OError
@@ -67,6 +70,7 @@ _API = {
     "needle",
     "probe",
     "sts",
+    "variant_analysis",
     "workspace",
 }
 

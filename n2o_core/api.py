@@ -34,6 +34,7 @@ if TYPE_CHECKING:
     from n2o_core.evaluation.needle import StageProgress as NeedleProgress
     from n2o_core.evaluation.probe.run import ProbeResult
     from n2o_core.evaluation.sts import STSResult
+    from n2o_core.evaluation.variants.run import VariantsResult
     from n2o_core.measures.run import MeasureComparison
     from n2o_core.pipeline import StageProgress
     from n2o_core.storage.cache import Cache
@@ -53,6 +54,7 @@ __all__ = [
     "probe",
     "similarity_measures",
     "sts",
+    "variant_analysis",
     "workspace",
 ]
 
@@ -419,4 +421,59 @@ def similarity_measures(
     ws, ids = _workspace_and_ids(corpus, embedders, max_sentences=max_sentences, cache_dir=cache_dir)
     return compare_measures(
         ws, ids, k, measure_ids, permutations_=permutations, bootstrap=bootstrap, subsample=subsample, seed=seed
+    )
+
+
+def variant_analysis(
+    corpus: CorpusLike | Workspace,
+    embedder: str,
+    *,
+    other: str | None = None,
+    k: int = 10,
+    layers: bool = True,
+    compression: bool = True,
+    index: bool = True,
+    sizes: Sequence[int] | None = None,
+    needle_pairs: str | None = "builtin:lee",
+    sts_pairs: str | None = "builtin:lee",
+    queries: int = 100,
+    samples: int = 5,
+    seed: int = 0,
+    max_sentences: int | None = None,
+    cache_dir: str | None = None,
+    progress: Callable[[str, int, int], None] | None = None,
+) -> VariantsResult:
+    """What a layer, a compression or an approximate index does to one embedder's neighbors (issue 36), as the
+    CLI's `variants --json` writes it (`.to_json()`):
+
+    - `.layers`: N2O (mean and spread over `samples` x `queries` query samples, at k) and linear CKA between
+      every two layers of the embedder's model (`@layer=0` = the embeddings output ... the last layer; one cached
+      forward pass), the chance level k/(N-1), each layer's best-matching other layer; `.between`: the same with
+      `other`'s layers as columns (one column for an embedder without layers, e.g. GloVe).
+    - `.compression`: for each family (dims, pca, int8, binary, binary+rescore) at each size in `sizes` (default:
+      the full dimension, then halves down to 16): bytes per vector, N2O with the full-precision exact neighbors,
+      the needle MRR on `needle_pairs` and the STS Spearman on `sts_pairs` (None: left out), and the knee.
+    - `.index`: exact search and pynndescent at several graph degrees: recall@k (= N2O with exact) against the
+      query time per query and the build time.
+    A part that cannot be computed (layers of an embedder without hidden states) is named in `.errors`.
+    (Named `variant_analysis`, not `variants`: `n2o_core.variants` is the package of the variant grammar.)
+    `progress(stage, done, total)` reports each stage ("layers", "neighbors", "cka", "needle", "sts", "index")."""
+    from n2o_core.evaluation.variants.run import run_variants
+
+    ws, _ = workspace(corpus, [embedder] + ([other] if other else []), max_sentences=max_sentences, cache_dir=cache_dir)
+    return run_variants(
+        ws,
+        embedder,
+        other=other,
+        k=k,
+        layers=layers,
+        compression=compression,
+        index=index,
+        sizes=list(sizes) if sizes else None,
+        needle_pairs=needle_pairs,
+        sts_pairs=sts_pairs,
+        n_queries=queries,
+        n_samples=samples,
+        seed=seed,
+        progress=progress,
     )

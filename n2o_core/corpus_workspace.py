@@ -3,6 +3,10 @@
 Embeddings are computed once per (corpus, embedder, code version) and memory-mapped from cache/ after that;
 neighbor ids are searched once per (embedder, query pool, k_max, z-norm, exact/approx). Changing k <= k_max or
 picking another sample of an already-searched pool only slices arrays.
+
+Every method that takes an embedder id also takes a variant id (`minilm-l6-mean@layer=4@binary`,
+`n2o_core.variants.spec`): its vectors come from the base's cached embeddings, or from one cached forward pass for
+a layer or pooling, never from embedding again (`n2o_core.variants.store.VariantStore`).
 """
 
 from __future__ import annotations
@@ -29,6 +33,8 @@ from n2o_core.search.result import Neighbors
 from n2o_core.search.rows import Standardizer, prepare_rows
 from n2o_core.storage.cache import CACHE_CODE_VERSION, Cache
 from n2o_core.storage.fileio import file_identity, hash_key
+from n2o_core.variants.spec import Variant, describe
+from n2o_core.variants.store import VariantStore, variant_of
 
 Progress = Callable[[int, int], None]
 STORAGE_DTYPES = ("float32", "float16")
@@ -59,6 +65,7 @@ class Workspace:
         self._indexes: dict[tuple, Any] = {}  # (embedder, znorm, n_neighbors) -> pynndescent index
         self._loading: dict[str, threading.RLock] = {}  # one lock per embedder while it loads and fits
         self._lock = threading.RLock()
+        self.variants = VariantStore(self)
 
     def __reduce__(self) -> tuple[Any, tuple[Any, ...]]:
         """Pickled as what it reads (corpus, cache folder, storage dtype, scheduler address, registered vectors),
@@ -123,13 +130,26 @@ class Workspace:
         return emb.row_inv if isinstance(emb, PrecomputedEmbedder) and emb.vectors is X else None
 
     def _forget(self, eid: str) -> None:
-        """Drop the loaded embedder of `eid` and everything derived from its vectors in memory."""
+        """Drop the loaded embedder of `eid` and everything derived from its vectors in memory (its variants')."""
+        self.variants.forget(eid)
+        for vid in [vid for vid in self._arrays if vid.startswith(eid + "@")]:
+            self._arrays.pop(vid, None)
         self._embedders.pop(eid, None)
         self._fitted.discard(eid)
         self._arrays.pop(eid, None)
         self._standardizers.pop(eid, None)
         for key in [key for key in self._indexes if key[0] == eid]:
             del self._indexes[key]
+
+    def variant(self, eid: str) -> Variant | None:
+        """The variant an id names (None for a plain embedder id or a name of added vectors); N2OError for a
+        malformed variant part."""
+        return None if eid in self._vectors else variant_of(eid)
+
+    def base_id(self, eid: str) -> str:
+        """The embedder a variant id is a variant of (the id itself for a plain one)."""
+        v = self.variant(eid)
+        return eid if v is None else v.base
 
     def is_precomputed(self, eid: str) -> bool:
         """Whether `eid` names precomputed vectors added with add_vectors."""
@@ -140,7 +160,10 @@ class Workspace:
         total)` while one trains, when its `fit` takes a progress callback).
 
         Loading and fitting hold a lock of this embedder only: one thread can train word2vec while another trains
-        fastText or encodes with MiniLM (`pipeline.preparation`); a second caller of the same embedder waits."""
+        fastText or encodes with MiniLM (`pipeline.preparation`); a second caller of the same embedder waits.
+        For a variant id: its base's embedder (whose `encode` gives the base's vectors, not the variant's: ask
+        `embeddings` and `encode_texts` for those)."""
+        eid = self.base_id(eid)
         with self._lock:
             if eid in self._vectors:
                 pre = self._precomputed(eid)
@@ -178,6 +201,7 @@ class Workspace:
         that needs the model (a free-text query, sentences outside the corpus) loads it again, refitting a
         corpus-trained one from its state in the disk cache. Precomputed vectors stay (a memory map). Returns
         whether a model was dropped (`runtime.release` calls it when the model has been unused for a while)."""
+        eid = self.base_id(eid)
         if eid in self._vectors:
             return False
         lock = self._loading.setdefault(eid, threading.RLock())
@@ -187,11 +211,15 @@ class Workspace:
 
     def is_loaded(self, eid: str) -> bool:
         """Whether the embedder is loaded and fitted in this workspace (a query embeds without waiting)."""
+        eid = self.base_id(eid)
         with self._lock:
             return eid in self._embedders and eid in self._fitted
 
     def info(self, eid: str) -> EmbedderInfo:
-        """Registry row of an embedder (without loading it when it is a built-in)."""
+        """Registry row of an embedder (without loading it when it is a built-in); a variant's says what it is."""
+        v = self.variant(eid)
+        if v is not None:
+            return self.variants.info(v)
         if eid not in self._vectors:
             from n2o_core.embedders.registry import list_embedders
 
@@ -204,6 +232,9 @@ class Workspace:
         """Cache key of an embedder's output on this corpus (no model is loaded for built-ins)."""
         if eid in self._vectors:  # the identity of the file as loaded (loaded again first if it has changed)
             return hash_key("vectors", self._precomputed(eid).identity)
+        v = self.variant(eid)
+        if v is not None:  # the base's key and the variant's canonical parts (with the transforms' version)
+            return hash_key(self.embedder_key(v.base), v.cache_part())
         from n2o_core.embedders.registry import BUILTIN_EMBEDDER_IDS
 
         parts: list[str] = [eid, CACHE_CODE_VERSION]
@@ -229,9 +260,13 @@ class Workspace:
     # ------------------------------------------------------------------ embeddings
 
     def is_cached(self, eid: str) -> bool:
-        """Whether the embeddings are already in memory or on disk (nothing is computed)."""
+        """Whether the embeddings are already in memory or on disk (nothing is computed); for a variant, whether
+        the vectors it is derived from are."""
         if eid in self._arrays or eid in self._vectors:
             return True
+        v = self.variant(eid)
+        if v is not None:
+            return self.variants.is_cached(v)
         for suffix in (f"-{self.storage_dtype}.npy", ".npz"):
             rel = self._rel("embeddings", eid, suffix)
             if self.cache.has(rel):
@@ -253,7 +288,8 @@ class Workspace:
         with self._lock:
             if eid in self._arrays:
                 return self._arrays[eid]
-        arr = self._cached_or_encode(eid, progress)
+        v = self.variant(eid)
+        arr = self._cached_or_encode(eid, progress) if v is None else self.variants.embeddings(v, progress)
         with self._lock:
             self._arrays[eid] = arr
         return arr
@@ -376,6 +412,10 @@ class Workspace:
                 if not all(c is not None and c.size for c in check):
                     check = [None, None, None]
                 return Neighbors(got["ids"], got["sims"], rec, 0.0, *check)
+            v = self.variant(eid)
+            if v is not None and v.precision != "float32":  # its own exact search (Hamming, int8 codes)
+                res = self.variants.knn(v, k, query_ids, znorm=znorm, progress=progress)
+                return self._saved_neighbors(rel, res, k, query_ids, describe(v), mode)
             X = self.embeddings(eid)
             std = self.standardizer(eid) if znorm else None
             if approx:
@@ -388,19 +428,34 @@ class Workspace:
                 res = exact_knn(
                     X, k, query_ids=query_ids, standardizer=std, progress=progress, row_inv=self._row_inv(eid, X, znorm)
                 )
-            recall = np.array([res.recall], np.float64) if res.recall is not None else np.zeros(0)
-            extra: dict[str, Any] = {}
-            if res.check_ids is not None:
-                extra = dict(check_ids=res.check_ids, check_exact=res.check_exact, check_approx=res.check_approx)
-            self.cache.save_bundle(
-                rel,
-                description=f"{k}-NN of {len(query_ids)} queries, {eid}, {mode}",
-                ids=res.ids,
-                sims=res.sims,
-                recall=recall,
-                **extra,
-            )
-            return res
+            return self._saved_neighbors(rel, res, k, query_ids, describe(v) if v is not None else eid, mode)
+
+    def _saved_neighbors(
+        self, rel: str, res: Neighbors, k: int, query_ids: np.ndarray, what: str, mode: str
+    ) -> Neighbors:
+        recall = np.array([res.recall], np.float64) if res.recall is not None else np.zeros(0)
+        extra: dict[str, Any] = {}
+        if res.check_ids is not None:
+            extra = dict(check_ids=res.check_ids, check_exact=res.check_exact, check_approx=res.check_approx)
+        self.cache.save_bundle(
+            rel,
+            description=f"{k}-NN of {len(query_ids)} queries, {what}, {mode}",
+            ids=res.ids,
+            sims=res.sims,
+            recall=recall,
+            **extra,
+        )
+        return res
+
+    def search(self, eid: str, query_ids: np.ndarray, k: int, *, znorm: bool = False) -> Neighbors:
+        """k nearest neighbors of corpus rows `query_ids` (self excluded), exact, not cached: a few queries."""
+        query_ids = np.asarray(query_ids, np.int64).ravel()
+        validate_k(k, len(self.corpus))
+        v = self.variant(eid)
+        if v is not None and v.precision != "float32":
+            return self.variants.knn(v, k, query_ids, znorm=znorm)
+        std = self.standardizer(eid) if znorm else None
+        return exact_knn(self.embeddings(eid), k, query_ids=query_ids, standardizer=std)
 
     def _approx(
         self, eid: str, X: Any, k: int, query_ids: np.ndarray, std: Standardizer | None, znorm: bool
@@ -424,12 +479,13 @@ class Workspace:
         """Raw float32 embeddings of sentences outside the corpus (e.g. HEROS pairs), cached per embedder and
         list. Corpus-trained embedders are fit on this workspace's corpus first."""
         texts = list(texts)
+        v = self.variant(eid)
         return self._stored_or_encoded(
             eid,
             "texts",
             "-" + hash_key("texts", texts),
             len(texts),
-            lambda: self.embedder(eid).encode(texts),
+            (lambda: self.embedder(eid).encode(texts)) if v is None else (lambda: self.variants.encode_texts(v, texts)),
             "float32",
             f"{eid}: {len(texts)} sentences outside {self.corpus.name}",
             f"{len(texts)} sentences",
@@ -440,6 +496,9 @@ class Workspace:
         """k nearest corpus sentences of a free-text query (embedded on the fly)."""
         if not text.strip():
             raise N2OError("Type a sentence to search for.")
+        v = self.variant(eid)
+        if v is not None:
+            return self.variants.search_text(v, text, min(k, len(self.corpus)), znorm=znorm)
         X = self.embeddings(eid)
         emb = self.embedder(eid)
         try:

@@ -27,7 +27,6 @@ from n2o_core.embedders.infos import NOSTOP_SUFFIX
 from n2o_core.errors import N2OError
 from n2o_core.limits import validate_k
 from n2o_core.runtime.lanes import Lanes
-from n2o_core.search.exact import exact_knn
 from n2o_core.search.result import Neighbors
 from n2o_core.search.scan import search_threads
 from n2o_core.storage.fileio import hash_key
@@ -466,9 +465,7 @@ def search_corpus_sentence(ws: Workspace, eid: str, qid: int, k: int, *, znorm: 
     if not 0 <= int(qid) < n:
         raise N2OError(f"Query id {qid} is outside the corpus (0..{n - 1}).")
     validate_k(k, n)
-    X = ws.embeddings(eid)
-    std = ws.standardizer(eid) if znorm else None
-    return exact_knn(X, k, query_ids=np.array([int(qid)], np.int64), standardizer=std)
+    return ws.search(eid, np.array([int(qid)], np.int64), k, znorm=znorm)
 
 
 def search_free_text(ws: Workspace, eid: str, text: str, k: int, *, znorm: bool = False) -> Neighbors:

@@ -13,6 +13,7 @@ from dataclasses import asdict, dataclass, field, replace
 
 from n2o_core.corpora.builtin import builtin_names
 from n2o_core.corpora.specs import DEFAULT_CORPUS, linkable_spec
+from n2o_core.errors import N2OError
 from n2o_core.evaluation.heros.averaging import AVERAGING, AVERAGING_DEFAULT
 from n2o_core.evaluation.probe.split import MIN_TRAIN_PER_CLASS, per_class_for
 from n2o_core.limits import K_MAX
@@ -112,6 +113,42 @@ def _first(v: object) -> object:
     return v
 
 
+def _linked_embedders(
+    asked: list[str], known: set[str], link_refusal: Callable[[str], str | None] | None, notes: list[str]
+) -> list[str]:
+    """The embedders a link names that it may: known ids, user specs `link_refusal` allows, and variants of
+    either (`ID@binary`); a note for each left out."""
+    kept, unknown = [], []
+    for e in asked:
+        base, bad_variant = _variant_base(e)
+        user = link_refusal is not None and base.startswith(USER_EMBEDDER_PREFIXES)
+        why = None if base in known else (link_refusal(base) if user else "unknown")  # type: ignore[misc]
+        if bad_variant:
+            why, user = bad_variant, True
+        if why is None:
+            kept.append(e)
+        elif user:
+            notes.append(f"Embedder '{e[:200]}' in the link is left out: {why}.")
+        else:
+            unknown.append(e)
+    if unknown:
+        notes.append(f"Unknown embedder(s) in the link ignored: {', '.join(b[:40] for b in unknown)}.")
+    return kept
+
+
+def _variant_base(eid: str) -> tuple[str, str | None]:
+    """(the embedder a variant id is a variant of, None) -- the id itself for a plain one; (the id, why) when its
+    variant parts are malformed (`n2o_core.variants.spec`)."""
+    from n2o_core.variants.spec import parse_variant
+
+    if "@" not in eid:
+        return eid, None
+    try:
+        return parse_variant(eid).base, None
+    except N2OError as e:
+        return eid, str(e).rstrip(".")
+
+
 def from_query(
     params: Mapping[str, object],
     defaults: Settings | None = None,
@@ -155,20 +192,7 @@ def from_query(
     if params.get("emb") is not None:
         asked = _split(params.get("emb"))  # type: ignore[arg-type]
         if known_embedders is not None:
-            known = set(known_embedders)
-            kept, unknown = [], []
-            for e in asked:
-                user = link_refusal is not None and e.startswith(USER_EMBEDDER_PREFIXES)
-                why = None if e in known else (link_refusal(e) if user else "unknown")  # type: ignore[misc]
-                if why is None:
-                    kept.append(e)
-                elif user:
-                    notes.append(f"Embedder '{e[:200]}' in the link is left out: {why}.")
-                else:
-                    unknown.append(e)
-            if unknown:
-                notes.append(f"Unknown embedder(s) in the link ignored: {', '.join(b[:40] for b in unknown)}.")
-            asked = kept
+            asked = _linked_embedders(asked, set(known_embedders), link_refusal, notes)
         embedders = tuple(asked)
 
     search = str(_first(params.get("search")) or ("approx" if d.approx else "exact"))

@@ -97,3 +97,15 @@ def test_train_with_round_trips_and_refuses_anything_but_a_builtin():
     assert "train" not in to_query(from_query({}))
     bad = from_query({"train": "/etc/passwd"})
     assert bad.train_with == "" and any("'train' must name a built-in corpus" in n for n in bad.notes)
+
+
+def test_links_keep_variants_of_known_or_allowed_embedders():
+    s = from_query(
+        {"emb": "minilm-l6-mean,minilm-l6-mean@binary,minilm-l6-mean@bianry,nope@int8,st:m@layer=2,st:x@dims=8"},
+        known_embedders=["minilm-l6-mean"],
+        link_refusal=lambda e: None if e == "st:m" else "not allowed here",
+    )
+    assert s.embedders == ("minilm-l6-mean", "minilm-l6-mean@binary", "st:m@layer=2")
+    assert any("minilm-l6-mean@bianry" in n and "did you mean '@binary'" in n for n in s.notes)
+    assert any("'st:x@dims=8' in the link is left out: not allowed here" in n for n in s.notes)
+    assert any("ignored: nope@int8" in n for n in s.notes)

@@ -75,9 +75,21 @@ def link_refusal(eid: str) -> str | None:
 
 
 def adopt(eids: list[str]) -> None:
-    """User embedders a link named (already allowed by `link_refusal`) join this session's list."""
+    """User embedders and variants a link named (already allowed by `link_refusal`) join this session's list."""
     ids = own_ids()
-    ids.extend(e for e in eids if e.startswith(("st:", "hf:", "wv:", ue.VECTOR_PREFIX)) and e not in ids)
+    ids.extend(
+        e for e in eids if (e.startswith(("st:", "hf:", "wv:", ue.VECTOR_PREFIX)) or variant_id(e)) and e not in ids
+    )
+
+
+def variant_id(eid: str) -> bool:
+    """Whether `eid` is a well-formed variant id (`minilm-l6-mean@binary`, `n2o_core.variants.spec`)."""
+    from n2o_core.variants.spec import parse_variant
+
+    try:
+        return "@" in eid and parse_variant(eid).is_variant
+    except N2OError:
+        return False
 
 
 # --------------------------------------------------------------------------- the picker
@@ -101,6 +113,11 @@ def infos(builtin: dict[str, EmbedderInfo], corpus: Corpus | None, scheduler: st
                 continue
             ws = data.workspace(corpus.fingerprint, corpus, scheduler)
             out[eid] = ws.info(eid)
+        elif variant_id(eid) and corpus is not None:
+            try:
+                out[eid] = data.workspace(corpus.fingerprint, corpus, scheduler).info(eid)
+            except Exception as e:  # noqa: BLE001 - one sentence in place; the others keep working
+                left_out[eid] = message(e, eid)
         else:
             out[eid] = loaded.get(eid) or EmbedderInfo(
                 eid, "user", "", None, "not loaded yet", default=False, family_group=ue.family_group_of(eid)
@@ -173,6 +190,9 @@ def legend(groups: list[str]) -> str:
 def _add_spec() -> None:
     """Callback of 'Add model': check the spec, load the model (nothing is embedded yet), select it."""
     raw = str(st.session_state.get("w_own_spec") or "")
+    if variant_id(raw.strip()):
+        _add_variant(raw.strip())
+        return
     why = ue.typed_refusal(raw)
     if why:
         st.session_state[_MSG] = ("error", why)
@@ -189,6 +209,34 @@ def _add_spec() -> None:
     _select(spec)
     dim = f"{emb.info.dim}-d" if emb.info.dim else "dimension unknown"
     st.session_state[_MSG] = ("success", f"Added {spec} ({emb.info.composition or 'pooling n/a'}, {dim}).")
+    st.session_state["w_own_spec"] = ""
+
+
+def _add_variant(eid: str) -> None:
+    """'Add model' with a variant id (`minilm-l6-mean@binary`, `st:NAME@layer=3`): its base must be a built-in,
+    one of this session's own embedders, or a model spec this server allows; checked on the corpus shown."""
+    from n2o_core.embedders.registry import BUILTIN_EMBEDDER_IDS
+    from n2o_core.variants.spec import parse_variant
+
+    v = parse_variant(eid)
+    corpus: Corpus | None = st.session_state.get("_own_corpus")
+    if v.base not in BUILTIN_EMBEDDER_IDS and v.base not in own_ids():
+        why = ue.typed_refusal(v.base)
+        if why:
+            st.session_state[_MSG] = ("error", why)
+            return
+    if corpus is None:
+        st.session_state[_MSG] = ("error", "Choose a usable corpus first: a variant is fitted on its sentences.")
+        return
+    try:
+        info = data.workspace(corpus.fingerprint, corpus, st.session_state.get("_own_scheduler", "")).info(v.id)
+    except Exception as e:  # noqa: BLE001 - one sentence in place; the others keep working
+        st.session_state[_MSG] = ("error", message(e, f"Adding '{eid}'"))
+        return
+    if v.base.startswith(("st:", "hf:", "wv:")):
+        typed_specs().add(v.base)
+    _select(v.id)
+    st.session_state[_MSG] = ("success", f"Added {v.id}: {info.data}.")
     st.session_state["w_own_spec"] = ""
 
 
@@ -212,15 +260,19 @@ def _add_vectors() -> None:
     st.session_state[_MSG] = ("success", f"Added {eid}: {arr.shape[0]:,} × {arr.shape[1]} vectors.")
 
 
-def advanced(corpus: Corpus | None) -> None:
-    """The Advanced controls for the user's own embedders (drawn inside the sidebar's Advanced expander)."""
+def advanced(corpus: Corpus | None, scheduler: str = "") -> None:
+    """The Advanced controls for the user's own embedders (drawn inside the sidebar's Advanced expander);
+    `scheduler`: the session's Dask scheduler (the workspace a variant is checked in)."""
     st.session_state["_own_corpus"] = corpus
+    st.session_state["_own_scheduler"] = scheduler
     st.text_input(
         "Add a model",
         key="w_own_spec",
-        placeholder="st:/path/to/model · hf:NAME@mean · wv:FILE",
+        placeholder="st:/path/to/model · hf:NAME@mean · wv:FILE · minilm-l6-mean@binary",
         help="st:NAME_OR_FOLDER (sentence-transformers, its own pooling), hf:NAME_OR_FOLDER@cls|mean|max|last "
         "(any Hugging Face encoder), wv:FILE[@nostop] (word2vec/GloVe/fastText vectors, averaged). "
+        "A variant of any embedder: ID@layer=N, @pool=cls|mean|max, @dims=N, @pca=N, @int8, @binary, "
+        "@binary@rescore=R, combined (minilm-l6-mean@layer=4@binary). "
         "Checked and loaded now; it joins every view once chosen.",
     )
     st.button("Add model", key="w_own_add", on_click=_add_spec)

@@ -450,7 +450,7 @@ def znorm_button(key: str) -> None:
 def _advanced(corpus: Corpus | None) -> None:
     """The Advanced expander: the user's own embedders, talk mode and the Dask scheduler."""
     with st.sidebar.expander("Advanced", expanded=bool(st.session_state.get("_own_msg"))):
-        own.advanced(corpus)
+        own.advanced(corpus, scheduler())
         st.toggle(
             "Talk mode",
             key="w_talk",

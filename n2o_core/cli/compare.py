@@ -23,6 +23,7 @@ from n2o_core.cli.common import (
     workspace_from_args,
     write_json,
 )
+from n2o_core.errors import N2OError
 from n2o_core.limits import require_embedders, validate_k
 
 if TYPE_CHECKING:
@@ -97,6 +98,9 @@ def _print_result(res: ComparisonResult, corpus_name: str, wall: float) -> None:
     for i, e in enumerate(names):
         print(f"{e:{w}s}" + "".join(f"{res.mean[i, j]:{col}.3f}" for j in range(len(names))))
     print(f"std across samples: max {np.max(res.std):.4f}")
+    for variant, base in _variants_of(names):
+        i, j = names.index(variant), names.index(base)
+        print(f"{variant}: N2O with {base} (its original) {res.mean[i, j]:.3f} ± {res.std[i, j]:.3f}")
     if any(r is not None for r in res.recall.values()):
         print(
             "recall@k (approximate vs exact): "
@@ -107,3 +111,18 @@ def _print_result(res: ComparisonResult, corpus_name: str, wall: float) -> None:
     for note in res.face_value().notes():
         print(f"note: {note.text}")
     print(f"wall time {wall:.1f} s")
+
+
+def _variants_of(names: list[str]) -> list[tuple[str, str]]:
+    """(variant, its base) for every compared variant whose base is compared too."""
+    from n2o_core.variants.store import variant_of
+
+    out = []
+    for e in names:
+        try:
+            v = variant_of(e)
+        except N2OError:
+            continue
+        if v is not None and v.base in names:
+            out.append((e, v.base))
+    return out

@@ -21,6 +21,7 @@ import n2o_core.cli.needle as needle
 import n2o_core.cli.neighbors as neighbors
 import n2o_core.cli.probe as probe
 import n2o_core.cli.sts as sts
+import n2o_core.cli.variants as variants
 import n2o_core.cli.warm as warm
 from n2o_core.cli.common import run_command
 
@@ -41,6 +42,7 @@ COMMANDS = (
     probe,
     warm,
     measures,
+    variants,
 )
 
 

@@ -20,6 +20,8 @@ Modules and packages, lowest first (each imports only those above it in this lis
               `correlations`, `rank_table`, `correlation_table`, `rank_display`, `moved_count`, `occurrence_stats`
   probe/      SentEval's probing tasks built from any corpus: `build_tasks`, `parse_corpus`, `read_out`,
               `run_probe`, `ProbeResult`, TASKS
+  variants/   one embedder's layers, compressions and approximate index compared (needle and STS of each
+              variant): `run_variants` -> `VariantsResult`, `compare_layers`, `compression_curve`, `index_sweep`
   findings/   the papers' claims as rules, checked on the current corpus: FINDINGS, `check_findings`,
               `FindingParams`, NOT_TESTABLE
 

@@ -12,6 +12,8 @@ Modules, lowest first (each imports only those above it in this list):
   transforms  `truncate_dims`, `PcaProjection`, `int8_ranges`, `quantize_int8`, `pack_signs`, `unpack_signs`,
               `zero_rows`, `VariantTransform` (fitted on the corpus), `derive_vectors` -> `Derived`
   knn         `variant_knn`: exact cosine (float32, int8 codes), Hamming (binary), Hamming + rescoring
+  store       `VariantStore`: a workspace's variants (layers from one cached forward pass, derived vectors from
+              the cached base embeddings, never embedding again; their search), `variant_of`
 
 The layer and pooling parts are computed by the embedders (every hidden layer from one forward pass:
 `encode_layers` of `embedders.sbert.MiniLMEmbedder`, `SentenceTransformerEmbedder` and `embedders.hf.HFEmbedder`);
@@ -28,6 +30,7 @@ __all__ = [
     "Derived",
     "PcaProjection",
     "Variant",
+    "VariantStore",
     "VariantTransform",
     "bytes_per_vector",
     "derive",
@@ -40,11 +43,13 @@ __all__ = [
     "split_variant",
     "truncate_dims",
     "variant_knn",
+    "variant_of",
 ]
 
 if TYPE_CHECKING:
     from n2o_core.variants.knn import variant_knn
     from n2o_core.variants.spec import Variant, bytes_per_vector, derive, describe, parse_variant, split_variant
+    from n2o_core.variants.store import VariantStore, variant_of
     from n2o_core.variants.transforms import (
         Derived,
         PcaProjection,
@@ -72,6 +77,8 @@ _LAZY = {
     "quantize_int8": "transforms",
     "truncate_dims": "transforms",
     "variant_knn": "knn",
+    "VariantStore": "store",
+    "variant_of": "store",
 }
 
 
