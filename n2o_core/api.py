@@ -460,7 +460,7 @@ def variant_analysis(
     `progress(stage, done, total)` reports each stage ("layers", "neighbors", "cka", "needle", "sts", "index")."""
     from n2o_core.evaluation.variants.run import run_variants
 
-    ws, _ = workspace(corpus, [embedder] + ([other] if other else []), max_sentences=max_sentences, cache_dir=cache_dir)
+    ws = workspace(corpus, [embedder] + ([other] if other else []), max_sentences=max_sentences, cache_dir=cache_dir)
     return run_variants(
         ws,
         embedder,
