@@ -106,22 +106,6 @@ def workspace(
     """The corpus's workspace (cached embeddings and neighbors) with the given vectors registered under their
     names; unknown ids raise before any work. Every other function starts here, and each takes a Workspace in
     place of a corpus too (then `max_sentences` and `cache_dir` are its own)."""
-    ws, _ = _workspace_and_ids(
-        corpus, embedders, max_sentences=max_sentences, text_column=text_column, seed=seed, cache_dir=cache_dir
-    )
-    return ws
-
-
-def _workspace_and_ids(
-    corpus: CorpusLike | Workspace,
-    embedders: EmbeddersLike = (),
-    *,
-    max_sentences: int | None = None,
-    text_column: str | None = None,
-    seed: int = 0,
-    cache_dir: str | None = None,
-) -> tuple[Workspace, list[str]]:
-    """`workspace(...)` and the embedder ids in the order given (a name for each (name, vectors) pair)."""
     from n2o_core.corpus_workspace import Workspace
     from n2o_core.storage.cache import Cache
 
@@ -133,14 +117,17 @@ def _workspace_and_ids(
             corpus, max_sentences=max_sentences, text_column=text_column, seed=seed, cache_dir=str(cache.root)
         )
         ws = Workspace(corp, cache=cache)
-    ids: list[str] = []
     for name, vectors in _embedder_items(embedders):
         if vectors is not None:
-            ws.add_vectors(name, _vectors_file(cache, name, vectors, len(corp)))
+            ws.add_vectors(name, _vectors_file(cache, name, vectors, len(ws.corpus)))
         elif not ws.is_precomputed(name):
             ws.info(name)  # raises EmbedderError for an unknown id
-        ids.append(name)
-    return ws, ids
+    return ws
+
+
+def _names(embedders: EmbeddersLike) -> list[str]:
+    """The embedder ids in the order given (a name for each (name, vectors) pair)."""
+    return [name for name, _ in _embedder_items(embedders)]
 
 
 def _embedder_items(embedders: EmbeddersLike) -> list[tuple[str, Any]]:
@@ -202,7 +189,8 @@ def compare(
     from n2o_core.limits import require_embedders, validate_k
     from n2o_core.text import SBERT_STOP_WORDS
 
-    ws, ids = _workspace_and_ids(corpus, embedders, max_sentences=max_sentences, cache_dir=cache_dir)
+    ws = workspace(corpus, embedders, max_sentences=max_sentences, cache_dir=cache_dir)
+    ids = _names(embedders)
     require_embedders(ids, what="to compare")
     validate_k(k, len(ws.corpus))
     res = run_compare(
@@ -237,7 +225,8 @@ def agreement(
     N2O with the whole corpus as the query set); `approx=None` picks exact search up to 50,000 sentences."""
     from n2o_core.analyses.agreement import agreement as run_agreement
 
-    ws, ids = _workspace_and_ids(corpus, embedders, max_sentences=max_sentences, cache_dir=cache_dir)
+    ws = workspace(corpus, embedders, max_sentences=max_sentences, cache_dir=cache_dir)
+    ids = _names(embedders)
     return run_agreement(ws, ids, k, znorm=znorm, approx=approx, on_stage=on_stage)
 
 
@@ -274,7 +263,8 @@ def needle(
         raise N2OError(f"top must be 0 or more (got {top}).")
     if n_boot < 1:
         raise N2OError(f"n_boot must be at least 1 (got {n_boot}).")
-    ws, ids = _workspace_and_ids(corpus, embedders, max_sentences=max_sentences, seed=seed, cache_dir=cache_dir)
+    ws = workspace(corpus, embedders, max_sentences=max_sentences, seed=seed, cache_dir=cache_dir)
+    ids = _names(embedders)
     ids = _default_ids(ids)
     for eid in ids:
         if not ws.is_precomputed(eid):
@@ -361,7 +351,8 @@ def heros(
 
     if n_pairs < 1:
         raise N2OError(f"n_pairs must be at least 1 (got {n_pairs}).")
-    ws, ids = _workspace_and_ids(corpus, embedders, max_sentences=max_sentences, seed=seed, cache_dir=cache_dir)
+    ws = workspace(corpus, embedders, max_sentences=max_sentences, seed=seed, cache_dir=cache_dir)
+    ids = _names(embedders)
     return run_heros(ws, _default_ids(ids), n_pairs=n_pairs, seed=seed, n_boot=n_boot, znorm=znorm, averaging=averaging)
 
 
@@ -388,7 +379,8 @@ def probe(
         raise N2OError(f"per_class must be a positive number of items per class (got {per_class}).")
     from n2o_core.evaluation.probe.split import MIN_TRAIN_PER_CLASS
 
-    ws, ids = _workspace_and_ids(corpus, embedders, max_sentences=max_sentences, cache_dir=cache_dir)
+    ws = workspace(corpus, embedders, max_sentences=max_sentences, cache_dir=cache_dir)
+    ids = _names(embedders)
     return run_probe(
         ws,
         _default_ids(ids),
@@ -418,7 +410,8 @@ def similarity_measures(
     null (mean, p) and a bootstrap interval; kernel measures on a seeded subsample of `subsample` sentences."""
     from n2o_core.measures.run import compare_measures
 
-    ws, ids = _workspace_and_ids(corpus, embedders, max_sentences=max_sentences, cache_dir=cache_dir)
+    ws = workspace(corpus, embedders, max_sentences=max_sentences, cache_dir=cache_dir)
+    ids = _names(embedders)
     return compare_measures(
         ws, ids, k, measure_ids, permutations_=permutations, bootstrap=bootstrap, subsample=subsample, seed=seed
     )

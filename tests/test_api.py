@@ -21,6 +21,9 @@ def test_workspace_returns_the_workspace_with_the_vectors_registered(tmp_path):
     assert list(ws.corpus.texts) == ["one cat", "two dogs", "three birds"]
     assert ws.is_precomputed("mine") and not ws.is_precomputed("tfidf")
     np.testing.assert_array_equal(np.asarray(ws.embeddings("mine")), vectors)
+    # a Workspace given in place of a corpus takes more vectors (its own cache, its own corpus)
+    assert n2o.workspace(ws, {"more": vectors[::-1]}) is ws and ws.is_precomputed("more")
+    np.testing.assert_array_equal(np.asarray(ws.embeddings("more")), vectors[::-1])
     with pytest.raises(EmbedderError):
         n2o.workspace(["one cat", "two dogs"], ["no-such-embedder"], cache_dir=str(tmp_path))
 
