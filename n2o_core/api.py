@@ -16,7 +16,7 @@ uses (the cache folder: `cache_dir`, else `$N2O_CACHE_DIR`, else `./cache`), and
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any, TypeAlias
 
 import numpy as np
@@ -31,12 +31,11 @@ if TYPE_CHECKING:
     from n2o_core.embedders.base import EmbedderInfo
     from n2o_core.evaluation.heros.run import HerosResult
     from n2o_core.evaluation.needle import NeedleResult
-    from n2o_core.evaluation.needle import StageProgress as NeedleProgress
     from n2o_core.evaluation.probe.run import ProbeResult
     from n2o_core.evaluation.sts import STSResult
     from n2o_core.evaluation.variants.run import VariantsResult
     from n2o_core.measures.run import MeasureComparison
-    from n2o_core.pipeline import StageProgress
+    from n2o_core.runtime.progress import Progress
     from n2o_core.storage.cache import Cache
 
     #: A corpus: a spec string, a list of sentences, or a loaded Corpus.
@@ -180,11 +179,12 @@ def compare(
     token_overlap: bool = True,
     max_sentences: int | None = None,
     cache_dir: str | None = None,
-    on_stage: StageProgress | None = None,
+    progress: Progress | None = None,
 ) -> ComparisonResult:
     """N2O between every pair of embedders (Lin & Smith 2019): `samples` random samples of `queries` corpus
     sentences (the paper: 5 x 100), k nearest neighbors by cosine, the query excluded by index; with the token
-    overlap of each embedder's neighbors (stop words not counted) unless `token_overlap` is False."""
+    overlap of each embedder's neighbors (stop words not counted) unless `token_overlap` is False. `progress`
+    gets each embedder's stages ("train", "embed", "neighbors"; the embedder id as the item)."""
     from n2o_core.analyses.compare import compare as run_compare
     from n2o_core.limits import require_embedders, validate_k
     from n2o_core.text import SBERT_STOP_WORDS
@@ -203,7 +203,7 @@ def compare(
         k_max=k_max,
         znorm=znorm,
         approx=approx,
-        on_stage=on_stage,
+        progress=progress,
     )
     if token_overlap:
         res.add_token_overlap(ws.corpus.texts, SBERT_STOP_WORDS)
@@ -219,15 +219,16 @@ def agreement(
     approx: bool | None = None,
     max_sentences: int | None = None,
     cache_dir: str | None = None,
-    on_stage: StageProgress | None = None,
+    progress: Progress | None = None,
 ) -> Agreement:
     """Per-sentence N2O of every pair of embedders, every corpus sentence a query (its mean over the corpus is
-    N2O with the whole corpus as the query set); `approx=None` picks exact search up to 50,000 sentences."""
+    N2O with the whole corpus as the query set); `approx=None` picks exact search up to 50,000 sentences.
+    `progress` gets each embedder's stages ("train", "embed", "neighbors"; the embedder id as the item)."""
     from n2o_core.analyses.agreement import agreement as run_agreement
 
     ws = workspace(corpus, embedders, max_sentences=max_sentences, cache_dir=cache_dir)
     ids = _names(embedders)
-    return run_agreement(ws, ids, k, znorm=znorm, approx=approx, on_stage=on_stage)
+    return run_agreement(ws, ids, k, znorm=znorm, approx=approx, progress=progress)
 
 
 def needle(
@@ -248,7 +249,7 @@ def needle(
     seed: int = 0,
     max_sentences: int | None = None,
     cache_dir: str | None = None,
-    progress: NeedleProgress | None = None,
+    progress: Progress | None = None,
 ) -> NeedleResult:
     """The paraphrase needle (N2O §8): each pair's paraphrase hidden in the corpus, ranked among the corpus by
     cosine to its query; MRR with a bootstrap CI, top-1, top-5. `min_score`/`max_overlap` default to the paper's
@@ -295,7 +296,7 @@ def sts(
     max_sentences: int | None = None,
     text_column: str | None = None,
     cache_dir: str | None = None,
-    progress: Callable[[str, int, int], None] | None = None,
+    progress: Progress | None = None,
 ) -> STSResult:
     """Cosine against human similarity scores, Pearson and Spearman, raw and z-normalized (Eger et al.,
     Pitfalls), with each embedder's dimension and rank under every scoring. Corpus-trained embedders are fit on
@@ -434,7 +435,7 @@ def variant_analysis(
     seed: int = 0,
     max_sentences: int | None = None,
     cache_dir: str | None = None,
-    progress: Callable[[str, int, int], None] | None = None,
+    progress: Progress | None = None,
 ) -> VariantsResult:
     """What a layer, a compression or an approximate index does to one embedder's neighbors (issue 36), as the
     CLI's `variants --json` writes it (`.to_json()`):
@@ -450,7 +451,8 @@ def variant_analysis(
       query time per query and the build time.
     A part that cannot be computed (layers of an embedder without hidden states) is named in `.errors`.
     (Named `variant_analysis`, not `variants`: `n2o_core.variants` is the package of the variant grammar.)
-    `progress(stage, done, total)` reports each stage ("layers", "neighbors", "cka", "needle", "sts", "index")."""
+    `progress` gets each stage as "<part>: <stage>" (parts "layers", "between", "compression", "index"; stages
+    "layers", "neighbors", "cka", "needle", "sts", "index")."""
     from n2o_core.evaluation.variants.run import run_variants
 
     ws = workspace(corpus, [embedder] + ([other] if other else []), max_sentences=max_sentences, cache_dir=cache_dir)

@@ -11,7 +11,6 @@ a layer or pooling, never from embedding again (`n2o_core.variants.store.Variant
 
 from __future__ import annotations
 
-import inspect
 import os
 import threading
 import weakref
@@ -27,6 +26,7 @@ from n2o_core.embedders.base import Embedder, EmbedderInfo
 from n2o_core.embedders.precomputed import PrecomputedEmbedder
 from n2o_core.errors import EmbedderError, N2OError
 from n2o_core.limits import validate_k
+from n2o_core.runtime.progress import Progress, report
 from n2o_core.search.approx import approx_knn, approx_n_neighbors, build_index
 from n2o_core.search.exact import exact_knn
 from n2o_core.search.result import Neighbors
@@ -36,7 +36,6 @@ from n2o_core.storage.fileio import file_identity, hash_key
 from n2o_core.variants.spec import Variant, describe
 from n2o_core.variants.store import VariantStore, variant_of
 
-Progress = Callable[[int, int], None]
 STORAGE_DTYPES = ("float32", "float16")
 
 
@@ -156,8 +155,8 @@ class Workspace:
         return eid in self._vectors
 
     def embedder(self, eid: str, fitted: bool = True, progress: Progress | None = None) -> Embedder:
-        """The loaded embedder (once per workspace); corpus-trained ones are fit on the corpus (`progress(done,
-        total)` while one trains, when its `fit` takes a progress callback).
+        """The loaded embedder (once per workspace); corpus-trained ones are fit on the corpus (stage "train"
+        reported to `progress` while one trains).
 
         Loading and fitting hold a lock of this embedder only: one thread can train word2vec while another trains
         fastText or encodes with MiniLM (`pipeline.preparation`); a second caller of the same embedder waits.
@@ -185,10 +184,7 @@ class Workspace:
                 release.used(self._holder(eid))
             if fitted and eid not in self._fitted:
                 if emb.info.corpus_trained:
-                    if progress is not None and "progress" in inspect.signature(emb.fit).parameters:
-                        emb.fit(list(self.corpus.fit_texts), progress=progress)  # type: ignore[call-arg]
-                    else:
-                        emb.fit(list(self.corpus.fit_texts))
+                    emb.fit(list(self.corpus.fit_texts), progress=progress)
                 with self._lock:
                     self._fitted.add(eid)
             return emb
@@ -279,11 +275,11 @@ class Workspace:
         return int(self.embeddings(eid).shape[1]) if self.is_cached(eid) else None
 
     def embeddings(self, eid: str, progress: Progress | None = None) -> np.ndarray | sp.csr_matrix:
-        """(N, d) raw embeddings (float32/float16 memmap, or CSR for tf-idf), computed at most once."""
+        """(N, d) raw embeddings (float32/float16 memmap, or CSR for tf-idf), computed at most once; stage "embed"
+        reported to `progress` (all at once when they are cached)."""
         if eid in self._vectors:  # the memory map itself (checked when it was loaded)
             arr = self._precomputed(eid).vectors
-            if progress is not None:
-                progress(arr.shape[0], arr.shape[0])
+            report(progress, "embed", arr.shape[0], arr.shape[0])
             return arr
         with self._lock:
             if eid in self._arrays:
@@ -306,7 +302,7 @@ class Workspace:
             f"{eid} on {self.corpus.name}",
             "the corpus",
             mmap=True,
-            on_hit=(lambda: progress(n, n)) if progress else None,
+            on_hit=lambda: report(progress, "embed", n, n),
         )
 
     def _stored_or_encoded(

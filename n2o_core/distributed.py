@@ -19,13 +19,15 @@ import math
 import os
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
 import scipy.sparse as sp
 
 from n2o_core.errors import EmbedderError, N2OError
+from n2o_core.runtime.memo import LRU
+from n2o_core.runtime.progress import Progress, report
 from n2o_core.search.exact import check_queries, finish_exact, search_shard
 from n2o_core.search.result import Neighbors
 from n2o_core.search.rows import Standardizer
@@ -34,7 +36,6 @@ from n2o_core.search.scan import Candidates, candidate_count, merge_candidates
 if TYPE_CHECKING:
     from n2o_core.embedders.base import EmbedderInfo
 
-Progress = Callable[[int, int], None]
 _ENV_HINT = " (workers need the same Python environment as this process, with n2o_core importable)"
 
 
@@ -42,8 +43,8 @@ def _first_line(e: BaseException) -> str:
     return (str(e).strip().splitlines() or [type(e).__name__])[0]
 
 
-_WORKER_EMBEDDERS: dict[tuple[str, str | None], Any] = {}
-_WORKER_ARRAYS: dict[str, np.ndarray] = {}
+_WORKER_EMBEDDERS: LRU[tuple[str, str | None], Any] = LRU(16)
+_WORKER_ARRAYS: LRU[str, np.ndarray] = LRU(16)
 _WORKER_LOCK = threading.Lock()
 
 
@@ -139,7 +140,8 @@ def embed(
     shard_size: int = 2048,
     progress: Progress | None = None,
 ) -> np.ndarray:
-    """(len(texts), d) float32 embeddings computed shard by shard on the workers (row order kept)."""
+    """(len(texts), d) float32 embeddings computed shard by shard on the workers (row order kept); stage "embed"
+    reported to `progress` as shards come back."""
     from distributed import as_completed
 
     from n2o_core.embedders.registry import BUILTIN_EMBEDDER_IDS, list_embedders
@@ -169,8 +171,7 @@ def embed(
             s = where[fut.key]
             out[s : s + vec.shape[0]] = vec
             done += vec.shape[0]
-            if progress is not None:
-                progress(done, n)
+            report(progress, "embed", done, n)
     except N2OError:
         raise
     except Exception as e:  # noqa: BLE001 - a worker failing is reported in one sentence
@@ -238,7 +239,7 @@ def exact_knn(
     progress: Progress | None = None,
 ) -> Neighbors:
     """`n2o_core.search.exact.exact_knn` on Dask: per-shard top-k on the workers, merged and re-scored here
-    (same result)."""
+    (same result); stage "neighbors" reported to `progress` as shards come back."""
     from distributed import as_completed
 
     t0 = time.perf_counter()
@@ -268,8 +269,7 @@ def exact_knn(
         for fut in as_completed(futures):
             parts.append(fut.result())
             done += size[fut.key]
-            if progress is not None:
-                progress(done, n)
+            report(progress, "neighbors", done, n)
     except N2OError:
         raise
     except Exception as e:  # noqa: BLE001

@@ -26,17 +26,16 @@ import numpy as np
 from n2o_core.embedders.infos import NOSTOP_SUFFIX
 from n2o_core.errors import N2OError
 from n2o_core.limits import validate_k
+from n2o_core.runtime.each import CallEvent
 from n2o_core.runtime.lanes import Lanes
+from n2o_core.runtime.memo import LRU
+from n2o_core.runtime.progress import Progress, report, scoped
 from n2o_core.search.result import Neighbors
 from n2o_core.search.scan import search_threads
 from n2o_core.storage.fileio import hash_key
 
 if TYPE_CHECKING:
     from n2o_core.corpus_workspace import Workspace
-
-#: Called as on_stage(embedder_id, stage, done, total), stage in {"train", "embed", "neighbors"}.
-StageProgress = Callable[[str, str, int, int], None]
-
 
 # --------------------------------------------------------------------------- query samples
 
@@ -125,31 +124,26 @@ def prepare_embedder(
     *,
     znorm: bool = False,
     approx: bool = False,
-    on_stage: StageProgress | None = None,
+    progress: Progress | None = None,
     searching: AbstractContextManager[Any] | None = None,
 ) -> Neighbors:
-    """Embed the corpus with `eid` (cached) and search the k_max nearest neighbors of every pooled query (cached).
+    """Embed the corpus with `eid` (cached) and search the k_max nearest neighbors of every pooled query (cached),
+    reporting to `progress` the stages "train", "embed" and "neighbors" with the embedder id as the item.
 
     A corpus-trained embedder that still has to be fitted reports stage "train" first (sentences x epochs for
     word2vec / fastText). `searching`: held while the neighbors are searched (`Preparation` runs one search at a
     time: each uses every core). Raises N2OError (EmbedderError) with one sentence when the embedder cannot be
     used."""
-    if on_stage is not None and not ws.is_cached(eid) and ws.info(eid).corpus_trained:
-        ws.embedder(eid, progress=lambda d, t: on_stage(eid, "train", d, t))
-    ws.embeddings(eid, progress=(lambda d, t: on_stage(eid, "embed", d, t)) if on_stage else None)
+    if progress is not None and not ws.is_cached(eid) and ws.info(eid).corpus_trained:
+        ws.embedder(eid, progress=scoped(progress, stage="train", item=eid))
+    ws.embeddings(eid, progress=scoped(progress, stage="embed", item=eid))
     with searching or contextlib.nullcontext():
         sliced = _rows_of_every_sentence(ws, eid, pool, k_max, znorm=znorm, approx=approx)
         if sliced is not None:
-            if on_stage is not None:
-                on_stage(eid, "neighbors", len(pool), len(pool))
+            report(progress, "neighbors", len(pool), len(pool), eid)
             return sliced
         return ws.neighbors(
-            eid,
-            pool,
-            k_max,
-            znorm=znorm,
-            approx=approx,
-            progress=(lambda d, t: on_stage(eid, "neighbors", d, t)) if on_stage else None,
+            eid, pool, k_max, znorm=znorm, approx=approx, progress=scoped(progress, stage="neighbors", item=eid)
         )
 
 
@@ -174,7 +168,7 @@ def every_sentence_neighbors(
     *,
     znorm: bool = False,
     approx: bool | None = None,
-    on_stage: StageProgress | None = None,
+    progress: Progress | None = None,
 ) -> Neighbors:
     """`prepare_embedder` with every corpus sentence as a query (embed, cached; search, cached); `seconds` holds the
     wall time of both. `approx=None` picks exact search up to APPROX_ABOVE sentences and pynndescent beyond."""
@@ -182,7 +176,7 @@ def every_sentence_neighbors(
     if approx is None:
         approx = default_approx(n)
     t0 = time.perf_counter()
-    nb = prepare_embedder(ws, eid, np.arange(n, dtype=np.int64), k_max, znorm=znorm, approx=approx, on_stage=on_stage)
+    nb = prepare_embedder(ws, eid, np.arange(n, dtype=np.int64), k_max, znorm=znorm, approx=approx, progress=progress)
     return replace(nb, seconds=time.perf_counter() - t0)
 
 
@@ -200,15 +194,25 @@ def search_every_sentence(ws: Workspace, eid: str, k_max: int, *, znorm: bool = 
     if n > EVERY_SENTENCE_MAX:
         return False
     nb = ws.neighbors(eid, np.arange(n, dtype=np.int64), k_max, znorm=znorm)  # not prepare_embedder: it reads back here
-    with _EVERY_LOCK:
-        _EVERY.setdefault(ws, {})[(eid, k_max, znorm)] = nb
+    _every_of(ws)[(eid, k_max, znorm)] = nb
     return True
 
 
-#: Every sentence's neighbors kept in memory per workspace (a few MB per embedder), so that a new sample reads no
-#: file: (embedder, k_max, znorm) -> Neighbors.
-_EVERY: weakref.WeakKeyDictionary[Workspace, dict[tuple[str, int, bool], Neighbors]] = weakref.WeakKeyDictionary()
+#: Every-sentence neighbor arrays kept in memory per workspace (a few MB each: 10,000 x 50 ids and similarities),
+#: the least recently used dropped first (the disk cache keeps them all).
+EVERY_PER_WORKSPACE = 16
+#: Every sentence's neighbors kept in memory per workspace, so that a new sample reads no file: for each live
+#: workspace (held weakly: a dropped workspace takes its arrays with it), (embedder, k_max, znorm) -> Neighbors.
+_EVERY: weakref.WeakKeyDictionary[Workspace, LRU[tuple[str, int, bool], Neighbors]] = weakref.WeakKeyDictionary()
 _EVERY_LOCK = threading.Lock()
+
+
+def _every_of(ws: Workspace) -> LRU[tuple[str, int, bool], Neighbors]:
+    with _EVERY_LOCK:
+        memo = _EVERY.get(ws)
+        if memo is None:
+            memo = _EVERY[ws] = LRU(EVERY_PER_WORKSPACE)
+        return memo
 
 
 def _rows_of_every_sentence(
@@ -219,15 +223,14 @@ def _rows_of_every_sentence(
     n = len(ws.corpus)
     if approx or n > EVERY_SENTENCE_MAX:
         return None
-    with _EVERY_LOCK:
-        nb = _EVERY.get(ws, {}).get((eid, k_max, znorm))
+    memo = _every_of(ws)
+    nb = memo.get((eid, k_max, znorm))
     if nb is None:
         everyone = np.arange(n, dtype=np.int64)
         if not ws.has_neighbors(eid, everyone, k_max, znorm=znorm):
             return None
-        search_every_sentence(ws, eid, k_max, znorm=znorm)  # read from the cache
-        with _EVERY_LOCK:
-            nb = _EVERY[ws][(eid, k_max, znorm)]
+        nb = ws.neighbors(eid, everyone, k_max, znorm=znorm)  # read from the cache
+        memo[(eid, k_max, znorm)] = nb
     rows = np.asarray(pool, np.int64)
     return Neighbors(np.ascontiguousarray(nb.ids[rows]), np.ascontiguousarray(nb.sims[rows]))
 
@@ -267,20 +270,21 @@ def prepare_all(
     *,
     znorm: bool = False,
     approx: bool = False,
-    on_stage: StageProgress | None = None,
+    progress: Progress | None = None,
     on_done: Callable[[Prepared, str], None] | None = None,
     skip_failed: bool = True,
     ahead: bool = True,
 ) -> Prepared:
     """`prepare_embedder` for each embedder, cheapest first, on one worker thread per usable CPU (`Preparation`;
     `ahead=False`: one at a time in this thread). With `skip_failed`, an embedder that fails is recorded
-    in `.errors` (its sentence) and the others go on; otherwise its error is raised. `on_done(prepared, eid)` is
-    called after each embedder, so a front end can draw partial results. `.neighbors` is in the order given."""
+    in `.errors` (its sentence) and the others go on; otherwise its error is raised. `progress` gets each
+    embedder's stages (`prepare_embedder`); `on_done(prepared, eid)` is called after each embedder, so a front end
+    can draw partial results. `.neighbors` is in the order given."""
     out = Prepared(plan, k_max, znorm, approx)
 
     def on_event(kind: str, eid: str, payload: Any) -> None:
-        if kind == "stage" and on_stage is not None:
-            on_stage(eid, *payload)
+        if kind == "stage" and progress is not None:
+            progress(payload)
         elif kind == "done":
             out.neighbors[eid], out.seconds[eid] = payload
         elif kind == "failed":
@@ -290,7 +294,17 @@ def prepare_all(
         if kind in ("done", "failed") and on_done is not None:
             on_done(out, eid)
 
-    prepare_each(ws, embedder_ids, plan.pool, k_max, znorm=znorm, approx=approx, on_event=on_event, ahead=ahead)
+    prepare_each(
+        ws,
+        embedder_ids,
+        plan.pool,
+        k_max,
+        znorm=znorm,
+        approx=approx,
+        on_event=on_event,
+        ahead=ahead,
+        report_progress=progress is not None,
+    )
     out.neighbors = {e: out.neighbors[e] for e in embedder_ids if e in out.neighbors}
     return out
 
@@ -342,11 +356,6 @@ def embeddings_cached(ws: Workspace, eid: str) -> bool:
         return False
 
 
-#: Called as on_event(kind, embedder, payload) by `prepare_each`: "start" (cached, loading_ahead: bool, bool),
-#: "stage" (stage, done, total), "done" (Neighbors, seconds), "failed" (the exception).
-PrepareEvent = Callable[[str, str, object], None]
-
-
 class Preparation(Lanes):
     """Embedders prepared on threads that keep every core busy from the start (`runtime.lanes.Lanes`), reported to
     the caller one at a time with `prepare_each`'s events (`report`).
@@ -375,12 +384,14 @@ class Preparation(Lanes):
         znorm: bool = False,
         approx: bool = False,
         workers: int | None = None,
+        report_progress: bool = True,
     ):
         self.ws, self.pool, self.k_max, self.znorm, self.approx = ws, pool, k_max, znorm, approx
         ids = list(dict.fromkeys(embedder_ids))
         self.costs = {e: preparation_cost(ws, e) for e in ids}
         self.cached = {e: embeddings_cached(ws, e) for e in ids}  # before anything runs: what "start" says
         self._searching = threading.Lock()
+        self.report_progress = report_progress
         order = sorted(ids, key=self.costs.__getitem__)
         super().__init__(
             order,
@@ -393,7 +404,7 @@ class Preparation(Lanes):
             group=lambda e: e.removesuffix(NOSTOP_SUFFIX) if self.costs[e] == COST_TRAINED else None,
         )
 
-    def _prepare(self, eid: str, stage: Callable[[Any], None]) -> Neighbors:
+    def _prepare(self, eid: str, stage: Progress) -> Neighbors:
         return prepare_embedder(
             self.ws,
             eid,
@@ -401,11 +412,11 @@ class Preparation(Lanes):
             self.k_max,
             znorm=self.znorm,
             approx=self.approx,
-            on_stage=lambda _e, name, done, total: stage((name, done, total)),
+            progress=stage if self.report_progress else None,
             searching=self._searching,
         )
 
-    def report(self, emit: PrepareEvent) -> dict[str, Neighbors]:
+    def report(self, emit: CallEvent) -> dict[str, Neighbors]:
         """Run the lanes and pass `prepare_each`'s events to `emit` in this thread, one embedder at a time; returns
         the neighbors of those that worked, in the order they were reported."""
         return super().report(
@@ -421,17 +432,22 @@ def prepare_each(
     *,
     znorm: bool = False,
     approx: bool = False,
-    on_event: PrepareEvent | None = None,
+    on_event: CallEvent | None = None,
     ahead: bool = True,
+    report_progress: bool = True,
 ) -> dict[str, Neighbors]:
     """`prepare_embedder` for each embedder, cheapest first, on one worker thread per usable CPU (`Preparation`:
     training, encoding and model loading overlapped; `ahead=False`: one at a time in this thread), reporting each
-    step through `on_event` (see `PrepareEvent`), one embedder at a time, in this thread: one embedder that fails is
-    reported and the others go on, unless `on_event` raises. Returns the neighbors of those that worked. The
-    dashboard draws its progress from the events, in this process or from a child process's (`runtime.child`)."""
+    step as `runtime.each` does, through `on_event(kind, embedder, payload)`: "start" ((cached, began before its
+    turn): two bools), "stage" (a ProgressEvent; only with `report_progress`), "done" ((Neighbors, seconds)),
+    "failed" (the exception), one embedder at a time, in this thread: one embedder that fails is reported and the
+    others go on, unless `on_event` raises. Returns the neighbors of those that worked. The dashboard draws its
+    progress from the events, in this process or from a child process's (`runtime.child`)."""
     emit = on_event or (lambda _k, _e, _p: None)
     if ahead:
-        with Preparation(ws, embedder_ids, pool, k_max, znorm=znorm, approx=approx) as prep:
+        with Preparation(
+            ws, embedder_ids, pool, k_max, znorm=znorm, approx=approx, report_progress=report_progress
+        ) as prep:
             return prep.report(emit)
     out: dict[str, Neighbors] = {}
     ids = list(dict.fromkeys(embedder_ids))
@@ -446,7 +462,7 @@ def prepare_each(
                 k_max,
                 znorm=znorm,
                 approx=approx,
-                on_stage=lambda e, stage, done, total: emit("stage", e, (stage, done, total)),
+                progress=(lambda event: emit("stage", event.item, event)) if report_progress else None,
             )
         except Exception as e:  # noqa: BLE001 - reported per embedder; the others go on
             emit("failed", eid, e)

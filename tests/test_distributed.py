@@ -34,7 +34,7 @@ class HashWordsEmbedder:
     def fingerprint(self) -> str:
         return self.info.id
 
-    def fit(self, texts) -> None:
+    def fit(self, texts, progress=None) -> None:
         pass
 
     def encode(self, texts, progress=None) -> np.ndarray:
@@ -104,9 +104,9 @@ def test_workspace_with_scheduler_equals_single_process_and_shares_the_cache(cli
     local = Workspace(corpus, cache=Cache(tmp_path / "local"))
     remote = Workspace(corpus, cache=Cache(tmp_path / "dask"), scheduler=client)
     calls = []
-    Xd = remote.embeddings(emb.info.id, progress=lambda d, t: calls.append((d, t)))
+    Xd = remote.embeddings(emb.info.id, progress=lambda e: calls.append((e.stage, e.done, e.total)))
     assert emb.calls >= 3  # 5,000 sentences in shards of 2,048: encoded shard by shard on the workers
-    assert calls[-1] == (5000, 5000)
+    assert calls[-1] == ("embed", 5000, 5000)
     assert np.array_equal(np.asarray(Xd), np.asarray(local.embeddings(emb.info.id)))
     a, b = local.neighbors(emb.info.id, q, 20), remote.neighbors(emb.info.id, q, 20)
     assert np.array_equal(a.ids, b.ids) and np.array_equal(a.sims, b.sims)

@@ -26,6 +26,7 @@ from n2o_core.pipeline import (
     preparation_cost,
     prepare_all,
 )
+from n2o_core.runtime.progress import ProgressEvent, report
 from n2o_core.search.result import Neighbors
 from n2o_core.storage.cache import Cache
 
@@ -89,7 +90,7 @@ def test_trainings_start_beside_the_cheap_embedders_and_models_load_ahead(tmp_pa
             assert loaded.wait(WAIT)
         elif eid == "tfidf":
             assert all(ev.wait(WAIT) for ev in training.values())
-        kw["on_stage"](eid, "embed", 1, 1)
+        report(kw["progress"], "embed", 1, 1, eid)
         return Neighbors(np.zeros((1, 1), np.int64), np.zeros((1, 1), np.float32))
 
     def load_model(ws_, eid):
@@ -143,7 +144,7 @@ def test_prepare_all_keeps_the_given_order_and_reports_training(tmp_path):
         ["word2vec", "tfidf", "fasttext"],
         plan,
         k_max_for(len(ws.corpus)),
-        on_stage=lambda e, stage, d, t: stages.append((e, stage, d, t)),
+        progress=lambda ev: stages.append((ev.item, ev.stage, ev.done, ev.total)),
         on_done=lambda p, e: done.append(e),
     )
     assert done[0] == "tfidf"  # cheapest first
@@ -183,7 +184,7 @@ def test_a_failing_embedder_is_reported_in_its_place_and_the_others_go_on(tmp_pa
 
     def prepare_embedder(ws_, eid, *a, **kw):
         if eid == "fasttext":
-            kw["on_stage"](eid, "train", 0, 5 * len(TEXTS))
+            report(kw["progress"], "train", 0, 5 * len(TEXTS), eid)
             raise EmbedderError("Embedder 'fasttext' could not be trained: out of luck.")
         return real(ws_, eid, *a, **kw)
 
@@ -200,7 +201,11 @@ def test_a_failing_embedder_is_reported_in_its_place_and_the_others_go_on(tmp_pa
     failed = {e: str(payload) for kind, e, payload in events if kind == "failed"}
     assert failed["fasttext"].endswith("out of luck.") and "no-such-embedder" in failed["no-such-embedder"]
     assert set(failed) == {"fasttext", "no-such-embedder"}
-    assert ("stage", "fasttext", ("train", 0, 5 * len(TEXTS))) in events  # its progress came before the failure
+    assert (
+        "stage",
+        "fasttext",
+        ProgressEvent("train", "fasttext", 0, 5 * len(TEXTS)),
+    ) in events  # its progress came before the failure
     prepared = prepare_all(ws, ids, plan_queries(len(ws.corpus), 10, 2, 0), 10)
     assert set(prepared.neighbors) == set(got) and set(prepared.errors) == set(failed)
 
@@ -217,7 +222,12 @@ def test_a_new_sample_is_a_slice_of_every_sentences_neighbors(tmp_path, tie_vect
         assert pipeline.search_every_sentence(ws, "ties", 12, znorm=znorm)
         stages = []
         sliced = pipeline.prepare_embedder(
-            ws, "ties", pool, 12, znorm=znorm, on_stage=lambda *a, st=stages: st.append(a)
+            ws,
+            "ties",
+            pool,
+            12,
+            znorm=znorm,
+            progress=lambda ev, st=stages: st.append((ev.item, ev.stage, ev.done, ev.total)),
         )
         np.testing.assert_array_equal(sliced.ids, direct.ids)
         np.testing.assert_array_equal(sliced.sims, direct.sims)
@@ -266,6 +276,10 @@ def test_prepare_each_reports_every_step_and_a_child_replays_the_same(tmp_path):
     assert ("failed", "no-such-embedder") in kinds
     assert kinds.index(("done", "tfidf")) < kinds.index(("start", "word2vec"))  # cheapest first
     assert ("stage", "word2vec") in kinds  # training, embedding and search steps reach the caller
+    steps = [(p.stage, p.item) for k, e, p in replayed if k == "stage" and e == "word2vec"]
+    assert [s for s, _ in steps if s != steps[0][0]][-1] == "neighbors" and steps[0][0] == "train"
+    assert {item for _, item in steps} == {"word2vec"}  # each event names its embedder, and pickles
+    assert [p for k, _, p in seen if k == "stage"] == [p for k, _, p in replayed if k == "stage"]
     failed = [p for k, e, p in replayed if k == "failed"]
     assert isinstance(failed[0], EmbedderError) and "no-such-embedder" in str(failed[0])
 

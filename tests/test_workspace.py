@@ -13,6 +13,7 @@ from n2o_core.corpora import from_texts
 from n2o_core.corpus_workspace import Workspace
 from n2o_core.embedders.base import EmbedderInfo
 from n2o_core.embedders.registry import register_embedder
+from n2o_core.runtime.progress import report
 from n2o_core.search.exact import exact_knn, row_inverse_norms
 from n2o_core.search.result import Neighbors, recall_of
 from n2o_core.storage.cache import Cache
@@ -28,7 +29,7 @@ class HashWordsEmbedder:
     def fingerprint(self) -> str:
         return self.info.id
 
-    def fit(self, texts) -> None:
+    def fit(self, texts, progress=None) -> None:
         pass
 
     def _word(self, w: str) -> np.ndarray:
@@ -37,8 +38,7 @@ class HashWordsEmbedder:
 
     def encode(self, texts, progress=None) -> np.ndarray:
         out = np.array([np.mean([self._word(w) for w in t.lower().split()], axis=0) for t in texts], np.float32)
-        if progress:
-            progress(len(texts), len(texts))
+        report(progress, "embed", len(texts), len(texts))
         return out
 
 

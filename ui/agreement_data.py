@@ -20,10 +20,10 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import partial
 from typing import Any, TypeVar
 
 import numpy as np
@@ -40,14 +40,18 @@ from n2o_core.corpus_workspace import Workspace
 from n2o_core.errors import N2OError
 from n2o_core.figures import maps as figures_maps
 from n2o_core.limits import MIN_EMBEDDERS, check_corpus_size, k_max_for
+from n2o_core.runtime import child
+from n2o_core.runtime.each import each_call
+from n2o_core.runtime.memo import LRU
+from n2o_core.runtime.progress import Progress, ProgressEvent
 from n2o_core.search.result import Neighbors
 from n2o_core.settings import Settings
 from n2o_core.text import escape_markup
 
 from . import data, failures
 from .guard import message
-from .lru import LRU
-from .progress import StageProgress, stage_progress
+from .jobs import close_embedders, run_embedders
+from .progress import stage_progress
 
 log = logging.getLogger("n2o")
 T = TypeVar("T")
@@ -69,7 +73,7 @@ MAX_NEIGHBOR_ARRAYS = 24
 def _memo() -> dict[str, Any]:
     """Process-wide memo: all-pairs neighbors by key (LRU), finished maps by key (failures are per session:
     `ui.failures`)."""
-    return {"neighbors": OrderedDict(), "maps": LRU(64)}  # maps: 2-D coordinates, the 64 most recently used
+    return {"neighbors": LRU(MAX_NEIGHBOR_ARRAYS), "maps": LRU(64)}  # maps: 2-D coordinates, the 64 most recently used
 
 
 @dataclass
@@ -122,43 +126,57 @@ def load(settings: Settings, corpus: Corpus) -> AgreementData:
         if known:
             out.errors[eid] = known
         elif key in memo["neighbors"]:
-            memo["neighbors"].move_to_end(key)
             out.neighbors[eid] = memo["neighbors"][key]
         else:
             todo.append((eid, key))
-    if not todo:
-        return out
-    search = "approximate (pynndescent)" if out.approx else "exact"
-    with st.status(f"Finding the {out.k_max} nearest neighbors of all {n:,} sentences…", expanded=True) as status:
-        for i, (eid, key) in enumerate(todo, 1):
-            status.update(
-                label=f"Embedder {i}/{len(todo)}: {escape_markup(eid)}, every sentence a query ({n:,})…", expanded=True
-            )
-            line = st.empty()
-            bar = st.progress(0.0)
-            doing = "loading cached embeddings" if ws.is_cached(eid) else "embedding"
-            line.markdown(f"**{escape_markup(eid)}**: {doing}…")
-            text = {"embed": f"{eid}: embedding", "neighbors": f"{eid}: {search} search, {out.k_max} neighbors"}
-            try:
-                nb = pipeline.every_sentence_neighbors(
-                    ws, eid, out.k_max, znorm=settings.znorm, approx=out.approx, on_stage=stage_progress(bar, text)
-                )
-            except Exception as e:  # noqa: BLE001 - reported per embedder; the others go on
-                out.errors[eid] = failures.remember("agreement", key, message(e, f"Embedder '{eid}'"))
-                bar.empty()
-                line.markdown(f"**{escape_markup(eid)}**: failed — {escape_markup(out.errors[eid])}")
-                continue
-            memo["neighbors"][key] = out.neighbors[eid] = nb
-            while len(memo["neighbors"]) > MAX_NEIGHBOR_ARRAYS:
-                memo["neighbors"].popitem(last=False)
-            bar.progress(1.0)
-            line.markdown(f"**{escape_markup(eid)}**: ready in {nb.seconds:.1f} s")
-        status.update(
-            label=f"{len(out.names)} of {len(settings.embedders)} embedders ready",
-            state="error" if out.errors else "complete",
-            expanded=bool(out.errors),
-        )
+    if todo:
+        _search_with_progress(out, dict(todo))
     return out
+
+
+def _search_with_progress(out: AgreementData, keys: dict[str, tuple]) -> None:
+    """Every sentence's neighbors of the embedders in `keys` (eid -> memo key), one after another, with a bar per
+    embedder (`jobs.run_embedders`): in this process, or in one child process when the dashboard isolates its
+    jobs and a search is not in the disk cache yet (`runtime.child`)."""
+    settings, ws, n = out.settings, out.ws, len(out.corpus)
+    memo = _memo()
+    search = "approximate (pynndescent)" if out.approx else "exact"
+    everyone = np.arange(n, dtype=np.int64)
+    on_disk = all(_searched(ws, eid, everyone, out.k_max, settings.znorm, out.approx) for eid in keys)
+    with st.status(f"Finding the {out.k_max} nearest neighbors of all {n:,} sentences…", expanded=True) as status:
+
+        def on_start(i: int, eid: str, _payload: Any) -> str:
+            status.update(
+                label=f"Embedder {i + 1}/{len(keys)}: {escape_markup(eid)}, every sentence a query ({n:,})…",
+                expanded=True,
+            )
+            return f"{'loading cached embeddings' if ws.is_cached(eid) else 'embedding'}…"
+
+        def stages(bar: Any, eid: str) -> Progress:
+            text = {"embed": f"{eid}: embedding", "neighbors": f"{eid}: {search} search, {out.k_max} neighbors"}
+            return stage_progress(bar, text)
+
+        def keep(eid: str, nb: Neighbors) -> str:
+            memo["neighbors"][keys[eid]] = out.neighbors[eid] = nb
+            return f"ready in {nb.seconds:.1f} s"
+
+        search_all = partial(pipeline.every_sentence_neighbors, znorm=settings.znorm, approx=out.approx)
+        calls = [(eid, (ws, eid, out.k_max)) for eid in keys]
+        isolate = child.isolating() and not on_disk  # all searched already: nothing to load, no child process
+        errors = run_embedders(
+            each_call, search_all, calls, names=list(keys), keep=keep, stages=stages, on_start=on_start, isolate=isolate
+        )
+        out.errors.update({e: failures.remember("agreement", keys[e], why) for e, why in errors.items()})
+        close_embedders(status, len(out.names), len(settings.embedders), failed=bool(out.errors))
+
+
+def _searched(ws: Workspace, eid: str, everyone: np.ndarray, k_max: int, znorm: bool, approx: bool) -> bool:
+    """Whether the every-sentence search of `eid` is in the disk cache (False when `eid` cannot even be named:
+    the search then says why)."""
+    try:
+        return ws.has_neighbors(eid, everyone, k_max, znorm=znorm, approx=approx)
+    except Exception:  # noqa: BLE001 - reported by the search itself, in its place
+        return False
 
 
 def clear_failures() -> None:
@@ -260,7 +278,7 @@ def _map_key(ad: AgreementData, eid: str, method: str) -> tuple:
     return (ad.corpus.fingerprint, eid, method, ad.settings.znorm, ad.approx, ad.k_max)
 
 
-def _compute(ad: AgreementData, eid: str, method: str, on_stage: StageProgress | None = None) -> Projection:
+def _compute(ad: AgreementData, eid: str, method: str, progress: Progress | None = None) -> Projection:
     return projection.projection(
         ad.ws,
         eid,
@@ -270,7 +288,7 @@ def _compute(ad: AgreementData, eid: str, method: str, on_stage: StageProgress |
         znorm=ad.settings.znorm,
         approx=ad.approx,
         k_search=ad.k_max,
-        on_stage=on_stage,
+        progress=progress,
     )
 
 
@@ -299,9 +317,7 @@ class MapJob:
     n: int
     submitted: float = field(default_factory=time.monotonic)
     started: float | None = None
-    stage: str = "queued"
-    done: int = 0
-    total: int = 0
+    event: ProgressEvent = field(default_factory=lambda: ProgressEvent("queued"))  # the last one the map reported
     first: bool = False  # the first UMAP layout in this process (numba compiles during it)
     result: Projection | None = None
     error: str | None = None
@@ -310,25 +326,30 @@ class MapJob:
     def describe(self) -> str:
         """One line of Markdown: what the job is doing and for how long."""
         t = time.monotonic() - (self.started or self.submitted)
+        e = self.event
         what = {
             "queued": "waiting for the map before it",
-            "embed": f"embedding ({self.done:,}/{self.total:,})",
-            "neighbors": f"searching neighbors ({self.done:,}/{self.total:,})",
+            "embed": f"embedding ({e.done:,}/{e.total:,})",
+            "neighbors": f"searching neighbors ({e.done:,}/{e.total:,})",
             "umap": (
                 "compiling umap-learn's numba code (once per server process: 30 s to 2 minutes on 2 shared cores), "
                 f"then laying out {self.n:,} sentences"
                 if self.first
                 else f"laying out {self.n:,} sentences"
             ),
-        }.get(self.stage, self.stage)
+        }.get(e.stage, e.stage)
         return f"**{escape_markup(self.eid)}**: {what} · {t:.0f} s"
 
     @property
     def fraction(self) -> float | None:
         """Progress within the current stage, when the stage reports one."""
-        if self.stage in ("embed", "neighbors") and self.total:
-            return min(1.0, self.done / self.total)
+        if self.event.stage in ("embed", "neighbors") and self.event.total:
+            return self.event.fraction
         return None
+
+
+#: Map jobs kept (finished ones hold their map or error), least recently asked for dropped first.
+MAX_MAP_JOBS = 64
 
 
 @st.cache_resource(show_spinner=False)
@@ -337,7 +358,7 @@ def _worker() -> dict:
     compete for the 2 cores), its jobs by key, and whether numba is warm."""
     return {
         "pool": ThreadPoolExecutor(max_workers=1, thread_name_prefix="umap-map"),
-        "jobs": {},
+        "jobs": LRU(MAX_MAP_JOBS),
         "lock": threading.Lock(),
         "warm": False,
     }
@@ -346,13 +367,13 @@ def _worker() -> dict:
 def _run(w: dict, job: MapJob, ad: AgreementData, key: tuple) -> None:
     job.started = time.monotonic()
 
-    def on_stage(eid: str, stage: str, done: int, total: int) -> None:
-        job.stage, job.done, job.total = stage, done, total
+    def progress(event: ProgressEvent) -> None:
+        job.event = event
 
     try:
         job.first = not w["warm"]
-        job.stage = "embed"
-        job.result = _compute(ad, job.eid, "umap", on_stage)
+        job.event = ProgressEvent("embed")
+        job.result = _compute(ad, job.eid, "umap", progress)
         w["warm"] = w["warm"] or job.result.method == "umap"
         _memo()["maps"][key] = job.result
     except Exception as e:  # noqa: BLE001 - shown on the page

@@ -32,7 +32,9 @@ from n2o_core.corpus_workspace import Workspace
 from n2o_core.embedders.base import EmbedderInfo
 from n2o_core.errors import N2OError
 from n2o_core.limits import K_MAX, check_corpus_size, effective_k, k_max_for
-from n2o_core.runtime import child, notices
+from n2o_core.runtime import child
+from n2o_core.runtime.memo import LRU
+from n2o_core.runtime.progress import Progress
 from n2o_core.search.result import Neighbors
 from n2o_core.settings import Settings
 from n2o_core.storage.cache import Cache
@@ -40,7 +42,7 @@ from n2o_core.text import escape_markup
 
 from . import failures as failures_
 from .guard import message
-from .lru import LRU
+from .jobs import close_embedders, run_embedders
 from .progress import stage_progress
 
 log = logging.getLogger("n2o")
@@ -103,7 +105,7 @@ def embedder_info(ws: Workspace, eid: str) -> EmbedderInfo | None:
         return None
 
 
-@st.cache_data(show_spinner=False)
+@st.cache_data(show_spinner=False, max_entries=256)
 def engine_label(eid: str) -> str:
     """How a built-in transformer computes on this machine (`embedders.engine_label`; '' when it cannot be read:
     a label never fails the page)."""
@@ -165,7 +167,7 @@ def query_plan(n: int, n_queries: int, n_samples: int, seed: int) -> pipeline.Qu
 
 
 @st.cache_resource(show_spinner=False)
-def _memo() -> dict[str, dict]:
+def _memo() -> dict[str, LRU[tuple, Neighbors]]:
     """Process-wide memo: prepared neighbors by key, the 256 most recently used (~0.2 MB each for a 500-query pool
     at k_max 50; the disk cache keeps them all; failures are per session: `ui.failures`)."""
     return {"neighbors": LRU(256)}
@@ -259,85 +261,72 @@ def _prepare_with_progress(
 ) -> None:
     """Prepare the missing embedders with every core busy (`pipeline.prepare_each`: tf-idf and GloVe cells appear
     after seconds while word2vec and fastText train and the models load), with a progress bar per embedder drawn
-    from its events, one embedder at a time: in this process, or in a child process when the dashboard isolates its
-    jobs and something must be embedded (`runtime.child`; the events are replayed here). `on_ready`
-    is called as embedders come in only when something has to be embedded."""
+    from its events, one embedder at a time (`jobs.run_embedders`): in this process, or in a child process when the
+    dashboard isolates its jobs and something must be embedded (`runtime.child`; the events are replayed here).
+    `on_ready` is called as embedders come in only when something has to be embedded."""
     memo = _memo()
     c, ws, prepared = out.corpus, out.ws, out.prepared
     keys = dict(todo)
-    if on_ready and all(pipeline.embeddings_cached(ws, e) for e in keys):
+    order = list(keys)
+    all_cached = all(pipeline.embeddings_cached(ws, e) for e in keys)
+    if on_ready and all_cached:
         on_ready = None  # everything is read from the disk cache (a restarted server): no partial view to draw
     if on_ready and len(prepared.neighbors) >= 2:
         on_ready(out)
-    now: dict[str, Any] = {"i": 0, "eid": "", "line": None, "bar": None}  # the embedder being prepared
 
     name = escape_markup(c.name)
     with st.status(f"Preparing {len(todo)} embedder(s) on {name} ({len(c):,} sentences)…", expanded=True) as status:
 
-        def on_event(kind: str, eid: str, payload: Any) -> None:
-            if kind == "start":
-                cached, ahead = payload
-                now["i"] += 1
-                now["eid"] = eid
-                shown = escape_markup(eid)
-                status.update(label=f"Embedder {now['i']}/{len(todo)}: {shown} ({len(c):,} sentences)…", expanded=True)
-                now["line"], now["bar"] = st.empty(), st.progress(0.0)
-                now["stage"] = stage_progress(
-                    now["bar"],
-                    {
-                        "train": f"{eid}: training on {len(c.fit_texts):,} sentences (sentences × epochs)",
-                        "embed": f"{eid}: embedding",
-                        "neighbors": f"{eid}: searching {prepared.k_max} neighbors of {len(prepared.plan.pool):,} "
-                        "queries",
-                    },
-                )
-                doing = (
-                    "loading cached embeddings"
-                    if cached
-                    else "finishing what was started in the background (training or loading the model)"
-                    if ahead
-                    else "loading the model and embedding"
-                )
-                now["line"].markdown(f"**{shown}**: {doing}…")
-            elif kind == "stage":
-                now["stage"](eid, *payload)
-            elif kind == "failed":
-                msg = failures_.remember("embedder", keys[eid], message(payload, f"Embedder '{eid}'"))
-                prepared.errors[eid] = msg
-                now["bar"].empty()
-                now["line"].markdown(f"**{escape_markup(eid)}**: failed — {escape_markup(msg)}")
-            elif kind == "done":
-                nb, seconds = payload
-                memo["neighbors"][keys[eid]] = nb
-                prepared.neighbors[eid] = nb
-                prepared.seconds[eid] = seconds
-                now["bar"].progress(1.0)
-                now["line"].markdown(f"**{escape_markup(eid)}**: ready in {seconds:.1f} s")
-                if on_ready and len(prepared.neighbors) >= 2:
-                    on_ready(out)
-
-        def notice(sentence: str) -> None:  # another process computes it, ...
-            if now["line"] is not None:
-                now["line"].markdown(f"**{escape_markup(now['eid'])}**: {escape_markup(sentence)}")
-
-        with notices.listen(notice):  # all embeddings cached: nothing to load, so no child process
-            child.call(
-                pipeline.prepare_each,
-                ws,
-                list(keys),
-                prepared.plan.pool,
-                prepared.k_max,
-                znorm=prepared.znorm,
-                approx=prepared.approx,
-                callbacks={"on_event": on_event},
-                isolate=child.isolating() and not all(pipeline.embeddings_cached(ws, e) for e in keys),
+        def on_start(i: int, eid: str, payload: Any) -> str:
+            cached, ahead = payload
+            shown = escape_markup(eid)
+            status.update(label=f"Embedder {i + 1}/{len(todo)}: {shown} ({len(c):,} sentences)…", expanded=True)
+            doing = (
+                "loading cached embeddings"
+                if cached
+                else "finishing what was started in the background (training or loading the model)"
+                if ahead
+                else "loading the model and embedding"
             )
-        n_ok = sum(e in prepared.neighbors for e in out.settings.embedders)
-        status.update(
-            label=f"{n_ok} of {len(out.settings.embedders)} embedders ready",
-            state="error" if prepared.errors else "complete",
-            expanded=bool(prepared.errors),
+            return f"{doing}…"
+
+        def stages(bar: Any, eid: str) -> Progress:
+            return stage_progress(
+                bar,
+                {
+                    "train": f"{eid}: training on {len(c.fit_texts):,} sentences (sentences × epochs)",
+                    "embed": f"{eid}: embedding",
+                    "neighbors": f"{eid}: searching {prepared.k_max} neighbors of {len(prepared.plan.pool):,} queries",
+                },
+            )
+
+        def keep(eid: str, payload: Any) -> str:
+            nb, seconds = payload
+            memo["neighbors"][keys[eid]] = nb
+            prepared.neighbors[eid] = nb
+            prepared.seconds[eid] = seconds
+            if on_ready and len(prepared.neighbors) >= 2:
+                on_ready(out)
+            return f"ready in {seconds:.1f} s"
+
+        errors = run_embedders(
+            pipeline.prepare_each,
+            ws,
+            order,
+            prepared.plan.pool,
+            prepared.k_max,
+            names=order,
+            keep=keep,
+            stages=stages,
+            on_start=on_start,
+            # all embeddings cached: nothing to load, so no child process
+            isolate=child.isolating() and not all_cached,
+            znorm=prepared.znorm,
+            approx=prepared.approx,
         )
+        n_ok = sum(e in prepared.neighbors for e in out.settings.embedders)
+        prepared.errors.update({e: failures_.remember("embedder", keys[e], why) for e, why in errors.items()})
+        close_embedders(status, n_ok, len(out.settings.embedders), failed=bool(prepared.errors))
 
 
 # --------------------------------------------------------------------------- derived tables (cached)

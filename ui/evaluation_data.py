@@ -28,7 +28,6 @@ from __future__ import annotations
 import hashlib
 import logging
 import re
-from collections import OrderedDict
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
@@ -44,12 +43,14 @@ from n2o_core.evaluation.pairs import FilteredPairs, Pairs, filter_pairs, load_p
 from n2o_core.evaluation.sts import STSResult, combine_sts, run_sts
 from n2o_core.runtime import child
 from n2o_core.runtime.each import each_embedder
+from n2o_core.runtime.memo import LRU
+from n2o_core.runtime.progress import Progress
 from n2o_core.storage.fileio import atomic_write
 from n2o_core.text import escape_markup
 
 from . import data
 from .jobs import run_with_bars
-from .progress import bar_progress
+from .progress import stage_progress
 
 log = logging.getLogger("n2o")
 
@@ -57,21 +58,18 @@ log = logging.getLogger("n2o")
 NEEDLE_TOP = 5
 #: Bootstrap resamples for the MRR 95% CI (as the CLI's default).
 NEEDLE_BOOT = 1000
-_MEMO_SIZE = {"pairs": 16}  # per kind; 512 for the per-embedder results (small)
+#: Entries kept per kind (least recently used dropped first): loaded pair sets, per-embedder results (small).
+MEMO_SIZE = {"pairs": 16, "needle": 512, "sts": 512}
 
 
 @st.cache_resource(show_spinner=False)
-def _memo() -> dict[str, OrderedDict]:
-    """Process-wide memo of per-embedder results by key (oldest dropped beyond _MEMO_SIZE per kind)."""
-    return {"pairs": OrderedDict(), "needle": OrderedDict(), "sts": OrderedDict(), "heros": OrderedDict()}
+def _memo() -> dict[str, LRU]:
+    """Process-wide memo of loaded pairs and per-embedder results by key, one LRU per kind."""
+    return {kind: LRU(size) for kind, size in MEMO_SIZE.items()}
 
 
 def _keep(kind: str, key: tuple, value: Any) -> None:
-    memo = _memo()[kind]
-    memo[key] = value
-    memo.move_to_end(key)
-    while len(memo) > _MEMO_SIZE.get(kind, 512):
-        memo.popitem(last=False)
+    _memo()[kind][key] = value
 
 
 # --------------------------------------------------------------------------- pairs
@@ -99,7 +97,7 @@ def pair_key(spec: str, columns: Mapping[str, str | None] | None, corpus: Corpus
     return (spec, cols, corpus.fingerprint if synthetic and corpus is not None else "", seed if synthetic else 0)
 
 
-def _load(key: tuple, corpus: Corpus | None, progress: Callable[..., None] | None = None) -> Pairs:
+def _load(key: tuple, corpus: Corpus | None, progress: Progress | None = None) -> Pairs:
     spec, cols, _fp, seed = key
     out = child.call(
         load_pairs,
@@ -133,7 +131,7 @@ def pairs(key: tuple, corpus: Corpus | None = None) -> Pairs:
     with st.status(f"{doing}…", expanded=True) as status:
         bar = st.progress(0.0)
         try:
-            out = _load(key, corpus, _bar_progress(bar, "pairs", {"": "made"}))
+            out = _load(key, corpus, _bar_progress(bar, "pairs", {"pairs": "made"}))
         except Exception:
             status.update(label=f"{doing}: failed", state="error", expanded=False)
             raise
@@ -173,15 +171,9 @@ def last(kind: str, corpus_fp: str) -> dict[str, Any] | None:
 # --------------------------------------------------------------------------- progress
 
 
-def _bar_progress(bar: Any, eid: str, stages: Mapping[str, str]) -> Callable[..., None]:
-    """A progress callback for one embedder's bar; takes `(stage, done, total)` or the pipeline's four arguments."""
-    draw = bar_progress(bar, lambda stage, done, total: f"{eid}: {stages.get(stage, stage)} {done:,}/{total:,}")
-
-    def cb(*args: Any) -> None:
-        stage, done, total = (args[0], args[-2], args[-1]) if len(args) == 4 else ("", args[-2], args[-1])
-        draw(stage, done, total)
-
-    return cb
+def _bar_progress(bar: Any, eid: str, stages: Mapping[str, str]) -> Progress:
+    """One embedder's bar: each stage named by `stages` (else by itself), then done/total."""
+    return stage_progress(bar, stages, prefix=f"{eid}: ")
 
 
 def _run_each(
@@ -218,7 +210,7 @@ def _run_each(
                 what=lambda eid: f"Embedder '{eid}'",
                 keep=keep,
                 stages=(lambda bar, eid: _bar_progress(bar, eid, stages)) if report_progress else None,
-                on_start=lambda i, eid: status.update(
+                on_start=lambda i, eid, _payload: status.update(
                     label=f"{label}: embedder {i + 1}/{len(order)}, {escape_markup(eid)}…"
                 ),
                 say_failures=True,

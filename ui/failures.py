@@ -8,17 +8,19 @@ Streamlit session (a bare script, a unit test) one fallback store is used.
 
 from __future__ import annotations
 
-from collections.abc import Hashable
+from collections.abc import Hashable, MutableMapping
 
 import streamlit as st
 from streamlit.runtime.scriptrunner_utils.script_run_context import get_script_run_ctx
 
+from n2o_core.runtime.memo import LRU
+
 #: The session-state key of the store: {(area, key): sentence}.
 STATE_KEY = "_n2o_failures"
-_BARE: dict[tuple[str, Hashable], str] = {}
+_BARE: LRU[tuple[str, Hashable], str] = LRU(1024)  # outside a session (scripts, tests): bounded
 
 
-def _store() -> dict[tuple[str, Hashable], str]:
+def _store() -> MutableMapping[tuple[str, Hashable], str]:
     if get_script_run_ctx(suppress_warning=True) is None:
         return _BARE
     store: dict[tuple[str, Hashable], str] = st.session_state.setdefault(STATE_KEY, {})

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import logging
 import time
-from collections import OrderedDict
 from typing import Any
 
 import streamlit as st
@@ -36,6 +35,8 @@ from n2o_core.evaluation.findings import (
 from n2o_core.measures.run import FeatureMemo
 from n2o_core.pipeline import embeddings_cached
 from n2o_core.runtime.each import each_call
+from n2o_core.runtime.memo import LRU
+from n2o_core.runtime.progress import ProgressEvent
 from n2o_core.settings import Settings
 from n2o_core.text import escape_markup
 
@@ -63,9 +64,9 @@ def params(settings: Settings, heros_pairs: int) -> FindingParams:
 
 
 @st.cache_resource(show_spinner=False)
-def _memo() -> OrderedDict:
+def _memo() -> LRU:
     """Process-wide memo: (corpus fingerprint, analysis, embedders, params) -> (Evidence, seconds, computed at)."""
-    return OrderedDict()
+    return LRU(_MAX_ENTRIES)
 
 
 def _key(corpus: Corpus, f: Finding, p: FindingParams) -> tuple:
@@ -103,7 +104,7 @@ def compute(settings: Settings, corpus: Corpus, findings: list[Finding], p: Find
     name = escape_markup(corpus.name)
     with st.status(f"Computing {len(todo)} analysis(es) on {name} ({len(corpus):,} sentences)…") as status:
 
-        def on_start(i: int, name: str) -> None:
+        def on_start(i: int, name: str, _payload: Any) -> None:
             f = todo[names[name]]
             status.update(label=f"{i + 1}/{len(todo)}: {_what(f)} ({', '.join(f.embedders)})…", expanded=True)
             started[name] = time.perf_counter()
@@ -113,8 +114,6 @@ def compute(settings: Settings, corpus: Corpus, findings: list[Finding], p: Find
             key = names[name]
             at = stored_at()
             memo[key] = (ev, took, at)
-            while len(memo) > _MAX_ENTRIES:
-                memo.popitem(last=False)
             done = [judge(f, ev, took) for f in FINDINGS if _key(corpus, f, p) == key]
             for r in done:
                 r.computed_at = at
@@ -185,6 +184,6 @@ def evidence_of(corpus: Corpus, f: Finding, p: FindingParams) -> Evidence | None
     return None if got is None else got[0]
 
 
-def _stage_line(stage: str, done: int, total: int) -> str:
-    """The progress bar's line for one `evidence` progress call."""
-    return f"{stage} {done:,}/{total:,}"
+def _stage_line(event: ProgressEvent) -> str:
+    """The progress bar's line for one `evidence` progress event."""
+    return f"{event.label} {event.done:,}/{event.total:,}"

@@ -17,12 +17,12 @@ from n2o_core.evaluation.heros.generate import PairSet
 from n2o_core.evaluation.heros.run import combine_scores, make_pairs, pairs_ready, score_embedder
 from n2o_core.runtime import child
 from n2o_core.runtime.each import each_embedder
+from n2o_core.runtime.memo import LRU
 from n2o_core.settings import HEROS_AVERAGING_DEFAULT, HEROS_DEFAULT_PAIRS
 from n2o_core.text import escape_markup
 
 from .data import Loaded
 from .jobs import run_with_bars
-from .lru import LRU
 
 log = logging.getLogger("n2o")
 
@@ -33,8 +33,10 @@ def _pairs(fp: str, n_per: int, seed: int, _ws: Workspace) -> PairSet:
 
 
 @st.cache_resource(show_spinner=False)
-def _done() -> set:
-    return set()
+def _done() -> LRU[tuple, bool]:
+    """The (corpus, pairs per subset, seed) whose pairs this process has made or read (their status line is shown
+    once); at most as many as `_pairs` keeps."""
+    return LRU(16)
 
 
 def pairs(lo: Loaded, n_per: int, seed: int) -> PairSet:
@@ -56,7 +58,7 @@ def pairs(lo: Loaded, n_per: int, seed: int) -> PairSet:
             state="complete",
             expanded=False,
         )
-    _done().add(key)
+    _done()[key] = True
     return out
 
 

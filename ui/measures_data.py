@@ -5,7 +5,6 @@ the same settings by an earlier visit, another server process or `warm --measure
 
 from __future__ import annotations
 
-from collections import OrderedDict
 from dataclasses import dataclass
 
 import streamlit as st
@@ -13,6 +12,7 @@ import streamlit as st
 from n2o_core.corpus_workspace import Workspace
 from n2o_core.measures.stored import Setup, Stored, compare_and_store, load
 from n2o_core.runtime import child
+from n2o_core.runtime.memo import LRU
 
 from .progress import bar_progress
 
@@ -39,16 +39,13 @@ class MeasureSetup:
 
 
 @st.cache_resource(show_spinner=False)
-def _memo() -> OrderedDict:
+def _memo() -> LRU:
     """Process-wide memo: (corpus fingerprint, setup) -> Stored (results, never failures)."""
-    return OrderedDict()
+    return LRU(_MAX_ENTRIES)
 
 
 def _remember(ws: Workspace, setup: MeasureSetup, got: Stored) -> Stored:
-    memo = _memo()
-    memo[(ws.corpus.fingerprint, setup)] = got
-    while len(memo) > _MAX_ENTRIES:
-        memo.popitem(last=False)
+    _memo()[(ws.corpus.fingerprint, setup)] = got
     return got
 
 
@@ -66,7 +63,7 @@ def known(ws: Workspace, setup: MeasureSetup) -> Stored | None:
 def latest(ws: Workspace, embedders: tuple[str, ...], k: int) -> Stored | None:
     """The most recent result computed in this process for this corpus, these embedders and k, whatever its
     measures, permutations or subsample (talk mode shows it: there is no button to press there), or None."""
-    for (fp, setup), got in reversed(_memo().items()):
+    for (fp, setup), got in reversed(_memo().snapshot()):
         if fp == ws.corpus.fingerprint and setup.embedders == embedders and setup.k == k:
             return got
     return None
@@ -85,7 +82,7 @@ def run(ws: Workspace, setup: MeasureSetup) -> Stored:
             compare_and_store,
             ws,
             setup.core(),
-            callbacks={"progress": bar_progress(bar, lambda stage, done, total: f"{stage} {done:,}/{total:,}")},
+            callbacks={"progress": bar_progress(bar, lambda e: f"{e.stage} {e.done:,}/{e.total:,}")},
         )
         bar.empty()
         status.update(label=f"{len(setup.measures)} measure(s) on {n:,} sentences", state="complete", expanded=False)

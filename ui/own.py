@@ -22,6 +22,7 @@ from n2o_core.embedders import user as ue
 from n2o_core.embedders.base import FAMILY_GROUPS, EmbedderInfo
 from n2o_core.errors import CorpusError, N2OError
 from n2o_core.figures.style import FAMILY_COLORS
+from n2o_core.runtime.memo import LRU
 from n2o_core.runtime.server_mode import upload_limit_mb
 from n2o_core.text import escape_markup
 
@@ -38,10 +39,15 @@ _OWN = "_own"  # session: ids of the user's embedders (specs and vectors), in th
 _MSG = "_own_msg"  # session: (kind, text) shown under the Advanced controls after an add
 
 
+#: Specs remembered as typed on this server (the least recently added or linked forgotten first).
+MAX_TYPED_SPECS = 1024
+
+
 @st.cache_resource(show_spinner=False)
-def typed_specs() -> set[str]:
-    """Model specs and dataset specs added in the app on this server process (a link may name them later)."""
-    return set()
+def typed_specs() -> LRU[str, bool]:
+    """Model specs and dataset specs added in the app on this server process (a link may name them later): the
+    keys of a bounded memo (`typed_specs()[spec] = True` adds one)."""
+    return LRU(MAX_TYPED_SPECS)
 
 
 def own_ids() -> list[str]:
@@ -205,7 +211,7 @@ def _add_spec() -> None:
     except Exception as e:  # noqa: BLE001 - one sentence in place; the others keep working
         st.session_state[_MSG] = ("error", message(e, f"Loading '{spec}'"))
         return
-    typed_specs().add(spec)
+    typed_specs()[spec] = True
     _select(spec)
     dim = f"{emb.info.dim}-d" if emb.info.dim else "dimension unknown"
     st.session_state[_MSG] = ("success", f"Added {spec} ({emb.info.composition or 'pooling n/a'}, {dim}).")
@@ -234,7 +240,7 @@ def _add_variant(eid: str) -> None:
         st.session_state[_MSG] = ("error", message(e, f"Adding '{eid}'"))
         return
     if v.base.startswith(("st:", "hf:", "wv:")):
-        typed_specs().add(v.base)
+        typed_specs()[v.base] = True
     _select(v.id)
     st.session_state[_MSG] = ("success", f"Added {v.id}: {info.data}.")
     st.session_state["w_own_spec"] = ""

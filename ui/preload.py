@@ -22,6 +22,7 @@ from n2o_core.corpus_workspace import Workspace
 from n2o_core.limits import k_max_for
 from n2o_core.preload import lower_this_threads_priority, preload
 from n2o_core.runtime import child
+from n2o_core.runtime.memo import LRU
 from n2o_core.settings import HEROS_DEFAULT_PAIRS, Settings
 
 from . import data
@@ -29,9 +30,13 @@ from . import data
 log = logging.getLogger("n2o")
 
 
+#: Preloads remembered as started (corpus and embedder choices); a forgotten one may run again, reading its caches.
+MAX_PRELOADS = 256
+
+
 @st.cache_resource(show_spinner=False)
-def _started() -> dict[str, threading.Thread]:
-    return {}
+def _started() -> LRU[str, threading.Thread]:
+    return LRU(MAX_PRELOADS)
 
 
 def start(settings: Settings, corpus: Corpus | None) -> None:

@@ -8,7 +8,6 @@ from __future__ import annotations
 import contextlib
 import logging
 import time
-from collections import OrderedDict
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +18,8 @@ from n2o_core.corpora import Corpus
 from n2o_core.evaluation.probe.run import ProbeResult, cached_probe, run_probe
 from n2o_core.evaluation.probe.timing import Estimate, ReadoutStep, about, estimate, seconds_left
 from n2o_core.runtime import child
+from n2o_core.runtime.memo import LRU
+from n2o_core.runtime.progress import Progress, ProgressEvent
 from n2o_core.text import escape_markup
 
 from . import data
@@ -43,9 +44,9 @@ class ProbeSetup:
 
 
 @st.cache_resource(show_spinner=False)
-def _memo() -> OrderedDict:
+def _memo() -> LRU:
     """Process-wide memo: (corpus fingerprint, setup) -> ProbeResult."""
-    return OrderedDict()
+    return LRU(_MAX_ENTRIES)
 
 
 def known(corpus: Corpus, setup: ProbeSetup) -> ProbeResult | None:
@@ -54,10 +55,7 @@ def known(corpus: Corpus, setup: ProbeSetup) -> ProbeResult | None:
 
 
 def _keep(corpus: Corpus, setup: ProbeSetup, res: ProbeResult) -> None:
-    memo = _memo()
-    memo[(corpus.fingerprint, setup)] = res
-    while len(memo) > _MAX_ENTRIES:
-        memo.popitem(last=False)
+    _memo()[(corpus.fingerprint, setup)] = res
 
 
 def _args(setup: ProbeSetup) -> tuple[list[str], dict[str, Any]]:
@@ -148,20 +146,20 @@ def stage_text(stage: str, done: int, total: int, left: float | None = None) -> 
     return f"{STAGES.get(stage, stage)}: {done:,} of {total:,} · {about(left)}"
 
 
-def _progress(bar: Any) -> Callable[[str, int, int], None]:
-    """Tokenizing, parsing and building the tasks on the bar, each with its time left; the readouts' calls
-    ("embedder <id>") are left to `_on_step`, which knows the whole run."""
+def _progress(bar: Any) -> Progress:
+    """Tokenizing, parsing and building the tasks on the bar, each with its time left; the readouts' stage
+    ("embedder") is left to `_on_step`, which knows the whole run."""
     started: dict[str, float] = {}
 
-    def text(stage: str, done: int, total: int) -> str:
-        t0 = started.setdefault(stage, time.perf_counter())
-        return stage_text(stage, done, total, seconds_left(time.perf_counter() - t0, done, total))
+    def text(e: ProgressEvent) -> str:
+        t0 = started.setdefault(e.stage, time.perf_counter())
+        return stage_text(e.stage, e.done, e.total, seconds_left(time.perf_counter() - t0, e.done, e.total))
 
     draw = bar_progress(bar, text)
 
-    def cb(stage: str, done: int, total: int) -> None:
-        if not stage.startswith("embedder "):
-            draw(stage, done, total)
+    def cb(event: ProgressEvent) -> None:
+        if event.stage != "embedder":
+            draw(event)
 
     return cb
 

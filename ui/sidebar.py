@@ -288,7 +288,7 @@ def _load_corpus(choice: str, spec: str, text_column: str, train_with: str = "",
             if refused:
                 raise CorpusError(refused[0].upper() + refused[1:] + ".")
             corpus = own.hf_corpus(spec, text_column, cap)
-            own.typed_specs().add(spec)
+            own.typed_specs()[spec] = True
             if train_with:
                 corpus = data.trained_with(corpus, train_with)
         else:

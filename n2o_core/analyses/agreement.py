@@ -31,7 +31,8 @@ from n2o_core.analyses.overlap import chance_level, overlap_counts
 from n2o_core.corpora import Corpus
 from n2o_core.corpus_workspace import Workspace
 from n2o_core.errors import N2OError
-from n2o_core.pipeline import StageProgress, default_approx, every_sentence_neighbors
+from n2o_core.pipeline import default_approx, every_sentence_neighbors
+from n2o_core.runtime.progress import Progress
 from n2o_core.search.result import NO_NEIGHBOR, Neighbors
 from n2o_core.text import tokenize
 
@@ -195,17 +196,17 @@ def agreement(
     k_max: int | None = None,
     znorm: bool = False,
     approx: bool | None = None,
-    on_stage: StageProgress | None = None,
+    progress: Progress | None = None,
 ) -> Agreement:
     """Embed (cached) and search all-pairs neighbors (cached, at k_max >= k so a later smaller k is a slice),
-    then per-sentence N2O at k for every pair."""
+    then per-sentence N2O at k for every pair; each embedder's stages reported to `progress` (`prepare_embedder`)."""
     n = len(ws.corpus)
     validate(embedder_ids, k, n)
     k_max = min(max(k, k_max or k), n - 1)
     if approx is None:
         approx = default_approx(n)
     prepared = {
-        eid: every_sentence_neighbors(ws, eid, k_max, znorm=znorm, approx=approx, on_stage=on_stage)
+        eid: every_sentence_neighbors(ws, eid, k_max, znorm=znorm, approx=approx, progress=progress)
         for eid in embedder_ids
     }
     return Agreement.from_neighbors(prepared, k, n, approx)

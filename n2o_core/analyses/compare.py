@@ -21,7 +21,8 @@ from n2o_core.analyses.overlap import (
 )
 from n2o_core.corpus_workspace import Workspace
 from n2o_core.limits import effective_k, k_max_for, require_embedders, validate_k
-from n2o_core.pipeline import Prepared, StageProgress, plan_queries, prepare_all
+from n2o_core.pipeline import Prepared, plan_queries, prepare_all
+from n2o_core.runtime.progress import Progress
 from n2o_core.search.result import Neighbors
 
 if TYPE_CHECKING:  # pandas is imported on first use (compare --vectors never needs it)
@@ -141,13 +142,14 @@ def compare(
     k_max: int | None = None,
     znorm: bool = False,
     approx: bool = False,
-    on_stage: StageProgress | None = None,
+    progress: Progress | None = None,
     skip_failed: bool = False,
 ) -> ComparisonResult:
     """Embed the corpus with each embedder (cached), search the query pool at k_max (cached), compute N2O at k.
 
     k_max defaults to k (neighbors are searched at max(k, k_max), capped by N - 1). An embedder that fails
-    raises its N2OError, unless `skip_failed` (then it is left out and named in the result's `errors`)."""
+    raises its N2OError, unless `skip_failed` (then it is left out and named in the result's `errors`). Each
+    embedder's stages are reported to `progress` (`pipeline.prepare_embedder`)."""
     n = len(ws.corpus)
     validate_k(k, n)
     require_embedders(embedder_ids, minimum=1)
@@ -159,7 +161,7 @@ def compare(
         k_max_for(n, max(k, k_max or k)),
         znorm=znorm,
         approx=approx,
-        on_stage=on_stage,
+        progress=progress,
         skip_failed=skip_failed,
     )
     res = comparison(prepared, k)

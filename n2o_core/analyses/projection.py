@@ -38,8 +38,9 @@ import scipy.sparse as sp
 from n2o_core.analyses.agreement import DEFAULT_K
 from n2o_core.corpus_workspace import Workspace
 from n2o_core.errors import N2OError
-from n2o_core.pipeline import StageProgress, default_approx, every_sentence_neighbors
+from n2o_core.pipeline import default_approx, every_sentence_neighbors
 from n2o_core.runtime.import_lock import heavy_imports
+from n2o_core.runtime.progress import Progress, report, scoped
 from n2o_core.search.result import NO_NEIGHBOR
 from n2o_core.search.rows import Standardizer, normalize_rows
 from n2o_core.storage.cache import hash_key
@@ -254,12 +255,14 @@ def projection(
     znorm: bool = False,
     approx: bool | None = None,
     k_search: int | None = None,
-    on_stage: StageProgress | None = None,
+    progress: Progress | None = None,
 ) -> Projection:
     """The 2-D map of one embedder's corpus vectors, from the cache or computed (and cached).
 
     UMAP's graph is the all-pairs search at `k_search` (default min(DEFAULT_K, N - 1), the size the
-    per-sentence agreement searches, so both share one cached search), cut to n_neighbors - 1."""
+    per-sentence agreement searches, so both share one cached search), cut to n_neighbors - 1. Reports to
+    `progress`, with the embedder id as the item, the stages "embed", "neighbors" (UMAP's graph) and the method
+    ("pca" or "umap": 0 of 1 when it starts, 1 of 1 when the map is there)."""
     n = len(ws.corpus)
     _check_args(method, n_neighbors, min_dist, n)
     approx = default_approx(n) if approx is None else approx
@@ -272,7 +275,7 @@ def projection(
         params.update(n_neighbors=n_neighbors, min_dist=min_dist, graph="approx" if approx else "exact")
     version = library_version(method)
     if method == "umap" and version == "missing":
-        got = projection(ws, eid, "pca", seed=seed, znorm=znorm, on_stage=on_stage)
+        got = projection(ws, eid, "pca", seed=seed, znorm=znorm, progress=progress)
         got.requested, got.note = "umap", "umap-learn is not installed (pip install umap-learn): PCA shown."
         return got
     key = hash_key(method, params, version)
@@ -282,10 +285,9 @@ def projection(
         coords = ws.cache.load_dense(rel, mmap=False)
         info = ws.cache.load_json(info_rel)
         if coords is not None and info is not None and coords.shape == (n, 2):
-            if on_stage:
-                on_stage(eid, method, 1, 1)
+            report(progress, method, 1, 1, eid)
             return Projection(np.asarray(coords), method, method, params, float(info.get("seconds", 0.0)), True)
-        X = ws.embeddings(eid, progress=(lambda d, t: on_stage(eid, "embed", d, t)) if on_stage else None)
+        X = ws.embeddings(eid, progress=scoped(progress, stage="embed", item=eid))
         std = ws.standardizer(eid) if znorm else None
         Xn, keep = normalized(X, std)
         m = int(keep.sum())
@@ -293,25 +295,22 @@ def projection(
         t0 = time.perf_counter()
         out = np.full((n, 2), np.nan, np.float32)
         if method == "umap":
-            nb = every_sentence_neighbors(ws, eid, k_search, znorm=znorm, approx=approx, on_stage=on_stage)
+            nb = every_sentence_neighbors(ws, eid, k_search, znorm=znorm, approx=approx, progress=progress)
             t0 = time.perf_counter()
-            if on_stage:
-                on_stage(eid, "umap", 0, 1)
+            report(progress, "umap", 0, 1, eid)
             knn_ids, knn_dist = umap_graph(nb.ids, nb.sims, keep, n_neighbors)
             data = _svd_stand_in(Xn[keep], seed) if sp.issparse(Xn) else np.asarray(Xn[keep])
             try:
                 out[keep] = umap_coords(data, knn_ids, knn_dist, n_neighbors=n_neighbors, min_dist=min_dist, seed=seed)
             except Exception as e:  # noqa: BLE001 - any failure inside UMAP/numba falls back to PCA, said so
-                got = projection(ws, eid, "pca", seed=seed, znorm=znorm, on_stage=on_stage)
+                got = projection(ws, eid, "pca", seed=seed, znorm=znorm, progress=progress)
                 got.requested, got.note = "umap", f"UMAP failed ({type(e).__name__}: {e}); PCA shown instead."
                 return got
         else:
-            if on_stage:
-                on_stage(eid, "pca", 0, 1)
+            report(progress, "pca", 0, 1, eid)
             out[keep] = pca_coords(Xn[keep], seed)
         seconds = time.perf_counter() - t0
         ws.cache.save_dense(rel, out, description=f"{method} map of {eid} on {ws.corpus.name}")
         ws.cache.save_json(info_rel, {"method": method, "params": params, "version": version, "seconds": seconds})
-        if on_stage:
-            on_stage(eid, method, 1, 1)
+        report(progress, method, 1, 1, eid)
         return Projection(out, method, method, params, seconds, False)

@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
     bars = ProgressBars()
     t0 = time.perf_counter()
     try:
-        res = agreement(ws, ids, args.k, znorm=args.znorm, approx=args.approx, on_stage=bars)
+        res = agreement(ws, ids, args.k, znorm=args.znorm, approx=args.approx, progress=bars)
         values = res.values(a, b)
         doc = res.to_json(a, b)
         if args.map != "none":
@@ -81,7 +81,7 @@ def run(args: argparse.Namespace) -> int:
 
             maps = {}
             for eid in ids:
-                pr = projection(ws, eid, args.map, znorm=args.znorm, approx=res.approx, on_stage=bars)
+                pr = projection(ws, eid, args.map, znorm=args.znorm, approx=res.approx, progress=bars)
                 if pr.note:
                     print(f"note: {eid}: {pr.note}", file=sys.stderr)
                 maps[eid] = _finite_pairs(pr.coords)

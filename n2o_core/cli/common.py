@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from n2o_core.errors import N2OError
+from n2o_core.runtime.progress import ProgressEvent
 from n2o_core.storage.fileio import atomic_write_text
 
 if TYPE_CHECKING:
@@ -35,6 +36,7 @@ __all__ = [
     "add_sample_md_args",
     "check_embedders",
     "check_max_sentences",
+    "measure_bars",
     "named_files",
     "open_workspace",
     "pair_columns",
@@ -220,23 +222,24 @@ BAR_DELAY = 0.5  # seconds: a stage that ends sooner (read from the cache, a tin
 
 
 class StageBars:
-    """One tqdm bar per progress stage, on stderr (shown once the stage has taken BAR_DELAY seconds): a
-    `progress(stage, done, total)` callback; `units` names each stage's unit (default "task")."""
+    """One tqdm bar per stage (an event's `label`: its stage, then its item), on stderr, shown once the stage has
+    taken BAR_DELAY seconds: a `Progress`; `units` names each stage's unit (default "task")."""
 
     def __init__(self, units: dict[str, str] | None = None) -> None:
         self.units = units or {}
         self.bars: dict[str, Any] = {}
 
-    def __call__(self, stage: str, done: int, total: int) -> None:
+    def __call__(self, event: ProgressEvent) -> None:
         from tqdm.auto import tqdm
 
-        bar = self.bars.get(stage)
+        label, done, total = event.label, event.done, event.total
+        bar = self.bars.get(label)
         if bar is not None and bar.disable:
             return  # closed: the stage is done
         if bar is None:
-            unit = self.units.get(stage, "task")
-            bar = self.bars[stage] = tqdm(
-                total=total, desc=f"{stage:24s}", unit=unit, file=sys.stderr, leave=True, delay=BAR_DELAY
+            unit = self.units.get(event.stage, "task")
+            bar = self.bars[label] = tqdm(
+                total=total, desc=f"{label:24s}", unit=unit, file=sys.stderr, leave=True, delay=BAR_DELAY
             )
         bar.total = total
         if done > bar.n:
@@ -244,17 +247,17 @@ class StageBars:
         if done >= total:
             bar.close()
 
-    def stages(self, stage: str, done: int, total: int) -> None:
-        """`__call__` for a probing run that also reports its steps (`step`): its per-embedder stages are left out,
-        the steps' bar covers them."""
-        if not stage.startswith("embedder "):
-            self(stage, done, total)
+    def stages(self, event: ProgressEvent) -> None:
+        """`__call__` for a probing run that also reports its steps (`step`): its per-embedder stage ("embedder")
+        is left out, the steps' bar covers it."""
+        if event.stage != "embedder":
+            self(event)
 
     def step(self, step: Any) -> None:
         """A probing run's readout step (`evaluation.probe.timing.ReadoutStep`): one bar over every (task,
         embedder) step, its line "task x of 10 · embedder y of 6 · about N s left"."""
         total = step.n_tasks * step.n_embedders
-        self("readouts", (step.embedder - 1) * step.n_tasks + step.task - 1, total)
+        self(ProgressEvent("readouts", "", (step.embedder - 1) * step.n_tasks + step.task - 1, total))
         bar = self.bars.get("readouts")
         if bar is not None and not bar.disable:
             bar.set_postfix_str(step.line(), refresh=True)
@@ -263,7 +266,7 @@ class StageBars:
         """The steps' bar at its end (the run finished)."""
         bar = self.bars.get("readouts")
         if bar is not None and not bar.disable and bar.total:
-            self("readouts", int(bar.total), int(bar.total))
+            self(ProgressEvent("readouts", "", int(bar.total), int(bar.total)))
 
     def close(self) -> None:
         for bar in self.bars.values():
@@ -285,24 +288,36 @@ def probe_with_bars(ws: Any, ids: list[str], **kwargs: Any) -> Any:
 
 
 class ProgressBars:
-    """One tqdm bar per (embedder, stage) on stderr: an `on_stage(eid, stage, done, total)` callback. Counts
-    sentences unless `units` names another unit for a stage ({"measures": "pair"})."""
+    """One tqdm bar per (item, stage) on stderr, labelled "{stage} {item}" with the stage padded to `width`: a
+    `Progress`. An event that names no item is drawn under `items[stage]` ({"measures": "(measure x pair)"}).
+    Counts sentences unless `units` names another unit for a stage ({"measures": "pair"}); a stage that is done at
+    once (read from the cache) gets no bar."""
 
-    def __init__(self, units: dict[str, str] | None = None) -> None:
+    def __init__(
+        self, units: dict[str, str] | None = None, items: dict[str, str] | None = None, width: int = 9
+    ) -> None:
         from tqdm.auto import tqdm
 
         self._tqdm = tqdm
         self.units = dict(units or {})
+        self.items = dict(items or {})
+        self.width = width
         self.bars: dict[tuple[str, str], Any] = {}
 
-    def __call__(self, eid: str, stage: str, done: int, total: int) -> None:
-        key = (eid, stage)
+    def __call__(self, event: ProgressEvent) -> None:
+        stage, done, total = event.stage, event.done, event.total
+        item = event.item or self.items.get(stage, "")
+        key = (item, stage)
         bar = self.bars.get(key)
         if bar is None and total > 0 and done >= total:
             return  # finished at once (loaded from the cache): no bar
         if bar is None:
             bar = self.bars[key] = self._tqdm(
-                total=total, desc=f"{stage:9s} {eid}", unit=self.units.get(stage, "sent"), leave=True, file=sys.stderr
+                total=total,
+                desc=f"{stage:{self.width}s} {item}",
+                unit=self.units.get(stage, "sent"),
+                leave=True,
+                file=sys.stderr,
             )
         if done > bar.n:
             bar.update(done - bar.n)  # tqdm redraws at most every 0.1 s
@@ -312,6 +327,14 @@ class ProgressBars:
     def close(self) -> None:
         for bar in self.bars.values():
             bar.close()
+
+
+def measure_bars() -> ProgressBars:
+    """The similarity measures' bars: one step per embedder searched ("search"), one per (measure, pair of
+    embedders) ("measures")."""
+    return ProgressBars(
+        units={"search": "embedder", "measures": "pair"}, items={"search": "embedders", "measures": "(measure x pair)"}
+    )
 
 
 def write_json(

@@ -73,7 +73,7 @@ def run(args: argparse.Namespace) -> int:
         k_max=args.k_max,
         znorm=args.znorm,
         approx=args.approx,
-        on_stage=bars,
+        progress=bars,
     )
     bars.close()
     from n2o_core.text import SBERT_STOP_WORDS

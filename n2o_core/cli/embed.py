@@ -3,13 +3,13 @@
 from __future__ import annotations
 
 import argparse
-import functools
 import time
 from typing import Any
 
 from n2o_core.cli.common import ProgressBars, add_corpus_args, add_embedder_args, check_embedders, workspace_from_args
 from n2o_core.errors import N2OError
 from n2o_core.limits import require_embedders
+from n2o_core.runtime.progress import scoped
 
 
 def add_parser(subparsers: Any) -> None:
@@ -32,7 +32,7 @@ def run(args: argparse.Namespace) -> int:
     print(f"corpus {ws.corpus.name}: {len(ws.corpus)} sentences ({ws.corpus.n_duplicates} duplicates removed)")
     for eid in ids:
         t0 = time.perf_counter()
-        X = ws.embeddings(eid, progress=functools.partial(bars, eid, "embed"))
+        X = ws.embeddings(eid, progress=scoped(bars, stage="embed", item=eid))
         print(
             f"{eid}: {X.shape[0]} x {X.shape[1]} {X.dtype} in {time.perf_counter() - t0:.1f} s "
             f"({ws.zero_vector_count(eid)} zero vectors)"

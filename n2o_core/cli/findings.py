@@ -16,6 +16,7 @@ from typing import Any
 
 from n2o_core.cli.common import add_corpus_args, add_json_arg, check_max_sentences, open_workspace, write_json
 from n2o_core.errors import N2OError
+from n2o_core.runtime.progress import ProgressEvent
 from n2o_core.storage.fileio import atomic_write_text
 
 
@@ -128,9 +129,10 @@ def run(args: argparse.Namespace) -> int:
 
     bars: dict[str, Any] = {}
 
-    def progress(stage: str, done: int, total: int) -> None:
+    def progress(event: ProgressEvent) -> None:
         # one bar per embedder for sentence counts ("embed X"); one bar per loop over embedders ("scoring X"); the
         # run ("run 2/6 (seed 1, 2,000 sentences): ...") shortened to "2/6" in front
+        stage, done, total = event.label, event.done, event.total
         run, _, body = stage.partition("): ") if stage.startswith("run ") else ("", "", stage)
         tag = run.split()[1] + " " if run else ""
         words = body.split()

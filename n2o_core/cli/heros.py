@@ -22,6 +22,7 @@ from n2o_core.cli.common import (
 )
 from n2o_core.errors import N2OError
 from n2o_core.evaluation.heros.averaging import AVERAGING, AVERAGING_DEFAULT
+from n2o_core.runtime.progress import ProgressEvent
 from n2o_core.storage.fileio import atomic_write_text
 
 if TYPE_CHECKING:
@@ -81,13 +82,14 @@ def add_parser(subparsers: Any) -> None:
 
 
 class _Bars:
-    """Two tqdm bars on stderr: making the pairs ("pairs"), then scoring the embedders (any other stage; an
-    "embedder ID" stage names the embedder being scored)."""
+    """Two tqdm bars on stderr: making the pairs (stage "pairs"), then scoring the embedders (stage "embedders",
+    whose item names the embedder being scored)."""
 
     def __init__(self) -> None:
         self.bars: dict[str, Any] = {}
 
-    def __call__(self, stage: str, done: int, total: int) -> None:
+    def __call__(self, event: ProgressEvent) -> None:
+        stage, done, total = event.stage, event.done, event.total
         key = "pairs" if stage == "pairs" else "embedders"
         if key == "embedders" and "pairs" in self.bars:
             self.bars.pop("pairs").close()
@@ -96,10 +98,8 @@ class _Bars:
 
             self.bars[key] = tqdm(total=total, desc=key, file=sys.stderr, leave=True)
         bar = self.bars[key]
-        if stage.startswith("embedder "):
-            bar.set_description(stage[len("embedder ") :], refresh=False)
-        elif key == "embedders":
-            bar.set_description("embedders", refresh=False)
+        if key == "embedders":
+            bar.set_description(event.item or "embedders", refresh=False)
         bar.total = total
         if done > bar.n:
             bar.update(done - bar.n)  # tqdm throttles the redraws

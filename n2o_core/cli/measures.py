@@ -15,10 +15,10 @@ import time
 from typing import Any
 
 from n2o_core.cli.common import (
-    ProgressBars,
     add_corpus_args,
     add_embedder_args,
     check_embedders,
+    measure_bars,
     workspace_from_args,
     write_json,
 )
@@ -116,7 +116,7 @@ def run(args: argparse.Namespace) -> int:
     t0 = time.perf_counter()
 
     # search: one step per embedder; measures: one step per (measure, pair of embedders)
-    bars = ProgressBars(units={"search": "embedder", "measures": "pair"})
+    bars = measure_bars()
     try:
         res = compare_measures(
             ws,
@@ -128,9 +128,7 @@ def run(args: argparse.Namespace) -> int:
             subsample=args.subsample,
             null_subsample=args.null_subsample,
             seed=args.seed,
-            progress=lambda stage, done, total: bars(
-                "(measure x pair)" if stage == "measures" else "embedders", stage, done, total
-            ),
+            progress=bars,
         )
     finally:
         bars.close()

@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from n2o_core.cli.common import (
+    ProgressBars,
     add_cache_dir_arg,
     add_corpus_args,
     add_embedder_args,
@@ -94,27 +94,6 @@ def add_parser(subparsers: Any) -> None:
     p.set_defaults(func=run)
 
 
-def _bars() -> Any:
-    from tqdm.auto import tqdm
-
-    bars: dict[tuple[str, str], Any] = {}
-
-    def progress(stage: str, eid: str, done: int, total: int) -> None:
-        key = (stage, eid)
-        bar = bars.get(key)
-        if bar is None:
-            if done >= total:
-                return
-            bar = bars[key] = tqdm(total=total, desc=f"{stage:5s} {eid}", unit="sent", file=sys.stderr)
-        bar.n = done
-        bar.refresh()
-        if done >= total:
-            bar.close()
-
-    progress.bars = bars  # type: ignore[attr-defined]
-    return progress
-
-
 def _few_pairs(res: Any, args: argparse.Namespace) -> None:
     """When fewer pairs than the paper's 75 are kept: the filter that dropped the most and the looser setting that
     keeps 75 (a deviation from the paper), for pairs read from a file or gensim's Lee set."""
@@ -157,7 +136,7 @@ def run(args: argparse.Namespace) -> int:
         ws.add_vectors(name, path)
     ids = list(args.embedder) + [v for v in vectors if v not in args.embedder]
     pair_files = dict(named_files(args.pair_vectors, "--pair-vectors"))
-    progress = _bars()
+    bars = ProgressBars(width=5)  # "embed X", "rank  X"
     res = needle(
         ws,
         ids,
@@ -173,12 +152,11 @@ def run(args: argparse.Namespace) -> int:
         top=args.top,
         n_boot=args.n_boot,
         seed=args.seed,
-        progress=progress,
+        progress=bars,
     )
     filtered = res.pairs
     pairs = filtered.pairs
-    for bar in progress.bars.values():
-        bar.close()
+    bars.close()
     src = pairs.source
     print(f"pairs: {src.label}")
     if src.synthetic:

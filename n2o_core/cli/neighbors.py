@@ -4,7 +4,6 @@ embedder; --json writes {"query", "query_id", "neighbors": {embedder: [{"rank", 
 from __future__ import annotations
 
 import argparse
-import functools
 from typing import Any
 
 from n2o_core.cli.common import (
@@ -18,6 +17,7 @@ from n2o_core.cli.common import (
 )
 from n2o_core.errors import N2OError
 from n2o_core.limits import require_embedders, validate_k
+from n2o_core.runtime.progress import scoped
 
 
 def add_parser(subparsers: Any) -> None:
@@ -48,7 +48,7 @@ def run(args: argparse.Namespace) -> int:
     bars = ProgressBars()
     out: dict[str, list[dict[str, Any]]] = {}
     for eid in ids:
-        ws.embeddings(eid, progress=functools.partial(bars, eid, "embed"))
+        ws.embeddings(eid, progress=scoped(bars, stage="embed", item=eid))
         nb = (
             search_corpus_sentence(ws, eid, qid, args.k, znorm=args.znorm)
             if qid is not None

@@ -20,6 +20,7 @@ from n2o_core.cli.common import (
     pair_columns,
     write_json,
 )
+from n2o_core.runtime.progress import ProgressEvent
 
 
 def add_parser(subparsers: Any) -> None:
@@ -62,12 +63,12 @@ def run(args: argparse.Namespace) -> int:
     ids = list(args.embedder)
     bars: list[Any] = []  # made on the first progress call: bad input fails before any bar is drawn
 
-    def progress(eid: str, done: int, total: int) -> None:
+    def progress(event: ProgressEvent) -> None:
         if not bars:
             bars.append(tqdm(total=len(ids or PAPER_EMBEDDER_IDS), desc="embedders", file=sys.stderr))
         bar = bars[0]
-        bar.set_description(eid or "embedders", refresh=False)
-        bar.n = done
+        bar.set_description(event.item or "embedders", refresh=False)
+        bar.n = event.done
         bar.refresh()
 
     try:

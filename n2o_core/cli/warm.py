@@ -41,6 +41,7 @@ from n2o_core.cli.common import (
     ProgressBars,
     StageBars,
     check_max_sentences,
+    measure_bars,
     probe_with_bars,
 )
 from n2o_core.errors import N2OError
@@ -172,7 +173,7 @@ def run(args: argparse.Namespace) -> int:
         t0 = time.perf_counter()
         was = ws.is_cached(eid)
         try:
-            prepare_embedder(ws, eid, plan.pool, k_max, znorm=args.znorm, approx=args.approx, on_stage=bars)
+            prepare_embedder(ws, eid, plan.pool, k_max, znorm=args.znorm, approx=args.approx, progress=bars)
         except N2OError as e:
             failed[eid] = str(e)
             print(f"  {eid}: FAILED: {e}")
@@ -249,16 +250,10 @@ def _measures(ws: Workspace, ids: list[str], k_max: int, args: argparse.Namespac
     from n2o_core.settings import env_defaults
 
     setup = Setup(tuple(ids), effective_k(env_defaults().k, k_max), seed=args.seed)
-    bars = ProgressBars(units={"search": "embedder", "measures": "pair"})
+    bars = measure_bars()
     got = None
     try:
-        got = compare_and_store(
-            ws,
-            setup,
-            lambda stage, done, total: bars(
-                "(measure x pair)" if stage == "measures" else "embedders", stage, done, total
-            ),
-        )
+        got = compare_and_store(ws, setup, bars)
     except N2OError as e:
         failed["measures"] = str(e)
     finally:

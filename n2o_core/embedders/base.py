@@ -2,18 +2,15 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol, runtime_checkable
 
 import numpy as np
 import scipy.sparse as sp
 
+from n2o_core.runtime.progress import Progress
 from n2o_core.text import SBERT_STOP_WORDS_NAME
-
-#: Called as progress(done, total) while encoding.
-Progress = Callable[[int, int], None]
-
 
 #: Coarse groups of embedders for pickers and colours, in display order (`EmbedderInfo.family_group`).
 FAMILY_GROUPS: tuple[str, ...] = (
@@ -63,8 +60,11 @@ class Embedder(Protocol):
         """Identity of the model weights and settings (plus the fit corpus for corpus-trained ones)."""
         ...
 
-    def fit(self, texts: Sequence[str]) -> None:
-        """Train on the corpus (no-op for pretrained embedders). Must be called before encode."""
+    def fit(self, texts: Sequence[str], progress: Progress | None = None) -> None:
+        """Train on the corpus (no-op for pretrained embedders), reporting stage "train" to `progress` while it
+        trains. Must be called before encode."""
         ...
 
-    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray | sp.csr_matrix: ...
+    def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray | sp.csr_matrix:
+        """The sentences' vectors, reporting stage "embed" (sentences done of all) to `progress`."""
+        ...

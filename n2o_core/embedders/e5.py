@@ -36,8 +36,8 @@ from n2o_core.embedders._util import (
     loading,
     package_version,
 )
-from n2o_core.embedders.base import Progress
 from n2o_core.embedders.infos import default_info
+from n2o_core.runtime.progress import Progress
 
 BATCH = 64
 ONNX_BATCH = 8
@@ -87,7 +87,7 @@ class E5Embedder:
             parts += ["engine", self.engine]
         return digest(*parts)
 
-    def fit(self, texts: Sequence[str]) -> None:
+    def fit(self, texts: Sequence[str], progress: Progress | None = None) -> None:
         """Pretrained: nothing to fit."""
 
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:

@@ -31,12 +31,13 @@ from n2o_core.embedders._util import (
     length_batches,
     loading,
     quiet_libraries,
-    report,
     set_torch_threads,
 )
-from n2o_core.embedders.base import EmbedderInfo, Progress
+from n2o_core.embedders.base import EmbedderInfo
 from n2o_core.errors import EmbedderError
 from n2o_core.runtime.import_lock import heavy_imports
+from n2o_core.runtime.memo import LRU
+from n2o_core.runtime.progress import Progress, report
 from n2o_core.storage.fileio import file_identity
 from n2o_core.variants.spec import POOLINGS as VARIANT_POOLINGS
 
@@ -44,7 +45,7 @@ POOLINGS = ("cls", "mean", "max", "last")
 #: The poolings of every hidden layer by default: the `@pool=` values of a variant.
 LAYER_POOLINGS: tuple[str, ...] = VARIANT_POOLINGS
 BATCH = 32
-_LOADED: dict[str, tuple[Any, Any]] = {}
+_LOADED: LRU[str, tuple[Any, Any]] = LRU(4)
 _LOCK = threading.Lock()
 
 
@@ -93,7 +94,7 @@ def layers_in_batches(
                 out[p] = np.zeros((arr.shape[0], len(texts), arr.shape[2]), np.float32)
             out[p][:, idx] = arr
         done += len(idx)
-        report(progress, done, len(texts))
+        report(progress, "embed", done, len(texts))
     return out
 
 
@@ -192,7 +193,7 @@ class HFEmbedder:
     def fingerprint(self) -> str:
         return digest(self.info.id, EMBEDDER_CODE_VERSION, self._identity, self.pooling, self.max_length)
 
-    def fit(self, texts: Sequence[str]) -> None:
+    def fit(self, texts: Sequence[str], progress: Progress | None = None) -> None:
         """Pretrained: nothing to fit."""
 
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:

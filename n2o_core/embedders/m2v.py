@@ -27,17 +27,18 @@ from n2o_core.embedders._util import (
     loading,
     package_version,
     quiet_libraries,
-    report,
 )
-from n2o_core.embedders.base import EmbedderInfo, Progress
+from n2o_core.embedders.base import EmbedderInfo
 from n2o_core.embedders.infos import default_info
 from n2o_core.runtime.import_lock import heavy_imports
+from n2o_core.runtime.memo import LRU
+from n2o_core.runtime.progress import Progress, report
 from n2o_core.storage.fileio import file_identity
 from n2o_core.storage.manifest_folder import folder_path, read_manifest, write_folder
 
 BATCH = 1024
 PCA_DIMS = 256
-_MEMO: dict[str, Any] = {}
+_MEMO: LRU[str, Any] = LRU(4)
 _LOCK = threading.Lock()
 
 
@@ -68,7 +69,7 @@ class Model2VecEmbedder:
     def fingerprint(self) -> str:
         return digest(self.info.id, self.key)
 
-    def fit(self, texts: Sequence[str]) -> None:
+    def fit(self, texts: Sequence[str], progress: Progress | None = None) -> None:
         """Pretrained: nothing to fit (distillation does not look at the corpus)."""
 
     @property
@@ -119,5 +120,5 @@ class Model2VecEmbedder:
         for start in range(0, len(texts), BATCH):
             chunk = texts[start : start + BATCH]
             out[start : start + len(chunk)] = model.encode(list(chunk), use_multiprocessing=False, batch_size=BATCH)
-            report(progress, start + len(chunk), len(texts))
+            report(progress, "embed", start + len(chunk), len(texts))
         return finish(out, self.info.id)

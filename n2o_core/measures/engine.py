@@ -17,8 +17,8 @@ Each family prepares every embedder once and draws the same permutations and res
   the draw counts (c^T (K o L) c and K c), each embedder's own terms computed once for all its pairs, no gather.
 
 Independent work (embedders' spaces, pairs, chunks of draws) runs on `batched.map_threads`, BLAS at one thread.
-Each family's `run` reports its progress as the fraction of its units of work done (pairs' values, draws) through
-an optional `progress(fraction)`, called in the calling thread.
+Each family's `run` reports its progress as the share of its units of work done (pairs' values, draws), in
+ten-thousandths (`FAMILY_STEPS`) of stage "measures", to an optional `progress`, called in the calling thread.
 
 Values are keyed by (a, b, measure) with (a, b) an ordered pair: both orders for asymmetric measures.
 `VALUE_ONLY` measures (`Measure.draws` False: the released code's PWCCA) get their value and no draws: each draw
@@ -28,7 +28,7 @@ default draws.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import combinations
 
@@ -48,6 +48,7 @@ from n2o_core.measures.pairwise import (
     tri_correlation,
 )
 from n2o_core.measures.pwcca_released import pwcca_released_pair
+from n2o_core.runtime.progress import Progress, report
 
 Key = tuple[str, str, str]  # (a, b, measure)
 
@@ -72,20 +73,19 @@ class FamilyResult:
     boot_n: int = 0  # sentences the bootstrap resamples (its CI is rescaled by sqrt(boot_n / n) when smaller)
 
 
-#: Called as progress(fraction of the family's work done).
-FamilyProgress = Callable[[float], None]
+#: A family reports its share of work done as this many steps of stage "measures" (its units are not whole).
+FAMILY_STEPS = 10_000
 
 
 class _Units:
-    """Counts units of work done and reports the fraction to a `FamilyProgress` (if any)."""
+    """Counts units of work done and reports the share done, in FAMILY_STEPS steps, to `progress` (if any)."""
 
-    def __init__(self, total: float, progress: FamilyProgress | None):
+    def __init__(self, total: float, progress: Progress | None):
         self.total, self.done, self.progress = max(total, 1.0), 0.0, progress
 
     def __call__(self, units: float = 1.0) -> None:
         self.done += units
-        if self.progress is not None:
-            self.progress(min(1.0, self.done / self.total))
+        report(self.progress, "measures", round(FAMILY_STEPS * min(1.0, self.done / self.total)), FAMILY_STEPS)
 
 
 def pairs_of(names: Sequence[str]) -> list[tuple[str, str]]:
@@ -141,7 +141,7 @@ class NeighborFamily:
             rows.append(row)
         return rows
 
-    def run(self, perms: np.ndarray, draws: np.ndarray, progress: FamilyProgress | None = None) -> FamilyResult:
+    def run(self, perms: np.ndarray, draws: np.ndarray, progress: Progress | None = None) -> FamilyResult:
         """Values on every sentence; null over `perms` (rows of B shuffled); bootstrap over `draws`."""
         res = FamilyResult(n=self.n, null_n=self.n, boot_n=self.n)
         pairs = pairs_of(self.names)
@@ -155,7 +155,7 @@ class NeighborFamily:
         keys = list(res.value)
         chunks = [perms[s : s + CHUNK] for s in range(0, len(perms), CHUNK)]
         sizes = iter([len(P) for P in chunks])
-        parts = map_threads(lambda P: self._null_rows(pairs, P), chunks, on_done=lambda: units(next(sizes)))
+        parts = map_threads(lambda P: self._null_rows(pairs, P), chunks, count_done=lambda: units(next(sizes)))
         res.null = _stack([row for part in parts for row in part], keys)
         if len(draws):
             res.boot = self._bootstrap(pairs, draws)
@@ -205,7 +205,7 @@ class FeatureFamily:
         self.n = next(iter(arrays.values())).shape[0]
         self.null_rows = np.asarray(null_rows)
 
-    def run(self, perms: np.ndarray, draws: np.ndarray, progress: FamilyProgress | None = None) -> FamilyResult:
+    def run(self, perms: np.ndarray, draws: np.ndarray, progress: Progress | None = None) -> FamilyResult:
         """Values on every sentence; null over `perms` and bootstrap over `draws` of the null rows (batched
         draws in each side's singular basis, `batched.pair_values`, on `batched.WORKERS` threads)."""
         m = self.null_rows.size
@@ -218,7 +218,7 @@ class FeatureFamily:
             a, b = pair
             return feature_values(spaces[a], spaces[b], cross(spaces[a], spaces[b]), (a, b), self.measures)
 
-        for got in map_threads(value, pairs, on_done=units):
+        for got in map_threads(value, pairs, count_done=units):
             res.value.update(got)
         spaces.clear()
         drawn = [m for m in self.measures if m not in VALUE_ONLY]
@@ -242,10 +242,10 @@ class FeatureFamily:
             res.null_observed.update({key: float(v[0]) for key, v in one.items()})
         chunks = [perms[s : s + CHUNK] for s in range(0, len(perms), CHUNK)]
         sizes = iter([len(P) for P in chunks])
-        done = map_threads(lambda P: self._null_chunk(bases, P), chunks, on_done=lambda: units(next(sizes)))
+        done = map_threads(lambda P: self._null_chunk(bases, P), chunks, count_done=lambda: units(next(sizes)))
         res.null = _concat(done, keys)
         if len(draws):
-            res.boot = _concat(map_threads(lambda d: self._resample(centered, d), list(draws), on_done=units), keys)
+            res.boot = _concat(map_threads(lambda d: self._resample(centered, d), list(draws), count_done=units), keys)
         return res
 
     def _null_chunk(self, bases: dict[str, Basis], P: np.ndarray) -> dict[Key, np.ndarray]:
@@ -401,7 +401,7 @@ class KernelFamily:
                 )
         return row
 
-    def run(self, perms: np.ndarray, draws: np.ndarray, progress: FamilyProgress | None = None) -> FamilyResult:
+    def run(self, perms: np.ndarray, draws: np.ndarray, progress: Progress | None = None) -> FamilyResult:
         """Values on the kernel rows; null over `perms` and bootstrap over `draws` of the null rows."""
         m = self.null_positions.size
         res = FamilyResult(n=self.n, null_n=m, boot_n=m)
@@ -409,9 +409,11 @@ class KernelFamily:
         # the embedders' triangles are most of the work: 60% of the bar, values 5%, null 25%, bootstrap 10%
         units = _Units(100.0, progress)
         spaces = dict(
-            zip(self.names, map_threads(self._space, self.names, on_done=lambda: units(60 / len(self.names))))
+            zip(self.names, map_threads(self._space, self.names, count_done=lambda: units(60 / len(self.names))))
         )
-        for got in map_threads(lambda pair: self._values(spaces, pair), pairs, on_done=lambda: units(5 / len(pairs))):
+        for got in map_threads(
+            lambda pair: self._values(spaces, pair), pairs, count_done=lambda: units(5 / len(pairs))
+        ):
             res.value.update(got)
         sigmas = {e: s.sigma or 1.0 for e, s in spaces.items()}
         spaces.clear()  # the triangles: 3 x 2 n^2 bytes per embedder
@@ -422,7 +424,7 @@ class KernelFamily:
         res.null_observed = self._null_row(mats, halves, np.arange(m))  # the same sums, rows as they are
         step = 25 / max(len(perms), 1)
         res.null = _stack(
-            map_threads(lambda p: self._null_row(mats, halves, p), list(perms), on_done=lambda: units(step)), keys
+            map_threads(lambda p: self._null_row(mats, halves, p), list(perms), count_done=lambda: units(step)), keys
         )
         if len(draws):
             C = np.stack([np.bincount(d, minlength=m) for d in draws]).astype(np.float64)
@@ -440,6 +442,6 @@ class KernelFamily:
                         out[(a, b, msr)] = _unit_offdiag_moments(sa, sb, w, C, msr)
                 return out
 
-            for drawn in map_threads(boot, pairs, on_done=lambda: units(10 / len(pairs))):
+            for drawn in map_threads(boot, pairs, count_done=lambda: units(10 / len(pairs))):
                 res.boot.update(drawn)
         return res

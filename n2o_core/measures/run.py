@@ -66,6 +66,7 @@ from n2o_core.measures.nulls import (
     resamples,
 )
 from n2o_core.measures.pairwise import MAX_ROWS
+from n2o_core.runtime.progress import Progress, report
 
 if TYPE_CHECKING:
     import pandas as pd
@@ -80,8 +81,6 @@ NULL_SUBSAMPLE = 1_000
 TFIDF_SVD_DIM = 300
 DEFAULT_K = 10
 
-#: Called as progress(stage, done, total).
-Progress = Callable[[str, int, int], None]
 #: The stage `compare_arrays` reports: done and total count (measure, unordered pair) steps.
 STAGE = "measures"
 
@@ -240,8 +239,8 @@ def compare_arrays(
 ) -> MeasureComparison:
     """Every measure for every pair of the given embeddings (name -> n x d array, dense or sparse) of the same
     n sentences. `neighbors` (name -> k-NN lists of every sentence, at >= k) avoids searching again.
-    `progress(STAGE, done, total)` counts (measure, unordered pair) steps (each family's share advancing with its
-    draws). BLAS runs at one thread throughout: the independent work runs on `batched.map_threads` (a
+    Stage STAGE ("measures") reported to `progress` counts (measure, unordered pair) steps (each family's share
+    advancing with its draws). BLAS runs at one thread throughout: the independent work runs on `batched.map_threads` (a
     multi-threaded BLAS on two busy cores took 20x longer for the tf-idf SVD's QR steps)."""
     names = list(arrays)
     if len(names) < 2:
@@ -262,18 +261,17 @@ def compare_arrays(
     order = np.random.default_rng([seed, 0]).permutation(n)
     kernel_rows = np.sort(order[:n_kernel])
     null_rows = np.sort(order[:m_null])
-    report = progress or (lambda _s, _d, _t: None)
     npairs = len(names) * (len(names) - 1) // 2
     total = len(chosen) * npairs  # progress: (measure, pair) steps
     start = 0
 
-    def family(ids: Sequence[str]) -> Callable[[float], None]:
-        """The family's fraction done as (measure, pair) steps of the whole call."""
+    def family(ids: Sequence[str]) -> Progress:
+        """The family's share done as (measure, pair) steps of the whole call."""
         base, steps = start, sum(m in ids for m in chosen) * npairs
-        return lambda f: report(STAGE, base + round(f * steps), total)
+        return lambda event: report(progress, STAGE, base + round(event.fraction * steps), total)
 
     results: list[FamilyResult] = []
-    report(STAGE, 0, total)
+    report(progress, STAGE, 0, total)
     with threadpool_limits(limits=1, user_api="blas"):  # threads of our own (batched.map_threads) instead
         if any(m in NEIGHBOR_IDS for m in chosen):
             lists = {}
@@ -297,7 +295,7 @@ def compare_arrays(
             kf = KernelFamily(sub, chosen, np.searchsorted(kernel_rows, null_rows))
             perms, draws = permutations(m_null, permutations_, seed, 2), resamples(m_null, bootstrap, seed, 4)
             results.append(kf.run(perms, draws, family(KERNEL_IDS)))
-    report(STAGE, total, total)
+    report(progress, STAGE, total, total)
     res = MeasureComparison(
         names, n, n_kernel, m_null, k, chosen, permutations_, bootstrap, seed, _rows(names, chosen, results)
     )
@@ -354,7 +352,8 @@ def compare_measures(
     progress: Progress | None = None,
 ) -> MeasureComparison:
     """Every measure for every pair of the workspace's embedders on its corpus (embeddings and every-sentence
-    neighbors from the workspace's cache; see the module docstring)."""
+    neighbors from the workspace's cache; see the module docstring). Reports to `progress` the stages "search"
+    (embedders whose every-sentence neighbors are ready, of all) and "measures" (`compare_arrays`)."""
     from n2o_core.analyses.agreement import validate
     from n2o_core.pipeline import every_sentence_neighbors
 
@@ -368,8 +367,7 @@ def compare_measures(
         for i, e in enumerate(ids):
             got = every_sentence_neighbors(ws, e, k)
             lists[e] = NeighborLists(np.asarray(got.ids), np.asarray(got.sims, np.float64))
-            if progress is not None:
-                progress("search", i + 1, len(ids))
+            report(progress, "search", i + 1, len(ids))
     return compare_arrays(
         arrays,
         k=k,

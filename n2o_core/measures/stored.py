@@ -25,10 +25,10 @@ from n2o_core.measures.run import (
     DEFAULT_SUBSAMPLE,
     NULL_SUBSAMPLE,
     MeasureComparison,
-    Progress,
     check_measures,
     compare_measures,
 )
+from n2o_core.runtime.progress import Progress
 
 if TYPE_CHECKING:
     from n2o_core.corpus_workspace import Workspace

@@ -12,7 +12,7 @@ worked when another fails:
 calls `run_sts(ws, pairs, ["glove-6b-50d"])`, then the next, and reports through `on_event(kind, name, payload)`:
 
 - "start", None: the call's turn begins;
-- "stage", (the call's progress arguments): with `report_progress`, each call of its `progress=` callback;
+- "stage", a `progress.ProgressEvent`: with `report_progress`, each event the call reports to its `progress=`;
 - "done", result: what it returned;
 - "failed", exception: what it raised (the others go on).
 """
@@ -21,6 +21,8 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Any
+
+from n2o_core.runtime.progress import Progress, ProgressEvent
 
 __all__ = ["CallEvent", "each_call", "each_embedder"]
 
@@ -43,13 +45,22 @@ def each_call(
         on_event("start", name, None)
         extra = dict(kwargs)
         if report_progress:
-            extra["progress"] = lambda *a, _name=name: on_event("stage", _name, a)
+            extra["progress"] = _relay(on_event, name)
         try:
             result = fn(*args, **extra)
         except Exception as e:  # noqa: BLE001 - reported per call; the others go on
             on_event("failed", name, e)
             continue
         on_event("done", name, result)
+
+
+def _relay(on_event: CallEvent, name: str) -> Progress:
+    """A `progress=` callback that passes each event on as the call's "stage" event."""
+
+    def cb(event: ProgressEvent) -> None:
+        on_event("stage", name, event)
+
+    return cb
 
 
 def each_embedder(

@@ -16,18 +16,16 @@ Conventions (tested against a brute-force reference):
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 
 import numpy as np
 import scipy.sparse as sp
 
 from n2o_core.errors import N2OError
+from n2o_core.runtime.progress import Progress, counter
 from n2o_core.search.rescore import finish_neighbors, rescore_candidates
 from n2o_core.search.result import Neighbors
 from n2o_core.search.rows import Standardizer, prepare_rows
 from n2o_core.search.scan import Candidates, candidate_count, scan_candidates, search_threads
-
-Progress = Callable[[int, int], None]
 
 #: Rows per block of `row_inverse_norms`.
 _NORM_BLOCK = 1 << 16
@@ -60,18 +58,6 @@ def check_queries(
     elif not sp.issparse(X) and sp.issparse(queries):
         queries = queries.toarray()  # type: ignore[union-attr]
     return None, queries
-
-
-def rows_progress(progress: Progress | None, n: int) -> Callable[[int], None]:
-    """A counter of scanned corpus rows: each call adds rows and says progress(rows so far, n) (when given)."""
-    done = [0]
-
-    def tick(rows: int) -> None:
-        done[0] += rows
-        if progress is not None:
-            progress(done[0], n)
-
-    return tick
 
 
 def search_shard(
@@ -131,9 +117,9 @@ def exact_knn(
     each), keeping a running top-(k + SLACK) per query behind a threshold, then the kept candidates are re-scored in
     float64. With a `standardizer` (z-normalization), CSR rows are standardized in factored form (`ZNormRows`),
     never densified. `queries` take the corpus's form (dense queries for a CSR corpus are made sparse, and the
-    reverse). `progress(done, n)` is called on the calling thread. `row_inv`: the inverse norms of X's rows as
-    `row_inverse_norms` gave them (used for plain float32 rows without a standardizer): the scan then skips its
-    norms pass over each tile's rows.
+    reverse). Stage "neighbors" (corpus rows scanned, of n) is reported to `progress` on the calling thread.
+    `row_inv`: the inverse norms of X's rows as `row_inverse_norms` gave them (used for plain float32 rows without
+    a standardizer): the scan then skips its norms pass over each tile's rows.
     """
     t0 = time.perf_counter()
     n = X.shape[0]
@@ -144,7 +130,7 @@ def exact_knn(
     q = Qn.shape[0]
     if q == 0:
         return Neighbors(np.empty((0, k), np.int64), np.empty((0, k), np.float32), None, 0.0)
-    tick = rows_progress(progress, n)
+    tick = counter(progress, "neighbors", n)
     kk = candidate_count(k, n, query_ids is not None)
     top_s, top_i = scan_candidates(X, Qn, query_ids, kk, block, standardizer, tick, threads=threads, row_inv=row_inv)
     top_s, top_i = rescore_candidates(X, Qraw, top_s, top_i, k, standardizer)

@@ -24,12 +24,11 @@ from collections.abc import Callable
 import numpy as np
 
 from n2o_core.errors import N2OError
-from n2o_core.search.exact import check_queries, rows_progress
+from n2o_core.runtime.progress import Progress, counter
+from n2o_core.search.exact import check_queries
 from n2o_core.search.rescore import finish_neighbors
 from n2o_core.search.result import Neighbors
 from n2o_core.search.scan import NO_ID, ZERO_SCORE, TileQueue, run_scan, search_threads
-
-Progress = Callable[[int, int], None]
 
 #: Corpus rows per block (its word-major copy, 8 bytes per 64 bits per row, stays in the L2 cache).
 BLOCK_ROWS = 4096
@@ -100,11 +99,11 @@ def hamming_candidates(
     *,
     zero: np.ndarray | None = None,
     threads: int | None = None,
-    progress: Callable[[int], None] | None = None,
+    count_rows: Callable[[int], None] | None = None,
 ) -> tuple[np.ndarray, np.ndarray]:
     """(distances int32, ids int64), both (q, kk), nearest first, ties by lower id: the kk nearest rows of `bits`
     to each query row of `Qbits` (packed alike), the query's own row `q_ids[r]` excluded (None: external
-    queries). Rows in `zero` get distance dim + 1. `progress(rows)` is called on the calling thread."""
+    queries). Rows in `zero` get distance dim + 1. `count_rows(rows)` is called on the calling thread."""
     W = as_words(bits)
     Qw = np.ascontiguousarray(as_words(Qbits))
     n, q = W.shape[0], Qw.shape[0]
@@ -115,7 +114,7 @@ def hamming_candidates(
     workers = 1 if n * q * W.shape[1] < SMALL_SEARCH else (threads or search_threads())
     workers = max(1, min(workers, len(scan.tiles)))
     states = [scan.state() for _ in range(workers)]
-    run_scan(scan, states, n, progress)
+    run_scan(scan, states, n, count_rows)
     if workers == 1:
         return states[0]
     D = np.concatenate([s[0] for s in states], axis=1)
@@ -146,7 +145,8 @@ def hamming_knn(
     """Exact Hamming k-NN of corpus rows `query_ids` (self excluded) or of external packed `queries`, among the
     packed sign bits `bits` (n, ceil(dim / 8)) uint8 of `dim` dimensions. Similarities are 1 - 2h / dim (the
     cosine of the ±1 sign vectors); `zero` flags corpus rows with no direction, `queries_zero` external queries
-    with none. `threads` workers (default: the usable CPUs); `progress(done, n)` on the calling thread."""
+    with none. `threads` workers (default: the usable CPUs); stage "neighbors" (rows scanned, of n) reported to
+    `progress` on the calling thread."""
     t0 = time.perf_counter()
     _check_dim(bits, dim)
     n = bits.shape[0]
@@ -155,10 +155,10 @@ def hamming_knn(
     q = Qbits.shape[0]
     if q == 0:
         return Neighbors(np.empty((0, k), np.int64), np.empty((0, k), np.float32), None, 0.0)
-    tick = rows_progress(progress, n)
+    tick = counter(progress, "neighbors", n)
     from n2o_core.search._hamming_kernel import EXCLUDED
 
-    dist, ids = hamming_candidates(bits, dim, k, Qbits, query_ids, zero=zero, threads=threads, progress=tick)
+    dist, ids = hamming_candidates(bits, dim, k, Qbits, query_ids, zero=zero, threads=threads, count_rows=tick)
     sims = (1.0 - 2.0 * dist.astype(np.float64) / dim).astype(np.float32)
     sims[dist == dim + 1] = ZERO_SCORE
     ids = np.where(dist >= EXCLUDED, NO_ID, ids)

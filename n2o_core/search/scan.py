@@ -292,17 +292,17 @@ def run_workers(scan: Workers, states: list[Candidates], report: Callable[[], No
                 t.join()
 
 
-def run_scan(scan: Workers, states: list[Candidates], n: int, progress: Callable[[int], None] | None) -> None:
+def run_scan(scan: Workers, states: list[Candidates], n: int, count_rows: Callable[[int], None] | None) -> None:
     """Run `scan` with one state per worker: on the calling thread alone for one state, else by `run_workers`.
-    `progress(rows)` is called on the calling thread as `scan.done` grows (up to n, all of n at the end); a
+    `count_rows(rows)` is called on the calling thread as `scan.done` grows (up to n, all of n at the end); a
     worker's failure is raised here."""
     sent = [0]
 
     def report() -> None:
-        if progress is not None:
+        if count_rows is not None:
             now = min(n, int(scan.done + 1e-6))
             if now > sent[0]:
-                progress(now - sent[0])
+                count_rows(now - sent[0])
                 sent[0] = now
 
     if len(states) == 1:
@@ -322,7 +322,7 @@ def scan_candidates(
     k: int,
     block: int | None,
     standardizer: Standardizer | None,
-    progress: Callable[[int], None] | None,
+    count_rows: Callable[[int], None] | None,
     *,
     offset: int = 0,
     serial: bool = False,
@@ -333,7 +333,7 @@ def scan_candidates(
 
     X holds corpus rows offset .. offset + len(X) (a shard); q_ids are global corpus ids (or None). `serial` (or a
     small search) runs on the calling thread with BLAS as configured; otherwise `threads` workers (default: the
-    usable CPUs) each run single-threaded BLAS. `progress(rows)` is called on the calling thread only.
+    usable CPUs) each run single-threaded BLAS. `count_rows(rows)` is called on the calling thread only.
     """
     scan = _Scan(X, Qn, q_ids, k, block, standardizer, offset, row_inv)
     n, d = X.shape
@@ -342,5 +342,5 @@ def scan_candidates(
         workers = 1
     workers = max(1, min(workers, len(scan.tiles)))
     states = [scan.state() for _ in range(workers)]
-    run_scan(scan, states, n, progress)
+    run_scan(scan, states, n, count_rows)
     return states[0] if workers == 1 else merge_candidates(states, k)

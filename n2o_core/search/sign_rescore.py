@@ -17,7 +17,8 @@ import time
 import numpy as np
 
 from n2o_core.errors import N2OError
-from n2o_core.search.exact import Progress, check_queries, rows_progress
+from n2o_core.runtime.progress import Progress, counter
+from n2o_core.search.exact import check_queries
 from n2o_core.search.hamming import hamming_candidates, query_zero
 from n2o_core.search.rescore import TIE_DECIMALS, finish_neighbors
 from n2o_core.search.result import Neighbors
@@ -49,7 +50,8 @@ def sign_rescore_knn(
     """k nearest neighbors of corpus rows `query_ids` (self excluded) or of external packed `queries`: the
     `multiplier`·k nearest by Hamming distance among `bits` (n, ceil(dim / 8)) uint8, re-ranked by the cosine of
     the float query vectors `query_floats` (q, dim; the vectors the bits were made from) with each candidate's
-    ±1 sign vector. `zero` flags corpus rows with no direction; `progress(done, n)` counts the Hamming scan."""
+    ±1 sign vector. `zero` flags corpus rows with no direction; stage "neighbors" reported to `progress` counts the
+    Hamming scan's rows."""
     from n2o_core.search._hamming_kernel import EXCLUDED, sign_scores
 
     t0 = time.perf_counter()
@@ -65,8 +67,10 @@ def sign_rescore_knn(
         return Neighbors(np.empty((0, k), np.int64), np.empty((0, k), np.float32), None, 0.0)
     rr = rescore_count(k, multiplier, n, query_ids is not None)
 
-    tick = rows_progress(progress, n)
-    D, cand = hamming_candidates(bits, dim, rr, np.asarray(Qbits), query_ids, zero=zero, threads=threads, progress=tick)
+    tick = counter(progress, "neighbors", n)
+    D, cand = hamming_candidates(
+        bits, dim, rr, np.asarray(Qbits), query_ids, zero=zero, threads=threads, count_rows=tick
+    )
     valid = D < EXCLUDED
     ids = np.where(valid, cand, -1)
     Qn = np.ascontiguousarray(prepare_rows(Qf, None, np.float64)[0], np.float64)

@@ -15,7 +15,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from n2o_core.search.exact import Progress, exact_knn
+from n2o_core.runtime.progress import Progress
+from n2o_core.search.exact import exact_knn
 from n2o_core.search.hamming import hamming_knn
 from n2o_core.search.result import Neighbors
 from n2o_core.search.sign_rescore import sign_rescore_knn
@@ -34,7 +35,8 @@ def variant_knn(
     progress: Progress | None = None,
 ) -> Neighbors:
     """k nearest neighbors in a derived variant of corpus rows `query_ids` (self excluded), or of `queries`: float
-    vectors of the variant's source from outside the corpus (free text), put through the same fitted transform."""
+    vectors of the variant's source from outside the corpus (free text), put through the same fitted transform.
+    Stage "neighbors" (corpus rows scanned) is reported to `progress`."""
     if (query_ids is None) == (queries is None):
         raise ValueError("Give exactly one of query_ids or queries.")
     v = derived.variant

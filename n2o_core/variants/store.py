@@ -34,6 +34,7 @@ from typing import Any, Protocol
 import numpy as np
 
 from n2o_core.errors import EmbedderError, N2OError
+from n2o_core.runtime.progress import Progress, report
 from n2o_core.search.exact import exact_knn
 from n2o_core.search.result import Neighbors
 from n2o_core.search.rows import Standardizer
@@ -41,8 +42,6 @@ from n2o_core.storage.cache import Cache
 from n2o_core.variants.knn import variant_knn
 from n2o_core.variants.spec import POOLINGS, Variant, describe, parse_variant, reduced_dim
 from n2o_core.variants.transforms import Derived, derive_vectors, unpack_signs
-
-Progress = Callable[[int, int], None]
 
 #: Corpora up to this size get all three poolings of every layer from the one forward pass (3 x layers x n x d
 #: floats: 160 MB for MiniLM-L6 on 5,000 sentences); larger ones only the pooling asked for.
@@ -170,8 +169,7 @@ class VariantStore:
             got = self.host.cache.load_dense(rel)
             n = len(self.host.corpus)
             if got is not None and got.shape[0] == n:
-                if progress is not None:
-                    progress(n, n)
+                report(progress, "embed", n, n)
                 return got
             texts = list(self.host.corpus.texts)
             pool = str(m.pool)
@@ -243,8 +241,7 @@ class VariantStore:
         with self._lock:
             got = self._derived.get(v.id)
         if got is not None:
-            if progress is not None:
-                progress(got.vectors.shape[0], got.vectors.shape[0])
+            report(progress, "embed", got.vectors.shape[0], got.vectors.shape[0])
             return got
         X = self.source_vectors(v, progress)
         d = derive_vectors(np.asarray(X, np.float32), v)

@@ -342,7 +342,7 @@ def test_every_sentence_neighbors_and_from_neighbors_equal_agreement(setup):
     ws, _ = setup
     seen = []
     nbs = {
-        e: every_sentence_neighbors(ws, e, 12, on_stage=lambda eid, stage, d, t: seen.append((eid, stage)))
+        e: every_sentence_neighbors(ws, e, 12, progress=lambda ev: seen.append((ev.item, ev.stage)))
         for e in ["a", "b", "c"]
     }
     assert all(nb.ids.shape == (N, 12) and nb.seconds >= 0 for nb in nbs.values())

@@ -227,11 +227,12 @@ def test_embed_out_takes_one_embedder(corpus_and_vectors, capsys):
 def test_progress_bars_redraw_throttled_and_end_at_the_total(capsys):
     """A search reports every tile (~1,000 per 1M rows): the bar is redrawn at most every 0.1 s, not each time."""
     from n2o_core.cli.common import ProgressBars
+    from n2o_core.runtime.progress import ProgressEvent
 
     bars = ProgressBars()
     for done in range(1, 1001):
-        bars("A", "neighbors", done, 1000)
-    bars("B", "neighbors", 5, 5)  # finished at once (from the cache): no bar
+        bars(ProgressEvent("neighbors", "A", done, 1000))
+    bars(ProgressEvent("neighbors", "B", 5, 5))  # finished at once (from the cache): no bar
     err = capsys.readouterr().err
     assert "1000/1000" in err and "neighbors A" in err and " B" not in err
     assert err.count("\r") < 20, err.count("\r")

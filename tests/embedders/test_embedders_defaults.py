@@ -65,10 +65,10 @@ def test_the_ten_defaults_of_table_1():
 def test_default_loads_offline_and_embeds(embedder_id, loaded, no_network):
     e = loaded(embedder_id)
     assert e.info.id == embedder_id
-    seen: list[tuple[int, int]] = []
-    X = e.encode(SENTENCES, progress=lambda done, total: seen.append((done, total)))
+    seen: list[tuple[str, int, int]] = []
+    X = e.encode(SENTENCES, progress=lambda ev: seen.append((ev.stage, ev.done, ev.total)))
     n = len(SENTENCES)
-    assert seen and seen[-1] == (n, n)
+    assert seen and seen[-1] == ("embed", n, n)
     if embedder_id == "tfidf":
         assert sp.isspmatrix_csr(X) and X.dtype == np.float32
         assert X.shape == (n, len(e.vocab)) and len(e.vocab) > 20

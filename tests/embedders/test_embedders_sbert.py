@@ -34,7 +34,7 @@ def counted_passes(monkeypatch):
 
     for name in ("_onnx_pooled", "_torch_pooled"):
         monkeypatch.setattr(sbert, name, counting(getattr(sbert, name)))
-    monkeypatch.setattr(sbert, "_POOLED", type(sbert._POOLED)())
+    monkeypatch.setattr(sbert, "_POOLED", type(sbert._POOLED)(sbert._POOLED.maxsize))
     return calls
 
 

@@ -109,9 +109,9 @@ def test_corpus_without_repeated_words_is_a_clear_error():
 def test_training_progress_counts_sentences_times_epochs_and_changes_nothing(corpus):
     seen = []
     a, b = TrainedVectorsEmbedder("fasttext-sub"), TrainedVectorsEmbedder("fasttext-sub")
-    a.fit(corpus, progress=lambda d, t: seen.append((d, t)))
+    a.fit(corpus, progress=lambda e: seen.append((e.stage, e.done, e.total)))
     b.fit(corpus)
     n = sum(1 for t in corpus if tokenize(t))
-    assert seen == [(i * n, 5 * n) for i in range(6)]
+    assert seen == [("train", i * n, 5 * n) for i in range(6)]
     np.testing.assert_array_equal(a.table.vectors, b.table.vectors)
     np.testing.assert_array_equal(a.table.ngrams, b.table.ngrams)

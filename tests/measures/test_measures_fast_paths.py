@@ -53,7 +53,7 @@ def test_neighbor_null_of_every_pair_over_several_chunks_equals_recomputation():
     perms = permutations(36, CHUNK + 3, seed=2)  # two chunks, the last one short
     seen: list[float] = []
     fam = NeighborFamily({e: knn_lists(v, k) for e, v in X.items()}, ["mutual_knn", "jaccard_knn", "cknna"])
-    res = fam.run(perms, resamples(36, 2, seed=3), seen.append)
+    res = fam.run(perms, resamples(36, 2, seed=3), lambda e: seen.append(e.fraction))
     for a, b in (("a", "b"), ("a", "c"), ("b", "c")):
         for j, p in enumerate(perms):
             for mid in ("mutual_knn", "jaccard_knn", "cknna"):
@@ -106,7 +106,7 @@ def test_progress_counts_measure_pair_steps():
         measures=["mutual_knn", "cka_linear", "rsa_pearson"],
         permutations_=3,
         bootstrap=2,
-        progress=lambda *c: calls.append(c),
+        progress=lambda e: calls.append((e.stage, e.done, e.total)),
     )
     assert {c[0] for c in calls} == {STAGE}
     assert all(c[2] == 3 * 3 for c in calls)  # 3 measures x 3 pairs

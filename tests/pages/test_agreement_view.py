@@ -255,3 +255,31 @@ def test_ties_at_the_extremes_are_said_and_paged(app):
     no_exception(app)
     second = app.dataframe[1].value
     assert not set(second["text"]) & set(first) and set(second["n2o"]) == {0.0}
+
+
+def test_isolated_jobs_search_every_sentence_in_one_child_process(app_env, isolated_jobs):
+    """Where jobs run in child processes (a shared server), the every-sentence search of all the chosen embedders
+    runs in one child (`jobs.run_with_bars`), each with its bar and line, and gives what the search here gives; a
+    second visit reads the search from the disk cache without a child."""
+    from streamlit.testing.v1 import AppTest
+
+    from n2o_core.corpora import from_texts
+
+    texts = [f"isolated sentence {i} about the {w} market" for i, w in enumerate("abcdefghijklmnopqrstuvwxyz" * 2)]
+    args = (texts, 5, ("tfidf", "glove-6b-50d"))
+    at = AppTest.from_function(_render, args=args, default_timeout=180).run()
+    no_exception(at)
+    assert isolated_jobs == ["each_call"], isolated_jobs
+    lines = [m.value for m in at.markdown]
+    assert any(v.startswith("**tfidf**: ready in") for v in lines) and any(
+        "**glove-6b-50d**: ready in" in v for v in lines
+    )
+    ws = Workspace(from_texts(texts, name="tiny"), cache=Cache(os.environ["N2O_CACHE_DIR"]))
+    cmp = compare(ws, ["tfidf", "glove-6b-50d"], 5, n_queries=len(texts), n_samples=1)
+    assert metric(at, "N2O tfidf vs glove-6b-50d") == f"{cmp.mean[0, 1]:.3f}"
+    from ui import agreement_data
+
+    agreement_data._memo.clear()  # a new server process: the search comes from the disk cache, in this process
+    again = AppTest.from_function(_render, args=args, default_timeout=180).run()
+    no_exception(again)
+    assert isolated_jobs == ["each_call"], isolated_jobs

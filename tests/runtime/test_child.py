@@ -17,6 +17,7 @@ from n2o_core.errors import N2OError
 from n2o_core.measures.run import compare_measures
 from n2o_core.runtime import child, notices
 from n2o_core.runtime import server_mode as sm
+from n2o_core.runtime.progress import ProgressEvent
 from n2o_core.storage.cache import Cache
 
 
@@ -37,16 +38,15 @@ def test_a_job_in_a_child_gives_what_it_gives_here_and_replays_its_progress(tmp_
         ["tfidf", "word2vec"],
         5,
         ["cka_linear", "mutual_knn"],
-        callbacks={"progress": lambda *a: there.append(a)},
+        callbacks={"progress": there.append},
         **kw,
     )
     # what the child computed is in the shared disk cache: this process reads it instead of embedding again
     assert ws.is_cached("word2vec")
-    local = compare_measures(
-        ws, ["tfidf", "word2vec"], 5, ["cka_linear", "mutual_knn"], progress=lambda *a: here.append(a), **kw
-    )
+    local = compare_measures(ws, ["tfidf", "word2vec"], 5, ["cka_linear", "mutual_knn"], progress=here.append, **kw)
     assert remote.to_json()["results"] == local.to_json()["results"]
-    assert there == here and there[-1] == ("measures", 2, 2)
+    assert there == here and there[-1] == ProgressEvent("measures", "", 2, 2)  # events pickle and come back equal
+    assert all(isinstance(e, ProgressEvent) for e in there) and {e.stage for e in there} == {"search", "measures"}
 
 
 def test_call_runs_here_unless_isolating(tmp_path):

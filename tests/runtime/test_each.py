@@ -13,6 +13,7 @@ from n2o_core.evaluation.pairs import lee_pairs
 from n2o_core.evaluation.sts import run_sts
 from n2o_core.runtime import child
 from n2o_core.runtime.each import each_embedder
+from n2o_core.runtime.progress import ProgressEvent
 from n2o_core.storage.cache import Cache
 
 NAMES = ["glove-6b-50d", "no-such-embedder", "tfidf"]
@@ -48,12 +49,13 @@ def _check(events, ws) -> None:
     failure = payload[("failed", "no-such-embedder")]
     assert isinstance(failure, N2OError) and "no-such-embedder" in str(failure)
     stages = [(eid, p) for kind, eid, p in events if kind == "stage"]
-    # run_sts's own progress for a one-embedder list: (eid, 0, 1) then ("", 1, 1); the failure stops before it
+    # run_sts's own progress for a one-embedder list: stage "embedders", 0 of 1 with the embedder as its item,
+    # then 1 of 1; the failure stops before it
     assert stages == [
-        ("glove-6b-50d", ("glove-6b-50d", 0, 1)),
-        ("glove-6b-50d", ("", 1, 1)),
-        ("tfidf", ("tfidf", 0, 1)),
-        ("tfidf", ("", 1, 1)),
+        ("glove-6b-50d", ProgressEvent("embedders", "glove-6b-50d", 0, 1)),
+        ("glove-6b-50d", ProgressEvent("embedders", "", 1, 1)),
+        ("tfidf", ProgressEvent("embedders", "tfidf", 0, 1)),
+        ("tfidf", ProgressEvent("embedders", "", 1, 1)),
     ]
 
 

@@ -93,9 +93,9 @@ def test_progress_counts_every_row(tied_bits, monkeypatch):
     bits, dim = tied_bits
     monkeypatch.setattr(hamming, "BLOCK_ROWS", 2048)
     calls = []
-    hamming_knn(bits, dim, 3, np.arange(4), progress=lambda done, n: calls.append((done, n)))
-    assert calls[-1] == (len(bits), len(bits))
-    assert [d for d, _ in calls] == sorted(d for d, _ in calls) and len(calls) >= 5
+    hamming_knn(bits, dim, 3, np.arange(4), progress=lambda e: calls.append((e.done, e.total, e.stage)))
+    assert calls[-1] == (len(bits), len(bits), "neighbors")
+    assert [d for d, _, _ in calls] == sorted(d for d, _, _ in calls) and len(calls) >= 5
 
 
 def test_candidates_and_words():

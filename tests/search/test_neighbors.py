@@ -143,7 +143,7 @@ def test_worker_threads_and_query_chunks_equal_brute_force(tie_vectors, many_wor
     qids = np.concatenate([[10, 50, 0, 299], np.arange(1, 300, 13)])
     ref = brute_knn(tie_vectors, qids, 12)
     ticks = []
-    got = exact_knn(tie_vectors, 12, query_ids=qids, block=9, threads=threads, progress=lambda d, n: ticks.append(d))
+    got = exact_knn(tie_vectors, 12, query_ids=qids, block=9, threads=threads, progress=lambda e: ticks.append(e.done))
     assert (got.ids == ref).all()
     assert (got.sims == exact_knn(tie_vectors, 12, query_ids=qids).sims).all()
     assert ticks[-1] == 300 and ticks == sorted(ticks)  # progress reaches n, on the calling thread

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -28,8 +28,8 @@ from n2o_core.evaluation.findings.verdict import (
     Finding,
     N2OEvidence,
     PopularEvidence,
-    Progress,
 )
+from n2o_core.runtime.progress import Progress, prefixed, report, scoped
 from n2o_core.text import SBERT_STOP_WORDS, token_set
 
 if TYPE_CHECKING:
@@ -164,8 +164,7 @@ def neighbor_evidence(
     check_corpus_size(n)
     plan = plan_queries(n, params.n_queries, params.n_samples, params.seed)
     k_max = k_max_for(n)
-    on_stage = (lambda e, stage, d, t: progress(f"{stage} {e}", d, t)) if progress else None
-    prepared = prepare_all(ws, list(embedders), plan, k_max, on_stage=on_stage)
+    prepared = prepare_all(ws, list(embedders), plan, k_max, progress=progress)
     ev = Evidence(errors=dict(prepared.errors))
     k = effective_k(params.k, k_max)
     ev.setup = {
@@ -193,11 +192,9 @@ def neighbor_evidence(
             rho_s = robustness_across_samples(res.sampled.per_sample)
     per = tuple(pd.DataFrame(m, index=names, columns=names) for m in res.sampled.per_sample)
     ev.n2o = N2OEvidence(mean, std, k, n, len(plan.samples[0]), len(plan.samples), rho_k, rho_s, per)
-    if progress:
-        progress("linear CKA", 0, 1)
+    report(progress, "linear CKA", 0, 1)
     ev.cka, ev.cka_note = _cka_of(ws, names, cka_cache)
-    if progress:
-        progress("linear CKA", 1, 1)
+    report(progress, "linear CKA", 1, 1)
     ids = prepared.ids_at(k)
     for words, stop in ((CONTENT, SBERT_STOP_WORDS), (ALL_WORDS, None)):
         df, rand = token_overlap_report(ws.corpus.texts, plan.pool, ids, k, stop_words=stop, seed=params.seed)
@@ -232,16 +229,14 @@ def _seed_references(
         return
     ev.setup["corpus-trained embedders trained on"] = f"{len(ws.corpus.fit_texts):,} sentences"
     for i, e in enumerate(trained):
-        if progress:
-            progress(f"training {e} with another seed", i, len(trained))
+        report(progress, f"training {e} with another seed", i, len(trained))
         try:
             ref = same_recipe_n2o(ws, e, samples, k, own_ids=ids[e])
         except N2OError as exc:
             ev.errors[f"{e} (same-recipe reference)"] = str(exc)
             continue
         ev.seed_reference[e] = (ref.mean, ref.std)
-    if progress:
-        progress("training with another seed", len(trained), len(trained))
+    report(progress, "training with another seed", len(trained), len(trained))
 
 
 def heros_evidence(
@@ -251,12 +246,7 @@ def heros_evidence(
     `params.heros_pairs` minimal pairs per subset made from the corpus (`heros.run.make_pairs`, cached)."""
     from n2o_core.evaluation.heros.run import make_pairs, score_embedder
 
-    ps = make_pairs(
-        ws,
-        params.heros_pairs,
-        params.seed,
-        progress=(lambda d, t: progress("making minimal pairs", d, t)) if progress else None,
-    )
+    ps = make_pairs(ws, params.heros_pairs, params.seed, progress=scoped(progress, stage="making minimal pairs"))
     ev = Evidence()
     ev.setup = _corpus_setup(
         ws,
@@ -274,8 +264,7 @@ def heros_evidence(
         return ev
     frames, per_pair = [], []
     for i, e in enumerate(embedders):
-        if progress:
-            progress(f"scoring {e}", i, len(embedders))
+        report(progress, "scoring", i, len(embedders), e)
         try:
             scores = score_embedder(ws, ps.pairs, e, seed=params.seed)
         except N2OError as exc:
@@ -293,8 +282,7 @@ def heros_evidence(
                 }
             )
         )
-    if progress:
-        progress("scoring", len(embedders), len(embedders))
+    report(progress, "scoring", len(embedders), len(embedders))
     ev.heros = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     ev.heros_pairs = pd.concat(per_pair, ignore_index=True) if per_pair else None
     return ev
@@ -353,14 +341,12 @@ def sts_evidence(cache: Cache, embedders: Sequence[str], progress: Progress | No
     }
     frames = []
     for i, e in enumerate(embedders):
-        if progress:
-            progress(f"correlating {e}", i, len(embedders))
+        report(progress, "correlating", i, len(embedders), e)
         try:
             frames.append(run_sts(ws, pairs, [e]).results)
         except N2OError as exc:
             ev.errors[e] = str(exc)
-    if progress:
-        progress("correlating", len(embedders), len(embedders))
+    report(progress, "correlating", len(embedders), len(embedders))
     ev.sts = pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     return ev
 
@@ -393,8 +379,6 @@ def evidence(
     its `replicates`, every run judged alike. The human-similarity findings read gensim's Lee pairs, the same on
     every run: one run. Linear CKA is computed once per corpus size and embedder pair (kept in `cka_cache`; a new
     one when None)."""
-    from dataclasses import replace
-
     from n2o_core.corpora.corpus import sample_corpus
     from n2o_core.corpus_workspace import Workspace as _Ws
     from n2o_core.measures.run import FeatureMemo
@@ -409,8 +393,7 @@ def evidence(
         if size not in spaces:
             spaces[size] = ws if size >= len(ws.corpus) else _Ws(sample_corpus(ws.corpus, size, 0), cache=ws.cache)
         tag = f"run {i + 1}/{len(runs)} (seed {seed}, {size:,} sentences): " if len(runs) > 1 else ""
-        step = (lambda stage, d, t, tag=tag: progress(tag + stage, d, t)) if progress else None
-        ev = _one_evidence(spaces[size], f, replace(params, seed=seed), step, cache)
+        ev = _one_evidence(spaces[size], f, replace(params, seed=seed), prefixed(progress, tag), cache)
         if out is None:
             out = ev
         else:

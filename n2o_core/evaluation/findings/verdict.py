@@ -16,9 +16,6 @@ import pandas as pd
 from n2o_core.analyses.overlap import chance_level
 from n2o_core.text import SBERT_STOP_WORDS_NAME, TOKEN_WORDS_DEFAULT
 
-#: progress(stage text, done, total)
-Progress = Callable[[str, int, int], None]
-
 NEIGHBORS, HEROS, STS, PROBE = "neighbors", "heros", "sts", "probe"
 PAPERS = {
     "N2O": "Lin & Smith (2019), Situating Sentence Embedders with Nearest Neighbor Overlap",

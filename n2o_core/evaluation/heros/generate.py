@@ -43,6 +43,7 @@ from n2o_core.evaluation.heros.random_word import MaskedLMFiller, pick_vetted_wo
 from n2o_core.evaluation.heros.subsets import ALL_SUBSETS
 from n2o_core.evaluation.heros.typos import make_typo
 from n2o_core.evaluation.heros.vetted import Entry, Slot, match
+from n2o_core.runtime.progress import Progress, report
 from n2o_core.text import tokenize
 
 PAIR_COLUMNS = ["subset", "original", "variant", "target", "replacement", "pos", "tag", "method", "sense"]
@@ -51,8 +52,6 @@ VERB_TAGS = frozenset({"VB", "VBD", "VBG", "VBN", "VBP", "VBZ"})
 ADJ_TAGS = frozenset({"JJ", "JJR", "JJS"})
 _END = re.compile(r"""[.!]["'”’)]*$""")
 _START = re.compile(r"""^["'“‘(]*[A-Z0-9]""")
-
-Progress = Callable[[int, int], None]
 
 
 @dataclass
@@ -305,7 +304,8 @@ def generate_pairs(
     """Up to `n_per_subset` HEROS-style pairs per subset from `texts` (deterministic given `seed`).
 
     `mlm_model`: a fill-mask model name/path for the random subset (default: a vetted word of another class).
-    `max_targets`: candidate target words tried per sentence before it is given up ("incomplete").
+    `max_targets`: candidate target words tried per sentence before it is given up ("incomplete"). Stage "pairs"
+    (pairs made in the subset with the fewest, of `n_per_subset`) reported to `progress`.
     """
     unknown = [s for s in subsets if s not in ALL_SUBSETS]
     if unknown:
@@ -344,8 +344,7 @@ def generate_pairs(
             for m in made:
                 counts[m["subset"]] += 1
             rows.extend(made)
-            if progress is not None:
-                progress(min(counts[s] for s in subsets), n_per_subset)
+            report(progress, "pairs", min(counts[s] for s in subsets), n_per_subset)
         if done:
             break
     full = all(counts[s] >= n_per_subset for s in subsets)

@@ -18,8 +18,9 @@ from typing import Any
 
 import pandas as pd
 
-from n2o_core.evaluation.heros.generate import PAIR_COLUMNS, PairSet, Progress, generate_pairs
+from n2o_core.evaluation.heros.generate import PAIR_COLUMNS, PairSet, generate_pairs
 from n2o_core.evaluation.heros.subsets import ALL_SUBSETS
+from n2o_core.runtime.progress import Progress
 from n2o_core.storage.cache import Cache, hash_key
 
 #: Bump when the generation rules in generate.py (or the modules it uses) change what they make.

@@ -12,7 +12,7 @@ res.meta["unseen"]    # {embedder: why its word-subset scores measure its vocabu
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -26,12 +26,11 @@ from n2o_core.evaluation.heros.coverage import coverage
 from n2o_core.evaluation.heros.generate import PairSet
 from n2o_core.evaluation.heros.score import RESULT_COLUMNS, score_one
 from n2o_core.evaluation.heros.unseen import unseen_notes
+from n2o_core.runtime.progress import Progress, report, scoped
 
 if TYPE_CHECKING:
     from n2o_core.corpus_workspace import Workspace
 
-#: progress(stage, done, total); stage is "pairs" or "embedder <id>".
-StageProgress = Callable[[str, int, int], None]
 
 JSON_PAIR_COLUMNS = ["subset", "original", "variant", "target"]
 #: Pair columns shown beside each embedder's cosine.
@@ -104,14 +103,10 @@ def _workspace(source: Any, cache_dir: str | None) -> Any:
 
 
 def make_pairs(
-    ws: Workspace,
-    n_pairs: int,
-    seed: int = 0,
-    *,
-    mlm_model: str | None = None,
-    progress: Callable[[int, int], None] | None = None,
+    ws: Workspace, n_pairs: int, seed: int = 0, *, mlm_model: str | None = None, progress: Progress | None = None
 ) -> PairSet:
-    """Up to `n_pairs` minimal pairs per subset from the workspace's corpus (read from the cache when made before)."""
+    """Up to `n_pairs` minimal pairs per subset from the workspace's corpus (read from the cache when made before;
+    stage "pairs" reported to `progress` while they are made)."""
     from n2o_core.evaluation.heros.pair_cache import cached_generate_pairs
 
     return cached_generate_pairs(
@@ -196,7 +191,7 @@ def run_heros(
     embedder_ids: Sequence[str],
     n_pairs: int = 500,
     seed: int = 0,
-    progress: StageProgress | None = None,
+    progress: Progress | None = None,
     *,
     pairs: pd.DataFrame | None = None,
     mlm_model: str | None = None,
@@ -214,7 +209,8 @@ def run_heros(
     `skip_failed`, an embedder that raises is recorded in `.errors` and the others go on.
     `averaging` ("nostop", the default, or "all"): averaged word vectors are scored with stop words dropped (their
     `-nostop` id, as Heros and the HEROS page do) or over every token; results carry the scored ids, and
-    `meta["scored_ids"]` maps each requested id to its scored id.
+    `meta["scored_ids"]` maps each requested id to its scored id. Reports to `progress` the stages "pairs" (while
+    pairs are made) and "embedders" (embedders scored, of all, with the one being scored as the item).
     """
     ws = _workspace(source, cache_dir)
     if not embedder_ids:
@@ -232,12 +228,7 @@ def run_heros(
     dropped: dict[str, dict[str, int]] = {}
     skipped: dict[str, int] = {}
     if pairs is None:
-
-        def pair_progress(done: int, total: int) -> None:
-            if progress is not None:
-                progress("pairs", done, total)
-
-        ps = make_pairs(ws, n_pairs, seed, mlm_model=mlm_model, progress=pair_progress)
+        ps = make_pairs(ws, n_pairs, seed, mlm_model=mlm_model, progress=scoped(progress, stage="pairs"))
         pairs, dropped, skipped = ps.pairs, ps.dropped, ps.skipped
         cov = coverage(ps)
         meta.update(
@@ -258,16 +249,14 @@ def run_heros(
     scores: list[EmbedderScores] = []
     errors: dict[str, str] = {}
     for k, eid in enumerate(embedder_ids):
-        if progress is not None:
-            progress(f"embedder {eid}", k, len(embedder_ids))
+        report(progress, "embedders", k, len(embedder_ids), eid)
         try:
             scores.append(score_embedder(ws, pairs, eid, seed=seed, n_boot=n_boot, znorm=znorm))
         except Exception as exc:  # noqa: BLE001 - with skip_failed, one embedder's failure leaves the others
             if not skip_failed:
                 raise
             errors[eid] = str(exc) if isinstance(exc, N2OError) else f"{type(exc).__name__}: {exc}"
-    if progress is not None:
-        progress("embedders", len(embedder_ids), len(embedder_ids))
+    report(progress, "embedders", len(embedder_ids), len(embedder_ids))
     results, baseline, cosines = combine_scores(pairs, scores)
     meta.update(
         embedder_seconds={sc.embedder: round(sc.seconds, 1) for sc in scores},

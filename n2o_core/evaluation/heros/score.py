@@ -21,10 +21,10 @@ import scipy.sparse as sp
 
 from n2o_core.errors import EmbedderError, N2OError
 from n2o_core.evaluation.heros.subsets import ALL_SUBSETS
+from n2o_core.runtime.progress import Progress, report
 from n2o_core.search.rows import Standardizer, ZNormRows, prepare_rows
 
 EncodeFn = Callable[[list[str]], "np.ndarray | sp.spmatrix"]
-Progress = Callable[[int, int], None]
 RESULT_COLUMNS = [
     "embedder",
     "subset",
@@ -244,7 +244,7 @@ def score_pairs(
 
     Returns (baseline per embedder, results with RESULT_COLUMNS). `standardizers` (embedder name -> Standardizer
     fitted on the corpus, or None) z-normalizes that embedder's vectors before every cosine; embedders not in it
-    are scored on raw cosine.
+    are scored on raw cosine. Stage "embedders" (embedders scored, of all) reported to `progress`.
     """
     _check_pairs(pairs)
     baseline: dict[str, float] = {}
@@ -255,6 +255,5 @@ def score_pairs(
         )
         baseline[name] = b
         frames.append(res)
-        if progress is not None:
-            progress(k + 1, len(embedders))
+        report(progress, "embedders", k + 1, len(embedders), name)
     return baseline, pd.concat(frames, ignore_index=True) if frames else pd.DataFrame(columns=RESULT_COLUMNS)

@@ -18,6 +18,7 @@ from n2o_core.evaluation.pairs.frame import (
     normalize_space,
     pairs_from_records,
 )
+from n2o_core.runtime.progress import Progress
 
 
 def hf_pairs(rest: str, columns: dict[str, str | None], scale: float | None, cache_dir: str | None) -> Pairs:
@@ -103,12 +104,13 @@ def synthetic_pairs(
     rule: str = "heros-synonym",
     n: int = SYNTHETIC_DEFAULT_N,
     seed: int = 0,
-    progress: Any = None,
+    progress: Progress | None = None,
 ) -> Pairs:
     """Up to `n` pairs made from corpus sentences by one HEROS rule (`n2o_core.evaluation.heros.generate`): sentence1 is
     the corpus sentence, sentence2 the same sentence with one verb/adjective replaced by a synonym from the vetted
     HEROS lexicon ("heros-synonym") or misspelled ("heros-typo"). Synthetic, NOT human paraphrases, and unscored.
-    Generated pairs are cached per corpus and request (`heros.pair_cache`)."""
+    Generated pairs are cached per corpus and request (`heros.pair_cache`); stage "pairs" reported to `progress`
+    while they are made."""
     from n2o_core.evaluation.heros.pair_cache import cached_generate_pairs
 
     subset = SYNTHETIC_RULES.get(rule)
@@ -145,11 +147,12 @@ def load_pairs(
     corpus: Any = None,
     cache: Any = None,
     seed: int = 0,
-    progress: Any = None,
+    progress: Progress | None = None,
 ) -> Pairs:
     """Pairs from a spec: a file path, ``heros:PATH``, ``hf:NAME[:CONFIG][@SPLIT]``, ``builtin:lee`` or
     ``synthetic:RULE[:N]`` (made from `corpus`; see the module docstring). `columns` may name the
-    sentence1 / sentence2 / score / genre columns; `scale` is the source's maximum score (None: detect)."""
+    sentence1 / sentence2 / score / genre columns; `scale` is the source's maximum score (None: detect).
+    `progress` gets stage "pairs" while synthetic pairs are made."""
     spec = str(spec).strip()
     columns = columns or {}
     if spec.startswith("synthetic:") or spec == "synthetic":

@@ -3,7 +3,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +22,7 @@ from n2o_core.evaluation.probe.split import (
     wc_classes,
 )
 from n2o_core.evaluation.probe.tasks import GENERATED_TASKS, TASK_NAMES, TASKS
+from n2o_core.runtime.progress import Progress, report
 from n2o_core.storage.cache import Cache, hash_key
 
 #: Per task: bump a task's version when its generator or the split changes what it makes (the cached task and
@@ -29,8 +30,6 @@ from n2o_core.storage.cache import Cache, hash_key
 #: words (no clitic or hyphenated part torn off).
 GENERATOR_VERSIONS: dict[str, str] = {t: "1" for t in TASKS} | {"bshift": "2", "coordinv": "2"}
 ITEM_COLUMNS = ["text", "label", "split", "n_words", "source", "generated", "note"]
-
-Progress = Callable[[str, int, int], None]
 
 
 @dataclass
@@ -225,7 +224,8 @@ def build_tasks(
     min_train: int = MIN_TRAIN_PER_CLASS,
 ) -> dict[str, TaskData]:
     """Every requested task, from the cache where it was made before; the corpus is parsed (or its parse read)
-    only when some task is missing. `min_train`: training items every class keeps at least (see `split.py`)."""
+    only when some task is missing. `min_train`: training items every class keeps at least (see `split.py`).
+    Reports the stages "tokenize" and "parse" (sentences, when parsing) and "tasks" (tasks built) to `progress`."""
     from n2o_core.evaluation.probe.parse import parse_corpus
 
     if per_class <= 0:
@@ -244,8 +244,7 @@ def build_tasks(
     if missing:
         pc = parse_corpus(corpus, cache, batch_size=batch_size, n_process=n_process, progress=progress)
         for k, t in enumerate(missing):
-            if progress is not None:
-                progress("tasks", k, len(missing))
+            report(progress, "tasks", k, len(missing))
             td = make_task(pc, t, per_class, seed, min_train)
             if cache is not None:
                 cache.save_json(
@@ -256,6 +255,5 @@ def build_tasks(
                     corpus=corpus.fingerprint,
                 )
             out[t] = td
-        if progress is not None:
-            progress("tasks", len(missing), len(missing))
+        report(progress, "tasks", len(missing), len(missing))
     return {t: out[t] for t in tasks}

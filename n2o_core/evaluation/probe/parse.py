@@ -16,7 +16,7 @@ from __future__ import annotations
 import importlib.metadata
 import unicodedata
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import cached_property, lru_cache
 from itertools import pairwise
@@ -27,6 +27,7 @@ import numpy as np
 import n2o_core.runtime.release as release
 from n2o_core.corpora import Corpus
 from n2o_core.runtime.import_lock import hidden
+from n2o_core.runtime.progress import Progress, report
 from n2o_core.storage.cache import Cache, hash_key
 
 #: Bump when what is parsed or stored changes.
@@ -39,8 +40,6 @@ PARSE_EXCLUDE = ("ner", "attribute_ruler", "lemmatizer")
 PUNCT_TAGS = frozenset({".", ",", ":", "``", "''", "-LRB-", "-RRB-", "HYPH", "NFP"})
 
 _MARGIN = 2  # parse a little beyond the range: the tokenizer's punctuation test is lexical, the tasks' is by tag
-
-Progress = Callable[[str, int, int], None]
 
 
 @dataclass(frozen=True)
@@ -173,7 +172,8 @@ def _unpack(arr: np.ndarray) -> list[str]:
 def parse_texts(
     texts: Sequence[str], *, batch_size: int = 256, n_process: int = 1, progress: Progress | None = None
 ) -> dict[str, np.ndarray]:
-    """Tokenize every text and parse those of MIN_WORDS..MAX_WORDS words; returns the arrays that are cached."""
+    """Tokenize every text and parse those of MIN_WORDS..MAX_WORDS words; returns the arrays that are cached.
+    Reports the stages "tokenize" and "parse" (sentences) to `progress`."""
     nlp = parse_pipeline()
     vocab: dict[str, int] = {}
     tags: dict[str, int] = {}
@@ -190,19 +190,18 @@ def parse_texts(
         if MIN_WORDS - _MARGIN <= nw <= MAX_WORDS + _MARGIN and not any(t.is_space for t in doc):
             docs.append(doc)
             cand.append(i)
-        if progress is not None and (i + 1) % 5000 == 0:
-            progress("tokenize", i + 1, n)
-    if progress is not None:
-        progress("tokenize", n, n)
-        progress("parse", 0, len(docs))
+        if (i + 1) % 5000 == 0:
+            report(progress, "tokenize", i + 1, n)
+    report(progress, "tokenize", n, n)
+    report(progress, "parse", 0, len(docs))
     tag, dep, head = [], [], []
     for k, doc in enumerate(nlp.pipe(docs, batch_size=batch_size, n_process=n_process)):
         for t in doc:
             tag.append(tags.setdefault(t.tag_, len(tags)))
             dep.append(deps.setdefault(t.dep_, len(deps)))
             head.append(t.head.i)
-        if progress is not None and ((k + 1) % 250 == 0 or k + 1 == len(docs)):
-            progress("parse", k + 1, len(docs))
+        if (k + 1) % 250 == 0 or k + 1 == len(docs):
+            report(progress, "parse", k + 1, len(docs))
     return {
         "vocab": _pack(list(vocab)),
         "tag_names": _pack(list(tags)),

@@ -35,6 +35,7 @@ from n2o_core.evaluation.probe.readout import (
 from n2o_core.evaluation.probe.split import MIN_TRAIN_PER_CLASS
 from n2o_core.evaluation.probe.tasks import TASK_NAMES
 from n2o_core.evaluation.probe.timing import Measured, ReadoutClock, ReadoutStep, save_rates
+from n2o_core.runtime.progress import Progress, ProgressEvent, report
 from n2o_core.storage.fileio import json_plain
 
 if TYPE_CHECKING:
@@ -44,8 +45,6 @@ if TYPE_CHECKING:
 #: (shown beside every classifier's table).
 LENGTH = "length"
 RESULT_COLUMNS = ["embedder", "task", "classifier", "accuracy", "n_test", "dev_accuracy", "params"]
-
-Progress = Callable[[str, int, int], None]
 
 
 @dataclass
@@ -302,19 +301,20 @@ def run_probe(
     Every class keeps at least `min_train` training items (the paper's 100 by default; see `split.py`): classes
     and tasks below it are dropped, with a note in the task table.
 
-    progress(stage, done, total): stages "tokenize" and "parse" (sentences), "tasks" and "embedder <id>" (tasks
-    embedded and read out). on_step(ReadoutStep): before each (task, embedder) step, with the time left.
+    `progress` gets the stages "tokenize" and "parse" (sentences), "tasks" (tasks built) and "embedder" with the
+    embedder id as the item (tasks embedded and read out). on_step(ReadoutStep): before each (task, embedder)
+    step, with the time left.
     With `skip_failed`, an embedder that raises is recorded in `.errors` and the others go on. What the run
     measured is stored for `estimate`."""
     t0 = time.perf_counter()
     task_ids, clfs = _prepare(ws, embedder_ids, tasks, classifiers, per_class, min_train)
     parsed: list[int] = []
 
-    def watch(stage: str, done: int, total: int) -> None:
-        if stage == "parse":
-            parsed[:] = [total]
+    def watch(event: ProgressEvent) -> None:
+        if event.stage == "parse":
+            parsed[:] = [event.total]
         if progress is not None:
-            progress(stage, done, total)
+            progress(event)
 
     data = build_tasks(
         ws.corpus,
@@ -460,8 +460,7 @@ def _probe_embedder(
     ws, usable = run.ws, run.usable
     ekey = ws.embedder_key(eid)
     for k, t in enumerate(usable):
-        if progress is not None:
-            progress(f"embedder {eid}", k, len(usable))
+        report(progress, "embedder", k, len(usable), eid)
         if on_step is not None:
             on_step(clock.step(eid, k))
         td = run.data[t]
@@ -482,8 +481,7 @@ def _probe_embedder(
         (a, ya), (b, yb), (c, yc) = _rows(X, td)
         for clf, p in parts.items():
             run.readout(eid, t, clf, p, partial(read_out, a, ya, b, yb, c, yc, clf, run.seed))
-    if progress is not None:
-        progress(f"embedder {eid}", len(usable), len(usable))
+    report(progress, "embedder", len(usable), len(usable), eid)
 
 
 def _features_then_read_out(run: _Run, eid: str, td: TaskData, clf: str) -> Readout:

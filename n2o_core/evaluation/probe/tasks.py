@@ -52,7 +52,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from functools import cache
+from functools import lru_cache
 
 from n2o_core.evaluation.probe.parse import MAX_WORDS, MIN_WORDS, ParsedCorpus, Sentence
 
@@ -160,7 +160,7 @@ def first_word(s: Sentence) -> int:
     return next((i for i in range(len(s.words)) if s.is_word(i)), 0)
 
 
-@cache
+@lru_cache(maxsize=100_000)  # bounded: one entry per noun of the corpora probed
 def noun_lemma(word: str) -> str:
     """Lemma of a lowercased noun (LemmInflect; the word itself when unknown)."""
     try:

@@ -12,7 +12,7 @@ Rescoring changes only the order of the Hamming candidates, not the vectors: its
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -21,9 +21,8 @@ import numpy as np
 from n2o_core.analyses.compare import compare
 from n2o_core.errors import N2OError
 from n2o_core.evaluation.variants.layers import searched
+from n2o_core.runtime.progress import Progress, report
 from n2o_core.variants.spec import bytes_per_vector, parse_variant, reduced_dim
-
-Progress = Callable[[str, int, int], None]
 
 FAMILIES: tuple[str, ...] = ("dims", "pca", "int8", "binary", "binary+rescore")
 #: The rescoring multiplier of the binary + rescoring family (sentence-transformers' default `rescore_multiplier`).
@@ -176,7 +175,7 @@ def compression_curve(
         raise N2OError(f"No size between 1 and {dim} dimensions to compress {eid} to.")
     pairs = family_variants(eid, dim, sizes, rescore)
     names = list(dict.fromkeys([eid, *(v for _, v in pairs)]))
-    res = compare(ws, names, k, n_queries=n_queries, n_samples=n_samples, seed=seed, on_stage=searched(names, progress))
+    res = compare(ws, names, k, n_queries=n_queries, n_samples=n_samples, seed=seed, progress=searched(names, progress))
     col = res.embedders.index(eid)
     notes: list[str] = []
     quality_ids = [v for v in names if parse_variant(v).rescore is None]
@@ -188,14 +187,12 @@ def compression_curve(
     ):
         if spec is None:
             continue
-        if progress is not None:
-            progress(stage, 0, 1)
+        report(progress, stage, 0, 1)
         try:
             (mrr if stage == "needle" else spearman).update(fn(spec))
         except N2OError as e:
             notes.append(f"{'Needle MRR' if stage == 'needle' else 'STS Spearman'} left out: {e}")
-        if progress is not None:
-            progress(stage, 1, 1)
+        report(progress, stage, 1, 1)
     points = []
     for family, v in pairs:
         i = res.embedders.index(v)

@@ -7,7 +7,7 @@ query time per query and its build time, beside exact search's own time (recall 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -15,11 +15,10 @@ import numpy as np
 
 from n2o_core.analyses.overlap import n2o
 from n2o_core.pipeline import plan_queries
+from n2o_core.runtime.progress import Progress, report
 from n2o_core.search.approx import ExactFallback, approx_n_neighbors, approx_query, build_index, warm_approx
 from n2o_core.search.exact import exact_knn
 from n2o_core.search.rows import prepare_rows
-
-Progress = Callable[[str, int, int], None]
 
 #: Graph degrees tried (pynndescent's `n_neighbors`); the tool's default for k is added.
 DEGREES: tuple[int, ...] = (10, 20, 40, 60, 100)
@@ -93,12 +92,10 @@ def index_sweep(
     default = approx_n_neighbors(k, n)
     chosen = sorted({min(int(d), n - 1) for d in (*degrees, default) if int(d) >= 2})
     Xn, zero = prepare_rows(X, None)
-    if progress is not None:
-        progress("index", 0, len(chosen))
+    report(progress, "index", 0, len(chosen))
     warm_approx(block=True)  # pynndescent's one-time compile, not counted in any build time
     for i, nn in enumerate(chosen):
-        if progress is not None:
-            progress("index", i, len(chosen))
+        report(progress, "index", i, len(chosen))
         t0 = time.perf_counter()
         index = build_index(Xn, k, n_neighbors=nn, seed=seed)
         built = time.perf_counter() - t0
@@ -110,8 +107,7 @@ def index_sweep(
         per_query = (time.perf_counter() - t0) / len(q)
         recall = n2o(ids, exact.ids, k)
         points.append(IndexPoint(f"pynndescent n_neighbors={nn}", nn, recall, per_query, built, nn == default))
-    if progress is not None:
-        progress("index", len(chosen), len(chosen))
+    report(progress, "index", len(chosen), len(chosen))
     notes = [
         f"Recall@{k} is N2O with exact search on the same {len(q):,} queries; times are this machine's, measured "
         "once (not a benchmark)."

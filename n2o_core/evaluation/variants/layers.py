@@ -9,7 +9,6 @@ embeddings output, `A@layer=L` the last hidden layer, pooled as the base embedde
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -18,10 +17,9 @@ import numpy as np
 from n2o_core.analyses.compare import compare
 from n2o_core.errors import EmbedderError
 from n2o_core.measures.run import feature_matrix
+from n2o_core.runtime.progress import Progress, ProgressEvent, report, scoped
 
-#: Called as progress(stage, done, total); stages here: "layers" (forward pass, sentences), "neighbors"
-#: (embedders searched), "cka" (pairs of spaces).
-Progress = Callable[[str, int, int], None]
+#: Stages reported to `progress` here: "layers" (forward pass, sentences), "neighbors" (embedders searched), "cka".
 
 
 @dataclass
@@ -78,24 +76,25 @@ class LayerComparison:
         }
 
 
-def searched(names: list[str], progress: Progress | None) -> Callable[[str, str, int, int], None]:
-    """A pipeline `on_stage` that reports progress("neighbors", embedders searched, len(names))."""
+def searched(names: list[str], progress: Progress | None) -> Progress | None:
+    """A pipeline `progress` that reports stage "neighbors" as embedders searched of len(names)."""
+    if progress is None:
+        return None
     done: list[str] = []
 
-    def on_stage(eid: str, stage: str, d: int, t: int) -> None:
-        if progress is not None and stage == "neighbors" and d >= t and eid not in done:
-            done.append(eid)
-            progress("neighbors", len(done), len(names))
+    def cb(event: ProgressEvent) -> None:
+        if event.stage == "neighbors" and event.done >= event.total and event.item not in done:
+            done.append(event.item)
+            report(progress, "neighbors", len(done), len(names))
 
-    return on_stage
+    return cb
 
 
 def layers_or_self(ws: Any, eid: str, progress: Progress | None = None) -> list[str]:
     """Every layer of `eid` (one cached forward pass), or `[eid]` for an embedder without layers (GloVe, tf-idf:
     one row of the matrix)."""
-    tick = (lambda d, t: progress("layers", d, t)) if progress else None
     try:
-        return list(ws.variants.layer_ids(eid, tick))
+        return list(ws.variants.layer_ids(eid, scoped(progress, stage="layers")))
     except EmbedderError:
         return [eid]
 
@@ -113,19 +112,15 @@ def compare_layers(
 ) -> LayerComparison:
     """N2O and linear CKA between every layer of `a` and every layer of `b` (or of `a` itself): `a` must have
     layers (EmbedderError otherwise); `b` may be any embedder (a plain one is one column)."""
-    tick = (lambda d, t: progress("layers", d, t)) if progress else None
-    rows = list(ws.variants.layer_ids(a, tick))
+    rows = list(ws.variants.layer_ids(a, scoped(progress, stage="layers")))
     cols = rows if b is None else layers_or_self(ws, b, progress)
     names = list(dict.fromkeys(rows + cols))
-    on_stage = searched(names, progress)
-    res = compare(ws, names, k, n_queries=n_queries, n_samples=n_samples, seed=seed, on_stage=on_stage)
+    res = compare(ws, names, k, n_queries=n_queries, n_samples=n_samples, seed=seed, progress=searched(names, progress))
     pos = {e: i for i, e in enumerate(res.embedders)}
     ri, ci = [pos[r] for r in rows], [pos[c] for c in cols]
-    if progress is not None:
-        progress("cka", 0, 1)
+    report(progress, "cka", 0, 1)
     cka = feature_matrix(ws.embeddings, names, "cka_linear", seed=seed)
-    if progress is not None:
-        progress("cka", 1, 1)
+    report(progress, "cka", 1, 1)
     ni = [names.index(r) for r in rows], [names.index(c) for c in cols]
     return LayerComparison(
         a,

@@ -15,7 +15,6 @@ Each part can be switched off; a part that cannot be computed is named in `error
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,9 +22,10 @@ from n2o_core.errors import N2OError
 from n2o_core.evaluation.variants.compression import Compression, compression_curve
 from n2o_core.evaluation.variants.index import IndexSweep, index_sweep
 from n2o_core.evaluation.variants.layers import LayerComparison, compare_layers
+from n2o_core.runtime.progress import Progress, prefixed
 
-#: Called as progress(stage, done, total): stages "layers", "neighbors", "cka", "needle", "sts", "index".
-Progress = Callable[[str, int, int], None]
+#: Stages reported to `progress`: "<part>: <stage>", the parts "layers", "between", "compression", "index"; the
+#: stages "layers", "neighbors", "cka", "needle", "sts", "index".
 
 
 @dataclass
@@ -89,10 +89,7 @@ def run_variants(
 
     def part(name: str) -> Progress | None:
         """The stages of one part, named after it ("layers: neighbors", "compression: needle", ...)."""
-        if progress is None:
-            return None
-        report = progress
-        return lambda stage, d, t: report(f"{name}: {stage}", d, t)
+        return prefixed(progress, f"{name}: ")
 
     if layers:
         try:

@@ -25,6 +25,7 @@ from n2o_core.evaluation.probe.timing import (
     load_rates,
     step_seconds,
 )
+from n2o_core.runtime.progress import ProgressEvent
 from n2o_core.storage.cache import Cache
 
 EMBEDDERS = ["tfidf", "fasttext"]
@@ -61,8 +62,8 @@ def first(corpus_file, cache_root):
     ws = Workspace(load_corpus(str(corpus_file)), cache=Cache(cache_root))
     stages: dict[str, int] = {}
 
-    def progress(stage: str, done: int, total: int) -> None:
-        stages[stage] = total
+    def progress(event: ProgressEvent) -> None:
+        stages[event.label] = event.total
 
     res = run_probe(
         ws, EMBEDDERS, per_class=PER_CLASS, seed=0, progress=progress, min_train=MIN_TRAIN, on_step=STEPS.append
