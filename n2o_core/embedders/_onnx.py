@@ -42,7 +42,10 @@ from typing import Any
 import numpy as np
 
 import n2o_core.runtime.release as release
-from n2o_core.embedders._util import digest, length_batches, loading, package_version, quiet_libraries
+from n2o_core.embedders.batches import length_batches
+from n2o_core.embedders.keys import digest
+from n2o_core.embedders.loading import loading, quiet_libraries
+from n2o_core.embedders.packages import package_version
 from n2o_core.errors import EmbedderError
 from n2o_core.runtime.import_lock import heavy_imports, openvino_import
 from n2o_core.runtime.memo import LRU

@@ -9,8 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from n2o_core.corpora import fingerprint_texts
-from n2o_core.embedders._util import EMBEDDER_CODE_VERSION, check_texts, digest
 from n2o_core.embedders.base import EmbedderInfo
+from n2o_core.embedders.batches import check_texts
+from n2o_core.embedders.keys import EMBEDDER_CODE_VERSION, digest
 from n2o_core.errors import EmbedderError
 from n2o_core.runtime.progress import Progress
 from n2o_core.storage.manifest_folder import folder_path, read_manifest, write_folder

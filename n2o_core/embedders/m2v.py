@@ -19,17 +19,12 @@ from typing import Any
 
 import numpy as np
 
-from n2o_core.embedders._util import (
-    EMBEDDER_CODE_VERSION,
-    check_texts,
-    digest,
-    finish,
-    loading,
-    package_version,
-    quiet_libraries,
-)
 from n2o_core.embedders.base import EmbedderInfo
+from n2o_core.embedders.batches import check_texts, finish
 from n2o_core.embedders.infos import default_info
+from n2o_core.embedders.keys import EMBEDDER_CODE_VERSION, digest
+from n2o_core.embedders.loading import loading, quiet_libraries
+from n2o_core.embedders.packages import package_version
 from n2o_core.runtime.import_lock import heavy_imports
 from n2o_core.runtime.memo import LRU
 from n2o_core.runtime.progress import Progress, report

@@ -41,22 +41,14 @@ import numpy as np
 import n2o_core.embedders._onnx as _onnx
 import n2o_core.runtime.release as release
 from n2o_core.corpora import fingerprint_texts
-from n2o_core.embedders._util import (
-    EMBEDDER_CODE_VERSION,
-    check_texts,
-    digest,
-    encode_in_batches,
-    finish,
-    is_local_path,
-    length_batches,
-    loading,
-    package_version,
-    quiet_libraries,
-    set_torch_threads,
-)
 from n2o_core.embedders.base import EmbedderInfo
+from n2o_core.embedders.batches import check_texts, encode_in_batches, finish, length_batches
 from n2o_core.embedders.hf import LAYER_POOLINGS, check_poolings, layers_in_batches, no_layers, pooled_hidden_states
 from n2o_core.embedders.infos import default_info
+from n2o_core.embedders.keys import EMBEDDER_CODE_VERSION, digest
+from n2o_core.embedders.loading import is_local_path, loading, quiet_libraries
+from n2o_core.embedders.packages import package_version
+from n2o_core.embedders.threads import set_torch_threads
 from n2o_core.errors import EmbedderError
 from n2o_core.runtime.import_lock import heavy_imports
 from n2o_core.runtime.memo import LRU

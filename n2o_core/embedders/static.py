@@ -29,17 +29,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
-from n2o_core.embedders._util import (
-    EMBEDDER_CODE_VERSION,
-    check_texts,
-    digest,
-    finish,
-    loading,
-    package_file,
-    package_version,
-)
 from n2o_core.embedders.base import AVERAGE_ALL_TOKENS, AVERAGE_NO_STOP_WORDS, EmbedderInfo
+from n2o_core.embedders.batches import check_texts, finish
 from n2o_core.embedders.infos import default_info
+from n2o_core.embedders.keys import EMBEDDER_CODE_VERSION, digest
+from n2o_core.embedders.loading import loading
+from n2o_core.embedders.packages import package_file, package_version
 from n2o_core.errors import EmbedderError
 from n2o_core.runtime.import_lock import heavy_imports
 from n2o_core.runtime.progress import Progress, report

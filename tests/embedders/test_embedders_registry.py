@@ -9,7 +9,7 @@ import sys
 import pytest
 
 from n2o_core.embedders import PAPER_EMBEDDER_IDS, get_embedder
-from n2o_core.embedders._util import quiet_libraries
+from n2o_core.embedders.loading import quiet_libraries
 from n2o_core.errors import EmbedderError
 
 

@@ -1,63 +1,20 @@
-"""Small helpers shared by the embedder backends: hashing, batching, error wrapping, result checks."""
+"""Loading a model or a user's file: any failure as one EmbedderError sentence (never quoting a user's
+file), local paths told from model names, chatty libraries kept quiet."""
 
 from __future__ import annotations
 
 import contextlib
 import functools
 import logging
-import os
 import sys
-import zlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
-import numpy as np
-
 from n2o_core.errors import EmbedderError, N2OError
-from n2o_core.runtime.import_lock import heavy_imports
-from n2o_core.runtime.progress import Progress, report
-from n2o_core.storage.fileio import hash_key
+
+__all__ = ["file_reason", "is_local_path", "loading", "quiet_libraries"]
 
 log = logging.getLogger("n2o")
-
-#: Bumped when a backend changes the vectors it returns for the same model and settings.
-EMBEDDER_CODE_VERSION = "1"
-
-
-def digest(*parts: object) -> str:
-    """Short stable hash of JSON-able parts (`fileio.hash_key` with 20 hex digits, the length embedder keys use)."""
-    return hash_key(*parts, length=20)
-
-
-def stable_hash(text: str) -> int:
-    """Process-independent string hash (gensim's default `hash` is salted per process)."""
-    return zlib.crc32(text.encode("utf-8"))
-
-
-def package_version(dist: str) -> str:
-    """Installed version of a distribution, or 'missing'."""
-    from importlib import metadata
-
-    try:
-        return metadata.version(dist)
-    except metadata.PackageNotFoundError:
-        return "missing"
-
-
-def package_file(dist: str, suffix: str) -> Path:
-    """Absolute path of the first file of an installed distribution whose name ends with `suffix`."""
-    from importlib import metadata
-
-    try:
-        files = metadata.files(dist) or []
-    except metadata.PackageNotFoundError:
-        raise EmbedderError(f"The Python package '{dist}' is not installed (pip install {dist}).") from None
-    for f in files:
-        if str(f).endswith(suffix):
-            path = Path(str(f.locate()))
-            if path.is_file():
-                return path
-    raise EmbedderError(f"The package '{dist}' is installed but its file '*{suffix}' is missing; reinstall it.")
 
 
 def _reason(exc: BaseException) -> str:
@@ -140,57 +97,3 @@ def quiet_libraries() -> Iterator[None]:
     finally:
         for undo in reversed(restore):
             undo()
-
-
-def length_batches(texts: Sequence[str], batch_size: int) -> list[np.ndarray]:
-    """Index batches with texts sorted by length (less padding); stable, deterministic."""
-    order = np.argsort(np.fromiter((len(t) for t in texts), dtype=np.int64, count=len(texts)), kind="stable")
-    return [order[i : i + batch_size] for i in range(0, len(order), batch_size)]
-
-
-def encode_in_batches(
-    texts: Sequence[str],
-    batch_size: int,
-    encode_batch: Callable[[list[str]], np.ndarray],
-    dim: int | None,
-    progress: Progress | None = None,
-) -> np.ndarray:
-    """(n, d) float32 from `encode_batch` run on length-sorted batches; rows in input order, progress per batch."""
-    out = np.zeros((len(texts), dim), dtype=np.float32) if dim else None
-    done = 0
-    for idx in length_batches(texts, batch_size):
-        vec = np.asarray(encode_batch([texts[i] for i in idx]), dtype=np.float32).reshape(len(idx), -1)
-        if out is None:
-            out = np.zeros((len(texts), vec.shape[1]), dtype=np.float32)
-        out[idx] = vec
-        done += len(idx)
-        report(progress, "embed", done, len(texts))
-    return out if out is not None else np.zeros((0, 0), dtype=np.float32)
-
-
-def finish(arr: np.ndarray, embedder_id: str) -> np.ndarray:
-    """C-contiguous float32, checked finite (EmbedderError otherwise)."""
-    out = np.ascontiguousarray(arr, dtype=np.float32)
-    bad = ~np.isfinite(out).all(axis=1) if out.ndim == 2 and out.size else np.zeros(0, dtype=bool)
-    if bad.any():
-        raise EmbedderError(
-            f"Embedder '{embedder_id}' produced NaN or infinite values for {int(bad.sum())} sentence(s)."
-        )
-    return out
-
-
-def set_torch_threads() -> None:
-    """Use every core for torch matmuls (called lazily, after torch is imported)."""
-    with heavy_imports():
-        import torch
-
-    n = os.cpu_count() or 1
-    if torch.get_num_threads() != n:
-        torch.set_num_threads(n)
-
-
-def check_texts(texts: Sequence[str]) -> list[str]:
-    """A list of str (a lone string is a common mistake: it would be iterated character by character)."""
-    if isinstance(texts, str):
-        raise EmbedderError("encode() takes a list of sentences, not a single string.")
-    return [str(t) for t in texts]
