@@ -41,9 +41,9 @@ from n2o_core.errors import N2OError
 from n2o_core.figures import maps as figures_maps
 from n2o_core.limits import MIN_EMBEDDERS, check_corpus_size, k_max_for
 from n2o_core.runtime import child
-from n2o_core.runtime.each import each_call
 from n2o_core.runtime.memo import LRU
 from n2o_core.runtime.progress import Progress, ProgressEvent
+from n2o_core.runtime.serial_calls import each_call
 from n2o_core.search.result import Neighbors
 from n2o_core.settings import Settings
 from n2o_core.text import escape_markup

@@ -42,9 +42,9 @@ from n2o_core.evaluation.needle import NeedleResult, combine_needle, run_needle
 from n2o_core.evaluation.pairs import FilteredPairs, Pairs, filter_pairs, load_pairs, pair_file_columns
 from n2o_core.evaluation.sts import STSResult, combine_sts, run_sts
 from n2o_core.runtime import child
-from n2o_core.runtime.each import each_embedder
 from n2o_core.runtime.memo import LRU
 from n2o_core.runtime.progress import Progress
+from n2o_core.runtime.serial_calls import each_embedder
 from n2o_core.storage.fileio import atomic_write
 from n2o_core.text import escape_markup
 

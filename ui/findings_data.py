@@ -34,9 +34,9 @@ from n2o_core.evaluation.findings import (
 )
 from n2o_core.measures.run import FeatureMemo
 from n2o_core.pipeline import embeddings_cached
-from n2o_core.runtime.each import each_call
 from n2o_core.runtime.memo import LRU
 from n2o_core.runtime.progress import ProgressEvent
+from n2o_core.runtime.serial_calls import each_call
 from n2o_core.settings import Settings
 from n2o_core.text import escape_markup
 

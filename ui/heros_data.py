@@ -16,8 +16,8 @@ from n2o_core.evaluation.heros.averaging import scored_id
 from n2o_core.evaluation.heros.generate import PairSet
 from n2o_core.evaluation.heros.run import combine_scores, make_pairs, pairs_ready, score_embedder
 from n2o_core.runtime import child
-from n2o_core.runtime.each import each_embedder
 from n2o_core.runtime.memo import LRU
+from n2o_core.runtime.serial_calls import each_embedder
 from n2o_core.settings import HEROS_AVERAGING_DEFAULT, HEROS_DEFAULT_PAIRS
 from n2o_core.text import escape_markup
 
