@@ -6,11 +6,11 @@ tools.dashboard_server.MEMORY_BUDGET_MB after one tour, MEMORY_PER_SESSION_MB mo
     python benchmarks/bench_memory.py --cache-dir cache      # over ./cache (a server restarted on a filled cache)
 
 Starts `streamlit run app.py --server.headless true` on a free port (tools.dashboard_server) with N2O_CACHE_DIR set to a
-fresh temporary folder (the disk cache the app and the core use: n2o_core.storage.cache, ui.data.cache), the background
-preload on as a user gets it. Drives headless Chromium (Playwright, /usr/bin/chromium): each visitor is its own browser
-context (its own Streamlit session) and stays open while the next one tours. Each page of ui.nav.PAGES is opened from
-the sidebar's navigation; a page whose analysis runs on request gets its button clicked (measures: "Compute the
-measures", probing: "Run probing" on three tasks at 100 per class as benchmarks/browser_tour.py does, findings: the
+fresh temporary folder (the disk cache the app and the core use: n2o_core.storage.cache, ui.n2o_runs.cache), the
+background preload on as a user gets it. Drives headless Chromium (Playwright, /usr/bin/chromium): each visitor is its
+own browser context (its own Streamlit session) and stays open while the next one tours. Each page of ui.nav.PAGES is
+opened from the sidebar's navigation; a page whose analysis runs on request gets its button clicked (measures: "Compute
+the measures", probing: "Run probing" on three tasks at 100 per class as benchmarks/browser_tour.py does, findings: the
 first "Check", quality: each "Run ..." button). After each step the script waits until the app reports its run over and
 the server's CPU is quiet (the preload thread done), then reads the resident memory (RSS, psutil) of the server and its
 child processes, and its anonymous part (RssAnon: what a memory-mapped file's pages are not). After each visitor's tour

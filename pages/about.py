@@ -7,7 +7,7 @@ import streamlit as st
 
 from n2o_core.corpora import Corpus, list_builtin_corpora
 from n2o_core.settings import Settings
-from ui import data, nav
+from ui import n2o_runs, nav
 from ui.guard import shown
 from ui.shell import through_app
 
@@ -87,7 +87,7 @@ next to it.
 
     st.subheader("Embedders")
     with shown("Listing the embedders"):
-        infos = data.embedder_infos()
+        infos = n2o_runs.embedder_infos()
         st.dataframe(
             pd.DataFrame(
                 [

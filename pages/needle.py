@@ -30,8 +30,8 @@ from n2o_core.evaluation.pairs.filters import FILTER_NAMES
 from n2o_core.figures import evaluation as figures_eval
 from n2o_core.settings import NEEDLE_DEFAULT_SOURCE, NEEDLE_SOURCES, Settings, param_threshold
 from n2o_core.text import escape_markup, highlight_shared, token_set
-from ui import data, nav, page, pair_source
-from ui import evaluation_data as ev
+from ui import evaluation_runs as ev
+from ui import n2o_runs, nav, page, pair_source
 from ui.guard import message
 from ui.shell import through_app
 
@@ -103,7 +103,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
 
     st.subheader("Per embedder")
     st.plotly_chart(
-        data.figure(
+        n2o_runs.figure(
             "needle",
             (lo.corpus.fingerprint, pkey, fkey, tuple(lo.names), s.znorm, s.seed),
             lambda: figures_eval.needle_mrr(res.results, synthetic=src.synthetic, color_order=lo.names),
@@ -270,7 +270,7 @@ def _set_filters(
         st.session_state[keys["genre"]] = [g for g in have if g.lower() in {x.lower() for x in genres}]
 
 
-def _pairs_view(lo: data.Loaded, res: NeedleResult, tag: str) -> None:
+def _pairs_view(lo: n2o_runs.Loaded, res: NeedleResult, tag: str) -> None:
     df = res.pairs.pairs.frame
     names = [e for e in lo.names if e in res.ranks]
     ranks = res.rank_table(names).assign(pairs=tag)

@@ -13,8 +13,8 @@ from n2o_core.evaluation.sts import SCORING_LABELS, SCORINGS, correlation_table,
 from n2o_core.figures import evaluation as figures_eval
 from n2o_core.settings import SIMILARITY_DEFAULT_SOURCE, SIMILARITY_SOURCES, Settings
 from n2o_core.text import escape_markup
-from ui import data, nav, page, pair_source
-from ui import evaluation_data as ev
+from ui import evaluation_runs as ev
+from ui import n2o_runs, nav, page, pair_source
 from ui.guard import message
 from ui.shell import through_app
 
@@ -86,7 +86,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         icon="📏",
     )
     st.plotly_chart(
-        data.figure(
+        n2o_runs.figure(
             "sts_bars",
             (lo.corpus.fingerprint, pkey, tuple(lo.names)),
             lambda: figures_eval.correlation_bars(res.results),
@@ -96,7 +96,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
 
     st.subheader("The ranking under each scoring")
     st.plotly_chart(
-        data.figure(
+        n2o_runs.figure(
             "sts_bump",
             (lo.corpus.fingerprint, pkey, tuple(lo.names)),
             lambda: figures_eval.rank_bump(res.ranks, color_order=lo.names),

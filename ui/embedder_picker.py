@@ -8,7 +8,7 @@ from n2o_core.embedders.base import FAMILY_GROUPS, EmbedderInfo
 from n2o_core.figures.style import FAMILY_COLORS
 from n2o_core.text import escape_markup
 
-from . import data
+from . import n2o_runs
 
 #: The family name shown for a user's embedder whose group is not a method (vectors uploaded as a file).
 FAMILY_NAME = {"precomputed": "your vectors"}
@@ -34,7 +34,7 @@ def picker_label(eid: str, inf: EmbedderInfo | None) -> str:
         return eid
     group = inf.family_group
     method = FAMILY_NAME.get(group, inf.family) if inf.family == "user" else inf.family
-    return f"{eid} · {method}, {data.dim_label(inf)}"
+    return f"{eid} · {method}, {n2o_runs.dim_label(inf)}"
 
 
 #: Chips of the embedder picker show their whole label (the id first), wrapping rather than cut.

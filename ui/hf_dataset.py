@@ -10,7 +10,7 @@ import streamlit as st
 from n2o_core.corpora import Corpus, load_corpus
 from n2o_core.errors import CorpusError
 
-from . import data
+from . import n2o_runs
 
 #: The corpus picker's entry for a Hugging Face dataset.
 HF = "__hf__"
@@ -39,7 +39,7 @@ def hf_inputs(default_spec: str = "", default_column: str = "") -> tuple[str | N
 def hf_corpus(spec: str, column: str, max_sentences: int) -> Corpus:
     """A Hugging Face dataset as a corpus (cached per process; `datasets` keeps its own files in the cache)."""
     try:
-        return load_corpus(spec, max_sentences=max_sentences, text_column=column, cache_dir=data.cache().root)
+        return load_corpus(spec, max_sentences=max_sentences, text_column=column, cache_dir=n2o_runs.cache().root)
     except CorpusError as e:
         raise CorpusError(hf_hint(str(e), spec)) from None
 

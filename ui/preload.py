@@ -25,7 +25,7 @@ from n2o_core.runtime import child
 from n2o_core.runtime.memo import LRU
 from n2o_core.settings import HEROS_DEFAULT_PAIRS, Settings
 
-from . import data
+from . import n2o_runs
 
 log = logging.getLogger("n2o")
 
@@ -47,7 +47,7 @@ def start(settings: Settings, corpus: Corpus | None) -> None:
     started = _started()
     if key in started:
         return
-    ws = data.workspace(corpus.fingerprint, corpus, settings.scheduler)
+    ws = n2o_runs.workspace(corpus.fingerprint, corpus, settings.scheduler)
     ids = list(settings.embedders)
 
     isolated = child.isolating()

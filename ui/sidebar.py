@@ -31,7 +31,7 @@ from n2o_core.runtime import server_mode
 from n2o_core.settings import MAX_SENTENCES_CHOICES, Settings, env_defaults, from_query, to_query
 from n2o_core.text import escape_markup
 
-from . import data, embedder_picker, hf_dataset, talk, user_embedders
+from . import embedder_picker, hf_dataset, n2o_runs, talk, user_embedders
 from .guard import message
 
 UPLOAD = "__upload__"
@@ -78,7 +78,7 @@ def _seed_from_url(defaults: Settings, known: list[str]) -> None:
         st.session_state["w_hf_col"] = s.text_column or "text"
         corpus = hf_dataset.HF
     if corpus.startswith("upload:"):
-        name = upload_name(data.cache(), corpus)
+        name = upload_name(n2o_runs.cache(), corpus)
         if name is None:
             notes.append("The uploaded corpus in this link is no longer on this server; showing the default corpus.")
             corpus = defaults.corpus
@@ -115,7 +115,7 @@ def _duplicates(n: int) -> str:
 def _parse_upload(name: str, digest: str, raw: bytes, column: str | None) -> str:
     """Read an uploaded file into a corpus and keep it in the cache; returns its spec."""
     corpus = load_bytes(name, raw, column)
-    return save_upload(data.cache(), corpus)
+    return save_upload(n2o_runs.cache(), corpus)
 
 
 def _upload_widget() -> str | None:
@@ -157,7 +157,7 @@ def _upload_widget() -> str | None:
     except Exception as e:  # noqa: BLE001 - shown in place
         st.error(escape_markup(message(e, "Reading the file")))
         return None
-    st.session_state.setdefault("_uploads", {})[spec] = upload_name(data.cache(), spec) or f.name
+    st.session_state.setdefault("_uploads", {})[spec] = upload_name(n2o_runs.cache(), spec) or f.name
     st.session_state[_LIVE] = spec
     if st.session_state.get(_W["corpus"]) != spec:  # the picker names the file (the uploader stays below it)
         st.session_state[_PICK] = spec
@@ -188,8 +188,8 @@ def draw() -> tuple[Settings, Corpus | None]:
     _embedder_picker(infos, corpus)
     _neighbor_controls(defaults, corpus)
     _advanced(corpus)
-    if data.failures() and st.sidebar.button("Retry failed embedders"):
-        data.clear_failures()
+    if n2o_runs.failures() and st.sidebar.button("Retry failed embedders"):
+        n2o_runs.clear_failures()
         st.rerun()
     s = _settings(spec, text_column, train_with)
     _sync_url(s)
@@ -199,7 +199,7 @@ def draw() -> tuple[Settings, Corpus | None]:
 def _embedder_infos() -> dict[str, EmbedderInfo]:
     """The embedders this server offers (none, with the error shown, when listing them fails)."""
     try:
-        return data.embedder_infos()
+        return n2o_runs.embedder_infos()
     except Exception as e:  # noqa: BLE001
         st.sidebar.error(escape_markup(message(e, "Listing the embedders")))
         return {}
@@ -292,9 +292,9 @@ def _load_corpus(choice: str, spec: str, text_column: str, train_with: str = "",
             corpus = hf_dataset.hf_corpus(spec, text_column, cap)
             user_embedders.typed_specs()[spec] = True
             if train_with:
-                corpus = data.trained_with(corpus, train_with)
+                corpus = n2o_runs.trained_with(corpus, train_with)
         else:
-            corpus = data.corpus(spec, cap, train_with=train_with)
+            corpus = n2o_runs.corpus(spec, cap, train_with=train_with)
         if caption:
             _size_caption(corpus)
         check_corpus_size(len(corpus))

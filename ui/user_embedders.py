@@ -24,7 +24,7 @@ from n2o_core.runtime.memo import LRU
 from n2o_core.runtime.server_mode import upload_limit_mb
 from n2o_core.text import escape_markup
 
-from . import data
+from . import n2o_runs
 from .guard import message
 
 log = logging.getLogger("n2o")
@@ -66,7 +66,7 @@ def link_refusal(eid: str) -> str | None:
     if eid.startswith(ue.VECTOR_PREFIX):
         if not ue.is_vectors_id(eid):
             return "it is not the id of uploaded vectors"
-        if ue.vectors_file(data.cache(), eid) is None:
+        if ue.vectors_file(n2o_runs.cache(), eid) is None:
             return "these uploaded vectors are no longer on this server; upload the file again"
         return None
     if eid.startswith("npy:"):
@@ -111,11 +111,11 @@ def infos(builtin: dict[str, EmbedderInfo], corpus: Corpus | None, scheduler: st
             if why:
                 left_out[eid] = why
                 continue
-            ws = data.workspace(corpus.fingerprint, corpus, scheduler)
+            ws = n2o_runs.workspace(corpus.fingerprint, corpus, scheduler)
             out[eid] = ws.info(eid)
         elif variant_id(eid) and corpus is not None:
             try:
-                out[eid] = data.workspace(corpus.fingerprint, corpus, scheduler).info(eid)
+                out[eid] = n2o_runs.workspace(corpus.fingerprint, corpus, scheduler).info(eid)
             except Exception as e:  # noqa: BLE001 - one sentence in place; the others keep working
                 left_out[eid] = message(e, eid)
         else:
@@ -127,13 +127,13 @@ def infos(builtin: dict[str, EmbedderInfo], corpus: Corpus | None, scheduler: st
 
 def _attach(eid: str, corpus: Corpus, scheduler: str) -> str | None:
     """Add uploaded vectors to the corpus's shared Workspace; why they cannot be used with it, else None."""
-    cache = data.cache()
+    cache = n2o_runs.cache()
     path = ue.vectors_file(cache, eid)
     if path is None:
         return "these uploaded vectors are no longer on this server; upload the file again"
     if ue.vectors_corpus(cache, eid) != corpus.fingerprint:
         return "they were uploaded for another corpus (or another number of sentences)"
-    ws = data.workspace(corpus.fingerprint, corpus, scheduler)
+    ws = n2o_runs.workspace(corpus.fingerprint, corpus, scheduler)
     if not ws.is_precomputed(eid):
         try:
             ws.add_vectors(eid, path)
@@ -159,7 +159,7 @@ def _add_spec() -> None:
     from n2o_core.embedders.registry import get_embedder
 
     try:
-        emb = get_embedder(spec, cache_dir=data.cache().path("models"))
+        emb = get_embedder(spec, cache_dir=n2o_runs.cache().path("models"))
     except Exception as e:  # noqa: BLE001 - one sentence in place; the others keep working
         st.session_state[_MSG] = ("error", message(e, f"Loading '{spec}'"))
         return
@@ -187,7 +187,7 @@ def _add_variant(eid: str) -> None:
         st.session_state[_MSG] = ("error", "Choose a usable corpus first: a variant is fitted on its sentences.")
         return
     try:
-        info = data.workspace(corpus.fingerprint, corpus, st.session_state.get("_own_scheduler", "")).info(v.id)
+        info = n2o_runs.workspace(corpus.fingerprint, corpus, st.session_state.get("_own_scheduler", "")).info(v.id)
     except Exception as e:  # noqa: BLE001 - one sentence in place; the others keep working
         st.session_state[_MSG] = ("error", message(e, f"Adding '{eid}'"))
         return
@@ -210,7 +210,7 @@ def _add_vectors() -> None:
     try:
         check_upload_size(f.name, f.size)  # the browser checks too, but a crafted request can skip it
         arr = ue.read_vectors(f.name, f.getvalue())
-        eid = ue.save_vectors(data.cache(), f.name, arr, corpus.fingerprint, len(corpus))
+        eid = ue.save_vectors(n2o_runs.cache(), f.name, arr, corpus.fingerprint, len(corpus))
     except Exception as e:  # noqa: BLE001
         st.session_state[_MSG] = ("error", message(e, f"Reading {f.name}"))
         return

@@ -87,9 +87,9 @@ def test_synthetic_pairs_are_labelled_and_ranked_as_run_needle_ranks_them(app):
 def test_isolated_jobs_rank_every_embedder_in_one_child_process(app, isolated_jobs):
     """Where jobs run in child processes (a shared server), the page starts one for all its embedders, and shows
     what run_needle computes."""
-    from ui import evaluation_data
+    from ui import evaluation_runs
 
-    evaluation_data._memo.clear()  # results other tests left in this process would be shown without a job
+    evaluation_runs._memo.clear()  # results other tests left in this process would be shown without a job
     open_needle(app, npairs="synthetic:heros-synonym:100")
     ws = workspace()
     pairs = load_pairs("synthetic:heros-synonym:100", corpus=ws.corpus, cache=ws.cache, seed=0)

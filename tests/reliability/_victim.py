@@ -100,9 +100,9 @@ def run_app(corpus: str, cache_dir: str, out: str) -> int:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
     at.query_params["corpus"] = spec
     at.run()
-    from ui import data
+    from ui import n2o_runs
 
-    memo = data._memo()
+    memo = n2o_runs._memo()
     doc = {
         "spec": spec,
         "exceptions": [str(e.value) for e in at.exception],

@@ -48,7 +48,7 @@ from n2o_core.search.result import Neighbors
 from n2o_core.settings import Settings
 from n2o_core.text import escape_markup
 
-from . import data, failures
+from . import failures, n2o_runs
 from .guard import message
 from .jobs import close_embedders, run_embedders
 from .progress import stage_progress
@@ -116,7 +116,7 @@ def load(settings: Settings, corpus: Corpus) -> AgreementData:
     cache. An embedder that fails is named in `errors` and never stops the others."""
     check_corpus_size(len(corpus))
     n = len(corpus)
-    ws = data.workspace(corpus.fingerprint, corpus, settings.scheduler)
+    ws = n2o_runs.workspace(corpus.fingerprint, corpus, settings.scheduler)
     out = AgreementData(settings, corpus, ws, k_max_for(n), bool(settings.approx or pipeline.default_approx(n)))
     memo = _memo()
     todo = []
@@ -267,7 +267,7 @@ def _maps_figure(key: tuple, _build: Callable[[], T]) -> T:
 
 def maps_figure(key: tuple, build: Callable[[], T]) -> T:
     """The maps figure `build()` makes, kept for the last few keys (they are megabytes each, so not in
-    data.figure's larger cache)."""
+    n2o_runs.figure's larger cache)."""
     return _maps_figure(key, build)
 
 

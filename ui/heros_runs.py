@@ -21,8 +21,8 @@ from n2o_core.runtime.serial_calls import each_embedder
 from n2o_core.settings import HEROS_AVERAGING_DEFAULT, HEROS_DEFAULT_PAIRS
 from n2o_core.text import escape_markup
 
-from .data import Loaded
 from .jobs import run_with_bars
+from .n2o_runs import Loaded
 
 log = logging.getLogger("n2o")
 
