@@ -51,7 +51,7 @@ page = st.navigation(
     ]
     + [st.Page(f"pages/{first.name}.py", title=first.title, icon=first.icon, url_path=first.name, visibility="hidden")]
     + [
-        st.Page(f"pages/{new}.py", title=title(new), url_path=old, visibility="hidden")
+        st.Page(f"pages/{old}.py", title=title(new), url_path=old, visibility="hidden")
         for old, new in OLD_PATHS.items()
     ]
 )
