@@ -39,9 +39,11 @@ def test_quick_start_names_the_app_defaults():
     assert sorted(x.strip() for x in m.group(3).split(",")) == sorted(families)
 
 
-def test_ci_runs_exactly_the_test_command():
+def test_ci_runs_exactly_the_test_command_then_the_slow_set():
     ci = (Path(__file__).resolve().parents[1] / ".ci" / "run").read_text()
-    assert ci.strip().splitlines()[-1] == "pip install -r requirements-dev.txt && python -m pytest"
+    commands = [line for line in ci.splitlines() if line.strip() and not line.startswith(("#", " ", "\t"))]
+    assert commands[-2:] == ["pip install -r requirements-dev.txt && python -m pytest", "python -m pytest -m slow"]
+    assert "set -euo pipefail" in commands  # a red default run stops CI before the slow set
 
 
 def test_embedders_table_matches_registry():

@@ -82,6 +82,8 @@ def run_measures(page, server: str, permutations: int = 20) -> None:
     button = page.get_by_role("button", name="Compute the measures")
     if button.count():  # none when this server has computed them already
         button.click()
+        # the script state can read notRunning before the button's rerun starts: wait for the button to go
+        button.first.wait_for(state="detached", timeout=600_000)
         settle(page, timeout=600_000)
     no_exception(page)
 
