@@ -20,7 +20,7 @@ import streamlit as st  # noqa: E402
 
 from ui import preload, release, sidebar, talk  # noqa: E402
 from ui.guard import shown  # noqa: E402
-from ui.nav import PAGES  # noqa: E402
+from ui.nav import OLD_PATHS, PAGES, title  # noqa: E402
 from ui.shell import through_app  # noqa: E402
 
 through_app()
@@ -50,11 +50,15 @@ page = st.navigation(
         for i, p in enumerate(PAGES)
     ]
     + [st.Page(f"pages/{first.name}.py", title=first.title, icon=first.icon, url_path=first.name, visibility="hidden")]
+    + [
+        st.Page(f"pages/{old}.py", title=title(new), url_path=old, visibility="hidden")
+        for old, new in OLD_PATHS.items()
+    ]
 )
 st.sidebar.title("N2O Explorer")
 st.sidebar.caption("How similar are sentence embedders? Nearest-neighbor overlap (Lin & Smith 2019).")
 settings, corpus = sidebar.draw()
-name = page.url_path or PAGES[0].name
+name = OLD_PATHS.get(page.url_path, page.url_path) or PAGES[0].name  # an old link opens the page renamed
 with shown(f"The {page.title} page"):  # anything unexpected is one sentence in place, never a traceback
     importlib.import_module(f"pages.{name}").render(settings, corpus)
 preload.start(settings, corpus)  # what the next clicks need, loaded in the background once the page is drawn

@@ -62,7 +62,7 @@ class Spans:
     def install(self) -> Spans:
         """Wrap the entry points (for the rest of the process)."""
         import n2o_core.embedders.registry as registry
-        from n2o_core.workspace import Workspace
+        from n2o_core.corpus_workspace import Workspace
 
         built = registry.get_embedder
 

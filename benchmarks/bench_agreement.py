@@ -154,10 +154,10 @@ def main() -> None:
     from n2o_core.analyses.agreement import agreement
     from n2o_core.analyses.projection import projection
     from n2o_core.corpora import load_corpus
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.pipeline import every_sentence_neighbors
     from n2o_core.search.exact import exact_knn
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     rec = Recorder(a.name)
     if a.threshold:

@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import browser_tour as bt  # noqa: E402
 from _common import save_flat, server_folder  # noqa: E402
 
-from ui.server import free_port  # noqa: E402
+from tools.dashboard_server import free_port  # noqa: E402
 
 MAPS = ".st-key-agree_maps .js-plotly-plot"
 RANKING = "[role='tabpanel'] [data-testid='stDataFrame'] >> nth=0"

@@ -58,10 +58,10 @@ MODES = {"overlapped": True, "one at a time": False}
 def onnx_export_present() -> bool:
     """Whether the fp32 ONNX export of the installed all-MiniLM-L6-v2 is already in the per-user model cache."""
     from n2o_core.embedders import _onnx
-    from n2o_core.embedders._state import read_manifest, state_dir
     from n2o_core.embedders.sbert import minilm_path
+    from n2o_core.storage.manifest_folder import folder_path, read_manifest
 
-    folder = state_dir(_onnx.user_model_cache(), "onnx", _onnx.export_key(minilm_path()))
+    folder = folder_path(_onnx.user_model_cache(), "onnx", _onnx.export_key(minilm_path()))
     return read_manifest(folder) is not None
 
 
@@ -71,12 +71,12 @@ def run(cache_dir: str, t_start: float, ahead: bool = True, after: bool = True) 
     c0 = time.process_time()
     from n2o_core.analyses.compare import comparison
     from n2o_core.corpora import load_corpus
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.figures.n2o import n2o_heatmap
     from n2o_core.limits import k_max_for
     from n2o_core.pipeline import plan_queries, prepare_all
     from n2o_core.settings import Settings
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     s = Settings()
     since = lambda: round(time.perf_counter() - t_start, 2)  # noqa: E731

@@ -163,11 +163,11 @@ def stages(corpus: Path, a: Path, b: Path, queries: int, k: int) -> dict[str, fl
     subprocess.run([sys.executable, "-c", "import n2o_core.cli.main"], cwd=ROOT, check=True)
     out = {"python_and_imports_s": time.perf_counter() - t0}
     from n2o_core.corpora import load_corpus
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.limits import k_max_for
     from n2o_core.pipeline import plan_queries
     from n2o_core.search.exact import exact_knn
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     with tempfile.TemporaryDirectory() as tmp:
         cache = Cache(Path(tmp) / "cache")

@@ -297,7 +297,7 @@ def main() -> None:
     from threadpoolctl import threadpool_info
 
     from n2o_core.corpora import load_corpus, sample_corpus
-    from n2o_core.embedders._util import package_version
+    from n2o_core.embedders.packages import package_version
 
     rec = Recorder(a.name)
     valid = load_start[0] <= MAX_QUIET_LOAD

@@ -28,10 +28,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import LOAD_AT_IMPORT, save_flat, server_folder  # noqa: E402 - puts the repository root on sys.path
 from bench_memory import ARGS, CHROMIUM, EXCEPTION, PAGES, settle, visit, wait_quiet  # noqa: E402
 
-from ui.server import ServerError, start_server  # noqa: E402
+from tools.dashboard_server import ServerError, start_server  # noqa: E402
 
 #: The pages timed, by url path ("findings": opened, then "Check all" clicked).
-TIMED = ("needle", "similarity", "heros", "findings")
+TIMED = ("needle", "sts", "heros", "findings")
 
 
 def _views(env: dict[str, str], log: Path, pages: tuple[str, ...]) -> dict[str, float]:

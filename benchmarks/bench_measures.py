@@ -5,7 +5,7 @@ scikit-learn code in the same run.
                                         [--bootstrap 100] [--full-n 0] [--baseline-reps 1] [--baseline-pairs 1]
                                         [--no-save]
 
-1. Every measure for every pair of the embedders (default: the dashboard's six, settings.DEFAULT_EMBEDDERS, 15 pairs) on
+1. Every measure for every pair of the embedders (default: the dashboard's six, DASHBOARD_EMBEDDERS, 15 pairs) on
    `--n` sentences (default 5,000), nulls and bootstrap intervals included (`compare_measures`, the CLI's call),
    from cached embeddings and neighbors: a warm-up call fills the cache first (embedding, every-sentence search)
    and is reported apart. Target: <= 20 s on the 2-core machine.
@@ -234,10 +234,10 @@ def part_breakdown(rec: Recorder, args, ws, ids) -> None:
 
 def part_full_linear_cka(rec: Recorder, args, ids) -> None:
     from n2o_core.corpora import load_corpus
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.measures.feature_space import feature_space
     from n2o_core.measures.run import FeatureMemo, dense_view, feature_matrix
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     cache = Cache(args.cache_dir)
     corpus = load_corpus(args.corpus, max_sentences=args.full_n or None, cache_dir=cache.root)
@@ -284,7 +284,7 @@ def part_full_linear_cka(rec: Recorder, args, ids) -> None:
 
 def main() -> None:
     from n2o_core.corpora.specs import DEFAULT_CORPUS
-    from n2o_core.settings import DEFAULT_EMBEDDERS
+    from n2o_core.settings import DASHBOARD_EMBEDDERS
 
     p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     p.add_argument("--corpus", default=DEFAULT_CORPUS)
@@ -303,11 +303,11 @@ def main() -> None:
     p.add_argument("--breakdown", action="store_true", help="also time each family and the draws' floor")
     p.add_argument("--name", default="measures", help="results/<name>.{json,txt} (default %(default)s)")
     args = p.parse_args()
-    ids = args.embedder or list(DEFAULT_EMBEDDERS)
+    ids = args.embedder or list(DASHBOARD_EMBEDDERS)
 
     from n2o_core.corpora import load_corpus
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     rec = Recorder(args.name)
     cache = Cache(args.cache_dir)

@@ -1,22 +1,21 @@
 """The dashboard server's resident memory: after each page of one visitor's tour of every page on the default corpus
 and embedders, after the tour, and after a second and a third concurrent visitor's tour (issue 27's budget:
-ui.server.MEMORY_BUDGET_MB after one tour, MEMORY_PER_SESSION_MB more per further visitor).
+tools.dashboard_server.MEMORY_BUDGET_MB after one tour, MEMORY_PER_SESSION_MB more per further visitor).
 
     python benchmarks/bench_memory.py                        # a fresh cache folder (cold: everything computed)
     python benchmarks/bench_memory.py --cache-dir cache      # over ./cache (a server restarted on a filled cache)
 
-Starts `streamlit run app.py --server.headless true` on a free port (ui.server) with N2O_CACHE_DIR set to a fresh
-temporary folder (the disk cache the app and the core use: n2o_core.storage.cache, ui.data.cache), the background
-preload on as a user gets it. Drives headless Chromium (Playwright, /usr/bin/chromium): each visitor is its own
-browser context (its own Streamlit session) and stays open while the next one tours. Each page of ui.nav.PAGES is
-opened from the sidebar's navigation; a page whose analysis runs on request gets its button clicked (measures:
-"Compute the measures", probing: "Run probing" on three tasks at 100 per class as benchmarks/browser_tour.py does,
-findings: the first "Check", quality: each "Run ..." button). After each step the script waits until the app
-reports its run over and the server's CPU is quiet (the preload thread done), then reads the resident memory
-(RSS, psutil) of the server and its child processes, and its anonymous part (RssAnon: what a memory-mapped file's
-pages are not). After each visitor's tour the figure is read right away and again after `--idle-s` seconds
-without a request (default N2O_RELEASE_AFTER_S + 20: what an idle server gives back, ui/release.py, is then
-given back); the budget applies to the second.
+Starts `streamlit run app.py --server.headless true` on a free port (tools.dashboard_server) with N2O_CACHE_DIR set to a
+fresh temporary folder (the disk cache the app and the core use: n2o_core.storage.cache, ui.n2o_runs.cache), the
+background preload on as a user gets it. Drives headless Chromium (Playwright, /usr/bin/chromium): each visitor is its
+own browser context (its own Streamlit session) and stays open while the next one tours. Each page of ui.nav.PAGES is
+opened from the sidebar's navigation; a page whose analysis runs on request gets its button clicked (measures: "Compute
+the measures", probing: "Run probing" on three tasks at 100 per class as benchmarks/browser_tour.py does, findings: the
+first "Check", quality: each "Run ..." button). After each step the script waits until the app reports its run over and
+the server's CPU is quiet (the preload thread done), then reads the resident memory (RSS, psutil) of the server and its
+child processes, and its anonymous part (RssAnon: what a memory-mapped file's pages are not). After each visitor's tour
+the figure is read right away and again after `--idle-s` seconds without a request (default N2O_RELEASE_AFTER_S + 20:
+what an idle server gives back, ui/release.py, is then given back); the budget applies to the second.
 
 Writes benchmarks/results/memory.json and .txt (`--out NAME` for another name). RSS hardly depends on the load
 of the machine; the load is recorded anyway.
@@ -33,8 +32,15 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import LOAD_AT_IMPORT, ROOT, save_flat, server_folder  # noqa: E402 - puts the repository root on sys.path
 
 from n2o_core.runtime.release import release_after_s  # noqa: E402
+from tools.dashboard_server import (
+    MEMORY_BUDGET_MB,
+    MEMORY_PER_SESSION_MB,
+    ServerError,
+    memory_budget_mb,
+    resident_mb,
+    start_server,
+)  # noqa: E402
 from ui.nav import PAGES as NAV_PAGES  # noqa: E402
-from ui.server import MEMORY_BUDGET_MB, MEMORY_PER_SESSION_MB, ServerError, memory_budget_mb, resident_mb, start_server  # noqa: E402
 
 CHROMIUM = "/usr/bin/chromium"
 ARGS = ["--no-sandbox", "--disable-background-networking"]

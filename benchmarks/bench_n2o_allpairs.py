@@ -30,11 +30,11 @@ def main() -> None:
     a = ap.parse_args()
     from n2o_core.analyses.compare import compare
     from n2o_core.corpora import from_texts
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.search.exact import exact_knn
     from n2o_core.search.rows import normalize_rows
     from n2o_core.search.scan import default_block
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     rec = Recorder(a.name)
     A = clustered_vectors(a.n, 384, seed=3)

@@ -31,7 +31,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import browser_tour as bt  # noqa: E402
 from _common import save_flat  # noqa: E402
 
-from ui.server import free_port  # noqa: E402
+from tools.dashboard_server import free_port  # noqa: E402
 
 SETTINGS = {"gc_after_every_run (Streamlit default)": "true", "no_gc_after_run (this app)": "false"}
 STATES = ("cache_only", "models_loaded", "pairs_made")

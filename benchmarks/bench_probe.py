@@ -106,9 +106,9 @@ def bench_tasks(rec: Recorder, per_class: int, max_sentences: int | None) -> tup
 
 
 def bench_readouts(rec: Recorder, cache, corpus, per_class: int) -> None:
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.evaluation.probe.build import build_tasks
     from n2o_core.evaluation.probe.readout import read_out
-    from n2o_core.workspace import Workspace
 
     ws = Workspace(corpus, cache=cache)
     for task in ("bshift", "wc"):

@@ -26,7 +26,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import ROOT  # noqa: E402
 from browser_tour import CHROMIUM, HEATMAP, IDLE, start  # noqa: E402
 
-from ui.server import free_port  # noqa: E402
+from tools.dashboard_server import free_port  # noqa: E402
 
 GROWING = ("embeddings/", "knn/")
 

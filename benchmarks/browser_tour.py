@@ -38,7 +38,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from _common import LOAD_AT_IMPORT, MAX_LOAD, ROOT, save_flat, server_folder  # noqa: E402 - puts the repository root on sys.path
 
-from ui.server import Server, ServerError, free_port, start_server  # noqa: E402
+from tools.dashboard_server import Server, ServerError, free_port, start_server  # noqa: E402
 
 SHOTS = ROOT / "docs" / "screenshots"
 CHROMIUM = "/usr/bin/chromium"
@@ -58,7 +58,7 @@ PLOT = "[data-testid='stPlotlyChart'] .js-plotly-plot"
 SHOT_PAGES = [  # (nav label, heading, screenshot name, what shows it is drawn or the button that runs it, link extras)
     ("Where embedders disagree", "Where two embedders disagree", "agreement", ".st-key-agree_maps .js-plotly-plot", ""),
     ("Paraphrase needle", "Paraphrase needle", "needle", PLOT, ""),
-    ("Human similarity", "Human similarity", "similarity", PLOT, ""),
+    ("Human similarity (STS)", "Human similarity (STS)", "sts", PLOT, ""),
     ("Papers' findings", "The papers' findings, checked live", "findings", "Check", ""),
     # three of the ten tasks keep the tour short (all ten on the defaults take minutes)
     ("Probing tasks", "Probing tasks", "probe", "Run probing", "tasks=sentlen,bshift,tense&per_class=100&min_train=1"),
@@ -157,9 +157,10 @@ def first_clicks(browser, url: str, query: str, read_s: float) -> dict:
 def onnx_export_present(env: dict[str, str]) -> bool:
     """Whether the server will find the MiniLM ONNX export in its per-user model cache."""
     code = (
-        "from n2o_core.embedders import _onnx; from n2o_core.embedders._state import read_manifest, state_dir; "
-        "from n2o_core.embedders.sbert import minilm_path; "
-        "print(read_manifest(state_dir(_onnx.user_model_cache(), 'onnx', _onnx.export_key(minilm_path()))) is not None)"
+        "from n2o_core.embedders import _onnx; from n2o_core.embedders.sbert import minilm_path; "
+        "from n2o_core.storage.manifest_folder import folder_path, read_manifest; "
+        "folder = folder_path(_onnx.user_model_cache(), 'onnx', _onnx.export_key(minilm_path())); "
+        "print(read_manifest(folder) is not None)"
     )
     res = subprocess.run([sys.executable, "-c", code], cwd=ROOT, env=env, capture_output=True, text=True, check=True)
     return res.stdout.strip() == "True"
@@ -184,7 +185,8 @@ def parse_args() -> argparse.Namespace:
 
 
 def start(env: dict[str, str], port: int, log_path: Path, extra: Sequence[str] = ()) -> Server:
-    """The dashboard's server on `port` (ui.server), healthy; exits with the log's tail when it does not start."""
+    """The dashboard's server on `port` (tools.dashboard_server), healthy; exits with the log's tail when it does not
+    start."""
     try:
         return start_server(env, log_path, port=port, extra_args=extra, timeout=120, poll=0.2)
     except ServerError as e:

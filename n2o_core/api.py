@@ -27,6 +27,7 @@ if TYPE_CHECKING:
     from n2o_core.analyses.agreement import Agreement
     from n2o_core.analyses.compare import ComparisonResult
     from n2o_core.corpora import Corpus
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.embedders.base import EmbedderInfo
     from n2o_core.evaluation.heros.run import HerosResult
     from n2o_core.evaluation.needle import NeedleResult
@@ -36,7 +37,6 @@ if TYPE_CHECKING:
     from n2o_core.measures.run import MeasureComparison
     from n2o_core.runtime.progress import Progress
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     #: A corpus: a spec string, a list of sentences, or a loaded Corpus.
     CorpusLike: TypeAlias = str | Sequence[str] | Corpus
@@ -101,12 +101,12 @@ def workspace(
     text_column: str | None = None,
     seed: int = 0,
     cache_dir: str | None = None,
-) -> tuple[Workspace, list[str]]:
-    """The corpus's workspace (cached embeddings and neighbors) with the given vectors registered, and the
-    embedder ids in the order given; unknown ids raise before any work. Every other function starts here, and
-    each takes a Workspace in place of a corpus too (then `max_sentences` and `cache_dir` are its own)."""
+) -> Workspace:
+    """The corpus's workspace (cached embeddings and neighbors) with the given vectors registered under their
+    names; unknown ids raise before any work. Every other function starts here, and each takes a Workspace in
+    place of a corpus too (then `max_sentences` and `cache_dir` are its own)."""
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     if isinstance(corpus, Workspace):  # a front end's own workspace (the CLI's: its cache, dtype, scheduler)
         ws, cache = corpus, corpus.cache
@@ -116,14 +116,17 @@ def workspace(
             corpus, max_sentences=max_sentences, text_column=text_column, seed=seed, cache_dir=str(cache.root)
         )
         ws = Workspace(corp, cache=cache)
-    ids: list[str] = []
     for name, vectors in _embedder_items(embedders):
         if vectors is not None:
-            ws.add_vectors(name, _vectors_file(cache, name, vectors, len(corp)))
+            ws.add_vectors(name, _vectors_file(cache, name, vectors, len(ws.corpus)))
         elif not ws.is_precomputed(name):
             ws.info(name)  # raises EmbedderError for an unknown id
-        ids.append(name)
-    return ws, ids
+    return ws
+
+
+def _names(embedders: EmbeddersLike) -> list[str]:
+    """The embedder ids in the order given (a name for each (name, vectors) pair)."""
+    return [name for name, _ in _embedder_items(embedders)]
 
 
 def _embedder_items(embedders: EmbeddersLike) -> list[tuple[str, Any]]:
@@ -157,9 +160,9 @@ def _vectors_file(cache: Cache, name: str, vectors: Any, n: int) -> str:
 
 
 def _default_ids(ids: list[str]) -> list[str]:
-    from n2o_core.embedders.registry import DEFAULT_EMBEDDER_IDS
+    from n2o_core.embedders.registry import PAPER_EMBEDDER_IDS
 
-    return ids or list(DEFAULT_EMBEDDER_IDS)
+    return ids or list(PAPER_EMBEDDER_IDS)
 
 
 def compare(
@@ -186,7 +189,8 @@ def compare(
     from n2o_core.limits import require_embedders, validate_k
     from n2o_core.text import SBERT_STOP_WORDS
 
-    ws, ids = workspace(corpus, embedders, max_sentences=max_sentences, cache_dir=cache_dir)
+    ws = workspace(corpus, embedders, max_sentences=max_sentences, cache_dir=cache_dir)
+    ids = _names(embedders)
     require_embedders(ids, what="to compare")
     validate_k(k, len(ws.corpus))
     res = run_compare(
@@ -222,7 +226,8 @@ def agreement(
     `progress` gets each embedder's stages ("train", "embed", "neighbors"; the embedder id as the item)."""
     from n2o_core.analyses.agreement import agreement as run_agreement
 
-    ws, ids = workspace(corpus, embedders, max_sentences=max_sentences, cache_dir=cache_dir)
+    ws = workspace(corpus, embedders, max_sentences=max_sentences, cache_dir=cache_dir)
+    ids = _names(embedders)
     return run_agreement(ws, ids, k, znorm=znorm, approx=approx, progress=progress)
 
 
@@ -259,7 +264,8 @@ def needle(
         raise N2OError(f"top must be 0 or more (got {top}).")
     if n_boot < 1:
         raise N2OError(f"n_boot must be at least 1 (got {n_boot}).")
-    ws, ids = workspace(corpus, embedders, max_sentences=max_sentences, seed=seed, cache_dir=cache_dir)
+    ws = workspace(corpus, embedders, max_sentences=max_sentences, seed=seed, cache_dir=cache_dir)
+    ids = _names(embedders)
     ids = _default_ids(ids)
     for eid in ids:
         if not ws.is_precomputed(eid):
@@ -267,7 +273,7 @@ def needle(
     loaded = load_pairs(pairs, columns=columns, scale=scale, corpus=ws.corpus, cache=ws.cache, seed=seed)
     paper = paper_defaults(loaded.source, loaded.genres)
     wanted = [g for g in genres if g.strip().lower() != "all"]
-    fp = filter_pairs(
+    filtered = filter_pairs(
         loaded,
         min_score=paper["min_score"] if isinstance(min_score, str) else min_score,
         max_overlap=paper["max_overlap"] if isinstance(max_overlap, str) else max_overlap,
@@ -275,7 +281,7 @@ def needle(
         measure=overlap_measure,
     )
     return run_needle(
-        ws, fp, ids, znorm=znorm, top=top, n_boot=n_boot, seed=seed, pair_vectors=pair_vectors, progress=progress
+        ws, filtered, ids, znorm=znorm, top=top, n_boot=n_boot, seed=seed, pair_vectors=pair_vectors, progress=progress
     )
 
 
@@ -296,10 +302,10 @@ def sts(
     Pitfalls), with each embedder's dimension and rank under every scoring. Corpus-trained embedders are fit on
     `corpus` when given; else, for `builtin:lee`, gensim's Lee background corpus; else the pair sentences."""
     from n2o_core.corpora import from_texts
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.evaluation.pairs import filter_pairs, load_pairs
     from n2o_core.evaluation.sts import run_sts
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     if pairs.strip().startswith("synthetic"):
         raise N2OError("Synthetic pairs carry no human scores; sts needs a scored pair file or builtin:lee.")
@@ -346,7 +352,8 @@ def heros(
 
     if n_pairs < 1:
         raise N2OError(f"n_pairs must be at least 1 (got {n_pairs}).")
-    ws, ids = workspace(corpus, embedders, max_sentences=max_sentences, seed=seed, cache_dir=cache_dir)
+    ws = workspace(corpus, embedders, max_sentences=max_sentences, seed=seed, cache_dir=cache_dir)
+    ids = _names(embedders)
     return run_heros(ws, _default_ids(ids), n_pairs=n_pairs, seed=seed, n_boot=n_boot, znorm=znorm, averaging=averaging)
 
 
@@ -373,7 +380,8 @@ def probe(
         raise N2OError(f"per_class must be a positive number of items per class (got {per_class}).")
     from n2o_core.evaluation.probe.split import MIN_TRAIN_PER_CLASS
 
-    ws, ids = workspace(corpus, embedders, max_sentences=max_sentences, cache_dir=cache_dir)
+    ws = workspace(corpus, embedders, max_sentences=max_sentences, cache_dir=cache_dir)
+    ids = _names(embedders)
     return run_probe(
         ws,
         _default_ids(ids),
@@ -403,7 +411,8 @@ def similarity_measures(
     null (mean, p) and a bootstrap interval; kernel measures on a seeded subsample of `subsample` sentences."""
     from n2o_core.measures.run import compare_measures
 
-    ws, ids = workspace(corpus, embedders, max_sentences=max_sentences, cache_dir=cache_dir)
+    ws = workspace(corpus, embedders, max_sentences=max_sentences, cache_dir=cache_dir)
+    ids = _names(embedders)
     return compare_measures(
         ws, ids, k, measure_ids, permutations_=permutations, bootstrap=bootstrap, subsample=subsample, seed=seed
     )
@@ -446,7 +455,7 @@ def variant_analysis(
     "layers", "neighbors", "cka", "needle", "sts", "index")."""
     from n2o_core.evaluation.variants.run import run_variants
 
-    ws, _ = workspace(corpus, [embedder] + ([other] if other else []), max_sentences=max_sentences, cache_dir=cache_dir)
+    ws = workspace(corpus, [embedder] + ([other] if other else []), max_sentences=max_sentences, cache_dir=cache_dir)
     return run_variants(
         ws,
         embedder,

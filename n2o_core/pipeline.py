@@ -26,16 +26,16 @@ import numpy as np
 from n2o_core.embedders.infos import NOSTOP_SUFFIX
 from n2o_core.errors import N2OError
 from n2o_core.limits import validate_k
-from n2o_core.runtime.each import CallEvent
 from n2o_core.runtime.lanes import Lanes
 from n2o_core.runtime.memo import LRU
 from n2o_core.runtime.progress import Progress, report, scoped
+from n2o_core.runtime.serial_calls import CallEvent
 from n2o_core.search.result import Neighbors
 from n2o_core.search.scan import search_threads
 from n2o_core.storage.fileio import hash_key
 
 if TYPE_CHECKING:
-    from n2o_core.workspace import Workspace
+    from n2o_core.corpus_workspace import Workspace
 
 # --------------------------------------------------------------------------- query samples
 
@@ -438,7 +438,7 @@ def prepare_each(
 ) -> dict[str, Neighbors]:
     """`prepare_embedder` for each embedder, cheapest first, on one worker thread per usable CPU (`Preparation`:
     training, encoding and model loading overlapped; `ahead=False`: one at a time in this thread), reporting each
-    step as `runtime.each` does, through `on_event(kind, embedder, payload)`: "start" ((cached, began before its
+    step as `runtime.serial_calls` does, through `on_event(kind, embedder, payload)`: "start" ((cached, began before its
     turn): two bools), "stage" (a ProgressEvent; only with `report_progress`), "done" ((Neighbors, seconds)),
     "failed" (the exception), one embedder at a time, in this thread: one embedder that fails is reported and the
     others go on, unless `on_event` raises. Returns the neighbors of those that worked. The dashboard draws its

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 from n2o_core.pipeline import load_model
 
 if TYPE_CHECKING:
-    from n2o_core.workspace import Workspace
+    from n2o_core.corpus_workspace import Workspace
 
 #: Called as on_step(step name, seconds it took, error sentence or None).
 StepReport = Callable[[str, float, "str | None"], None]

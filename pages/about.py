@@ -7,7 +7,7 @@ import streamlit as st
 
 from n2o_core.corpora import Corpus, list_builtin_corpora
 from n2o_core.settings import Settings
-from ui import data, nav
+from ui import n2o_runs, nav
 from ui.guard import shown
 from ui.shell import through_app
 
@@ -60,7 +60,7 @@ next to it.
   of them, so the count stands beside the intervals, with one click to a looser setting labelled as a deviation
   from the paper. Pairs made from the corpus by a HEROS rule are an option, labelled *synthetic* wherever they
   are shown; a pair file (STS Benchmark) can be uploaded.
-- **Human similarity** — correlation of cosine with human similarity scores, by Pearson and Spearman, raw and
+- **Human similarity (STS)** — correlation of cosine with human similarity scores, by Pearson and Spearman, raw and
   with z-normalized dimensions (Pitfalls): four scorings, and how the ranking of embedders changes between them.
 - **Quality vs agreement** — per embedder: mean N2O with the others beside needle MRR, human-similarity
   Spearman, HEROS negation sensitivity and dimension.
@@ -87,7 +87,7 @@ next to it.
 
     st.subheader("Embedders")
     with shown("Listing the embedders"):
-        infos = data.embedder_infos()
+        infos = n2o_runs.embedder_infos()
         st.dataframe(
             pd.DataFrame(
                 [

@@ -15,8 +15,8 @@ from n2o_core.corpora import Corpus
 from n2o_core.figures.maps import MAX_POINTS, agreement_histogram, agreement_maps, selected_points_ids
 from n2o_core.settings import Settings, param_choice, to_query
 from n2o_core.text import escape_markup
-from ui import agreement_data, data, nav
-from ui.agreement_data import AgreementData, MapJob
+from ui import agreement_runs, n2o_runs, nav
+from ui.agreement_runs import AgreementData, MapJob
 from ui.shell import through_app
 
 through_app()
@@ -36,14 +36,14 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         "Every sentence of the corpus is a query: its per-sentence N2O is the share of its k nearest neighbors "
         "two embedders agree on, |NN_A(q) ∩ NN_B(q)| / k. Its mean over all sentences is the pair's N2O."
     )
-    ad = agreement_data.loaded(settings, corpus)
+    ad = agreement_runs.loaded(settings, corpus)
     names, k = ad.names, ad.k
     a, b = _pair(names)
     by = _by(names, a, b)
     st.query_params["pair"] = f"{a},{b}"
 
-    pair_v = agreement_data.values(ad.key, k, a, b, ad)
-    all_v = agreement_data.values(ad.key, k, None, None, ad) if len(names) > 2 else pair_v
+    pair_v = agreement_runs.values(ad.key, k, a, b, ad)
+    all_v = agreement_runs.values(ad.key, k, None, None, ad) if len(names) > 2 else pair_v
     agr = ad.at(k)
     shown = pair_v if by == "pair" else all_v
     what = escape_markup(f"{a} vs {b}") if by == "pair" else f"mean over all {len(agr.pairs())} pairs"
@@ -138,7 +138,7 @@ def _summary(ad: AgreementData, agr: core.Agreement, a: str, b: str, pair_v: np.
     cols = st.columns(2 if len(ad.names) > 2 else 1)
     with cols[0]:
         st.plotly_chart(
-            data.figure(
+            n2o_runs.figure(
                 "agree-hist",
                 (ad.key, k, a, b),
                 lambda: agreement_histogram(pair_v, k, chance=agr.chance, title=f"{a} vs {b}"),  # escaped above
@@ -149,7 +149,7 @@ def _summary(ad: AgreementData, agr: core.Agreement, a: str, b: str, pair_v: np.
         with cols[1]:
             title = f"Mean pairwise agreement ({len(agr.pairs())} pairs of {len(ad.names)} embedders)"
             st.plotly_chart(
-                data.figure(
+                n2o_runs.figure(
                     "agree-hist-all",
                     (ad.key, k),
                     lambda: agreement_histogram(
@@ -159,7 +159,7 @@ def _summary(ad: AgreementData, agr: core.Agreement, a: str, b: str, pair_v: np.
                 key="agree_hist_all",
             )
         with st.expander("Every pair: N2O with every sentence a query"):
-            pm = agreement_data.pair_means(ad.key, k, ad)
+            pm = agreement_runs.pair_means(ad.key, k, ad)
             fmt = {"n2o": st.column_config.NumberColumn("N2O", format="%.4f")}
             st.dataframe(pm, hide_index=True, column_config=fmt)
     st.caption(
@@ -235,7 +235,7 @@ def _maps(
     maps, pending, notes = {}, [], []
     for eid in (a, b):
         if method == "umap":
-            got = agreement_data.umap_map(ad, eid)
+            got = agreement_runs.umap_map(ad, eid)
             if isinstance(got, MapJob):
                 if got.error:
                     notes.append(f"UMAP for {eid}: {got.error} The PCA map is shown.")
@@ -247,14 +247,14 @@ def _maps(
                     notes.append(f"{eid}: {got.note}")
         if eid not in maps:
             try:
-                maps[eid] = agreement_data.pca_map(ad, eid)
+                maps[eid] = agreement_runs.pca_map(ad, eid)
             except core.N2OError as e:
                 st.warning(escape_markup(f"No map for {eid}: {e}"), icon="⚠️")
                 return
     for note in notes:
         st.warning(escape_markup(note))
     if any(note.startswith("UMAP for ") for note in notes) and st.button("Try UMAP again", key="agree_umap_retry"):
-        agreement_data.forget_map_errors()
+        agreement_runs.forget_map_errors()
         st.rerun()
     if pending:
         _watch(pending)
@@ -263,7 +263,7 @@ def _maps(
     sel = tuple(selected) if selected else None
     labels = [f"{e} · {maps[e].method.upper()}" for e in (a, b)]
     key = (ad.key, ad.k, a, b, what, tuple(maps[e].method for e in (a, b)), max_points, sel)
-    fig = agreement_data.maps_figure(
+    fig = agreement_runs.maps_figure(
         key,
         lambda: agreement_maps(
             [maps[a].coords, maps[b].coords],
@@ -271,7 +271,7 @@ def _maps(
             ad.corpus.texts,
             labels,
             selected_ids=sel,
-            labels=agreement_data.hover_labels(ad.corpus.fingerprint, ad.corpus),
+            labels=agreement_runs.hover_labels(ad.corpus.fingerprint, ad.corpus),
             k=ad.k,
             max_points=max_points,
             color_label=color_label,
@@ -324,7 +324,7 @@ def query_link(settings: Settings, qid: int) -> str:
 
 
 def _table(ad: AgreementData, ids: np.ndarray, values: np.ndarray, key: str) -> None:
-    feats = agreement_data.features(ad.corpus.fingerprint, ad.corpus)
+    feats = agreement_runs.features(ad.corpus.fingerprint, ad.corpus)
     df = core.ranking_frame(ids, values, ad.corpus.texts, feats)
     df.insert(0, "query explorer", [query_link(ad.settings, i) for i in df["id"]])
     st.dataframe(
@@ -392,10 +392,10 @@ def _ties(end: str, ties: core.ExtremeTies | None, top: int) -> None:
 def _rankings(ad: AgreementData, values: np.ndarray, what: str, a: str | None, b: str | None) -> None:
     st.subheader("Least and most agreed sentences")
     top = st.slider("Sentences per list", 5, 50, 10, step=5, key="w_agree_top")
-    low, high, deciles, ties = agreement_data.rankings(ad.key, ad.k, a, b, top, ad)
+    low, high, deciles, ties = agreement_runs.rankings(ad.key, ad.k, a, b, top, ad)
     lp, hp = _page("low", ties, top), _page("high", ties, top)
     if lp or hp:
-        low, high, deciles, ties = agreement_data.rankings(ad.key, ad.k, a, b, top, ad, lp, hp)
+        low, high, deciles, ties = agreement_runs.rankings(ad.key, ad.k, a, b, top, ad, lp, hp)
     if deciles is None:
         st.info("No sentence has neighbors under these embedders: nothing to rank.")
         return
@@ -416,7 +416,7 @@ def _rankings(ad: AgreementData, values: np.ndarray, what: str, a: str | None, b
 def _selection_table(ad: AgreementData, values: np.ndarray, valid: np.ndarray, what: str, selected: list[int]) -> None:
     sel = np.asarray(selected, np.int64)
     st.subheader(f"Selected: {len(sel):,} sentence{'s' if len(sel) != 1 else ''}")
-    feats = agreement_data.features(ad.corpus.fingerprint, ad.corpus)
+    feats = agreement_runs.features(ad.corpus.fingerprint, ad.corpus)
     ranked = sel[valid[sel]]
     _groups(core.group_table(values, feats, {f"selected ({len(ranked):,})": ranked, "all": np.flatnonzero(valid)}))
     _table(ad, core.by_value(sel, values), values, "agree_selected")

@@ -31,7 +31,7 @@ from n2o_core.evaluation.findings import (
 from n2o_core.export.findings_table import findings_markdown
 from n2o_core.settings import HEROS_PAIR_CHOICES, Settings, param_int_choice
 from n2o_core.text import escape_markup
-from ui import findings_data, nav
+from ui import findings_runs, nav
 from ui.shell import through_app
 
 through_app()
@@ -60,12 +60,12 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     c1, c2 = st.columns([3, 2])
     n_pairs = c1.select_slider("Minimal pairs per HEROS subset", HEROS_PAIR_CHOICES, key="w_fpairs")
     st.query_params["fpairs"] = str(n_pairs)
-    p = findings_data.params(settings, n_pairs)
+    p = findings_runs.params(settings, n_pairs)
     st.caption(_setup_line(settings, corpus, p))
 
     asked = st.session_state.pop("findings_asked", [])
     todo = list(FINDINGS) if "*" in asked else [f for f in FINDINGS if f.id in asked]
-    est = findings_data.estimate(settings, corpus, list(FINDINGS), p)  # before the check this run may start
+    est = findings_runs.estimate(settings, corpus, list(FINDINGS), p)  # before the check this run may start
     c2.button(
         _with_time("Check all", est),
         type="primary",
@@ -75,10 +75,10 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         args=("*",),
     )
     c2.caption(_estimate_line(est))
-    errors = findings_data.compute(settings, corpus, todo, p) if todo else {}
-    times = {f.id: findings_data.estimate(settings, corpus, [f], p).short() for f in FINDINGS}
+    errors = findings_runs.compute(settings, corpus, todo, p) if todo else {}
+    times = {f.id: findings_runs.estimate(settings, corpus, [f], p).short() for f in FINDINGS}
 
-    results = {f.id: findings_data.result(corpus, f, p) for f in FINDINGS}
+    results = {f.id: findings_runs.result(corpus, f, p) for f in FINDINGS}
     _summary(results)
     for paper, full in PAPERS.items():
         st.subheader(f"{paper}: {full}")

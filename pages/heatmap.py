@@ -13,7 +13,7 @@ from n2o_core.export import tables as export
 from n2o_core.figures import n2o as figures
 from n2o_core.settings import HEATMAP_VIEWS, Settings, param_choice, settings_dict
 from n2o_core.text import escape_markup
-from ui import data, downloads, nav, page, seed_reference, sidebar
+from ui import downloads, n2o_runs, nav, page, seed_reference, sidebar
 from ui.guard import shown
 from ui.shell import through_app
 
@@ -29,10 +29,10 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     )
     live = st.empty()
 
-    def draw_partial(lo: data.Loaded) -> None:
+    def draw_partial(lo: n2o_runs.Loaded) -> None:
         """While embedders are still being prepared, show the matrix of those already done, every chosen embedder
         in the sidebar's order on a fixed colour scale (nothing moves as the others come in)."""
-        res = data.partial_comparison(lo)
+        res = n2o_runs.partial_comparison(lo)
         fig = figures.partial_heatmap(
             res.mean, lo.names, list(settings.embedders), std=res.std, chance=res.chance, k=res.k
         )
@@ -42,8 +42,8 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     lo = page.loaded(settings, corpus, on_ready=draw_partial)
     live.empty()
     k, names = lo.k, tuple(lo.names)
-    res = data.comparison(lo.key, names, k, lo)
-    fv = data.face_value(lo, res)
+    res = n2o_runs.comparison(lo.key, names, k, lo)
+    fv = n2o_runs.face_value(lo, res)
     fkey = (lo.key, names, k, settings.order)
 
     def heat() -> go.Figure:
@@ -52,7 +52,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         SD, _ = figures.reorder(res.std, list(names), order)
         return figures.n2o_heatmap(M, labels, std=SD, chance=res.chance, k=k, cells_vs_chance=fv.chance_in_cells)
 
-    fig = data.figure("heatmap", fkey, heat)
+    fig = n2o_runs.figure("heatmap", fkey, heat)
     if _partial_key(lo) in st.session_state.get(PARTIAL_DRAWN, ()):
         lo_v, hi_v = fig.data[0].zmin, fig.data[0].zmax
         st.caption(
@@ -97,7 +97,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
 PARTIAL_DRAWN = "heatmap_partial_drawn"
 
 
-def _partial_key(lo: data.Loaded) -> tuple:
+def _partial_key(lo: n2o_runs.Loaded) -> tuple:
     """What a partial heatmap was drawn for: the corpus, the chosen embedders, the query samples and the search."""
     s = lo.settings
     return (lo.corpus.fingerprint, tuple(s.embedders), lo.plan.key, lo.k_max, s.znorm, s.approx)
@@ -115,7 +115,7 @@ def _face_value_notes(fv: face_value.FaceValue) -> None:
         page.note(text, short=n.short, level=n.level)
 
 
-def _matrix(lo: data.Loaded, res: ComparisonResult, fig: go.Figure, names: tuple[str, ...]) -> None:
+def _matrix(lo: n2o_runs.Loaded, res: ComparisonResult, fig: go.Figure, names: tuple[str, ...]) -> None:
     s = lo.settings
     st.plotly_chart(fig, key="heatmap", width="content")
     st.caption(
@@ -129,7 +129,7 @@ def _matrix(lo: data.Loaded, res: ComparisonResult, fig: go.Figure, names: tuple
         )
     )
     with st.expander("Embedders and pairs"):
-        rows = data.embedder_rows(lo.ws, list(names))
+        rows = n2o_runs.embedder_rows(lo.ws, list(names))
         rows["zero vectors"] = [lo.ws.zero_vector_count(e) for e in names]
         rows[f"recall@{res.k}"] = [None if (r := res.recall.get(e)) is None else round(r, 4) for e in names]
         rows["prepared in (s)"] = [
@@ -137,7 +137,7 @@ def _matrix(lo: data.Loaded, res: ComparisonResult, fig: go.Figure, names: tuple
         ]
         refs = seed_reference.column(lo, list(names), res.k)
         rows.insert(rows.columns.get_loc("composition") + 1, seed_reference.COLUMN, refs)
-        aniso = data.anisotropy(lo, list(names))
+        aniso = n2o_runs.anisotropy(lo, list(names))
         rows[ANISO] = [round(a.raw, 3) if (a := aniso.get(e)) else None for e in names]
         rows[ANISO_Z] = [round(a.znorm, 3) if (a := aniso.get(e)) else None for e in names]
         # wide enough for "OpenVINO bf16" (the precision is the point of the column)
@@ -185,28 +185,28 @@ def _boxplot(res: ComparisonResult, names: tuple[str, ...]) -> go.Figure:
     return figures.n2o_boxplot(dist, chance=res.chance, order=overlap.box_order(dist))
 
 
-def _box(lo: data.Loaded, res: ComparisonResult, names: tuple[str, ...], fkey: tuple) -> None:
-    st.plotly_chart(data.figure("box", fkey, lambda: _boxplot(res, names)), key="box")
+def _box(lo: n2o_runs.Loaded, res: ComparisonResult, names: tuple[str, ...], fkey: tuple) -> None:
+    st.plotly_chart(n2o_runs.figure("box", fkey, lambda: _boxplot(res, names)), key="box")
     st.caption(
         "Each box: one embedder's N2O with every other embedder (Lin & Smith 2019, Fig. 6). "
         "High and tight = an embedder whose neighbors others share; the dotted line is chance."
     )
 
 
-def _robustness(lo: data.Loaded, res: ComparisonResult, names: tuple[str, ...]) -> None:
+def _robustness(lo: n2o_runs.Loaded, res: ComparisonResult, names: tuple[str, ...]) -> None:
     if len(names) < 3:
         st.info("Robustness compares rankings of embedder pairs: choose at least three embedders.")
         return
     rkey = (lo.key, names, lo.k_max, res.k)
     c1, c2 = st.columns(2)
     with c1, shown("Robustness across k"):
-        R, curves = data.robustness_across_k(lo.key, names, lo)
+        R, curves = n2o_runs.robustness_across_k(lo.key, names, lo)
         summ = overlap.off_diagonal_summary(R.to_numpy())
         m1, m2 = st.columns(2)
         m1.metric("mean Spearman ρ between k", f"{summ['mean']:.3f}")
         m2.metric("lowest ρ", f"{summ['min']:.3f}")
         st.plotly_chart(
-            data.figure("spearman", rkey, lambda: figures.spearman_heatmap(R, title="Across k")), key="spearman"
+            n2o_runs.figure("spearman", rkey, lambda: figures.spearman_heatmap(R, title="Across k")), key="spearman"
         )
         st.caption(
             "Spearman ρ between the rankings of embedder pairs by N2O at two values of k, over all "
@@ -214,7 +214,7 @@ def _robustness(lo: data.Loaded, res: ComparisonResult, names: tuple[str, ...]) 
             "depend on k."
         )
     with c2, shown("Robustness across query samples"):
-        S, sizes = data.robustness_across_samples(lo.key, names, res.k, lo)
+        S, sizes = n2o_runs.robustness_across_samples(lo.key, names, res.k, lo)
         if len(S) < 2:
             st.info("Robustness across samples needs at least two query samples (sidebar: Samples).")
         else:
@@ -223,7 +223,7 @@ def _robustness(lo: data.Loaded, res: ComparisonResult, names: tuple[str, ...]) 
             m1.metric("mean Spearman ρ between samples", f"{summ['mean']:.3f}")
             m2.metric("lowest ρ", f"{summ['min']:.3f}")
             st.plotly_chart(
-                data.figure(
+                n2o_runs.figure(
                     "samples", rkey, lambda: figures.samples_heatmap(S, title=f"Across query samples, k = {res.k}")
                 ),
                 key="samples",
@@ -233,7 +233,7 @@ def _robustness(lo: data.Loaded, res: ComparisonResult, names: tuple[str, ...]) 
                 "(paper §6: mean 0.994 over five samples of 100)."
             )
     with st.expander("Sample size: how far the ranking moves with fewer queries per sample"):
-        st.plotly_chart(data.figure("sizes", rkey, lambda: figures.sample_size_curve(sizes)), key="sizes")
+        st.plotly_chart(n2o_runs.figure("sizes", rkey, lambda: figures.sample_size_curve(sizes)), key="sizes")
         st.caption(
             "Each sample cut to n of its queries (20 random cuts per n), N2O averaged over the samples as on the "
             "matrix, compared with the full-size matrix: Spearman ρ of the pair rankings (mean and worst cut) and "
@@ -243,10 +243,10 @@ def _robustness(lo: data.Loaded, res: ComparisonResult, names: tuple[str, ...]) 
     with st.expander("N2O of each pair as k grows"):
         ks = sorted(curves["k"].unique())
         chances = [overlap.chance_level(kk, len(lo.corpus)) for kk in ks]
-        st.plotly_chart(data.figure("curves", rkey, lambda: figures.n2o_vs_k(curves, chance=chances)), key="curves")
+        st.plotly_chart(n2o_runs.figure("curves", rkey, lambda: figures.n2o_vs_k(curves, chance=chances)), key="curves")
 
 
-def _downloads(lo: data.Loaded, res: ComparisonResult, fig: go.Figure, names: tuple[str, ...]) -> None:
+def _downloads(lo: n2o_runs.Loaded, res: ComparisonResult, fig: go.Figure, names: tuple[str, ...]) -> None:
     k = res.k
     st.download_button(
         "Matrix (CSV)",
@@ -290,7 +290,7 @@ def _downloads(lo: data.Loaded, res: ComparisonResult, fig: go.Figure, names: tu
     )
     downloads.figure(fig, f"n2o-k{k}", "Heatmap")
     pairs = overlap.pairs_table(res.mean, list(names), res.chance)
-    embs = data.embedder_rows(lo.ws, list(names))
+    embs = n2o_runs.embedder_rows(lo.ws, list(names))
     meta = downloads.meta(lo, k, names)
     downloads.table(pairs, f"n2o-pairs-k{k}", "Pairs", meta_=meta)
 

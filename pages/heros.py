@@ -27,7 +27,7 @@ from n2o_core.settings import (
     param_int_choice,
 )
 from n2o_core.text import SBERT_STOP_WORDS_NAME, escape_markup
-from ui import data, downloads, heros_data, nav, page
+from ui import downloads, heros_runs, n2o_runs, nav, page
 from ui.guard import shown
 from ui.shell import through_app
 
@@ -62,7 +62,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     c1, c2 = st.columns([3, 2])  # drawn before the corpus loads: a run without a corpus (an upload being chosen)
     n_per = _pairs_per_subset(c1)  # must not drop their state, or they come back showing their first option
     avg = _averaging(c2)
-    heros_data.choose(n_per, avg)  # the Quality page shows this same run
+    heros_runs.choose(n_per, avg)  # the Quality page shows this same run
     lo = page.loaded(settings, corpus, min_embedders=1)
     s = lo.settings
     scored = _scored_names(lo, avg)
@@ -74,7 +74,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         st.warning(cov.sentence(), icon="ℹ️")
     else:
         st.caption(cov.sentence())
-    results, baselines, per_pair, errors = heros_data.scores(lo, pairset, n_per, s.seed, scored)
+    results, baselines, per_pair, errors = heros_runs.scores(lo, pairset, n_per, s.seed, scored)
     for e, msg in errors.items():
         st.error(f"**{escape_markup(e)}** is left out: {escape_markup(msg)}", icon="⚠️")
     if results.empty:
@@ -122,7 +122,7 @@ def _averaging(col: DeltaGenerator) -> str:
     return avg
 
 
-def _scored_names(lo: data.Loaded, avg: str) -> list[str]:
+def _scored_names(lo: n2o_runs.Loaded, avg: str) -> list[str]:
     """The embedders to score: averaged word vectors without stop words when `avg` says so (named in a caption)."""
     scored = [scored_id(e, avg) for e in lo.names]
     swapped = [escape_markup(f"{a} → {b}") for a, b in zip(lo.names, scored) if a != b]
@@ -131,11 +131,11 @@ def _scored_names(lo: data.Loaded, avg: str) -> list[str]:
     return scored
 
 
-def _minimal_pairs(lo: data.Loaded, n_per: int) -> PairSet:
+def _minimal_pairs(lo: n2o_runs.Loaded, n_per: int) -> PairSet:
     """The minimal pairs made from the corpus; the page stops (with the reason shown) when there are none."""
     pairset = None
     with shown("Generating minimal pairs"):
-        pairset = heros_data.pairs(lo, n_per, lo.settings.seed)
+        pairset = heros_runs.pairs(lo, n_per, lo.settings.seed)
     if pairset is None:
         st.stop()
     if pairset.pairs.empty:
@@ -163,7 +163,7 @@ def _figure(results: pd.DataFrame) -> tuple[go.Figure, str]:
             return figures_heros.heros_heatmap(results, relative_to="synonym")
         return figures_heros.heros_heatmap(results, value=show)
 
-    fig = data.figure("heros", fkey, build)
+    fig = n2o_runs.figure("heros", fkey, build)
     st.plotly_chart(fig, key="heros")
     return fig, show
 
@@ -189,7 +189,7 @@ def _tables(
 
 
 def _downloads(
-    lo: data.Loaded,
+    lo: n2o_runs.Loaded,
     fig: go.Figure,
     show: str,
     what: str,

@@ -23,8 +23,8 @@ from n2o_core.measures.stored import BENCHMARK, Stored, estimate_seconds, last_t
 from n2o_core.measures.summary import pwcca_gap, rank_movers, rank_table, similarity_matrix
 from n2o_core.settings import Settings
 from n2o_core.text import escape_markup
-from ui import data, nav, page, talk
-from ui import measures_data as md
+from ui import measures_runs as md
+from ui import n2o_runs, nav, page, talk
 from ui.guard import message
 from ui.shell import through_app
 
@@ -73,7 +73,7 @@ def _duration(seconds: float) -> str:
     return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
 
 
-def _estimate(lo: data.Loaded, setup: md.MeasureSetup) -> tuple[float, str]:
+def _estimate(lo: n2o_runs.Loaded, setup: md.MeasureSetup) -> tuple[float, str]:
     """Seconds the run should take here and what the estimate is scaled from (the last run here, or the
     recorded benchmark)."""
     last = last_timing(lo.ws)
@@ -110,7 +110,7 @@ def _ask() -> None:
     st.session_state["measures_asked"] = True
 
 
-def _controls(lo: data.Loaded) -> md.MeasureSetup:
+def _controls(lo: n2o_runs.Loaded) -> md.MeasureSetup:
     """The measures (every one unless the user removes some; each chip shown), null and subsample choices (k is
     the sidebar's)."""
     chosen = st.multiselect(

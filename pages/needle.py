@@ -30,8 +30,8 @@ from n2o_core.evaluation.pairs.filters import FILTER_NAMES
 from n2o_core.figures import evaluation as figures_eval
 from n2o_core.settings import NEEDLE_DEFAULT_SOURCE, NEEDLE_SOURCES, Settings, param_threshold
 from n2o_core.text import escape_markup, highlight_shared, token_set
-from ui import data, nav, page, pair_source
-from ui import evaluation_data as ev
+from ui import evaluation_runs as ev
+from ui import n2o_runs, nav, page, pair_source
 from ui.guard import message
 from ui.shell import through_app
 
@@ -103,7 +103,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
 
     st.subheader("Per embedder")
     st.plotly_chart(
-        data.figure(
+        n2o_runs.figure(
             "needle",
             (lo.corpus.fingerprint, pkey, fkey, tuple(lo.names), s.znorm, s.seed),
             lambda: figures_eval.needle_mrr(res.results, synthetic=src.synthetic, color_order=lo.names),
@@ -207,17 +207,17 @@ def _filters(pairs: Pairs, pkey: tuple) -> tuple[tuple, dict[str, str]]:
     return ev.filter_key(min_score, max_overlap, chosen), keys
 
 
-def _looser(pairs: Pairs, fp: FilteredPairs, pkey: tuple, keys: dict[str, str]) -> list[str]:
+def _looser(pairs: Pairs, filtered: FilteredPairs, pkey: tuple, keys: dict[str, str]) -> list[str]:
     """Beside the kept count: the filter that dropped the most and, when fewer than the paper's 75 pairs are kept,
     one click to the looser setting (`pairs.looser_setting`); while the filters differ from the paper's, a
     warning that says so with one click back. Returns the deviations (phrases; [] at the paper's setting)."""
     genres = pairs.genres
     paper = paper_defaults(pairs.source, genres)
-    dev = deviations(fp.filters, paper)
+    dev = deviations(filtered.filters, paper)
     if dev:
         c1, c2 = st.columns([5, 2])
         c1.warning(
-            f"**Deviation from the paper**: {'; '.join(dev)}. {len(fp.pairs):,} pairs kept (the paper: "
+            f"**Deviation from the paper**: {'; '.join(dev)}. {len(filtered.pairs):,} pairs kept (the paper: "
             f"{PAPER_N_PAIRS}); results here are not the paper's setting.",
             icon=":material/tune:",
         )
@@ -228,14 +228,15 @@ def _looser(pairs: Pairs, fp: FilteredPairs, pkey: tuple, keys: dict[str, str]) 
             args=(keys, paper["min_score"], paper["max_overlap"], tuple(paper["genres"] or ()), genres),
         )
         return dev
-    top = biggest_drop(fp)
-    loose = looser_setting(pairs, fp) if len(fp.pairs) < PAPER_N_PAIRS else None
+    top = biggest_drop(filtered)
+    loose = looser_setting(pairs, filtered) if len(filtered.pairs) < PAPER_N_PAIRS else None
     if top is None or loose is None:
         return dev
     name, n = top
     c1, c2 = st.columns([5, 2])
     c1.info(
-        f"**Only {len(fp.pairs):,} of {fp.n_loaded:,} pairs pass the paper's filters** (it used {PAPER_N_PAIRS}): the "
+        f"**Only {len(filtered.pairs):,} of {filtered.n_loaded:,} pairs pass the paper's filters** "
+        f"(it used {PAPER_N_PAIRS}): the "
         f"**{FILTER_NAMES.get(name, name)} filter dropped the most**, {n:,}. The intervals below are wide "
         f"accordingly. {_loose_text(loose)} keeps {loose.kept:,}, a deviation from the paper.",
         icon=":material/filter_alt:",
@@ -269,7 +270,7 @@ def _set_filters(
         st.session_state[keys["genre"]] = [g for g in have if g.lower() in {x.lower() for x in genres}]
 
 
-def _pairs_view(lo: data.Loaded, res: NeedleResult, tag: str) -> None:
+def _pairs_view(lo: n2o_runs.Loaded, res: NeedleResult, tag: str) -> None:
     df = res.pairs.pairs.frame
     names = [e for e in lo.names if e in res.ranks]
     ranks = res.rank_table(names).assign(pairs=tag)

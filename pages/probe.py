@@ -49,7 +49,7 @@ from n2o_core.settings import (
     param_multi_choice,
 )
 from n2o_core.text import escape_markup
-from ui import data, downloads, nav, page, probe_data, talk
+from ui import downloads, n2o_runs, nav, page, probe_runs, talk
 from ui.shell import through_app
 
 through_app()
@@ -89,7 +89,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         st.info("Choose at least one classifier.")
         st.stop()
 
-    res = probe_data.cached(corpus, setup, settings.scheduler)
+    res = probe_runs.cached(corpus, setup, settings.scheduler)
     if res is None:
         if not st.session_state.pop("probe_asked", False):  # set by the button's callback before this run
             st.caption(
@@ -100,16 +100,16 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
                 "sentence vector and readout is cached: a second run reads them back."
             )
             st.caption(_noise_line(setup.per_class, setup.min_train))
-            est = probe_data.how_long(corpus, setup, settings.scheduler)
+            est = probe_runs.how_long(corpus, setup, settings.scheduler)
             label = "Run probing" + (f" · {est.short()}" if est is not None else "")
             st.button(label, type="primary", key="probe_run", on_click=_ask)
             if est is not None:
                 st.caption(f"Time: {est.line()}. `python -m n2o_core warm --probe` prepares the page's default.")
             st.stop()
         try:
-            res = probe_data.run(corpus, setup, settings.scheduler)
+            res = probe_runs.run(corpus, setup, settings.scheduler)
         except Exception as e:  # noqa: BLE001 - one sentence in place, never a traceback
-            st.warning(escape_markup(probe_data.describe_error(e)), icon="⚠️")
+            st.warning(escape_markup(probe_runs.describe_error(e)), icon="⚠️")
             st.stop()
     _results(res, corpus, setup)
 
@@ -137,7 +137,7 @@ def _ask() -> None:
     st.session_state["probe_asked"] = True
 
 
-def _controls(settings: Settings) -> probe_data.ProbeSetup:
+def _controls(settings: Settings) -> probe_runs.ProbeSetup:
     """Tasks, classifiers and items per class, each in the URL (`tasks=`, `clf=`, `per_class=`); the seed and the
     embedders are the sidebar's."""
     if "w_ptasks" not in st.session_state:  # the link's values count once; then the controls decide
@@ -180,7 +180,7 @@ def _controls(settings: Settings) -> probe_data.ProbeSetup:
     st.query_params["clf"] = ",".join(clfs)
     st.query_params["per_class"] = str(per_class)
     st.query_params["min_train"] = str(min_train)
-    return probe_data.ProbeSetup(
+    return probe_runs.ProbeSetup(
         tuple(settings.embedders), tuple(tasks), tuple(clfs), int(per_class), settings.seed, int(min_train)
     )
 
@@ -287,7 +287,7 @@ def _computed_line(res: ProbeResult) -> str:
     return "read from the cache"
 
 
-def _results(res: ProbeResult, corpus: Corpus, setup: probe_data.ProbeSetup) -> None:
+def _results(res: ProbeResult, corpus: Corpus, setup: probe_runs.ProbeSetup) -> None:
     for key, msg in res.errors.items():
         st.error(f"**{escape_markup(key)}** is left out: {escape_markup(msg)}", icon="⚠️")
     meta = res.meta
@@ -304,7 +304,7 @@ def _results(res: ProbeResult, corpus: Corpus, setup: probe_data.ProbeSetup) -> 
         st.subheader(f"Accuracy, {LABELS[clf]}")
         table = res.table(clf)
         st.plotly_chart(
-            data.figure(
+            n2o_runs.figure(
                 "probe_acc",
                 (corpus.fingerprint, clf, tuple(table.columns), tuple(table.index), table.to_numpy().tobytes()),
                 partial(figures_probe.accuracy_heatmap, table, classifier=clf),
@@ -327,12 +327,12 @@ def _results(res: ProbeResult, corpus: Corpus, setup: probe_data.ProbeSetup) -> 
     _downloads(res, corpus, setup)
 
 
-def _ranking(res: ProbeResult, setup: probe_data.ProbeSetup, names: list[str]) -> None:
+def _ranking(res: ProbeResult, setup: probe_runs.ProbeSetup, names: list[str]) -> None:
     st.subheader("Ranking of the embedders under each classifier")
     ranking = res.ranking()
     clfs = list(setup.classifiers)
     st.plotly_chart(
-        data.figure(
+        n2o_runs.figure(
             "probe_rank",
             (tuple(ranking.itertuples(index=False)), tuple(clfs)),
             lambda: figures_probe.ranking_bump(ranking, clfs, color_order=names),
@@ -408,7 +408,7 @@ _TASK_QUESTION = {
 }
 
 
-def _downloads(res: ProbeResult, corpus: Corpus, setup: probe_data.ProbeSetup) -> None:
+def _downloads(res: ProbeResult, corpus: Corpus, setup: probe_runs.ProbeSetup) -> None:
     meta = {
         "corpus": corpus.name,
         "sentences": len(corpus),

@@ -17,8 +17,8 @@ from n2o_core.evaluation.sts import combine_sts
 from n2o_core.figures import evaluation as figures_eval
 from n2o_core.settings import HEROS_AVERAGING, NEEDLE_DEFAULT_SOURCE, SIMILARITY_DEFAULT_SOURCE, Settings, param_choice
 from n2o_core.text import escape_markup
-from ui import data, heros_data, nav, page, talk
-from ui import evaluation_data as ev
+from ui import evaluation_runs as ev
+from ui import heros_runs, n2o_runs, nav, page, talk
 from ui.guard import message
 from ui.shell import through_app
 
@@ -46,9 +46,9 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         )
     lo = page.loaded(settings, corpus)
     names = lo.names
-    res = data.comparison(lo.key, tuple(names), lo.k, lo)
+    res = n2o_runs.comparison(lo.key, tuple(names), lo.k, lo)
     ncfg, scfg = _configs(lo)
-    n_per, _, _ = heros_data.composition(lo)  # the HEROS page's run: one run serves both pages
+    n_per, _, _ = heros_runs.composition(lo)  # the HEROS page's run: one run serves both pages
     asked = st.session_state.pop("_quality_run", None)  # set by a button's callback, before this run
     if asked is not None:
         _run(asked, lo, ncfg, scfg, n_per)
@@ -73,7 +73,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     _scatter(table, names)
 
 
-def _configs(lo: data.Loaded) -> tuple[dict[str, Any], dict[str, Any]]:
+def _configs(lo: n2o_runs.Loaded) -> tuple[dict[str, Any], dict[str, Any]]:
     """Which run the needle and similarity columns show: the one last shown on its page in this session, else
     the page's default."""
     s = lo.settings
@@ -91,14 +91,14 @@ def _configs(lo: data.Loaded) -> tuple[dict[str, Any], dict[str, Any]]:
 
 
 def _quality_table(
-    lo: data.Loaded, res: ComparisonResult, ncfg: dict[str, Any], scfg: dict[str, Any], n_per: int
+    lo: n2o_runs.Loaded, res: ComparisonResult, ncfg: dict[str, Any], scfg: dict[str, Any], n_per: int
 ) -> pd.DataFrame:
     """The table from the runs known so far, with a button for each analysis not yet run."""
     names = lo.names
     needle = ev.needle_known(lo, ncfg["pkey"], ncfg["fkey"])
     sts = ev.sts_known(lo.ws, scfg["pkey"], names)
-    _, _, scored = heros_data.composition(lo)
-    heros = heros_data.known(lo, n_per, lo.settings.seed, scored)
+    _, _, scored = heros_runs.composition(lo)
+    heros = heros_runs.known(lo, n_per, lo.settings.seed, scored)
     todo = []
     if len(needle) < len(names):
         todo.append(("needle", f"Run the paraphrase needle on {ncfg['label']}"))
@@ -127,7 +127,7 @@ def _quality_table(
 
 
 def _sources(
-    lo: data.Loaded, res: ComparisonResult, ncfg: dict[str, Any], scfg: dict[str, Any], n_per: int
+    lo: n2o_runs.Loaded, res: ComparisonResult, ncfg: dict[str, Any], scfg: dict[str, Any], n_per: int
 ) -> pd.DataFrame:
     """Where each column comes from, and which run this table shows."""
     s = lo.settings
@@ -185,9 +185,9 @@ def _scatter(table: pd.DataFrame, names: list[str]) -> None:
     )
 
 
-def heros_averaging_text(lo: data.Loaded) -> str:
+def heros_averaging_text(lo: n2o_runs.Loaded) -> str:
     """How the HEROS column averaged word vectors (as on the HEROS page)."""
-    _, avg, _ = heros_data.composition(lo)
+    _, avg, _ = heros_runs.composition(lo)
     return f"averaged word vectors: {HEROS_AVERAGING.get(avg, avg)}"
 
 
@@ -202,7 +202,7 @@ def _filters_text(fkey: tuple) -> str:
     return ", ".join(parts)
 
 
-def _run(kind: str, lo: data.Loaded, ncfg: dict[str, Any], scfg: dict[str, Any], n_per: int) -> None:
+def _run(kind: str, lo: n2o_runs.Loaded, ncfg: dict[str, Any], scfg: dict[str, Any], n_per: int) -> None:
     """Run one analysis for the loaded embedders (progress shown by the ui wrappers); errors in place."""
     try:
         if kind == "needle":
@@ -213,8 +213,8 @@ def _run(kind: str, lo: data.Loaded, ncfg: dict[str, Any], scfg: dict[str, Any],
             pairs = ev.pairs(scfg["pkey"])
             _, errors = ev.sts(lo.ws, pairs, scfg["pkey"], lo.names)
         else:
-            _, _, scored = heros_data.composition(lo)
-            _, errors = heros_data.run(lo, n_per, lo.settings.seed, scored)
+            _, _, scored = heros_runs.composition(lo)
+            _, errors = heros_runs.run(lo, n_per, lo.settings.seed, scored)
     except Exception as e:  # noqa: BLE001 - one sentence in place
         st.warning(escape_markup(message(e, "The analysis")), icon="⚠️")
         return

@@ -18,7 +18,7 @@ from n2o_core.export import tables as export
 from n2o_core.search.result import Neighbors
 from n2o_core.settings import MAX_QUERY_CHARS, Settings, param_query
 from n2o_core.text import SBERT_STOP_WORDS, content_tokens, escape_markup, highlight_shared
-from ui import data, downloads, nav, page, sidebar, talk
+from ui import downloads, n2o_runs, nav, page, sidebar, talk
 from ui.shell import through_app
 
 through_app()
@@ -52,7 +52,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     qtok = frozenset(content_tokens(query_text, SBERT_STOP_WORDS))  # shared words as Token overlap counts them
     _query_line(lo, query_text, note)
     names = [e for e in lo.names if e in found]
-    aniso = {e: a for e, a in data.anisotropy(lo, names).items() if a.high}
+    aniso = {e: a for e, a in n2o_runs.anisotropy(lo, names).items() if a.high}
     _neighbor_grid(lo.corpus.texts, found, names, show, qtok, aniso)
     if aniso:
         _anisotropy_note(aniso)
@@ -83,7 +83,7 @@ def _rank_controls(k: int) -> tuple[int, int]:
     return int(r), int(show)
 
 
-def _query(lo: data.Loaded) -> tuple[int | None, str | None]:
+def _query(lo: n2o_runs.Loaded) -> tuple[int | None, str | None]:
     """The query (kept in the URL as qid= or text=; a link's values count once, then the widgets decide):
     (its corpus id or None when typed, its text or None while there is none)."""
     if "w_qmode" not in st.session_state:
@@ -99,7 +99,7 @@ def _query(lo: data.Loaded) -> tuple[int | None, str | None]:
     return None, _typed_query()
 
 
-def _candidates(lo: data.Loaded, flt: str) -> list[int]:
+def _candidates(lo: n2o_runs.Loaded, flt: str) -> list[int]:
     """The sentences to choose from: those containing the search text, else the sampled queries (500 at most)."""
     texts = lo.corpus.texts
     if not flt.strip():
@@ -111,7 +111,7 @@ def _candidates(lo: data.Loaded, flt: str) -> list[int]:
     return cands
 
 
-def _corpus_query(lo: data.Loaded) -> tuple[int | None, str | None]:
+def _corpus_query(lo: n2o_runs.Loaded) -> tuple[int | None, str | None]:
     """A corpus sentence as the query, found by a search or among the sampled queries."""
     texts = lo.corpus.texts
     flt = st.text_input(
@@ -154,15 +154,15 @@ def _typed_query() -> str | None:
     return query_text
 
 
-def _search(lo: data.Loaded, qid: int | None, query_text: str) -> tuple[dict[str, Neighbors], bool, str]:
+def _search(lo: n2o_runs.Loaded, qid: int | None, query_text: str) -> tuple[dict[str, Neighbors], bool, str]:
     """Every embedder's neighbors of the query (errors shown; the page stops when none has any):
     (neighbors by embedder, whether the query is a sampled one, a note on how they were found)."""
     in_pool = False
     if qid is not None:
-        found, errs, in_pool = data.single_query(lo, qid)
+        found, errs, in_pool = n2o_runs.single_query(lo, qid)
         note = "" if in_pool else " (exact search; this sentence is not among the sampled queries)"
     else:
-        found, errs = data.free_text(lo, query_text)
+        found, errs = n2o_runs.free_text(lo, query_text)
         note = " (embedded on the fly)"
     for e, msg in errs.items():
         st.error(f"**{escape_markup(e)}**: {escape_markup(msg)}", icon="⚠️")
@@ -171,7 +171,7 @@ def _search(lo: data.Loaded, qid: int | None, query_text: str) -> tuple[dict[str
     return found, in_pool, note
 
 
-def _query_line(lo: data.Loaded, query_text: str, note: str) -> None:
+def _query_line(lo: n2o_runs.Loaded, query_text: str, note: str) -> None:
     """The query, as an HTML block (markdown never reinterprets corpus text; escaped, never raw HTML)."""
     st.markdown(
         f"<div class='nq'><strong>Query</strong>{escape_markup(note)}: {escape_markup(query_text)}</div>",
@@ -277,7 +277,7 @@ def _popular_and_outliers(
 
 
 def _downloads(
-    lo: data.Loaded,
+    lo: n2o_runs.Loaded,
     qid: int | None,
     query_text: str,
     found: dict[str, Neighbors],

@@ -12,7 +12,7 @@ from n2o_core.export import report
 from n2o_core.figures import n2o as figures
 from n2o_core.settings import TOKEN_WORDS, TOKEN_WORDS_DEFAULT, Settings, param_choice
 from n2o_core.text import SBERT_STOP_WORDS_NAME, escape_markup
-from ui import data, downloads, nav, page, talk
+from ui import downloads, n2o_runs, nav, page, talk
 from ui.shell import through_app
 
 through_app()
@@ -38,10 +38,10 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     )
     st.query_params["words"] = words
     content = words == "content"
-    df, random_level = data.token_overlap(lo.key, names, k, settings.seed, content, lo)
+    df, random_level = n2o_runs.token_overlap(lo.key, names, k, settings.seed, content, lo)
     order = overlap.by_token_overlap(df)
     table = order.assign(**{c: order[c].round(4) for c in ("mean", "ci_low", "ci_high")})
-    fig = data.figure(
+    fig = n2o_runs.figure(
         "tokens",
         (lo.key, names, k, settings.seed, content),
         lambda: figures.token_overlap_bars(order, random_level=random_level),
@@ -64,7 +64,9 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     _downloads(lo, fig, table, k, words, random_level)
 
 
-def _downloads(lo: data.Loaded, fig: go.Figure, table: pd.DataFrame, k: int, words: str, random_level: float) -> None:
+def _downloads(
+    lo: n2o_runs.Loaded, fig: go.Figure, table: pd.DataFrame, k: int, words: str, random_level: float
+) -> None:
     """The bars as PNG/SVG, the table (as shown) as CSV/JSON, and the view as an HTML report."""
     meta = dict(downloads.meta(lo, k), words=TOKEN_WORDS[words], **{"random sentences": round(random_level, 4)})
     name = f"token-overlap-{words}-k{k}"

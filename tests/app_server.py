@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from synthetic_text import write_corpus
 
-from ui.server import Server, ServerError, start_server
+from tools.dashboard_server import Server, ServerError, start_server
 
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
@@ -35,7 +35,7 @@ def running_app(folder: Path, extra_env: dict[str, str] | None = None, *, senten
 
 @contextlib.contextmanager
 def running_server(folder: Path, extra_env: dict[str, str] | None = None, *, sentences: int = 200) -> Iterator[Server]:
-    """`running_app`, yielding the started `ui.server.Server` (its URL, process id and log)."""
+    """`running_app`, yielding the started `tools.dashboard_server.Server` (its URL, process id and log)."""
     require_browser()
     corpus = write_corpus(folder / "corpus.txt", sentences)
     env: dict[str, str] = dict(

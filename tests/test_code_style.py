@@ -27,7 +27,7 @@ def test_ruff(command):
 
 
 def test_mypy(tmp_path):
-    """mypy over the files pyproject.toml names (n2o_core, ui, pages, app.py), every function annotated."""
+    """mypy over the files pyproject.toml names (n2o_core, ui, pages, app.py, tools), every function annotated."""
     pytest.importorskip("mypy", reason="mypy is not installed (pip install -r requirements-dev.txt)")
     r = _run("mypy", "--cache-dir", str(tmp_path / "mypy-cache"))
     assert r.returncode == 0, r.stdout[-4000:] + r.stderr[-2000:]

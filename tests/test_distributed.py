@@ -14,13 +14,13 @@ from distributed import Client, LocalCluster  # noqa: E402
 
 import n2o_core.distributed as dd  # noqa: E402
 from n2o_core.corpora import from_texts  # noqa: E402
+from n2o_core.corpus_workspace import Workspace  # noqa: E402
 from n2o_core.embedders.base import EmbedderInfo  # noqa: E402
 from n2o_core.embedders.registry import register_embedder  # noqa: E402
 from n2o_core.errors import EmbedderError, N2OError  # noqa: E402
 from n2o_core.search.exact import exact_knn  # noqa: E402
 from n2o_core.search.rows import Standardizer  # noqa: E402
 from n2o_core.storage.cache import Cache  # noqa: E402
-from n2o_core.workspace import Workspace  # noqa: E402
 
 
 class HashWordsEmbedder:

@@ -58,21 +58,7 @@ def fresh_imports(*statements: str) -> list[dict[str, list[str]]]:
     return [json.loads(line) for line in out.stdout.splitlines()]
 
 
-#: A name of a face that is also a module of its folder: once anything imports the module (`n2o.compare` does),
-#: the package attribute is the module and `n2o.workspace(corpus)` fails with "'module' object is not callable".
-#: Issue 35, item 6 (names) renames it; strict, so this entry must go when it is fixed.
-HIDDEN_BY_A_MODULE = {"n2o_core": ["workspace"]}
-
-
-@pytest.mark.parametrize(
-    "face",
-    [
-        pytest.param(f, marks=pytest.mark.xfail(strict=True, reason=f"{HIDDEN_BY_A_MODULE[f]} is also a module"))
-        if f in HIDDEN_BY_A_MODULE
-        else f
-        for f in FACES
-    ],
-)
+@pytest.mark.parametrize("face", FACES)
 def test_every_face_has_a_docstring_and_names_that_resolve(face):
     module = importlib.import_module(face)
     assert (module.__doc__ or "").strip(), f"{face}: the face has no docstring"

@@ -25,7 +25,7 @@ LAYERS: list[set[str]] = [
     {"variants"},
     {"embedders"},
     {"distributed"},
-    {"workspace"},
+    {"corpus_workspace"},
     {"pipeline"},
     {"analyses"},
     {"measures"},

@@ -13,6 +13,7 @@ from synthetic_text import sentences
 
 from n2o_core import pipeline, preload
 from n2o_core.corpora import from_texts
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.limits import k_max_for
 from n2o_core.pipeline import (
     COST_CACHED,
@@ -28,7 +29,6 @@ from n2o_core.pipeline import (
 from n2o_core.runtime.progress import ProgressEvent, report
 from n2o_core.search.result import Neighbors
 from n2o_core.storage.cache import Cache
-from n2o_core.workspace import Workspace
 
 TEXTS = sentences(120)
 POOL = np.arange(0, 120, 4, dtype=np.int64)

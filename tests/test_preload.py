@@ -8,9 +8,9 @@ import functools
 from synthetic_text import sentences
 
 from n2o_core.corpora import from_texts
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.preload import preload
 from n2o_core.storage.cache import Cache
-from n2o_core.workspace import Workspace
 
 
 def test_preload_loads_the_models_and_reports_each_step(tmp_path):

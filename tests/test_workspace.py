@@ -10,13 +10,13 @@ import pytest
 
 from n2o_core.analyses.compare import approximation_error, compare
 from n2o_core.corpora import from_texts
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.embedders.base import EmbedderInfo
 from n2o_core.embedders.registry import register_embedder
 from n2o_core.runtime.progress import report
 from n2o_core.search.exact import exact_knn, row_inverse_norms
 from n2o_core.search.result import Neighbors, recall_of
 from n2o_core.storage.cache import Cache
-from n2o_core.workspace import Workspace
 
 
 class HashWordsEmbedder:
@@ -218,7 +218,7 @@ def test_one_embedder_training_does_not_block_the_others(tmp_path, monkeypatch):
 def test_precomputed_search_takes_the_norms_of_the_vectors_it_searches(tmp_path, monkeypatch):
     """A float32 vectors file's search gets the inverse norms its check computed, and only while the searched
     array is that file's: vectors replaced between the two (a reload) get none (the search computes its own)."""
-    import n2o_core.workspace as wsmod
+    import n2o_core.corpus_workspace as wsmod
 
     corpus = from_texts([f"sentence number {i} about topic {i % 5}" for i in range(40)], "c")
     np.save(tmp_path / "v.npy", np.random.default_rng(1).standard_normal((40, 6)).astype(np.float32))

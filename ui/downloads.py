@@ -17,7 +17,7 @@ from n2o_core.errors import N2OError
 from n2o_core.export import report
 from n2o_core.export import tables as export
 
-from .data import Loaded
+from .n2o_runs import Loaded
 
 
 def stem(text: str) -> str:

@@ -1,7 +1,7 @@
-"""The one bar loop of the dashboard: a job that makes several named calls and reports each one (`runtime.each`'s
-events, or `pipeline.prepare_each`'s), run through `runtime.child` (one child process for all the calls when
-isolating, in this process otherwise), drawn as a bar per call in the current Streamlit container (an
-`st.status`), each call kept as it ends and each failure turned into a sentence while the others go on."""
+"""The one bar loop of the dashboard: a job that makes several named calls and reports each one
+(`runtime.serial_calls`' events, or `pipeline.prepare_each`'s), run through `runtime.child` (one child process for
+all the calls when isolating, in this process otherwise), drawn as a bar per call in the current Streamlit container
+(an `st.status`), each call kept as it ends and each failure turned into a sentence while the others go on."""
 
 from __future__ import annotations
 
@@ -35,7 +35,7 @@ def run_with_bars(
 ) -> dict[str, str]:
     """`child.call(job, *args, callbacks={"on_event": ...}, report_progress=..., isolate=isolate, **kwargs)` for a
     job whose calls are `names`, reporting each through `on_event(kind, name, payload)` ("start", "stage" with a
-    ProgressEvent, "done" with the result, "failed" with the exception: `runtime.each`).
+    ProgressEvent, "done" with the result, "failed" with the exception: `runtime.serial_calls`).
 
     On each call's start: `on_start(calls started before it, name, payload)`, then a bar (labelled
     `bar_text(name)` unless that is None), its progress drawn by `stages(bar, name)` (which also asks the job to

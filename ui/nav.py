@@ -24,15 +24,23 @@ PAGES: tuple[NavPage, ...] = (
     NavPage("agreement", "Where embedders disagree", ":material/call_split:", "Where two embedders disagree"),
     NavPage("measures", "Similarity measures", ":material/compare_arrows:", "Similarity measures"),
     NavPage("needle", "Paraphrase needle", ":material/search:", "Paraphrase needle"),
-    NavPage("similarity", "Human similarity", ":material/groups:", "Human similarity"),
+    NavPage("sts", "Human similarity (STS)", ":material/groups:", "Human similarity (STS)"),
     NavPage("quality", "Quality vs agreement", ":material/scatter_plot:", "Quality beside agreement"),
     NavPage("findings", "Papers' findings", ":material/fact_check:", "The papers' findings, checked live"),
     NavPage("probe", "Probing tasks", ":material/biotech:", "Probing tasks"),
     NavPage("about", "About", ":material/info:", "About N2O Explorer"),
 )
 
+#: URL paths a page had before it was renamed (its old links still open it): old path -> page name.
+OLD_PATHS: dict[str, str] = {"similarity": "sts"}
+
 #: Every page's module name (URL path), in navigation order.
 PAGE_NAMES: tuple[str, ...] = tuple(p.name for p in PAGES)
+
+
+def title(name: str) -> str:
+    """The navigation title of page `name`."""
+    return next(p.title for p in PAGES if p.name == name)
 
 
 def heading(name: str) -> str:

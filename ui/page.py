@@ -14,7 +14,7 @@ from n2o_core.limits import MIN_EMBEDDERS
 from n2o_core.settings import Settings
 from n2o_core.text import escape_markup
 
-from . import data, talk
+from . import n2o_runs, talk
 from .guard import message
 
 
@@ -31,8 +31,8 @@ def loaded(
     settings: Settings,
     corpus: Corpus | None,
     min_embedders: int = MIN_EMBEDDERS,
-    on_ready: Callable[[data.Loaded], None] | None = None,
-) -> data.Loaded:
+    on_ready: Callable[[n2o_runs.Loaded], None] | None = None,
+) -> n2o_runs.Loaded:
     """Prepare (or fetch) the comparison; stops the page with a clear message when it is unusable."""
     if corpus is None:
         st.info("Choose a usable corpus in the sidebar.")
@@ -41,7 +41,7 @@ def loaded(
         st.info(f"Choose at least {min_embedders} embedder{'s' if min_embedders != 1 else ''} in the sidebar.")
         st.stop()
     try:
-        out = data.load(settings, corpus, on_ready=on_ready)
+        out = n2o_runs.load(settings, corpus, on_ready=on_ready)
     except Exception as e:  # noqa: BLE001
         st.error(escape_markup(message(e, "Loading the comparison")), icon="⚠️")
         st.stop()
@@ -65,7 +65,7 @@ def note(text: str, *, short: str = "", level: str = "info") -> None:
     draw(text, icon=talk.NOTE_LEVELS.get(level, talk.NOTE_LEVELS["info"])[0])
 
 
-def chance_caption(lo: data.Loaded, k: int, markdown: bool = True) -> str:
+def chance_caption(lo: n2o_runs.Loaded, k: int, markdown: bool = True) -> str:
     """Corpus size, k, chance level k/(N−1), samples and search mode, in one line: Markdown for the page, or plain
     text (`markdown=False`: no bold, no escapes) for a report or a file."""
     n = len(lo.corpus)
@@ -80,13 +80,13 @@ def chance_caption(lo: data.Loaded, k: int, markdown: bool = True) -> str:
     )
 
 
-def approximate_note(lo: data.Loaded, k: int, names: list[str] | None = None) -> None:
+def approximate_note(lo: n2o_runs.Loaded, k: int, names: list[str] | None = None) -> None:
     """Wherever approximate neighbors are shown: their recall@k against exact search and the N2O error they cause,
     both measured on held-out queries."""
     if not lo.settings.approx:
         return
     names = names or lo.names
-    res = data.comparison(lo.key, tuple(names), k, lo)
+    res = n2o_runs.comparison(lo.key, tuple(names), k, lo)
     recall = ", ".join(f"{escape_markup(e)} {r:.3f}" for e, r in res.recall.items() if r is not None)
     worst = res.worst_n2o_error
     st.caption(

@@ -13,7 +13,7 @@ from n2o_core.evaluation.pairs import SYNTHETIC_RULES, guess_pair_columns
 from n2o_core.settings import NEEDLE_SYNTHETIC_SIZES, param_choice
 from n2o_core.text import escape_markup
 
-from . import evaluation_data as ev
+from . import evaluation_runs as ev
 from .guard import message
 
 MODES = {

@@ -18,14 +18,14 @@ import streamlit as st
 
 from n2o_core import pipeline
 from n2o_core.corpora import Corpus
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.limits import k_max_for
 from n2o_core.preload import lower_this_threads_priority, preload
 from n2o_core.runtime import child
 from n2o_core.runtime.memo import LRU
 from n2o_core.settings import HEROS_DEFAULT_PAIRS, Settings
-from n2o_core.workspace import Workspace
 
-from . import data
+from . import n2o_runs
 
 log = logging.getLogger("n2o")
 
@@ -47,7 +47,7 @@ def start(settings: Settings, corpus: Corpus | None) -> None:
     started = _started()
     if key in started:
         return
-    ws = data.workspace(corpus.fingerprint, corpus, settings.scheduler)
+    ws = n2o_runs.workspace(corpus.fingerprint, corpus, settings.scheduler)
     ids = list(settings.embedders)
 
     isolated = child.isolating()

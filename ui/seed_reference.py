@@ -11,7 +11,7 @@ from n2o_core.analyses.seed_reference import has_seed_reference, same_recipe_n2o
 from n2o_core.errors import N2OError
 from n2o_core.runtime import child
 
-from .data import Loaded
+from .n2o_runs import Loaded
 
 #: The embedder table's column, and what it says before the second training.
 COLUMN = "N2O with itself, another seed"

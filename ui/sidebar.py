@@ -31,7 +31,7 @@ from n2o_core.runtime import server_mode
 from n2o_core.settings import MAX_SENTENCES_CHOICES, Settings, env_defaults, from_query, to_query
 from n2o_core.text import escape_markup
 
-from . import data, own, talk
+from . import embedder_picker, hf_dataset, n2o_runs, talk, user_embedders
 from .guard import message
 
 UPLOAD = "__upload__"
@@ -64,19 +64,21 @@ def _seed_from_url(defaults: Settings, known: list[str]) -> None:
     extra = set(_builtins())
     linked = str(params.get("corpus") or "")
     if linked.startswith("hf:"):
-        why = dataset_link_refusal(linked, own.typed_specs())
+        why = dataset_link_refusal(linked, user_embedders.typed_specs())
         if why is None:
             extra.add(linked)
-    s = from_query(params, defaults, known_embedders=known, extra_corpora=extra, link_refusal=own.link_refusal)
+    s = from_query(
+        params, defaults, known_embedders=known, extra_corpora=extra, link_refusal=user_embedders.link_refusal
+    )
     notes = list(s.notes)
     corpus = s.corpus
-    own.adopt(list(s.embedders))
+    user_embedders.adopt(list(s.embedders))
     if corpus.startswith("hf:"):  # a Hugging Face dataset: the picker's dataset entry, with its fields filled
         st.session_state["w_hf_spec"] = corpus
         st.session_state["w_hf_col"] = s.text_column or "text"
-        corpus = own.HF
+        corpus = hf_dataset.HF
     if corpus.startswith("upload:"):
-        name = upload_name(data.cache(), corpus)
+        name = upload_name(n2o_runs.cache(), corpus)
         if name is None:
             notes.append("The uploaded corpus in this link is no longer on this server; showing the default corpus.")
             corpus = defaults.corpus
@@ -113,7 +115,7 @@ def _duplicates(n: int) -> str:
 def _parse_upload(name: str, digest: str, raw: bytes, column: str | None) -> str:
     """Read an uploaded file into a corpus and keep it in the cache; returns its spec."""
     corpus = load_bytes(name, raw, column)
-    return save_upload(data.cache(), corpus)
+    return save_upload(n2o_runs.cache(), corpus)
 
 
 def _upload_widget() -> str | None:
@@ -155,7 +157,7 @@ def _upload_widget() -> str | None:
     except Exception as e:  # noqa: BLE001 - shown in place
         st.error(escape_markup(message(e, "Reading the file")))
         return None
-    st.session_state.setdefault("_uploads", {})[spec] = upload_name(data.cache(), spec) or f.name
+    st.session_state.setdefault("_uploads", {})[spec] = upload_name(n2o_runs.cache(), spec) or f.name
     st.session_state[_LIVE] = spec
     if st.session_state.get(_W["corpus"]) != spec:  # the picker names the file (the uploader stays below it)
         st.session_state[_PICK] = spec
@@ -186,8 +188,8 @@ def draw() -> tuple[Settings, Corpus | None]:
     _embedder_picker(infos, corpus)
     _neighbor_controls(defaults, corpus)
     _advanced(corpus)
-    if data.failures() and st.sidebar.button("Retry failed embedders"):
-        data.clear_failures()
+    if n2o_runs.failures() and st.sidebar.button("Retry failed embedders"):
+        n2o_runs.clear_failures()
         st.rerun()
     s = _settings(spec, text_column, train_with)
     _sync_url(s)
@@ -197,7 +199,7 @@ def draw() -> tuple[Settings, Corpus | None]:
 def _embedder_infos() -> dict[str, EmbedderInfo]:
     """The embedders this server offers (none, with the error shown, when listing them fails)."""
     try:
-        return data.embedder_infos()
+        return n2o_runs.embedder_infos()
     except Exception as e:  # noqa: BLE001
         st.sidebar.error(escape_markup(message(e, "Listing the embedders")))
         return {}
@@ -213,7 +215,7 @@ def _corpus_picker(defaults: Settings) -> tuple[str, str | None, str]:
     uploads: dict[str, str] = st.session_state.get("_uploads", {})
     options += [u for u in uploads if u not in options]
     if not server_mode.shared() or server_mode.hub_allowed() or model_dirs():  # else no dataset could load
-        options.append(own.HF)
+        options.append(hf_dataset.HF)
     options.append(UPLOAD)
     if _PICK in st.session_state:
         st.session_state[_W["corpus"]] = st.session_state.pop(_PICK)
@@ -223,7 +225,7 @@ def _corpus_picker(defaults: Settings) -> tuple[str, str | None, str]:
     def label(spec: str) -> str:
         if spec == UPLOAD:
             return "Upload a file…"
-        if spec == own.HF:
+        if spec == hf_dataset.HF:
             return "Hugging Face dataset…"
         if spec in uploads:
             return f"Uploaded: {uploads[spec]}"
@@ -235,10 +237,10 @@ def _corpus_picker(defaults: Settings) -> tuple[str, str | None, str]:
     if choice == UPLOAD or choice == st.session_state.get(_LIVE):
         with sb:
             spec = _upload_widget()
-    elif choice == own.HF:
+    elif choice == hf_dataset.HF:
         with sb:
-            spec, text_column = own.hf_inputs()
-    pending = spec == "" or (choice == own.HF and spec is None)  # no file or dataset name given yet
+            spec, text_column = hf_dataset.hf_inputs()
+    pending = spec == "" or (choice == hf_dataset.HF and spec is None)  # no file or dataset name given yet
     if pending and _SHOWN in st.session_state:
         # the pages keep the corpus shown so far (and their controls keep their state) until one is given
         shown_choice, shown_spec, shown_column = st.session_state[_SHOWN]
@@ -283,16 +285,16 @@ def _load_corpus(choice: str, spec: str, text_column: str, train_with: str = "",
     sb = st.sidebar
     try:
         cap = int(st.session_state[_W["max_sentences"]])
-        if choice == own.HF:
+        if choice == hf_dataset.HF:
             refused = dataset_link_refusal(spec, typed=(spec,))  # $N2O_MODEL_DIRS limits local folders
             if refused:
                 raise CorpusError(refused[0].upper() + refused[1:] + ".")
-            corpus = own.hf_corpus(spec, text_column, cap)
-            own.typed_specs()[spec] = True
+            corpus = hf_dataset.hf_corpus(spec, text_column, cap)
+            user_embedders.typed_specs()[spec] = True
             if train_with:
-                corpus = data.trained_with(corpus, train_with)
+                corpus = n2o_runs.trained_with(corpus, train_with)
         else:
-            corpus = data.corpus(spec, cap, train_with=train_with)
+            corpus = n2o_runs.corpus(spec, cap, train_with=train_with)
         if caption:
             _size_caption(corpus)
         check_corpus_size(len(corpus))
@@ -316,8 +318,8 @@ def _size_caption(corpus: Corpus) -> None:
 def _embedder_picker(infos: dict[str, EmbedderInfo], corpus: Corpus | None) -> None:
     """The embedders, grouped by family, the user's own ones in their family, with the colour legend."""
     sb = st.sidebar
-    all_infos, left_out = own.infos(infos, corpus, scheduler())
-    known = own.picker_order(list(all_infos), all_infos)
+    all_infos, left_out = user_embedders.infos(infos, corpus, scheduler())
+    known = embedder_picker.picker_order(list(all_infos), all_infos)
     chosen = st.session_state.get(_W["embedders"], [])
     for eid in chosen:
         if eid in left_out:
@@ -327,14 +329,14 @@ def _embedder_picker(infos: dict[str, EmbedderInfo], corpus: Corpus | None) -> N
         "Embedders",
         known,
         key=_W["embedders"],
-        format_func=lambda e: own.picker_label(e, all_infos.get(e)),
+        format_func=lambda e: embedder_picker.picker_label(e, all_infos.get(e)),
         help="Grouped by family: tf-idf, static averages of word vectors, subword (fastText with character "
         "n-grams), distilled static (model2vec), transformers, then your vectors; the marks match the colours of "
         "every figure. Add your own models or vectors under Advanced.",
     )
     groups = [all_infos[e].family_group for e in st.session_state[_W["embedders"]] if e in all_infos]
     if groups:
-        sb.markdown(own.legend(groups) + own.CHIP_CSS, unsafe_allow_html=True)
+        sb.markdown(embedder_picker.legend(groups) + embedder_picker.CHIP_CSS, unsafe_allow_html=True)
 
 
 def _kept(field: str, hi: int, default: int) -> tuple[int, int]:
@@ -450,7 +452,7 @@ def znorm_button(key: str) -> None:
 def _advanced(corpus: Corpus | None) -> None:
     """The Advanced expander: the user's own embedders, talk mode and the Dask scheduler."""
     with st.sidebar.expander("Advanced", expanded=bool(st.session_state.get("_own_msg"))):
-        own.advanced(corpus, scheduler())
+        user_embedders.advanced(corpus, scheduler())
         st.toggle(
             "Talk mode",
             key="w_talk",

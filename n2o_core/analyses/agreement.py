@@ -29,12 +29,12 @@ import pandas as pd
 
 from n2o_core.analyses.overlap import chance_level, overlap_counts
 from n2o_core.corpora import Corpus
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.errors import N2OError
 from n2o_core.pipeline import default_approx, every_sentence_neighbors
 from n2o_core.runtime.progress import Progress
 from n2o_core.search.result import NO_NEIGHBOR, Neighbors
 from n2o_core.text import tokenize
-from n2o_core.workspace import Workspace
 
 #: The paper's k.
 DEFAULT_K = 50

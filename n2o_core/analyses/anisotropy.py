@@ -17,8 +17,8 @@ from dataclasses import dataclass
 import numpy as np
 import scipy.sparse as sp
 
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.search.rows import Standardizer, ZNormRows, prepare_rows
-from n2o_core.workspace import Workspace
 
 #: Mean cosine of random pairs from which an embedder is called anisotropic on the pages: random sentences then sit
 #: closer than halfway between orthogonal and identical, and neighbors differ from them by a thin margin.

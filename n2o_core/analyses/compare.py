@@ -19,11 +19,11 @@ from n2o_core.analyses.overlap import (
     pairs_frame,
     token_overlap_rows,
 )
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.limits import effective_k, k_max_for, require_embedders, validate_k
 from n2o_core.pipeline import Prepared, plan_queries, prepare_all
 from n2o_core.runtime.progress import Progress
 from n2o_core.search.result import Neighbors
-from n2o_core.workspace import Workspace
 
 if TYPE_CHECKING:  # pandas is imported on first use (compare --vectors never needs it)
     import pandas as pd

@@ -36,6 +36,7 @@ import numpy as np
 import scipy.sparse as sp
 
 from n2o_core.analyses.agreement import DEFAULT_K
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.errors import N2OError
 from n2o_core.pipeline import default_approx, every_sentence_neighbors
 from n2o_core.runtime.import_lock import heavy_imports
@@ -43,7 +44,6 @@ from n2o_core.runtime.progress import Progress, report, scoped
 from n2o_core.search.result import NO_NEIGHBOR
 from n2o_core.search.rows import Standardizer, normalize_rows
 from n2o_core.storage.cache import hash_key
-from n2o_core.workspace import Workspace
 
 METHODS = ("umap", "pca")
 #: Fewest sentences with a vector that a map is drawn for (PCA needs 3 points for 2 components to mean

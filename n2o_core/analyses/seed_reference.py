@@ -22,7 +22,7 @@ from n2o_core.errors import N2OError
 from n2o_core.storage.fileio import hash_key
 
 if TYPE_CHECKING:
-    from n2o_core.workspace import Workspace
+    from n2o_core.corpus_workspace import Workspace
 
 #: The second training's seed is the recipe's own plus this.
 REFERENCE_SEED_STEP = 1

@@ -19,8 +19,8 @@ from n2o_core.runtime.progress import ProgressEvent
 from n2o_core.storage.fileio import atomic_write_text
 
 if TYPE_CHECKING:
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
 __all__ = [
     "CACHE_DIR_HELP",
@@ -176,7 +176,7 @@ def open_workspace(args: argparse.Namespace, *, seed: int = 0) -> Workspace:
 
 def _open_workspace(cache: Cache, args: argparse.Namespace, seed: int) -> Workspace:
     from n2o_core.corpora import load_corpus
-    from n2o_core.workspace import Workspace
+    from n2o_core.corpus_workspace import Workspace
 
     corpus = load_corpus(
         args.corpus,

@@ -18,7 +18,7 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the `embedders` subcommand."""
-    from n2o_core.embedders.registry import DEFAULT_EMBEDDER_IDS, list_embedders
+    from n2o_core.embedders.registry import PAPER_EMBEDDER_IDS, list_embedders
 
     infos = list_embedders()
     if args.json:
@@ -31,7 +31,7 @@ def run(args: argparse.Namespace) -> int:
                         "family_group": i.family_group,
                         "composition": i.composition,
                         "dim": i.dim,
-                        "default": i.id in DEFAULT_EMBEDDER_IDS,
+                        "default": i.id in PAPER_EMBEDDER_IDS,
                     }
                     for i in infos
                 ],

@@ -111,7 +111,7 @@ class _Bars:
 
 def run(args: argparse.Namespace) -> int:
     """Run the `heros` subcommand."""
-    from n2o_core.embedders.registry import DEFAULT_EMBEDDER_IDS
+    from n2o_core.embedders.registry import PAPER_EMBEDDER_IDS
     from n2o_core.evaluation.heros.load import load_heros
     from n2o_core.evaluation.heros.report import sample_markdown
     from n2o_core.evaluation.heros.run import run_heros
@@ -120,7 +120,7 @@ def run(args: argparse.Namespace) -> int:
         raise N2OError(f"--pairs must be at least 1 (got {args.pairs}).")
     check_max_sentences(args)
     ws = open_workspace(args, seed=args.seed)
-    ids = list(args.embedder) or list(DEFAULT_EMBEDDER_IDS)
+    ids = list(args.embedder) or list(PAPER_EMBEDDER_IDS)
     for eid in ids:
         ws.info(eid)  # unknown ids fail before any pair is made
     pairs = load_heros(args.pairs_file) if args.pairs_file else None

@@ -1,5 +1,6 @@
-"""`python -m n2o_core measures`: similarity measures beyond N2O (CKA, CKNNA, RSA, Procrustes, ...) for every
-pair of embedders, each with a permutation null (mean, p) and a bootstrap interval.
+"""`python -m n2o_core similarity-measures` (alias `measures`; the API's `n2o.similarity_measures`): similarity
+measures beyond N2O (CKA, CKNNA, RSA, Procrustes, ...) for every pair of embedders, each with a permutation null
+(mean, p) and a bootstrap interval.
 
 Writes JSON {"embedders", "corpus_size", "subsample", "k", "measures", "results": [{"a", "b", "measure",
 "value", "ci": [lo, hi], "null_mean", "p"}], "measure_agreement": [{"m1", "m2", "spearman"}]} with --json and
@@ -25,13 +26,16 @@ from n2o_core.errors import N2OError
 
 
 def add_parser(subparsers: Any) -> None:
-    """Add the `measures` subcommand to an argparse subparsers object."""
+    """Add the `similarity-measures` subcommand (the API's `similarity_measures`; `measures`, its old name, stays an
+    alias) to an argparse subparsers object."""
     from n2o_core.measures import MEASURE_IDS, display_name
     from n2o_core.measures.nulls import DEFAULT_BOOTSTRAP, DEFAULT_PERMUTATIONS
     from n2o_core.measures.run import DEFAULT_K, DEFAULT_SUBSAMPLE, NULL_SUBSAMPLE
 
     p = subparsers.add_parser(
-        "measures", help="CKA, CKNNA, RSA, Procrustes, SVCCA, ... between every pair of embedders, with nulls"
+        "similarity-measures",
+        aliases=["measures"],
+        help="CKA, CKNNA, RSA, Procrustes, SVCCA, ... between every pair of embedders, with nulls",
     )
     add_corpus_args(p)
     add_embedder_args(p)

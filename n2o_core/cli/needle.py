@@ -99,15 +99,17 @@ def _few_pairs(res: Any, args: argparse.Namespace) -> None:
     keeps 75 (a deviation from the paper), for pairs read from a file or gensim's Lee set."""
     from n2o_core.evaluation.pairs import PAPER_N_PAIRS, biggest_drop, load_pairs, looser_setting
 
-    fp = res.pairs
-    top = biggest_drop(fp)
-    if top is None or len(fp.pairs) >= PAPER_N_PAIRS:
+    filtered = res.pairs
+    top = biggest_drop(filtered)
+    if top is None or len(filtered.pairs) >= PAPER_N_PAIRS:
         return
     name, n = top
-    print(f"only {len(fp.pairs)} pairs kept (the paper: {PAPER_N_PAIRS}); the {name} filter dropped the most ({n})")
-    if fp.pairs.source.kind not in ("synthetic", "hf"):  # read again: cheap for a file or the Lee set
+    print(
+        f"only {len(filtered.pairs)} pairs kept (the paper: {PAPER_N_PAIRS}); the {name} filter dropped the most ({n})"
+    )
+    if filtered.pairs.source.kind not in ("synthetic", "hf"):  # read again: cheap for a file or the Lee set
         loaded = load_pairs(args.pairs, columns=pair_columns(args), scale=args.scale)
-        loose = looser_setting(loaded, fp)
+        loose = looser_setting(loaded, filtered)
         if loose is not None:
             flag = {
                 "score": f"--min-score {'none' if loose.min_score is None else f'{loose.min_score:g}'}",
@@ -152,16 +154,16 @@ def run(args: argparse.Namespace) -> int:
         seed=args.seed,
         progress=bars,
     )
-    fp = res.pairs
-    pairs = fp.pairs
+    filtered = res.pairs
+    pairs = filtered.pairs
     bars.close()
     src = pairs.source
     print(f"pairs: {src.label}")
     if src.synthetic:
         print("NOTE: synthetic pairs made from the corpus, not human paraphrases; not comparable with Table 3")
     print(
-        f"corpus {corpus.name}: {len(corpus):,} sentences; {fp.n_loaded} pairs loaded, {len(fp.pairs)} kept "
-        f"(dropped: {fp.dropped or 'none'}; filters: {fp.filters})"
+        f"corpus {corpus.name}: {len(corpus):,} sentences; {filtered.n_loaded} pairs loaded, "
+        f"{len(filtered.pairs)} kept (dropped: {filtered.dropped or 'none'}; filters: {filtered.filters})"
     )
     _few_pairs(res, args)
     print(f"excluded corpus rows equal to the query / paraphrase: {res.excluded}; z-norm: {args.znorm}")

@@ -64,7 +64,7 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the `probe` subcommand."""
-    from n2o_core.embedders.registry import DEFAULT_EMBEDDER_IDS
+    from n2o_core.embedders.registry import PAPER_EMBEDDER_IDS
     from n2o_core.evaluation.probe.build import parse_tasks
     from n2o_core.evaluation.probe.report import format_table, sample_markdown, task_notes
     from n2o_core.evaluation.probe.split import MIN_TRAIN_PER_CLASS
@@ -86,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         ws.add_vectors(name, path)
         ids.append(name)
     if not ids:
-        ids = list(DEFAULT_EMBEDDER_IDS)
+        ids = list(PAPER_EMBEDDER_IDS)
     parsing = {"batch_size": args.batch_size, "n_process": args.n_process}
     res = probe_with_bars(
         ws, ids, tasks=tasks, classifiers=clfs, per_class=args.per_class, seed=args.seed, min_train=min_train, **parsing

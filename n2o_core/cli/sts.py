@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
     from tqdm.auto import tqdm
 
     from n2o_core.api import sts
-    from n2o_core.embedders.infos import DEFAULT_EMBEDDER_IDS
+    from n2o_core.embedders.infos import PAPER_EMBEDDER_IDS
     from n2o_core.evaluation.sts import SCORINGS
 
     check_max_sentences(args)
@@ -65,7 +65,7 @@ def run(args: argparse.Namespace) -> int:
 
     def progress(event: ProgressEvent) -> None:
         if not bars:
-            bars.append(tqdm(total=len(ids or DEFAULT_EMBEDDER_IDS), desc="embedders", file=sys.stderr))
+            bars.append(tqdm(total=len(ids or PAPER_EMBEDDER_IDS), desc="embedders", file=sys.stderr))
         bar = bars[0]
         bar.set_description(event.item or "embedders", refresh=False)
         bar.n = event.done

@@ -47,8 +47,8 @@ from n2o_core.cli.common import (
 from n2o_core.errors import N2OError
 
 if TYPE_CHECKING:
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
 __all__ = ["add_parser", "first_page", "run"]
 
@@ -140,13 +140,13 @@ def _mb(n: int) -> str:
 def run(args: argparse.Namespace) -> int:
     """Run the `warm` subcommand."""
     from n2o_core.corpora import load_corpus
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.limits import check_corpus_size, k_max_for
     from n2o_core.pipeline import plan_queries, prepare_embedder, search_every_sentence
-    from n2o_core.settings import DEFAULT_EMBEDDERS, env_defaults
+    from n2o_core.settings import DASHBOARD_EMBEDDERS, env_defaults
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
-    ids = list(dict.fromkeys(args.embedder)) or list(env_defaults().embedders or DEFAULT_EMBEDDERS)
+    ids = list(dict.fromkeys(args.embedder)) or list(env_defaults().embedders or DASHBOARD_EMBEDDERS)
     check_max_sentences(args)
     if args.queries < 1 or args.samples < 1:
         raise N2OError("--queries and --samples must be at least 1.")
@@ -352,7 +352,7 @@ def first_page(job: dict[str, Any]) -> dict[str, Any]:
 
     t0 = time.perf_counter()
     import n2o_core.analyses.compare as compare_mod  # imported as the app imports it
-    import n2o_core.workspace as wsmod
+    import n2o_core.corpus_workspace as wsmod
     from n2o_core.corpora import load_corpus
     from n2o_core.limits import k_max_for
     from n2o_core.pipeline import Prepared, plan_queries, prepare_embedder

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 import n2o_core.runtime.release as release
-from n2o_core.embedders._util import loading
+from n2o_core.embedders.loading import loading
 from n2o_core.errors import EmbedderError
 from n2o_core.runtime.memo import LRU
 

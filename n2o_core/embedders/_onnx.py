@@ -9,9 +9,10 @@ cores); benchmarks/bench_encoding.py measures both.
 Export: `exported_model(source, cache_root)` turns a local transformers encoder folder into an ONNX graph once
 per machine with `torch.onnx.export` (plain onnxruntime, no `optimum`: optimum's onnxruntime extra needs
 transformers < 4.58 and would downgrade it). The graph is stored under `<cache_root>/onnx/<key>/model.onnx`, keyed
-by the source model's identity (file names and sizes) and the versions of torch, transformers and onnx, written in
-a temporary folder and moved into place (`_state.write_state`: a manifest with sha256 per file, checked on load),
-while holding an fcntl lock so that concurrent builders wait for the first instead of building twice.
+by the source model's identity (`storage.fileio.file_identity`) and the versions of torch, transformers and onnx,
+written in a temporary folder and moved into place (`storage.manifest_folder.write_folder`: a manifest with sha256
+per file, checked on load), while holding an fcntl lock so that concurrent builders wait for the first instead of
+building twice.
 `variant="int8"` also applies onnxruntime's dynamic int8 quantization (per-channel weights); it changes the vectors
 noticeably (see benchmarks/bench_encoding.py) and is never a default.
 
@@ -41,12 +42,16 @@ from typing import Any
 import numpy as np
 
 import n2o_core.runtime.release as release
-from n2o_core.embedders._state import read_manifest, state_dir, write_state
-from n2o_core.embedders._util import digest, length_batches, loading, package_version, path_identity, quiet_libraries
+from n2o_core.embedders.batches import length_batches
+from n2o_core.embedders.keys import digest
+from n2o_core.embedders.loading import loading, quiet_libraries
+from n2o_core.embedders.packages import package_version
 from n2o_core.errors import EmbedderError
 from n2o_core.runtime.import_lock import heavy_imports, openvino_import
 from n2o_core.runtime.memo import LRU
 from n2o_core.runtime.progress import Progress, report
+from n2o_core.storage.fileio import file_identity
+from n2o_core.storage.manifest_folder import folder_path, read_manifest, write_folder
 
 #: Bumped when the export recipe changes (a new key: old exports are left unused).
 EXPORT_FORMAT = "1"
@@ -119,7 +124,7 @@ def export_key(source: Path, variant: str = "fp32") -> str:
     versions = [package_version(d) for d in ("torch", "transformers", "onnx")]
     if variant != "fp32":
         versions.append(package_version("onnxruntime"))  # the quantizer is onnxruntime's
-    return digest("onnx-export", EXPORT_FORMAT, path_identity(source), variant, versions)
+    return digest("onnx-export", EXPORT_FORMAT, file_identity(source), variant, versions)
 
 
 @contextlib.contextmanager
@@ -197,7 +202,7 @@ def exported_model(source: str | os.PathLike, cache_root: str | os.PathLike | No
         return source
     root = Path(cache_root) if cache_root is not None else user_model_cache()
     key = export_key(source, variant)
-    folder = state_dir(root, "onnx", key)
+    folder = folder_path(root, "onnx", key)
     if folder in _CHECKED and _CHECKED[folder].is_file():
         return _CHECKED[folder]
     if read_manifest(folder) is not None:
@@ -214,7 +219,7 @@ def exported_model(source: str | os.PathLike, cache_root: str | os.PathLike | No
                         _quantize_int8(exported_model(source, root, "fp32"), tmp / "model.onnx")
                 return {"source": str(source), "variant": variant, "format": EXPORT_FORMAT}
 
-            write_state(folder, build)
+            write_folder(folder, build)
     _CHECKED[folder] = folder / "model.onnx"
     return folder / "model.onnx"
 

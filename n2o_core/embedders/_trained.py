@@ -9,11 +9,12 @@ from pathlib import Path
 from typing import Any
 
 from n2o_core.corpora import fingerprint_texts
-from n2o_core.embedders._state import read_manifest, state_dir, write_state
-from n2o_core.embedders._util import EMBEDDER_CODE_VERSION, check_texts, digest
 from n2o_core.embedders.base import EmbedderInfo
+from n2o_core.embedders.batches import check_texts
+from n2o_core.embedders.keys import EMBEDDER_CODE_VERSION, digest
 from n2o_core.errors import EmbedderError
 from n2o_core.runtime.progress import Progress
+from n2o_core.storage.manifest_folder import folder_path, read_manifest, write_folder
 
 _STATE_LOCKS: dict[tuple, threading.Lock] = {}
 _STATE_LOCKS_GUARD = threading.Lock()
@@ -82,7 +83,7 @@ class CorpusTrained:
         """Folder where the fitted state with `state_fingerprint` lives (None without a cache_dir)."""
         if self.cache_dir is None:
             return None
-        return state_dir(self.cache_dir, f"state-{self.state_name()}", state_fingerprint)
+        return folder_path(self.cache_dir, f"state-{self.state_name()}", state_fingerprint)
 
     def fit(self, texts: Sequence[str], progress: Progress | None = None) -> None:
         """Train on `texts`, or load the state saved for them; stage "train" reported to `progress` while training."""
@@ -110,7 +111,7 @@ class CorpusTrained:
         self._train(texts, progress)
         self._fingerprint, self.loaded_from_disk = fp, False
         if path is not None:
-            write_state(path, self._save)
+            write_folder(path, self._save)
 
     def _require_fit(self) -> None:
         if self._fingerprint is None:

@@ -38,7 +38,9 @@ class EmbedderInfo:
     composition: str  # "n/a", "average, all tokens", "average, stop words dropped (...)", "mean", "cls", ...
     dim: int | None  # None when it depends on the corpus (tf-idf: |V|)
     data: str  # one line on what it was trained on
-    default: bool = True  # one of the default embedders (DEFAULT_EMBEDDER_IDS); user and variant rows are not
+    default: bool = (
+        True  # in the paper's line-up (PAPER_EMBEDDER_IDS, the CLI's default); user and variant rows are not
+    )
     corpus_trained: bool = False  # fit on the corpus being compared (tf-idf, word2vec, fastText)
     sparse: bool = False  # encode() returns a scipy.sparse CSR matrix
     family_group: str = "other"  # one of FAMILY_GROUPS

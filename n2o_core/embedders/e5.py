@@ -27,16 +27,11 @@ from typing import Any
 import numpy as np
 
 import n2o_core.embedders._onnx as _onnx
-from n2o_core.embedders._util import (
-    EMBEDDER_CODE_VERSION,
-    check_texts,
-    digest,
-    encode_in_batches,
-    finish,
-    loading,
-    package_version,
-)
+from n2o_core.embedders.batches import check_texts, encode_in_batches, finish
 from n2o_core.embedders.infos import default_info
+from n2o_core.embedders.keys import EMBEDDER_CODE_VERSION, digest
+from n2o_core.embedders.loading import loading
+from n2o_core.embedders.packages import package_version
 from n2o_core.runtime.progress import Progress
 
 BATCH = 64

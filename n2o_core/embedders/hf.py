@@ -21,24 +21,16 @@ from typing import Any
 import numpy as np
 
 import n2o_core.runtime.release as release
-from n2o_core.embedders._util import (
-    EMBEDDER_CODE_VERSION,
-    check_texts,
-    digest,
-    encode_in_batches,
-    finish,
-    is_local_path,
-    length_batches,
-    loading,
-    path_identity,
-    quiet_libraries,
-    set_torch_threads,
-)
 from n2o_core.embedders.base import EmbedderInfo
+from n2o_core.embedders.batches import check_texts, encode_in_batches, finish, length_batches
+from n2o_core.embedders.keys import EMBEDDER_CODE_VERSION, digest
+from n2o_core.embedders.loading import is_local_path, loading, quiet_libraries
+from n2o_core.embedders.threads import set_torch_threads
 from n2o_core.errors import EmbedderError
 from n2o_core.runtime.import_lock import heavy_imports
 from n2o_core.runtime.memo import LRU
 from n2o_core.runtime.progress import Progress, report
+from n2o_core.storage.fileio import file_identity
 from n2o_core.variants.spec import POOLINGS as VARIANT_POOLINGS
 
 POOLINGS = ("cls", "mean", "max", "last")
@@ -170,7 +162,7 @@ class HFEmbedder:
         local = Path(name_or_path).expanduser()
         if local.exists():
             name_or_path = str(local.resolve())
-            self._identity = path_identity(local)
+            self._identity = file_identity(local)
         elif name_or_path.startswith((".", "/", "~")):
             raise EmbedderError(f"Model folder not found: {name_or_path}.")
         else:

@@ -131,9 +131,10 @@ _BY_ID: dict[str, EmbedderInfo] = {info.id: info for info in BUILTIN_INFOS}
 
 #: Ids of every built-in embedder (what `get_embedder` resolves without a user-spec prefix).
 BUILTIN_EMBEDDER_IDS: tuple[str, ...] = tuple(_BY_ID)
-#: The default embedders (Table 1 of Lin & Smith 2019 as far as it loads offline): rows with `default` set.
-DEFAULT_INFOS: tuple[EmbedderInfo, ...] = tuple(i for i in BUILTIN_INFOS if i.default)
-DEFAULT_EMBEDDER_IDS: tuple[str, ...] = tuple(i.id for i in DEFAULT_INFOS)
+#: The paper's line-up (Table 1 of Lin & Smith 2019 as far as it loads offline): rows with `default` set; what the
+#: CLI and the Python API run when no embedder is named. The dashboard opens on fewer (settings.DASHBOARD_EMBEDDERS).
+PAPER_INFOS: tuple[EmbedderInfo, ...] = tuple(i for i in BUILTIN_INFOS if i.default)
+PAPER_EMBEDDER_IDS: tuple[str, ...] = tuple(i.id for i in PAPER_INFOS)
 
 
 def default_info(embedder_id: str) -> EmbedderInfo:

@@ -19,22 +19,17 @@ from typing import Any
 
 import numpy as np
 
-from n2o_core.embedders._state import read_manifest, state_dir, write_state
-from n2o_core.embedders._util import (
-    EMBEDDER_CODE_VERSION,
-    check_texts,
-    digest,
-    finish,
-    loading,
-    package_version,
-    path_identity,
-    quiet_libraries,
-)
 from n2o_core.embedders.base import EmbedderInfo
+from n2o_core.embedders.batches import check_texts, finish
 from n2o_core.embedders.infos import default_info
+from n2o_core.embedders.keys import EMBEDDER_CODE_VERSION, digest
+from n2o_core.embedders.loading import loading, quiet_libraries
+from n2o_core.embedders.packages import package_version
 from n2o_core.runtime.import_lock import heavy_imports
 from n2o_core.runtime.memo import LRU
 from n2o_core.runtime.progress import Progress, report
+from n2o_core.storage.fileio import file_identity
+from n2o_core.storage.manifest_folder import folder_path, read_manifest, write_folder
 
 BATCH = 1024
 PCA_DIMS = 256
@@ -61,7 +56,7 @@ class Model2VecEmbedder:
         self.cache_dir = Path(cache_dir) if cache_dir is not None else None
         self.info = info or default_info("model2vec")
         self.key = digest(
-            "model2vec", EMBEDDER_CODE_VERSION, path_identity(self.source), self.pca_dims, package_version("model2vec")
+            "model2vec", EMBEDDER_CODE_VERSION, file_identity(self.source), self.pca_dims, package_version("model2vec")
         )
         self._model: Any = None
         self.distilled_now = False  # whether this instance ran the distillation
@@ -74,7 +69,7 @@ class Model2VecEmbedder:
 
     @property
     def model_dir(self) -> Path | None:
-        return state_dir(self.cache_dir, "model2vec", self.key) if self.cache_dir is not None else None
+        return folder_path(self.cache_dir, "model2vec", self.key) if self.cache_dir is not None else None
 
     def _distill(self) -> Any:
         with heavy_imports():
@@ -106,7 +101,7 @@ class Model2VecEmbedder:
                             model.save_pretrained(str(tmp / "model"))
                             return {"source": str(self.source), "pca_dims": self.pca_dims}
 
-                        write_state(folder, build)
+                        write_folder(folder, build)
                         model = StaticModel.from_pretrained(str(folder / "model"), force_download=False)
                     else:
                         _MEMO[self.key] = model

@@ -20,8 +20,10 @@ from pathlib import Path
 import numpy as np
 
 from n2o_core.corpora import fingerprint_texts
-from n2o_core.embedders._util import EMBEDDER_CODE_VERSION, check_texts, digest, file_reason
 from n2o_core.embedders.base import EmbedderInfo
+from n2o_core.embedders.batches import check_texts
+from n2o_core.embedders.keys import EMBEDDER_CODE_VERSION, digest
+from n2o_core.embedders.loading import file_reason
 from n2o_core.errors import EmbedderError
 from n2o_core.runtime.progress import Progress, report
 from n2o_core.storage.fileio import file_identity

@@ -1,7 +1,7 @@
 """Which embedders exist and how to get one: built-in ids and user specs.
 
 Built-in ids are the rows of one table (`catalog.BUILTINS`: registry entry from `infos` + factory), listed by
-`list_embedders()`; `DEFAULT_EMBEDDER_IDS` are its default rows (mirroring Table 1 of Lin & Smith 2019), the
+`list_embedders()`; `PAPER_EMBEDDER_IDS` are its default rows (the paper's line-up, Table 1 of Lin & Smith 2019), the
 others are variants such as `glove-6b-50d-nostop` (averaged with stop words dropped). All load offline from
 PyPI packages. User specs:
 - `st:<name-or-path>`          any sentence-transformers model, its own pooling;
@@ -28,7 +28,7 @@ from pathlib import Path
 
 from n2o_core.embedders.base import Embedder, EmbedderInfo
 from n2o_core.embedders.catalog import builtin
-from n2o_core.embedders.infos import BUILTIN_EMBEDDER_IDS, BUILTIN_INFOS, DEFAULT_EMBEDDER_IDS, default_info
+from n2o_core.embedders.infos import BUILTIN_EMBEDDER_IDS, BUILTIN_INFOS, PAPER_EMBEDDER_IDS, default_info
 from n2o_core.embedders.precomputed import PrecomputedEmbedder
 from n2o_core.errors import EmbedderError
 from n2o_core.runtime.memo import LRU
@@ -36,7 +36,7 @@ from n2o_core.storage.fileio import file_identity
 
 __all__ = [
     "BUILTIN_EMBEDDER_IDS",
-    "DEFAULT_EMBEDDER_IDS",
+    "PAPER_EMBEDDER_IDS",
     "USER_SPEC_PREFIXES",
     "PrecomputedEmbedder",
     "default_info",

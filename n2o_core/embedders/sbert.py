@@ -41,27 +41,19 @@ import numpy as np
 import n2o_core.embedders._onnx as _onnx
 import n2o_core.runtime.release as release
 from n2o_core.corpora import fingerprint_texts
-from n2o_core.embedders._util import (
-    EMBEDDER_CODE_VERSION,
-    check_texts,
-    digest,
-    encode_in_batches,
-    finish,
-    is_local_path,
-    length_batches,
-    loading,
-    package_version,
-    path_identity,
-    quiet_libraries,
-    set_torch_threads,
-)
 from n2o_core.embedders.base import EmbedderInfo
+from n2o_core.embedders.batches import check_texts, encode_in_batches, finish, length_batches
 from n2o_core.embedders.hf import LAYER_POOLINGS, check_poolings, layers_in_batches, no_layers, pooled_hidden_states
 from n2o_core.embedders.infos import default_info
+from n2o_core.embedders.keys import EMBEDDER_CODE_VERSION, digest
+from n2o_core.embedders.loading import is_local_path, loading, quiet_libraries
+from n2o_core.embedders.packages import package_version
+from n2o_core.embedders.threads import set_torch_threads
 from n2o_core.errors import EmbedderError
 from n2o_core.runtime.import_lock import heavy_imports
 from n2o_core.runtime.memo import LRU
 from n2o_core.runtime.progress import Progress, report
+from n2o_core.storage.fileio import file_identity
 
 BATCH = 32
 ONNX_BATCH = 8  # smaller batches keep activations in cache: faster per core than 32 with onnxruntime
@@ -352,7 +344,7 @@ class SentenceTransformerEmbedder:
         local = Path(name_or_path).expanduser()
         if local.exists():
             name_or_path = str(local.resolve())
-            self._identity = path_identity(local)
+            self._identity = file_identity(local)
         elif name_or_path.startswith((".", "/", "~")):
             raise EmbedderError(f"Model folder not found: {name_or_path}.")
         else:

@@ -29,17 +29,12 @@ from typing import TYPE_CHECKING
 import numpy as np
 import scipy.sparse as sp
 
-from n2o_core.embedders._util import (
-    EMBEDDER_CODE_VERSION,
-    check_texts,
-    digest,
-    finish,
-    loading,
-    package_file,
-    package_version,
-)
 from n2o_core.embedders.base import AVERAGE_ALL_TOKENS, AVERAGE_NO_STOP_WORDS, EmbedderInfo
+from n2o_core.embedders.batches import check_texts, finish
 from n2o_core.embedders.infos import default_info
+from n2o_core.embedders.keys import EMBEDDER_CODE_VERSION, digest
+from n2o_core.embedders.loading import loading
+from n2o_core.embedders.packages import package_file, package_version
 from n2o_core.errors import EmbedderError
 from n2o_core.runtime.import_lock import heavy_imports
 from n2o_core.runtime.progress import Progress, report
@@ -318,7 +313,7 @@ def _composition(stop_words: Collection[str]) -> str:
 
 def word_vectors_embedder(spec: str, path: str, stop_words: Collection[str] = frozenset()) -> StaticEmbedder:
     """A user's word-vector file (`wv:<path>`), averaged; `stop_words` dropped first (`wv:<path>@nostop`)."""
-    from n2o_core.embedders._util import path_identity
+    from n2o_core.storage.fileio import file_identity
 
     table, fmt = load_word_vectors(path)
     kind = "fastText .bin, subword vectors for unknown words" if table.subwords else fmt
@@ -331,4 +326,4 @@ def word_vectors_embedder(spec: str, path: str, stop_words: Collection[str] = fr
         default=False,
         family_group="subword" if table.subwords else "static averages",
     )
-    return StaticEmbedder(info, table, path_identity(path), stop_words)
+    return StaticEmbedder(info, table, file_identity(path), stop_words)

@@ -21,12 +21,12 @@ from typing import Any
 import numpy as np
 import scipy.sparse as sp
 
-from n2o_core.embedders._state import load_json, load_npy, save_json, save_npy
 from n2o_core.embedders._trained import CorpusTrained
-from n2o_core.embedders._util import check_texts
+from n2o_core.embedders.batches import check_texts
 from n2o_core.embedders.infos import default_info
 from n2o_core.runtime.import_lock import heavy_imports
 from n2o_core.runtime.progress import Progress, report
+from n2o_core.storage.manifest_folder import load_json, load_npy, save_json, save_npy
 from n2o_core.text import tokenize
 
 _CHUNK = 8192

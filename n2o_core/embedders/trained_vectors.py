@@ -30,14 +30,15 @@ from typing import Any
 
 import numpy as np
 
-from n2o_core.embedders._state import load_json, load_npy, save_json, save_npy
 from n2o_core.embedders._trained import CorpusTrained
-from n2o_core.embedders._util import check_texts, finish, stable_hash
+from n2o_core.embedders.batches import check_texts, finish
 from n2o_core.embedders.infos import default_info
+from n2o_core.embedders.keys import stable_hash
 from n2o_core.embedders.static import VectorTable, average, stop_words_tag
 from n2o_core.errors import EmbedderError
 from n2o_core.runtime.import_lock import heavy_imports
 from n2o_core.runtime.progress import Progress, report
+from n2o_core.storage.manifest_folder import load_json, load_npy, save_json, save_npy
 from n2o_core.text import tokenize
 
 #: Hyperparameters per built-in id.

@@ -4,19 +4,20 @@ One float32 row per corpus sentence, in corpus order (the loaded corpus: after d
 --max-sentences sample), exactly the rows the cache holds (not L2-normalized), so anyone can compare them with
 their own encoder. float16 storage is widened to float32. tf-idf (sparse) is densified when the dense array
 takes at most MAX_DENSE_BYTES (1 GiB); beyond that the write is refused with an N2OError (use --max-sentences,
-or the cache's own .npz). The file is written to a temporary name beside the target, then renamed.
+or the cache's own .npz). The file is written atomically (`storage.fileio.atomic_write`: a temporary name beside
+the target, fsynced, then renamed).
 """
 
 from __future__ import annotations
 
 import os
-import tempfile
 from pathlib import Path
 
 import numpy as np
 import scipy.sparse as sp
 
 from n2o_core.errors import N2OError
+from n2o_core.storage.fileio import atomic_write
 
 MAX_DENSE_BYTES = 1 << 30
 
@@ -37,17 +38,7 @@ def save_vectors(path: str | os.PathLike, X: np.ndarray | sp.spmatrix, max_dense
     dense = np.asarray(X.toarray()) if sp.issparse(X) else np.asarray(X)  # type: ignore[union-attr]
     dense = np.ascontiguousarray(dense, dtype=np.float32)
     try:
-        out.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=out.parent, prefix="." + out.name + ".", suffix=".tmp")
+        atomic_write(out, lambda f: np.save(f, dense, allow_pickle=False))
     except OSError as e:
         raise N2OError(f"Cannot write {out}: {e.strerror or e}.") from e
-    try:
-        with os.fdopen(fd, "wb") as f:
-            np.save(f, dense, allow_pickle=False)
-        os.replace(tmp, out)
-    except OSError as e:
-        raise N2OError(f"Cannot write {out}: {e.strerror or e}.") from e
-    finally:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
     return out

@@ -71,7 +71,7 @@ from n2o_core.runtime.progress import Progress, report
 if TYPE_CHECKING:
     import pandas as pd
 
-    from n2o_core.workspace import Workspace
+    from n2o_core.corpus_workspace import Workspace
 
 #: Sentences of the kernel measures by default (0 = every sentence).
 DEFAULT_SUBSAMPLE = 5_000

@@ -31,7 +31,7 @@ from n2o_core.measures.run import (
 from n2o_core.runtime.progress import Progress
 
 if TYPE_CHECKING:
-    from n2o_core.workspace import Workspace
+    from n2o_core.corpus_workspace import Workspace
 
 __all__ = ["BENCHMARK", "Setup", "Stored", "Timing", "compare_and_store", "estimate_seconds", "last_timing", "load"]
 

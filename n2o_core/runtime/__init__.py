@@ -9,7 +9,7 @@ report(progress, "embed", done, total)            # a long job's progress: one P
 memo = LRU(64)                                    # a bounded process-wide memo
 from n2o_core.runtime import child; child.run(fn, *args, callbacks={"progress": cb})   # a job in a child
 
-Modules (server_mode is imported by child, progress by each; the others import none of their neighbors):
+Modules (server_mode is imported by child, progress by serial_calls; the others import none of their neighbors):
   gcpause      `paused_gc`: the cyclic garbage collector paused around work that builds many containers
   import_lock  `heavy_imports`, `hidden` (a module hidden from a library's optional import), `openvino_import`,
                TELEMETRY_MODULES
@@ -22,7 +22,7 @@ Modules (server_mode is imported by child, progress by each; the others import n
   server_mode  `shared`, `hub_allowed`, `isolate_jobs`, `operator_scheduler`, `upload_limit_mb`, `server_environ`,
                `config_values`, and the environment keys (SHARED_ENV, HUB_ENV, ISOLATE_ENV, ...)
   child        `run`, `call` (a job in a child process that exits when done), `isolating`, MAX_CHILDREN
-  each         `each_call`, `each_embedder`, `CallEvent`: one job for several calls, each reported as it ends
+  serial_calls `each_call`, `each_embedder`, `CallEvent`: one job for several calls, each reported as it ends
   lanes        `Lanes`: embedders prepared on threads that keep every core busy (cheap, training and load lanes)
 
 `child.run` and `child.call` keep their module's name in front (`child.run(...)`): alone, "run" would say too
@@ -63,13 +63,13 @@ __all__ = [
 
 if TYPE_CHECKING:
     from n2o_core.runtime.child import MAX_CHILDREN, isolating
-    from n2o_core.runtime.each import CallEvent, each_call, each_embedder
     from n2o_core.runtime.gcpause import paused_gc
     from n2o_core.runtime.import_lock import heavy_imports, hidden
     from n2o_core.runtime.memo import LRU
     from n2o_core.runtime.notices import listen, notify
     from n2o_core.runtime.progress import Progress, ProgressEvent
     from n2o_core.runtime.release import loaded, release_after_s, release_all, release_idle, used
+    from n2o_core.runtime.serial_calls import CallEvent, each_call, each_embedder
     from n2o_core.runtime.server_mode import (
         hub_allowed,
         isolate_jobs,
@@ -101,9 +101,9 @@ _LAZY = {
     "upload_limit_mb": "server_mode",
     "MAX_CHILDREN": "child",
     "isolating": "child",
-    "CallEvent": "each",
-    "each_call": "each",
-    "each_embedder": "each",
+    "CallEvent": "serial_calls",
+    "each_call": "serial_calls",
+    "each_embedder": "serial_calls",
 }
 
 

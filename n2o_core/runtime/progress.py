@@ -4,7 +4,7 @@ Every function of the engine that runs long takes `progress: Progress | None = N
 `ProgressEvent(stage, item, done, total)`: `stage` says what runs ("embed", "neighbors", "parse", ...), `item`
 what it runs on (an embedder id; "" when the job has one), `done` of `total` units so far; `fraction` derives
 from them. An event holds two strings and two ints, so it pickles: `runtime.child` replays a child process's
-events in the calling thread and `runtime.each` relays each call's events under the call's name.
+events in the calling thread and `runtime.serial_calls` relays each call's events under the call's name.
 
     def embed(texts, progress=None):
         ...

@@ -7,9 +7,12 @@ X = cache.save_dense(rel, X, description="...")    # written atomically, returne
 with cache.lock(rel, what="embedding ..."): ...    # one writer per entry across processes (fcntl)
 atomic_write_json(path, obj); key = hash_key(*parts); file_identity(path)
 
-Modules, lowest first (cache imports fileio):
+Modules, lowest first (cache and manifest_folder import fileio):
   fileio  `atomic_write`, `atomic_write_text`, `atomic_write_json`, `hash_key`, `head_tail_digest`,
           `file_identity`, `file_sha256`, `json_plain`, `json_objects`
+  manifest_folder  a folder written atomically with a manifest of its files' sizes and sha256 (an embedder's
+          fitted or distilled state, an ONNX export): `folder_path`, `write_folder`, `read_manifest` (None when
+          absent or damaged), `save_npy`/`load_npy`, `save_json`/`load_json` for the files inside
   cache   `Cache` (dense .npy, sparse .npz, bundles and JSON; a sidecar per entry, a manifest, locks that die with
           their holder, corrupt entries removed and rebuilt), `default_cache_dir`, ENV_VAR (N2O_CACHE_DIR),
           LOCK_NOTICE_S, CACHE_CODE_VERSION
@@ -31,9 +34,12 @@ __all__ = [
     "default_cache_dir",
     "file_identity",
     "file_sha256",
+    "folder_path",
     "hash_key",
     "json_objects",
     "json_plain",
+    "read_manifest",
+    "write_folder",
 ]
 
 if TYPE_CHECKING:
@@ -48,6 +54,7 @@ if TYPE_CHECKING:
         json_objects,
         json_plain,
     )
+    from n2o_core.storage.manifest_folder import folder_path, read_manifest, write_folder
 
 _LAZY = {
     "atomic_write": "fileio",
@@ -58,6 +65,9 @@ _LAZY = {
     "hash_key": "fileio",
     "json_objects": "fileio",
     "json_plain": "fileio",
+    "folder_path": "manifest_folder",
+    "read_manifest": "manifest_folder",
+    "write_folder": "manifest_folder",
     "ENV_VAR": "cache",
     "Cache": "cache",
     "default_cache_dir": "cache",

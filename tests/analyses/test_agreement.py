@@ -24,10 +24,10 @@ from n2o_core.analyses.agreement import (
 from n2o_core.analyses.compare import compare
 from n2o_core.cli.main import main
 from n2o_core.corpora import from_texts
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.errors import N2OError
 from n2o_core.pipeline import default_approx, every_sentence_neighbors
 from n2o_core.storage.cache import Cache
-from n2o_core.workspace import Workspace
 
 N = 120
 
@@ -104,7 +104,7 @@ def test_selected_sentences_by_value_lowest_first_ties_as_given():
 def test_smaller_k_is_a_slice_of_the_cached_search(setup, monkeypatch):
     ws, _ = setup
     full = agreement(ws, ["a", "b"], 10)
-    import n2o_core.workspace as wsmod
+    import n2o_core.corpus_workspace as wsmod
 
     monkeypatch.setattr(wsmod, "exact_knn", lambda *a, **k: (_ for _ in ()).throw(AssertionError("searched")))
     small = agreement(ws, ["a", "b"], 4, k_max=10)

@@ -12,9 +12,9 @@ from synthetic_text import sentences
 
 from n2o_core.analyses.anisotropy import HIGH_ANISOTROPY, Anisotropy, anisotropy, implication, mean_pair_cosine
 from n2o_core.corpora import from_texts
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.search.rows import Standardizer
 from n2o_core.storage.cache import Cache
-from n2o_core.workspace import Workspace
 
 
 def brute(X: np.ndarray) -> float:

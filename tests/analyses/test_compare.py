@@ -7,9 +7,9 @@ import pytest
 
 from n2o_core.analyses.compare import compare
 from n2o_core.corpora import from_texts
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.errors import EmbedderError, N2OError
 from n2o_core.storage.cache import Cache
-from n2o_core.workspace import Workspace
 
 
 def brute_neighbors(X, q, k):
@@ -63,7 +63,7 @@ def test_json_document_shape(setup):
 def test_k_change_reuses_cached_neighbors(setup, monkeypatch):
     ws, _ = setup
     compare(ws, ["a", "b"], 10, k_max=30, n_queries=20, n_samples=2)
-    import n2o_core.workspace as wsmod
+    import n2o_core.corpus_workspace as wsmod
 
     def boom(*a, **k):
         raise AssertionError("searched again")

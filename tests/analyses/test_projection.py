@@ -7,10 +7,10 @@ import scipy.sparse as sp
 import n2o_core.analyses.projection as proj
 from n2o_core.analyses.projection import normalized, pca_coords, projection, umap_graph
 from n2o_core.corpora import from_texts
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.errors import N2OError
 from n2o_core.search.exact import exact_knn
 from n2o_core.storage.cache import Cache
-from n2o_core.workspace import Workspace
 
 
 def clusters(n_per=60, d=10, seed=0):

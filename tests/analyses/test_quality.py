@@ -21,9 +21,9 @@ from n2o_core.analyses.quality import (
     quality_table,
 )
 from n2o_core.corpora import from_texts
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.errors import N2OError
 from n2o_core.storage.cache import Cache
-from n2o_core.workspace import Workspace
 
 NAMES = ["a", "b", "c"]
 M = np.array([[1.0, 0.2, 0.4], [0.2, 1.0, 0.6], [0.4, 0.6, 1.0]])

@@ -14,8 +14,8 @@ from n2o_core.errors import N2OError
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory):
     from n2o_core.corpora import load_corpus
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     d = tmp_path_factory.mktemp("seedref")
     return Workspace(load_corpus(str(write_corpus(d / "corpus.txt", 200))), cache=Cache(d / "cache"))

@@ -200,9 +200,9 @@ def test_embed_out_writes_float32_rows_in_corpus_order(corpus_and_vectors, capsy
 
 def test_embed_out_densifies_tfidf_or_refuses_when_too_large(corpus_and_vectors, capsys, monkeypatch):
     from n2o_core.corpora import load_corpus
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.export import vectors as vectors_out
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     d, corpus = corpus_and_vectors
     assert run(["embed", "--corpus", str(corpus), "--embedder", "tfidf", "--out", str(d / "t.npy")], d / "c") == 0
@@ -302,3 +302,14 @@ def test_compare_train_with_names_a_builtin_corpus(corpus_and_vectors, capsys):
     rc = run(["compare", "--corpus", str(corpus), "--embedder", "tfidf", "--train-with", "/etc/passwd"], d / "cache")
     err = capsys.readouterr().err.strip().splitlines()
     assert rc == 2 and len(err) == 1 and "not a built-in corpus to train with" in err[0]
+
+
+def test_similarity_measures_is_the_command_and_measures_its_old_alias():
+    from n2o_core.cli import measures as measures_cli
+    from n2o_core.cli.main import build_parser
+
+    parser = build_parser()
+    new = parser.parse_args(["similarity-measures", "--corpus", "x.txt", "--embedder", "tfidf", "--k", "7"])
+    old = parser.parse_args(["measures", "--corpus", "x.txt", "--embedder", "tfidf", "--k", "7"])
+    assert new.func is old.func is measures_cli.run
+    assert (new.k, new.embedder) == (old.k, old.embedder) == (7, ["tfidf"])

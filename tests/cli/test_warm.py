@@ -119,7 +119,8 @@ def test_warm_probe_prepares_the_probing_page(corpus, tmp_path, capsys, monkeypa
         raise AssertionError("a readout was trained again")
 
     monkeypatch.setattr(probe_run, "read_out", no_training)
-    ws, ids = workspace(str(corpus), ["tfidf", "word2vec"], cache_dir=str(cache))
+    ids = ["tfidf", "word2vec"]
+    ws = workspace(str(corpus), ids, cache_dir=str(cache))
     res = probe_run.run_probe(ws, ids, per_class=20, seed=0, min_train=1)
     assert set(res.embedders) == {"tfidf", "word2vec"} and len(res.results) > 0
     shown = probe_run.cached_probe(ws, ids, per_class=20, seed=0, min_train=1)
@@ -145,6 +146,6 @@ def test_warm_measures_prepares_the_measures_page(corpus, tmp_path, capsys, monk
         raise AssertionError("computed again")
 
     monkeypatch.setattr(stored, "compare_measures", no_compute)
-    ws, _ = workspace(str(corpus), ["tfidf", "word2vec"], cache_dir=str(cache))
+    ws = workspace(str(corpus), ["tfidf", "word2vec"], cache_dir=str(cache))
     got = stored.load(ws, stored.Setup(("word2vec", "tfidf"), 10, tuple(MEASURE_IDS)))  # as the page asks
     assert got is not None and got.result.measures == list(MEASURE_IDS) and got.result.permutations == 100

@@ -18,7 +18,7 @@ def test_evaluation_pages_render_in_chromium(server, browser):
     assert "npairs=synthetic" in page.url and "max_overlap=off" in page.url
 
     for name, heading, param in (
-        ("Human similarity", "Human similarity", "hpairs=builtin"),
+        ("Human similarity (STS)", "Human similarity (STS)", "hpairs=builtin"),
         ("Quality vs agreement", "Quality beside agreement", "qx=n2o_mean"),
     ):
         page.locator("[data-testid='stSidebarNav'] a", has_text=name).click()

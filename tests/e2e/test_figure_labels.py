@@ -8,7 +8,7 @@ import pytest
 from browser_app import ROOT, no_exception, settle
 
 #: Pages whose figures need no button press (path with its query string, what to wait for).
-PAGES = ("heatmap", "heatmap?view=box", "tokens", "agreement", "needle", "similarity")
+PAGES = ("heatmap", "heatmap?view=box", "tokens", "agreement", "needle", "sts")
 
 _BOXES = """
 () => Array.from(document.querySelectorAll('.js-plotly-plot')).map(plot => {
@@ -111,7 +111,7 @@ SHOTS = {
     "heros": "heros",
     "agreement": "agreement",
     "needle": "needle",
-    "similarity": "similarity",
+    "sts": "sts",
     "quality": "quality",
     "findings": "findings",
     "measures": "measures",

@@ -17,8 +17,8 @@ def _core(tmp_path):
     from synthetic_text import write_corpus
 
     from n2o_core.corpora import load_corpus
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     cache = Cache(tmp_path / "cache")
     ws = Workspace(load_corpus(str(write_corpus(tmp_path / "c.txt", 60))), cache=cache)

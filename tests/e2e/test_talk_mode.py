@@ -28,7 +28,7 @@ MAIN: dict[str, tuple[str, ...] | None] = {
     "agreement": (f".st-key-agree_hist {PLOT}", f".st-key-agree_hist_all {PLOT}"),
     "measures": (f".st-key-measures_matrices {PLOT}",),
     "needle": (f".st-key-needle {PLOT}",),
-    "similarity": (f".st-key-sts_bars {PLOT}",),
+    "sts": (f".st-key-sts_bars {PLOT}",),
     "quality": (f".st-key-quality_scatter {PLOT}",),
     "findings": ("[data-testid='stTable']",),
     "probe": (f".st-key-probe_heatmap_lr {PLOT}",),

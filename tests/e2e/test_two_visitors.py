@@ -2,7 +2,7 @@
 the sidebar while a hostile one opens every page through links full of server paths, a Dask host and junk values,
 and uploads a 3-line and a 50-line corpus. Neither ever sees an exception element or a line of a server file; the
 friendly visitor's pages never show the hostile one's warnings, failures or corpus; the server never connects to
-the linked host; and the server's resident memory after both tours is within the budget (ui.server: the one
+the linked host; and the server's resident memory after both tours is within the budget (tools.dashboard_server: the one
 visitor's budget plus one more session)."""
 
 from __future__ import annotations
@@ -18,8 +18,8 @@ from browser_app import EXCEPTION, settle, upload
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from app_server import running_server  # noqa: E402
 
+from tools.dashboard_server import memory_budget_mb, resident_mb  # noqa: E402
 from ui.nav import PAGES as NAV_PAGES  # noqa: E402
-from ui.server import memory_budget_mb, resident_mb  # noqa: E402
 
 pytestmark = pytest.mark.slow  # about two minutes: WordNet, spaCy and UMAP load once on the way
 

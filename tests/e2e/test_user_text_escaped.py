@@ -42,7 +42,7 @@ PAGES = {
     "agreement": {"pair": LINK_VALUE, "map": LINK_VALUE},
     "measures": {},
     "needle": {"min_score": LINK_VALUE},
-    "similarity": {"hpairs": "upload"},
+    "sts": {"hpairs": "upload"},
     "quality": {"qx": LINK_VALUE},
     "findings": {"fpairs": LINK_VALUE},
     "probe": {"tasks": LINK_VALUE},
@@ -163,20 +163,20 @@ def _upload_pairs(page) -> None:
 def test_user_text_stays_text_on_every_page(shared, link, browser, path):
     url, _ = shared
     page, fetched = _visit(browser, url, path, link, PAGES[path])
-    if path == "similarity":
+    if path == "sts":
         _inert(page, fetched, path)
         _upload_pairs(page)
     text = _inert(page, fetched, path)
     sidebar = page.locator("[data-testid='stSidebar']").inner_text()
     assert f"Unknown embedder(s) in the link ignored: {UNKNOWN_EMBEDDER}" in sidebar
     flat = re.sub(r"\s+", " ", text).replace("\u2060", "")
-    if path in ("heatmap", "query", "tokens", "agreement", "needle", "similarity", "quality"):
+    if path in ("heatmap", "query", "tokens", "agreement", "needle", "sts", "quality"):
         assert VECTORS_NAME in flat, path  # the vectors' spec in a figure or a caption, as text
-    if path in ("heatmap", "agreement", "needle", "similarity", "findings", "probe"):
+    if path in ("heatmap", "agreement", "needle", "sts", "findings", "probe"):
         assert CORPUS_NAME.removesuffix(".txt") in flat, path  # the corpus (named by its file's stem), as text
     if path == "query":
         assert QUERY_TEXT in flat
-    if path == "similarity":
+    if path == "sts":
         assert f"Columns in {PAIRS_NAME}: sentence1, sentence2, score." in flat
     page.close()
 

@@ -8,7 +8,7 @@ from dataclasses import replace
 
 import pytest
 
-from n2o_core.embedders import DEFAULT_EMBEDDER_IDS, get_embedder, list_embedders
+from n2o_core.embedders import PAPER_EMBEDDER_IDS, get_embedder, list_embedders
 from n2o_core.embedders.base import AVERAGE_ALL_TOKENS, AVERAGE_NO_STOP_WORDS, FAMILY_GROUPS
 from n2o_core.embedders.catalog import BUILTINS, builtin
 from n2o_core.embedders.infos import BUILTIN_EMBEDDER_IDS, default_info
@@ -44,8 +44,8 @@ def test_every_builtin_row_and_its_family_group():
 
 def test_defaults_are_the_default_rows_and_variants_sit_beside_their_base():
     ids = [r.id for r in list_embedders()]
-    assert [r.id for r in list_embedders() if r.default] == list(DEFAULT_EMBEDDER_IDS)
-    assert [i for i in ids if i not in DEFAULT_EMBEDDER_IDS] == [f"{i}-nostop" for i in AVERAGED]
+    assert [r.id for r in list_embedders() if r.default] == list(PAPER_EMBEDDER_IDS)
+    assert [i for i in ids if i not in PAPER_EMBEDDER_IDS] == [f"{i}-nostop" for i in AVERAGED]
     for base in AVERAGED:
         a, b = default_info(base), default_info(f"{base}-nostop")
         assert ids.index(b.id) == ids.index(a.id) + 1

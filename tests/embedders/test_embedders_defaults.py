@@ -13,11 +13,11 @@ import pytest
 import scipy.sparse as sp
 from embedder_helpers import PARAPHRASES, paraphrase_margins
 
-from n2o_core.embedders import DEFAULT_EMBEDDER_IDS, get_embedder, list_embedders
+from n2o_core.embedders import PAPER_EMBEDDER_IDS, get_embedder, list_embedders
 
 SENTENCES = [p[0] for p in PARAPHRASES] + ["The team won the final on monday."]
 SEMANTIC = ("minilm-l6-mean", "minilm-l6-cls", "paraphrase-minilm-l3-mean", "e5-small", "model2vec", "glove-6b-50d")
-PARAMS = [pytest.param(i, marks=pytest.mark.slow) if i == "model2vec" else i for i in DEFAULT_EMBEDDER_IDS]
+PARAMS = [pytest.param(i, marks=pytest.mark.slow) if i == "model2vec" else i for i in PAPER_EMBEDDER_IDS]
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +40,7 @@ def test_offline_environment_is_set():
 
 
 def test_the_ten_defaults_of_table_1():
-    assert DEFAULT_EMBEDDER_IDS == (
+    assert PAPER_EMBEDDER_IDS == (
         "tfidf",
         "glove-6b-50d",
         "word2vec",
@@ -53,7 +53,7 @@ def test_the_ten_defaults_of_table_1():
         "e5-small",
     )
     rows = [r for r in list_embedders() if r.default]
-    assert [r.id for r in rows] == list(DEFAULT_EMBEDDER_IDS)
+    assert [r.id for r in rows] == list(PAPER_EMBEDDER_IDS)
     for r in rows:
         assert r.family and r.composition and r.data and "\n" not in r.data
         assert (r.dim is None) == (r.id == "tfidf")
@@ -105,6 +105,6 @@ def test_fingerprint_is_stable_across_instances(embedder_id, loaded, corpus, ses
 
 
 def test_fingerprints_differ_between_embedders(loaded):
-    ids = [i for i in DEFAULT_EMBEDDER_IDS if i != "model2vec"]
+    ids = [i for i in PAPER_EMBEDDER_IDS if i != "model2vec"]
     fps = {i: loaded(i).fingerprint() for i in ids}
     assert len(set(fps.values())) == len(ids), fps

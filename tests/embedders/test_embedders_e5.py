@@ -11,7 +11,8 @@ import pytest
 from embedder_helpers import cosine
 
 from n2o_core.embedders import _e5_onnx, e5, get_embedder
-from n2o_core.embedders._util import EMBEDDER_CODE_VERSION, digest, package_version
+from n2o_core.embedders.keys import EMBEDDER_CODE_VERSION, digest
+from n2o_core.embedders.packages import package_version
 from n2o_core.errors import EmbedderError
 
 TEXTS = ["The weather is beautiful today.", "Das Wetter ist heute schön.", "I need to repair my bicycle.", "Short."]

@@ -18,9 +18,9 @@ import pytest
 from embedder_helpers import PARAPHRASES, make_corpus, paraphrase_margins
 
 from n2o_core.embedders import get_embedder, m2v, sbert
-from n2o_core.embedders._util import quiet_libraries
 from n2o_core.embedders.base import EmbedderInfo
 from n2o_core.embedders.infos import default_info
+from n2o_core.embedders.loading import quiet_libraries
 from n2o_core.embedders.m2v import Model2VecEmbedder
 from n2o_core.text import tokenize
 

@@ -102,8 +102,8 @@ def test_register_under_a_name(vectors_file, monkeypatch):
 
 def _workspace(tmp_path, n=40, d=6, dtype=np.float32, seed=0):
     from n2o_core.corpora import from_texts
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     corpus = from_texts([f"sentence number {i}" for i in range(n)])
     X = np.random.default_rng(seed).standard_normal((n, d)).astype(dtype)

@@ -8,8 +8,8 @@ import sys
 
 import pytest
 
-from n2o_core.embedders import DEFAULT_EMBEDDER_IDS, get_embedder
-from n2o_core.embedders._util import quiet_libraries
+from n2o_core.embedders import PAPER_EMBEDDER_IDS, get_embedder
+from n2o_core.embedders.loading import quiet_libraries
 from n2o_core.errors import EmbedderError
 
 
@@ -19,7 +19,7 @@ def test_unknown_ids_list_the_valid_ones(spec):
         get_embedder(spec)
     msg = str(info.value)
     assert msg.startswith("Unknown embedder") and "\n" not in msg
-    assert all(i in msg for i in DEFAULT_EMBEDDER_IDS) and "st:<model>" in msg and "npy:" in msg
+    assert all(i in msg for i in PAPER_EMBEDDER_IDS) and "st:<model>" in msg and "npy:" in msg
 
 
 @pytest.mark.parametrize("spec", ["st:", "hf:", "wv:", "npy:", "wv:   "])

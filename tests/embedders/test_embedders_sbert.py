@@ -101,7 +101,8 @@ def test_cls_is_the_first_token_state(reference):
 
 def test_engines_have_different_fingerprints():
     """Cached vectors of one engine are never served for the other; the torch engine keeps its old key."""
-    from n2o_core.embedders._util import EMBEDDER_CODE_VERSION, digest, package_version
+    from n2o_core.embedders.keys import EMBEDDER_CODE_VERSION, digest
+    from n2o_core.embedders.packages import package_version
 
     onnx = MiniLMEmbedder("mean", engine="onnx")
     torch_ = MiniLMEmbedder("mean", engine="torch")

@@ -7,7 +7,7 @@ import pytest
 from embedder_helpers import cosine
 
 from n2o_core.embedders import get_embedder
-from n2o_core.embedders._util import stable_hash
+from n2o_core.embedders.keys import stable_hash
 from n2o_core.embedders.static import average, load_word_vectors, sniff_format
 from n2o_core.errors import EmbedderError
 from n2o_core.text import tokenize

@@ -12,13 +12,13 @@ import pytest
 from embedder_helpers import PARAPHRASES, make_corpus
 
 from n2o_core.corpora import from_texts
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.embedders import get_embedder
 from n2o_core.embedders.base import AVERAGE_ALL_TOKENS, AVERAGE_NO_STOP_WORDS
 from n2o_core.embedders.static import average, load_glove_6b_50d
 from n2o_core.embedders.trained_vectors import TrainedVectorsEmbedder
 from n2o_core.storage.cache import Cache
 from n2o_core.text import SBERT_STOP_WORDS, content_tokens, tokenize
-from n2o_core.workspace import Workspace
 
 PAIR = ["The deal was approved.", "The deal was not approved."]
 #: Other sentence / negation pairs that differ only by stop words ("never", "no", "cannot", "did not").

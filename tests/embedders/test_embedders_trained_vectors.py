@@ -73,7 +73,7 @@ def test_subword_vectors_match_gensim(corpus):
     """Our vectorized OOV recipe and averaging agree with gensim's FastTextKeyedVectors."""
     from gensim.models import FastText
 
-    from n2o_core.embedders._util import stable_hash
+    from n2o_core.embedders.keys import stable_hash
 
     model = FastText(
         [tokenize(t) for t in corpus],

@@ -141,7 +141,7 @@ def test_uploaded_vectors_work_in_a_workspace(tmp_path):
 
     from n2o_core.analyses.compare import compare
     from n2o_core.corpora import from_texts
-    from n2o_core.workspace import Workspace
+    from n2o_core.corpus_workspace import Workspace
 
     corpus = from_texts(sentences(60), "synthetic")
     cache = Cache(tmp_path)

@@ -21,8 +21,8 @@ from n2o_core.evaluation import findings as fd
 @pytest.fixture(scope="module")
 def ws(tmp_path_factory):
     from n2o_core.corpora import load_corpus
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     d = tmp_path_factory.mktemp("findings")
     corpus = load_corpus(str(write_corpus(d / "corpus.txt", 200)))
@@ -42,7 +42,7 @@ def _tfidf_low_by_hand(ws, seed, size=None):
     """The tf-idf rule recomputed from `compare`'s per-sample N2O matrices: pass, and its two differences."""
     from n2o_core.analyses.compare import compare
     from n2o_core.corpora.corpus import sample_corpus
-    from n2o_core.workspace import Workspace
+    from n2o_core.corpus_workspace import Workspace
 
     space = ws if size is None else Workspace(sample_corpus(ws.corpus, size, 0), cache=ws.cache)
     ref = compare(space, list(fd.N2O_SET), 20, n_queries=30, n_samples=3, seed=seed)
@@ -63,9 +63,9 @@ def test_end_to_end_on_a_synthetic_corpus(ws):
     """Real cores, every run: the verdict, its numbers and "holds in x of n" are recomputed here from `compare`'s
     per-sample matrices and `run_sts`, outside the findings code."""
     from n2o_core.corpora import load_corpus
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.evaluation.pairs.sources import load_pairs
     from n2o_core.evaluation.sts import run_sts
-    from n2o_core.workspace import Workspace
 
     params = fd.FindingParams(k=20, n_queries=30, n_samples=3, seed=1, n_seeds=2, sizes=(100, 200))
     ids = ["n2o-tfidf-apart", "n2o-subword-apart", "sts-znorm-glove", "sts-znorm-range"]
@@ -308,8 +308,8 @@ def test_cka_rows_are_the_rules_on_a_gram_matrix_cka(ws, monkeypatch):
     size and embedder, whatever the number of seeds."""
     import n2o_core.measures.run as run
     from n2o_core.corpora.corpus import sample_corpus
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.measures.run import dense_view
-    from n2o_core.workspace import Workspace
 
     calls = []
     real = run.feature_space

@@ -13,6 +13,7 @@ from synthetic_text import sentences
 
 from n2o_core.cli.main import main
 from n2o_core.corpora import from_texts, load_corpus
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.errors import N2OError
 from n2o_core.evaluation.needle import (
     TIE_TOL,
@@ -29,7 +30,6 @@ from n2o_core.evaluation.needle import (
 from n2o_core.evaluation.pairs import filter_pairs, load_pairs
 from n2o_core.search.rows import Standardizer
 from n2o_core.storage.cache import Cache
-from n2o_core.workspace import Workspace
 
 SENTS = sentences(150)
 

@@ -214,11 +214,11 @@ def test_filters_in_order_with_counts():
             ("a b c d e", "x y z w v", 5.0, "main-captions"),  # genre
         ]
     )
-    fp = filter_pairs(p, genres=["news"])
-    assert fp.dropped == {"genre": 1, "score": 1, "overlap": 1}
-    assert fp.pairs.frame["row"].tolist() == [1]
-    assert fp.pairs.frame["overlap"].tolist() == [pytest.approx(0.4)]
-    assert fp.n_loaded == 4
+    filtered = filter_pairs(p, genres=["news"])
+    assert filtered.dropped == {"genre": 1, "score": 1, "overlap": 1}
+    assert filtered.pairs.frame["row"].tolist() == [1]
+    assert filtered.pairs.frame["overlap"].tolist() == [pytest.approx(0.4)]
+    assert filtered.n_loaded == 4
     assert filter_pairs(p, min_score=None, max_overlap=None).dropped == {}
     with pytest.raises(N2OError, match=r"No pairs are left .*genre: 1, score: 2, overlap: 1"):
         filter_pairs(p, min_score=4.5, max_overlap=0.5, genres=["NEWS"])
@@ -252,17 +252,20 @@ def test_lee_at_the_papers_filters_keeps_18_pairs_and_a_looser_score_keeps_the_p
     """The score filter drops 1,207 of gensim's 1,225 Lee pairs; the looser setting is the highest score floor on the
     slider's 0.1 steps that keeps 75 pairs (the paper's count), labelled against the paper's 4."""
     p = lee_pairs()
-    fp = filter_pairs(p)
-    assert len(fp.pairs) == 18 and biggest_drop(fp) == ("score", 1207)
-    assert kept_line(fp) == "1,225 pairs loaded → score filter dropped 1,207 → word overlap filter dropped 0 → 18 kept"
-    loose = looser_setting(p, fp)
+    filtered = filter_pairs(p)
+    assert len(filtered.pairs) == 18 and biggest_drop(filtered) == ("score", 1207)
+    assert (
+        kept_line(filtered)
+        == "1,225 pairs loaded → score filter dropped 1,207 → word overlap filter dropped 0 → 18 kept"
+    )
+    loose = looser_setting(p, filtered)
     assert loose is not None and loose.changed == "score" and loose.max_overlap == 0.6
     kept = len(filter_pairs(p, min_score=loose.min_score).pairs)
     assert loose.kept == kept >= PAPER_N_PAIRS > len(filter_pairs(p, min_score=loose.min_score + 0.1).pairs)
     assert (loose.min_score, loose.kept) == (3.1, 77)
     assert loose.label() == "score ≥ 3.1 (the paper: ≥ 4)"
     paper = paper_defaults(p.source)
-    assert deviations(fp.filters, paper) == []
+    assert deviations(filtered.filters, paper) == []
     looser = filter_pairs(p, min_score=loose.min_score, max_overlap=loose.max_overlap)
     assert deviations(looser.filters, paper) == ["score ≥ 3.1 (the paper: ≥ 4)"]
     assert looser_setting(p, looser) is None  # 77 >= 75: nothing to loosen
@@ -274,13 +277,13 @@ def test_the_looser_setting_relaxes_the_filter_that_dropped_the_most():
     rows += [(f"a b c d e{i}", f"a x y z w{i}", 4.5, "news") for i in range(2)]  # overlap 0.2: kept
     rows += [(f"a b c d e{i}", f"a x y z w{i}", 2.0, "news") for i in range(1)]  # score
     p = _pairs(rows)
-    fp = filter_pairs(p)
-    assert fp.dropped == {"score": 1, "overlap": 9} and biggest_drop(fp) == ("overlap", 9)
-    loose = looser_setting(p, fp, want=5)
+    filtered = filter_pairs(p)
+    assert filtered.dropped == {"score": 1, "overlap": 9} and biggest_drop(filtered) == ("overlap", 9)
+    loose = looser_setting(p, filtered, want=5)
     assert (loose.changed, loose.max_overlap, loose.kept, loose.min_score) == ("overlap", 0.65, 5, 4.0)
     assert loose.label() == "word overlap < 0.65 (the paper: < 0.6)"
     assert len(filter_pairs(p, max_overlap=0.65).pairs) == 5
-    off = looser_setting(p, fp, want=100)  # even no limit keeps fewer: the filter off
+    off = looser_setting(p, filtered, want=100)  # even no limit keeps fewer: the filter off
     assert (off.max_overlap, off.kept) == (None, 11) and off.label().startswith("no overlap limit")
     assert deviations(filter_pairs(p, max_overlap=None).filters, paper_defaults(p.source)) == [
         "no overlap limit (the paper: < 0.6)"

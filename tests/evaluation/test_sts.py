@@ -14,6 +14,7 @@ from synthetic_text import sentences
 
 from n2o_core.cli.main import main
 from n2o_core.corpora import load_corpus
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.evaluation.pairs import lee_pairs
 from n2o_core.evaluation.sts import (
     SCORING_LABELS,
@@ -29,7 +30,6 @@ from n2o_core.evaluation.sts import (
     run_sts,
 )
 from n2o_core.storage.cache import Cache
-from n2o_core.workspace import Workspace
 
 SENTS = sentences(120)
 
@@ -200,10 +200,10 @@ def test_cli_sts_refuses_unscored_pairs(tmp_path, cache_dir, capsys, spec, match
 
 @pytest.mark.slow
 def test_cli_sts_lee_every_default_embedder(tmp_path, cache_dir):
-    from n2o_core.embedders.registry import DEFAULT_EMBEDDER_IDS
+    from n2o_core.embedders.registry import PAPER_EMBEDDER_IDS
 
     out = tmp_path / "lee.json"
     assert main(["sts", "--pairs", "builtin:lee", "--json", str(out)]) == 0
     d = json.loads(out.read_text())
-    assert [r["embedder"] for r in d["results"]] == list(DEFAULT_EMBEDDER_IDS)
+    assert [r["embedder"] for r in d["results"]] == list(PAPER_EMBEDDER_IDS)
     assert all(r["n"] == 1225 and r["pearson"] is not None for r in d["results"])

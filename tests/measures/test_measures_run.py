@@ -12,11 +12,11 @@ import scipy.sparse as sp
 from n2o_core.analyses.agreement import agreement
 from n2o_core.cli.main import main
 from n2o_core.corpora import from_texts
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.errors import N2OError
 from n2o_core.measures import MEASURE_IDS, get_measure
 from n2o_core.measures.run import compare_arrays, compare_measures, dense_view
 from n2o_core.storage.cache import Cache
-from n2o_core.workspace import Workspace
 
 N = 70
 

@@ -10,9 +10,9 @@ import pytest
 
 import n2o_core.measures.stored as stored
 from n2o_core.corpora import from_texts
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.measures.stored import Setup, Timing, compare_and_store, estimate_seconds, last_timing, load
 from n2o_core.storage.cache import Cache
-from n2o_core.workspace import Workspace
 
 N = 60
 

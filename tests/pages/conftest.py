@@ -52,9 +52,9 @@ def app(app_env, monkeypatch):
     monkeypatch.chdir(ROOT)
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=180)
     yield at
-    from ui import data
+    from ui import n2o_runs
 
-    data.clear_failures()
+    n2o_runs.clear_failures()
 
 
 @pytest.fixture

@@ -12,8 +12,8 @@ from app_checks import EMBEDDERS, no_exception, plotly_specs, shown
 
 from n2o_core.analyses.compare import compare
 from n2o_core.corpora import load_corpus
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.storage.cache import Cache
-from n2o_core.workspace import Workspace
 
 NAMES = EMBEDDERS.split(",")
 SELECTION = "_agree_selection"
@@ -193,7 +193,7 @@ def test_a_corpus_too_small_for_umap_gets_pca_with_the_reason(app_env):
 def fake_umap(monkeypatch):
     """umap-learn replaced by a gated stand-in (no numba): the test decides when the background job ends."""
     from n2o_core.analyses import projection
-    from ui import agreement_data
+    from ui import agreement_runs
 
     gate = threading.Event()
 
@@ -203,16 +203,16 @@ def fake_umap(monkeypatch):
 
     monkeypatch.setattr(projection, "umap_coords", layout)
     monkeypatch.setattr(projection, "library_version", lambda m: "fake-for-tests")  # its own disk cache key
-    agreement_data.clear_maps()
+    agreement_runs.clear_maps()
     yield gate
     gate.set()
-    agreement_data.wait_for_maps(60)
-    agreement_data.clear_maps()
-    agreement_data._worker()["warm"] = False
+    agreement_runs.wait_for_maps(60)
+    agreement_runs.clear_maps()
+    agreement_runs._worker()["warm"] = False
 
 
 def test_umap_runs_in_the_background_with_pca_meanwhile(app, fake_umap):
-    from ui import agreement_data
+    from ui import agreement_runs
 
     open_page(app, map="umap", pair="tfidf,fasttext")
     maps = plotly_specs(app)["agree_maps"]
@@ -223,7 +223,7 @@ def test_umap_runs_in_the_background_with_pca_meanwhile(app, fake_umap):
     assert any(m.startswith("**tfidf**: ") and "ready in" not in m for m in lines), lines
     assert any(m.startswith("**fasttext**: waiting for the map before it") for m in lines), lines
     fake_umap.set()
-    assert agreement_data.wait_for_maps(60)
+    assert agreement_runs.wait_for_maps(60)
     app.run()
     no_exception(app)
     maps = plotly_specs(app)["agree_maps"]
@@ -277,9 +277,9 @@ def test_isolated_jobs_search_every_sentence_in_one_child_process(app_env, isola
     ws = Workspace(from_texts(texts, name="tiny"), cache=Cache(os.environ["N2O_CACHE_DIR"]))
     cmp = compare(ws, ["tfidf", "glove-6b-50d"], 5, n_queries=len(texts), n_samples=1)
     assert metric(at, "N2O tfidf vs glove-6b-50d") == f"{cmp.mean[0, 1]:.3f}"
-    from ui import agreement_data
+    from ui import agreement_runs
 
-    agreement_data._memo.clear()  # a new server process: the search comes from the disk cache, in this process
+    agreement_runs._memo.clear()  # a new server process: the search comes from the disk cache, in this process
     again = AppTest.from_function(_render, args=args, default_timeout=180).run()
     no_exception(again)
     assert isolated_jobs == ["each_call"], isolated_jobs

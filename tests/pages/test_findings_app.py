@@ -46,9 +46,9 @@ STS_TITLE = "z-normalization raises averaged GloVe's Pearson correlation with hu
 
 def _forget(app_env):
     """No result of an earlier test: the process memo and the results kept in the cache emptied."""
-    from ui import findings_data
+    from ui import findings_runs
 
-    findings_data._memo().clear()
+    findings_runs._memo().clear()
     shutil.rmtree(Path(app_env["N2O_CACHE_DIR"]) / "findings", ignore_errors=True)
 
 
@@ -69,9 +69,9 @@ def _core(app_env, fid, keep=False):
     """The core's result for the page's corpus and settings (the app's test defaults: 3 samples of 30 queries),
     kept in the app's cache with `keep` (as `findings` and `warm --findings` keep theirs)."""
     from n2o_core.corpora import load_corpus
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.settings import DEFAULT_MAX_SENTENCES
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     cache = Cache(app_env["N2O_CACHE_DIR"])
     corpus = load_corpus(app_env["N2O_DEFAULT_CORPUS"], max_sentences=DEFAULT_MAX_SENTENCES, cache_dir=cache.root)
@@ -119,9 +119,9 @@ def test_opens_on_the_results_kept_for_its_settings(app, app_env):
     process: the memo is empty) opens with it and says when it was computed; nothing is computed."""
     _forget(app_env)
     core = _core(app_env, "sts-znorm-glove", keep=True)
-    from ui import findings_data
+    from ui import findings_runs
 
-    findings_data._memo().clear()
+    findings_runs._memo().clear()
     _open(app)
     summary = _frame(app, SUMMARY).set_index("finding")
     row = summary.loc[core.finding.title]
@@ -151,9 +151,9 @@ def test_human_similarity_findings_share_one_computation(app, app_env):
 def test_isolated_checks_run_in_one_child_process_with_the_same_numbers(app, app_env, isolated_jobs):
     """Where jobs run in child processes (a shared server), a check's analyses are one job (`each_call`) in one
     child, and the page shows what the core computes."""
-    from ui import findings_data
+    from ui import findings_runs
 
-    findings_data._memo().clear()  # evidence other tests left in this process would be shown without a job
+    findings_runs._memo().clear()  # evidence other tests left in this process would be shown without a job
     _check_shows_the_core(app, app_env, "n2o-tfidf-apart")
     assert isolated_jobs.count("each_call") == 1, isolated_jobs
 

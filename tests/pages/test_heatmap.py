@@ -172,8 +172,8 @@ def test_changing_the_number_of_samples_recomputes_n2o(app):
 
     from n2o_core.analyses.compare import compare
     from n2o_core.corpora import load_corpus
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     app.query_params.update({"queries": "100", "samples": "5", "order": "chosen"})
     app.run()
@@ -215,8 +215,8 @@ def test_a_60_sentence_upload_says_chance_k_and_the_trained_embedders(app):
 
     from n2o_core.analyses.anisotropy import anisotropy
     from n2o_core.corpora import load_corpus
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     app.run()
     app.sidebar.selectbox(key="w_corpus").set_value("__upload__").run()

@@ -23,7 +23,7 @@ def open_measures(app):
 
 
 def test_nothing_runs_before_the_button_and_the_values_are_the_cores(app):
-    from ui import measures_data as md
+    from ui import measures_runs as md
 
     open_measures(app)
     assert "measures_matrices" not in plotly_specs(app)

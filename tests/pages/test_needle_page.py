@@ -12,11 +12,11 @@ from app_checks import HTML_SENTENCE, no_exception, plotly_specs, shown
 from sts_fixture import write_stsb
 
 from n2o_core.corpora import load_corpus
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.evaluation.needle import run_needle
 from n2o_core.evaluation.pairs import filter_pairs, load_pairs
 from n2o_core.settings import DEFAULT_MAX_SENTENCES
 from n2o_core.storage.cache import Cache
-from n2o_core.workspace import Workspace
 
 NAMES = ["tfidf", "glove-6b-50d"]
 TABLE = {
@@ -62,19 +62,19 @@ def test_synthetic_pairs_are_labelled_and_ranked_as_run_needle_ranks_them(app):
 
     ws = workspace()
     pairs = load_pairs("synthetic:heros-synonym:100", corpus=ws.corpus, cache=ws.cache, seed=0)
-    fp = filter_pairs(pairs, min_score=None, max_overlap=None)
-    expected = run_needle(ws, fp, NAMES, top=5, n_boot=1000, seed=0).results
+    filtered = filter_pairs(pairs, min_score=None, max_overlap=None)
+    expected = run_needle(ws, filtered, NAMES, top=5, n_boot=1000, seed=0).results
     table = app.dataframe[0].value
     assert_table_matches(table, expected)
     # every table names the pairs as synthetic, and so does the figure
     assert set(table["pairs"]) == {"SYNTHETIC (synthetic:heros-synonym:100)"}
     ranks = app.dataframe[1].value
     assert set(ranks["pairs"]) == {"SYNTHETIC (synthetic:heros-synonym:100)"}
-    assert len(ranks) == len(fp.pairs) and ranks["query"].tolist() == fp.pairs.queries
+    assert len(ranks) == len(filtered.pairs) and ranks["query"].tolist() == filtered.pairs.queries
     fig = plotly_specs(app)["needle"]
     assert "SYNTHETIC pairs" in fig["layout"]["title"]["text"]
     np.testing.assert_allclose(sorted(fig["data"][0]["x"]), sorted(expected["mrr"]))
-    assert any(f"{len(fp.pairs)} pairs loaded (no filter)" in c.value for c in app.caption)
+    assert any(f"{len(filtered.pairs)} pairs loaded (no filter)" in c.value for c in app.caption)
 
     # the paper's overlap filter drops every one-word edit: a warning in place, never a traceback
     toggle = next(t for t in app.toggle if t.key.startswith("w_novl_on_"))
@@ -87,14 +87,14 @@ def test_synthetic_pairs_are_labelled_and_ranked_as_run_needle_ranks_them(app):
 def test_isolated_jobs_rank_every_embedder_in_one_child_process(app, isolated_jobs):
     """Where jobs run in child processes (a shared server), the page starts one for all its embedders, and shows
     what run_needle computes."""
-    from ui import evaluation_data
+    from ui import evaluation_runs
 
-    evaluation_data._memo.clear()  # results other tests left in this process would be shown without a job
+    evaluation_runs._memo.clear()  # results other tests left in this process would be shown without a job
     open_needle(app, npairs="synthetic:heros-synonym:100")
     ws = workspace()
     pairs = load_pairs("synthetic:heros-synonym:100", corpus=ws.corpus, cache=ws.cache, seed=0)
-    fp = filter_pairs(pairs, min_score=None, max_overlap=None)
-    assert_table_matches(app.dataframe[0].value, run_needle(ws, fp, NAMES, top=5, n_boot=1000, seed=0).results)
+    filtered = filter_pairs(pairs, min_score=None, max_overlap=None)
+    assert_table_matches(app.dataframe[0].value, run_needle(ws, filtered, NAMES, top=5, n_boot=1000, seed=0).results)
     assert isolated_jobs.count("each_embedder") == 1, isolated_jobs
 
 
@@ -116,18 +116,18 @@ def test_uploaded_stsb_file_with_the_papers_filters(app, tmp_path):
     assert app.query_params["min_score"] == "4" and app.query_params["max_overlap"] == "0.6"
 
     pairs = load_pairs(str(path))
-    fp = filter_pairs(pairs)  # the paper's defaults: score >= 4, word overlap < 0.6
-    expected = run_needle(ws, fp, NAMES, top=5, n_boot=1000, seed=0).results
+    filtered = filter_pairs(pairs)  # the paper's defaults: score >= 4, word overlap < 0.6
+    expected = run_needle(ws, filtered, NAMES, top=5, n_boot=1000, seed=0).results
     assert_table_matches(app.dataframe[0].value, expected)
     drop = next(c.value for c in app.caption if "pairs loaded" in c.value)
-    assert f"{fp.n_loaded} pairs loaded" in drop
-    assert f"score filter dropped {fp.dropped['score']}" in drop
-    assert f"word overlap filter dropped {fp.dropped['overlap']}" in drop
-    assert f"{len(fp.pairs)} kept" in drop
+    assert f"{filtered.n_loaded} pairs loaded" in drop
+    assert f"score filter dropped {filtered.dropped['score']}" in drop
+    assert f"word overlap filter dropped {filtered.dropped['overlap']}" in drop
+    assert f"{len(filtered.pairs)} kept" in drop
 
     # the HTML pair: its query is escaped, its paraphrase highlighted word by word
     sel = next(s for s in app.selectbox if s.key and s.key.startswith("w_npair_"))
-    rows = fp.pairs.frame["sentence1"].tolist()
+    rows = filtered.pairs.frame["sentence1"].tolist()
     sel.set_value(rows.index(HTML_SENTENCE)).run(timeout=600)
     no_exception(app)
     html_blocks = [m.value for m in app.markdown if "Query</strong>" in m.value]
@@ -171,9 +171,9 @@ def test_lee_human_pairs_with_the_papers_filters(app):
     assert app.query_params["npairs"] == "builtin:lee"
     assert not any("SYNTHETIC" in w.value for w in app.warning)
     ws = workspace()
-    fp = filter_pairs(load_pairs("builtin:lee"), min_score=4.0, max_overlap=0.6)
-    assert len(fp.pairs) == 18 and fp.n_loaded == 1225
-    expected = run_needle(ws, fp, NAMES, top=5, n_boot=1000, seed=0).results
+    filtered = filter_pairs(load_pairs("builtin:lee"), min_score=4.0, max_overlap=0.6)
+    assert len(filtered.pairs) == 18 and filtered.n_loaded == 1225
+    expected = run_needle(ws, filtered, NAMES, top=5, n_boot=1000, seed=0).results
     assert_table_matches(app.dataframe[0].value, expected)
 
     # the count beside the intervals, the filter that dropped the most, and one click to a looser setting

@@ -14,11 +14,11 @@ import pytest
 from app_checks import no_exception, plotly_specs, shown
 
 from n2o_core.corpora import load_corpus
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.evaluation.probe.report import noise_half_width
 from n2o_core.evaluation.probe.run import cached_probe, run_probe
 from n2o_core.settings import DEFAULT_MAX_SENTENCES
 from n2o_core.storage.cache import Cache
-from n2o_core.workspace import Workspace
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "evaluation" / "probe"))
 from probe_corpus import sentences  # noqa: E402

@@ -36,10 +36,10 @@ def shown(values) -> list[str]:
 
 
 def test_quality_columns_buttons_and_scatter(app):
-    from ui import evaluation_data, heros_data
+    from ui import evaluation_runs, heros_runs
 
-    evaluation_data._memo.clear()  # results other tests left in this process would fill columns
-    heros_data._scores.clear()  # the HEROS page's runs too (one run serves both pages)
+    evaluation_runs._memo.clear()  # results other tests left in this process would fill columns
+    heros_runs._scores.clear()  # the HEROS page's runs too (one run serves both pages)
     app.query_params.update({"emb": ",".join(NAMES)})
     app.run()
     app.switch_page("pages/quality.py").run(timeout=600)

@@ -72,9 +72,9 @@ def _check_popular_and_outliers(app, qid: int) -> None:
     """The popular / outlier tables hold exactly what the neighbor lists say (recomputed here from the core's
     search, with plain set arithmetic)."""
     from n2o_core.corpora import load_corpus
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.pipeline import search_corpus_sentence
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     k = app.sidebar.slider(key="w_k").value
     r = app.slider(key="w_r").value
@@ -117,9 +117,9 @@ def test_popular_neighbors_fall_back_to_the_nearest_thing_labelled(app):
     """A query whose neighbor lists share no sentence across all embedders: the page says so and shows the
     sentences in the top k of n − 1 of them (the core's search gives the lists)."""
     from n2o_core.corpora import load_corpus
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.pipeline import search_corpus_sentence
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     ws = Workspace(load_corpus(os.environ["N2O_DEFAULT_CORPUS"]), cache=Cache(os.environ["N2O_CACHE_DIR"]))
     names = EMBEDDERS.split(",")

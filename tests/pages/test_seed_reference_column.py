@@ -30,10 +30,10 @@ def test_same_recipe_column_trains_on_request_and_shows_the_cores_value(app, app
     col = _table(app)
 
     from n2o_core.corpora import load_corpus
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.pipeline import plan_queries
     from n2o_core.settings import DEFAULT_MAX_SENTENCES
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     cache = Cache(app_env["N2O_CACHE_DIR"])
     corpus = load_corpus(app_env["N2O_DEFAULT_CORPUS"], max_sentences=DEFAULT_MAX_SENTENCES, cache_dir=cache.root)

@@ -34,9 +34,9 @@ def new_app(app_env, monkeypatch):
 
     monkeypatch.chdir(ROOT)
     yield lambda: AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
-    from ui import data
+    from ui import n2o_runs
 
-    data.clear_failures()
+    n2o_runs.clear_failures()
 
 
 def test_a_failed_embedder_is_one_visitors_state_and_is_logged(new_app, tmp_path, monkeypatch, caplog):

@@ -19,7 +19,7 @@ def test_warmed_cache_serves_the_first_heatmap(app, app_env, monkeypatch, capsys
     filled = re.search(r"(\d+) knn \(", capsys.readouterr().out)
     assert filled is not None and int(filled.group(1)) >= 4
 
-    from n2o_core import workspace
+    from n2o_core import corpus_workspace as workspace
 
     def forbidden(*a, **kw):
         raise AssertionError("the app embedded or searched after warm")

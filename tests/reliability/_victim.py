@@ -51,10 +51,10 @@ def _instrument() -> None:
                 os.kill(os.getpid(), signal.SIGKILL)
             return out
 
-        os.replace = replace  # fileio.atomic_write and embedders/_state.py call os.replace through the module
+        os.replace = replace  # fileio.atomic_write and storage/manifest_folder.py call os.replace through the module
     log = os.environ.get("N2O_TEST_ENCODE_LOG", "")
     if log:
-        from n2o_core.workspace import Workspace
+        from n2o_core.corpus_workspace import Workspace
 
         real_encode = Workspace._encode
 
@@ -100,9 +100,9 @@ def run_app(corpus: str, cache_dir: str, out: str) -> int:
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=600)
     at.query_params["corpus"] = spec
     at.run()
-    from ui import data
+    from ui import n2o_runs
 
-    memo = data._memo()
+    memo = n2o_runs._memo()
     doc = {
         "spec": spec,
         "exceptions": [str(e.value) for e in at.exception],

@@ -36,7 +36,7 @@ _PRELOAD = [
     "n2o_core.storage.cache",
     "n2o_core.cli.main",
     "n2o_core.analyses.compare",
-    "n2o_core.workspace",
+    "n2o_core.corpus_workspace",
     "n2o_core.embedders.registry",
     "n2o_core.embedders.tfidf",
     "n2o_core.embedders.trained_vectors",
@@ -101,8 +101,8 @@ def _value_digest(p: Path) -> str:
 
 def scan(cache_dir: str | os.PathLike) -> Scan:
     """Classify every file of a cache folder (read-only: nothing is repaired or removed)."""
-    from n2o_core.embedders._state import read_manifest
     from n2o_core.storage.cache import Cache
+    from n2o_core.storage.manifest_folder import read_manifest
 
     root = Path(cache_dir)
     out = Scan()

@@ -120,7 +120,7 @@ def test_cli_prints_the_waiting_notice(tmp_path, monkeypatch, capsys):
     """The CLI's listener: `note: Waiting for ...` on stderr while another process holds the entry."""
     from n2o_core.cli.main import main
     from n2o_core.corpora import load_file
-    from n2o_core.workspace import Workspace
+    from n2o_core.corpus_workspace import Workspace
 
     monkeypatch.setattr(cache_mod, "LOCK_NOTICE_S", 0.2)
     corpus = write_corpus(tmp_path / "c.txt", 40)

@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 from harness import ROOT, VICTIM, fork_server, scan, start, write_corpus
 
-from ui.server import serving
+from tools.dashboard_server import serving
 
 EMBEDDER = "word2vec"  # corpus-trained: the first caller trains the model and embeds, inside the entry's lock
 
@@ -29,8 +29,8 @@ EMBEDDER = "word2vec"  # corpus-trained: the first caller trains the model and e
 def _worker(corpus: str, cache: str, go: str, log: str, out: str) -> None:
     """Fork-server child: wait for the start signal, then ask for the embeddings (encodes are logged)."""
     from n2o_core.corpora import load_file
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     real = Workspace._encode
 
@@ -49,8 +49,8 @@ def _worker(corpus: str, cache: str, go: str, log: str, out: str) -> None:
 
 def test_same_uncached_embedder_asked_by_threads_and_processes_at_once(tmp_path, monkeypatch):
     from n2o_core.corpora import load_file
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     corpus = write_corpus(tmp_path / "c.txt", 150)
     cache, go, log = tmp_path / "cache", tmp_path / "go", tmp_path / "encodes.log"

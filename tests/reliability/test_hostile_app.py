@@ -42,9 +42,9 @@ def app(tmp_path, monkeypatch):
     at = AppTest.from_file(str(ROOT / "app.py"), default_timeout=300)
     at.cache_dir = tmp_path / "cache"
     yield at
-    from ui import data
+    from ui import n2o_runs
 
-    data.clear_failures()
+    n2o_runs.clear_failures()
 
 
 def _no_exception(at) -> None:

@@ -12,13 +12,13 @@ import numpy as np
 import pytest
 
 from n2o_core.corpora import from_texts
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.errors import N2OError
 from n2o_core.measures.run import compare_measures
 from n2o_core.runtime import child, notices
 from n2o_core.runtime import server_mode as sm
 from n2o_core.runtime.progress import ProgressEvent
 from n2o_core.storage.cache import Cache
-from n2o_core.workspace import Workspace
 
 
 def _corpus(n: int = 60):

@@ -1,6 +1,6 @@
 """The one progress protocol (`n2o_core.runtime.progress`): one event (stage, item, done, total) with a fraction
 and a label derived from it, the helpers that report, relabel and count, and events that cross a child process
-and `runtime.each` unchanged."""
+and `runtime.serial_calls` unchanged."""
 
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from n2o_core.runtime import child
-from n2o_core.runtime.each import each_call
 from n2o_core.runtime.progress import ProgressEvent, counter, report, scoped
+from n2o_core.runtime.serial_calls import each_call
 from n2o_core.search.exact import exact_knn
 
 

@@ -12,8 +12,8 @@ import pytest
 
 import n2o_core.runtime.release as release
 from n2o_core.corpora import from_texts
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.storage.cache import Cache
-from n2o_core.workspace import Workspace
 
 
 @pytest.fixture

@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 
 from n2o_core.corpora import from_texts
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.embedders.base import EmbedderInfo
 from n2o_core.embedders.registry import register_embedder
 from n2o_core.errors import N2OError
@@ -15,7 +16,6 @@ from n2o_core.search.exact import exact_knn
 from n2o_core.search.hamming import hamming_knn
 from n2o_core.storage.cache import Cache
 from n2o_core.variants.transforms import derive_vectors, pack_signs, truncate_dims
-from n2o_core.workspace import Workspace
 
 DIM = 48
 

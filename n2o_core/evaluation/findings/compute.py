@@ -33,9 +33,9 @@ from n2o_core.runtime.progress import Progress, prefixed, report, scoped
 from n2o_core.text import SBERT_STOP_WORDS, token_set
 
 if TYPE_CHECKING:
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.measures.run import FeatureMemo
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
 
 #: Seeds per finding when none are asked for: three runs (seed, seed + 1, seed + 2), cheap where the embeddings are
@@ -325,9 +325,9 @@ def sts_evidence(cache: Cache, embedders: Sequence[str], progress: Progress | No
     """Pearson / Spearman of cosine vs human scores, raw and z-normalized (`sts.run_sts`), on gensim's Lee pairs;
     corpus-trained embedders are fit on gensim's Lee background corpus (`builtin:lee-news`), as `sts` does."""
     from n2o_core.corpora import load_corpus
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.evaluation.pairs.sources import load_pairs
     from n2o_core.evaluation.sts import run_sts
-    from n2o_core.workspace import Workspace
 
     pairs = load_pairs("builtin:lee", cache=cache)
     fit = load_corpus("builtin:lee-news", cache_dir=cache.root)
@@ -380,8 +380,8 @@ def evidence(
     every run: one run. Linear CKA is computed once per corpus size and embedder pair (kept in `cka_cache`; a new
     one when None)."""
     from n2o_core.corpora.corpus import sample_corpus
+    from n2o_core.corpus_workspace import Workspace as _Ws
     from n2o_core.measures.run import FeatureMemo
-    from n2o_core.workspace import Workspace as _Ws
 
     cache = FeatureMemo() if cka_cache is None else cka_cache
     if f.analysis == STS:

@@ -29,7 +29,7 @@ from n2o_core.evaluation.heros.unseen import unseen_notes
 from n2o_core.runtime.progress import Progress, report, scoped
 
 if TYPE_CHECKING:
-    from n2o_core.workspace import Workspace
+    from n2o_core.corpus_workspace import Workspace
 
 
 JSON_PAIR_COLUMNS = ["subset", "original", "variant", "target"]
@@ -88,8 +88,8 @@ def _records(df: pd.DataFrame) -> list[dict[str, Any]]:
 
 
 def _workspace(source: Any, cache_dir: str | None) -> Any:
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     if isinstance(source, Workspace):
         return source

@@ -121,13 +121,13 @@ def filter_pairs(
     return FilteredPairs(out, dropped, filters, n_loaded)
 
 
-def biggest_drop(fp: FilteredPairs) -> tuple[str, int] | None:
+def biggest_drop(filtered: FilteredPairs) -> tuple[str, int] | None:
     """The filter that dropped the most pairs and how many (the first in order on a tie); None when none dropped
     any."""
-    if not fp.dropped or max(fp.dropped.values()) == 0:
+    if not filtered.dropped or max(filtered.dropped.values()) == 0:
         return None
-    name = max(fp.dropped, key=lambda k: fp.dropped[k])
-    return name, fp.dropped[name]
+    name = max(filtered.dropped, key=lambda k: filtered.dropped[k])
+    return name, filtered.dropped[name]
 
 
 @dataclass(frozen=True)
@@ -153,15 +153,15 @@ class LooserSetting:
         return f"every genre (the paper: {was})"
 
 
-def looser_setting(pairs: Pairs, fp: FilteredPairs, want: int = PAPER_N_PAIRS) -> LooserSetting | None:
-    """When `fp` keeps fewer than `want` pairs: the filter that dropped the most (`biggest_drop`), relaxed alone
+def looser_setting(pairs: Pairs, filtered: FilteredPairs, want: int = PAPER_N_PAIRS) -> LooserSetting | None:
+    """When `filtered` keeps fewer than `want` pairs: the filter that dropped the most (`biggest_drop`), relaxed alone
     just enough to keep `want` pairs (the paper's 75) on the sliders' steps (score: the highest multiple of 0.1;
-    overlap: the lowest multiple of 0.05), or turned off when even that keeps fewer; None when `fp` already keeps
+    overlap: the lowest multiple of 0.05), or turned off when even that keeps fewer; None when `filtered` already keeps
     `want`, nothing was dropped, or relaxing adds no pair."""
-    top = biggest_drop(fp)
-    if top is None or len(fp.pairs) >= want:
+    top = biggest_drop(filtered)
+    if top is None or len(filtered.pairs) >= want:
         return None
-    f = fp.filters
+    f = filtered.filters
     measure = f.get("overlap_measure", "query")
     genres = tuple(f.get("genre") or ())
     df = pairs.frame
@@ -174,7 +174,7 @@ def looser_setting(pairs: Pairs, fp: FilteredPairs, want: int = PAPER_N_PAIRS) -
     name = top[0]
     if name == "genre":
         kept = int(np.sum(keep_score & keep_overlap))
-        return LooserSetting("genre", min_score, max_overlap, (), kept, genres) if kept > len(fp.pairs) else None
+        return LooserSetting("genre", min_score, max_overlap, (), kept, genres) if kept > len(filtered.pairs) else None
     others = keep_genre & (keep_overlap if name == "score" else keep_score)
     vals = score if name == "score" else overlap
     if name == "score":  # the filter dropped pairs, so it was on
@@ -190,17 +190,21 @@ def looser_setting(pairs: Pairs, fp: FilteredPairs, want: int = PAPER_N_PAIRS) -
         if n >= want:
             chosen, kept = round(v, 2), n
             break
-    if kept <= len(fp.pairs):
+    if kept <= len(filtered.pairs):
         return None
     if name == "score":
         return LooserSetting("score", chosen, max_overlap, genres, kept, min_score)
     return LooserSetting("overlap", min_score, chosen, genres, kept, max_overlap)
 
 
-def kept_line(fp: FilteredPairs) -> str:
+def kept_line(filtered: FilteredPairs) -> str:
     """'1,225 pairs loaded → score filter dropped 1,207 → word overlap filter dropped 0 → 18 kept'."""
-    steps = " → ".join(f"{FILTER_NAMES.get(k, k)} filter dropped {v:,}" for k, v in fp.dropped.items())
-    return f"{fp.n_loaded:,} pairs loaded" + (f" → {steps}" if steps else " (no filter)") + f" → {len(fp.pairs):,} kept"
+    steps = " → ".join(f"{FILTER_NAMES.get(k, k)} filter dropped {v:,}" for k, v in filtered.dropped.items())
+    return (
+        f"{filtered.n_loaded:,} pairs loaded"
+        + (f" → {steps}" if steps else " (no filter)")
+        + f" → {len(filtered.pairs):,} kept"
+    )
 
 
 def deviations(filters: dict[str, Any], paper: dict[str, Any]) -> list[str]:

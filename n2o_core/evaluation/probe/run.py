@@ -39,7 +39,7 @@ from n2o_core.runtime.progress import Progress, ProgressEvent, report
 from n2o_core.storage.fileio import json_plain
 
 if TYPE_CHECKING:
-    from n2o_core.workspace import Workspace
+    from n2o_core.corpus_workspace import Workspace
 
 #: Name of the length-only baseline in the results: as in the paper, logistic regression on the length in words
 #: (shown beside every classifier's table).

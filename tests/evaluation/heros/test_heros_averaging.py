@@ -30,10 +30,10 @@ def test_one_setting_for_cli_api_and_page():
 
 @pytest.mark.parametrize("averaging", ["nostop", "all"])
 def test_cli_and_page_data_path_agree(tmp_path, averaging):
-    import ui.heros_data as heros_data
+    import ui.heros_runs as heros_runs
     from n2o_core.corpora import load_corpus
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     path = tmp_path / "c.txt"
     path.write_text("\n".join(CORPUS) + "\n")
@@ -47,11 +47,11 @@ def test_cli_and_page_data_path_agree(tmp_path, averaging):
     corpus = load_corpus(str(path))
     ws = Workspace(corpus, cache=Cache(tmp_path / "page"))
     lo = SimpleNamespace(names=["word2vec"], corpus=corpus, ws=ws, settings=SimpleNamespace(znorm=False, seed=0))
-    heros_data.choose(4, averaging)
-    n_per, avg, scored = heros_data.composition(lo)
+    heros_runs.choose(4, averaging)
+    n_per, avg, scored = heros_runs.composition(lo)
     assert (n_per, avg, scored) == (4, averaging, {"word2vec": scored_id("word2vec", averaging)})
-    pairset = heros_data.pairs(lo, n_per, 0)
-    results, _, _, errors = heros_data.scores(lo, pairset, n_per, 0, list(scored.values()))
+    pairset = heros_runs.pairs(lo, n_per, 0)
+    results, _, _, errors = heros_runs.scores(lo, pairset, n_per, 0, list(scored.values()))
     assert not errors
     page = {(r.embedder, r.subset): r.normalized for r in results.itertuples()}
     assert page.keys() == cli.keys()

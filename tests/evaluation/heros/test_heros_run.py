@@ -47,8 +47,8 @@ def test_normalized_follows_from_raw_and_baseline(result, tmp_path):
     b (App. D: the mean cosine between the first and the second half of the distinct originals) and the subset means
     of (s - b) / (1 - b)."""
     from n2o_core.corpora import from_texts
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     ws = Workspace(from_texts(list(CORPUS), name="texts"), cache=Cache(tmp_path / "cache"))
     pairs = result.pairs
@@ -87,8 +87,8 @@ def test_one_embedder_at_a_time_combines_into_one_runs_result(tmp_path):
     `run_heros` reports for them together: the results rows in the given order, the baselines, every pair with
     each embedder's raw cosine."""
     from n2o_core.corpora import from_texts
+    from n2o_core.corpus_workspace import Workspace
     from n2o_core.storage.cache import Cache
-    from n2o_core.workspace import Workspace
 
     ws = Workspace(from_texts(list(CORPUS), name="texts"), cache=Cache(tmp_path / "cache"))
     names = ["tfidf", "glove-6b-50d-nostop"]

@@ -12,6 +12,7 @@ import pytest
 from probe_corpus import sentences
 
 from n2o_core.corpora import from_texts
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.errors import N2OError
 from n2o_core.evaluation.probe import TASKS
 from n2o_core.evaluation.probe.build import build_tasks
@@ -27,7 +28,6 @@ from n2o_core.evaluation.probe.split import (
 )
 from n2o_core.evaluation.probe.tasks import Candidates, Item
 from n2o_core.storage.cache import Cache
-from n2o_core.workspace import Workspace
 
 
 def _item(text: str, label: str) -> Item:

@@ -11,6 +11,7 @@ from probe_corpus import sentences
 
 from n2o_core.cli.main import main
 from n2o_core.corpora import from_texts
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.errors import N2OError
 from n2o_core.evaluation.probe import TASKS
 from n2o_core.evaluation.probe.build import task_key
@@ -26,7 +27,6 @@ from n2o_core.evaluation.probe.timing import (
 )
 from n2o_core.runtime.progress import ProgressEvent
 from n2o_core.storage.cache import Cache
-from n2o_core.workspace import Workspace
 
 EMBEDDERS = ["tfidf", "fasttext"]
 PER_CLASS = 20

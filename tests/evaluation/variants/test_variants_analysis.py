@@ -11,6 +11,7 @@ import pytest
 
 import n2o_core as n2o
 from n2o_core.corpora import from_texts
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.embedders.base import EmbedderInfo
 from n2o_core.embedders.registry import register_embedder
 from n2o_core.evaluation.variants.compression import compression_curve, family_variants, knee
@@ -18,7 +19,6 @@ from n2o_core.evaluation.variants.layers import compare_layers
 from n2o_core.evaluation.variants.run import run_variants
 from n2o_core.measures.run import feature_matrix
 from n2o_core.storage.cache import Cache
-from n2o_core.workspace import Workspace
 
 DIM = 32
 

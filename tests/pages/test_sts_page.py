@@ -19,7 +19,7 @@ LABELS = SCORING_LABELS
 def open_similarity(app, **params):
     app.query_params.update({"emb": ",".join(NAMES), **params})
     app.run()
-    app.switch_page("pages/similarity.py").run(timeout=600)
+    app.switch_page("pages/sts.py").run(timeout=600)
     no_exception(app)
     return app
 

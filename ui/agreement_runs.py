@@ -36,19 +36,19 @@ from n2o_core.analyses import projection
 from n2o_core.analyses.agreement import Agreement
 from n2o_core.analyses.projection import Projection
 from n2o_core.corpora import Corpus
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.errors import N2OError
 from n2o_core.figures import maps as figures_maps
 from n2o_core.limits import MIN_EMBEDDERS, check_corpus_size, k_max_for
 from n2o_core.runtime import child
-from n2o_core.runtime.each import each_call
 from n2o_core.runtime.memo import LRU
 from n2o_core.runtime.progress import Progress, ProgressEvent
+from n2o_core.runtime.serial_calls import each_call
 from n2o_core.search.result import Neighbors
 from n2o_core.settings import Settings
 from n2o_core.text import escape_markup
-from n2o_core.workspace import Workspace
 
-from . import data, failures
+from . import failures, n2o_runs
 from .guard import message
 from .jobs import close_embedders, run_embedders
 from .progress import stage_progress
@@ -116,7 +116,7 @@ def load(settings: Settings, corpus: Corpus) -> AgreementData:
     cache. An embedder that fails is named in `errors` and never stops the others."""
     check_corpus_size(len(corpus))
     n = len(corpus)
-    ws = data.workspace(corpus.fingerprint, corpus, settings.scheduler)
+    ws = n2o_runs.workspace(corpus.fingerprint, corpus, settings.scheduler)
     out = AgreementData(settings, corpus, ws, k_max_for(n), bool(settings.approx or pipeline.default_approx(n)))
     memo = _memo()
     todo = []
@@ -267,7 +267,7 @@ def _maps_figure(key: tuple, _build: Callable[[], T]) -> T:
 
 def maps_figure(key: tuple, build: Callable[[], T]) -> T:
     """The maps figure `build()` makes, kept for the last few keys (they are megabytes each, so not in
-    data.figure's larger cache)."""
+    n2o_runs.figure's larger cache)."""
     return _maps_figure(key, build)
 
 

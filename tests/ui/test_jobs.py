@@ -6,7 +6,7 @@ from __future__ import annotations
 import math
 import os
 
-from n2o_core.runtime.each import each_call
+from n2o_core.runtime.serial_calls import each_call
 from ui.jobs import run_with_bars
 
 
@@ -71,7 +71,7 @@ def test_a_bar_draws_each_event_once_per_percent_with_its_stage_text():
 
 
 def test_stages_of_each_call_reach_its_own_bar(monkeypatch):
-    """`stages` gets each call's ProgressEvents (relayed by `runtime.each`) on that call's bar."""
+    """`stages` gets each call's ProgressEvents (relayed by `runtime.serial_calls`) on that call's bar."""
     import numpy as np
 
     from n2o_core.runtime.progress import ProgressEvent

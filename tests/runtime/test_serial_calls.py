@@ -1,4 +1,4 @@
-"""One job for several embedders (`n2o_core.runtime.each.each_embedder`): each embedder's result is what the
+"""One job for several embedders (`n2o_core.runtime.serial_calls.each_embedder`): each embedder's result is what the
 job gives for it alone, one failure is reported and the others go on, progress is relayed per embedder, and the
 same events come back from a child process."""
 
@@ -7,14 +7,14 @@ from __future__ import annotations
 import pytest
 
 from n2o_core.corpora import load_corpus
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.errors import N2OError
 from n2o_core.evaluation.pairs import lee_pairs
 from n2o_core.evaluation.sts import run_sts
 from n2o_core.runtime import child
-from n2o_core.runtime.each import each_embedder
 from n2o_core.runtime.progress import ProgressEvent
+from n2o_core.runtime.serial_calls import each_embedder
 from n2o_core.storage.cache import Cache
-from n2o_core.workspace import Workspace
 
 NAMES = ["glove-6b-50d", "no-such-embedder", "tfidf"]
 

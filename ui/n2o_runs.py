@@ -28,6 +28,7 @@ from n2o_core.analyses.compare import ComparisonResult
 from n2o_core.analyses.compare import comparison as core_comparison
 from n2o_core.analyses.face_value import FaceValue
 from n2o_core.corpora import Corpus, load_corpus, with_background
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.embedders.base import EmbedderInfo
 from n2o_core.errors import N2OError
 from n2o_core.limits import K_MAX, check_corpus_size, effective_k, k_max_for
@@ -38,7 +39,6 @@ from n2o_core.search.result import Neighbors
 from n2o_core.settings import Settings
 from n2o_core.storage.cache import Cache
 from n2o_core.text import escape_markup
-from n2o_core.workspace import Workspace
 
 from . import failures as failures_
 from .guard import message

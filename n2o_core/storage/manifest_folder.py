@@ -1,9 +1,10 @@
-"""Fitted or distilled embedder state on disk: one folder per key, no pickle, written atomically.
+"""A folder written atomically with a manifest: one folder per key, no pickle (an embedder's fitted or distilled
+state, an ONNX export).
 
-A state folder holds plain files (JSON, .npy, safetensors) plus `manifest.json`, written last, listing every
+A folder holds plain files (JSON, .npy, safetensors) plus `manifest.json`, written last, listing every
 file with its size and sha256. A folder whose manifest is missing, unreadable or does not match its files is
 treated as absent (and replaced by the next write). Folders are built under a temporary name beside the target
-and moved into place with os.replace, so readers never see a half-written state.
+and moved into place with os.replace, so readers never see a half-written folder.
 """
 
 from __future__ import annotations
@@ -21,12 +22,14 @@ import numpy as np
 from n2o_core.errors import CacheError
 from n2o_core.storage.fileio import file_sha256
 
+__all__ = ["MANIFEST", "folder_path", "load_json", "load_npy", "read_manifest", "save_json", "save_npy", "write_folder"]
+
 MANIFEST = "manifest.json"
 FORMAT = 1
 
 
-def state_dir(cache_dir: str | os.PathLike, kind: str, key: str) -> Path:
-    """Folder of one state: <cache_dir>/<kind>/<key>."""
+def folder_path(cache_dir: str | os.PathLike, kind: str, key: str) -> Path:
+    """Where one folder lives: <cache_dir>/<kind>/<key>."""
     return Path(cache_dir) / kind / key
 
 
@@ -45,14 +48,14 @@ def read_manifest(path: Path) -> dict[str, Any] | None:
         return None
 
 
-def write_state(path: Path, build: Callable[[Path], dict[str, Any]]) -> dict[str, Any]:
+def write_folder(path: Path, build: Callable[[Path], dict[str, Any]]) -> dict[str, Any]:
     """Run `build(tmp_dir)` (writes files, returns JSON-able meta), then publish the folder at `path`."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         tmp = path.parent / f".tmp-{path.name}-{uuid.uuid4().hex[:8]}"
         tmp.mkdir()
     except OSError as exc:
-        raise CacheError(f"Cannot write embedder state under {path.parent}: {exc.strerror or exc}.") from exc
+        raise CacheError(f"Cannot write {path.name} under {path.parent}: {exc.strerror or exc}.") from exc
     try:
         meta = build(tmp)
         files = {

@@ -22,7 +22,7 @@ from n2o_core.runtime.memo import LRU
 from n2o_core.runtime.progress import Progress, ProgressEvent
 from n2o_core.text import escape_markup
 
-from . import data
+from . import n2o_runs
 from .guard import message
 from .progress import bar_progress
 
@@ -74,7 +74,7 @@ def cached(corpus: Corpus, setup: ProbeSetup, scheduler: str = "") -> ProbeResul
     got = known(corpus, setup)
     if got is not None:
         return got
-    ws = data.workspace(corpus.fingerprint, corpus, scheduler)
+    ws = n2o_runs.workspace(corpus.fingerprint, corpus, scheduler)
     ids, kw = _args(setup)
     try:
         res = cached_probe(ws, ids, **kw)
@@ -89,7 +89,7 @@ def cached(corpus: Corpus, setup: ProbeSetup, scheduler: str = "") -> ProbeResul
 def how_long(corpus: Corpus, setup: ProbeSetup, scheduler: str = "") -> Estimate | None:
     """How long the run will take here (`timing.estimate`: what the cache lacks at the rates measured here);
     None when it cannot be estimated."""
-    ws = data.workspace(corpus.fingerprint, corpus, scheduler)
+    ws = n2o_runs.workspace(corpus.fingerprint, corpus, scheduler)
     ids, kw = _args(setup)
     try:
         return estimate(ws, ids, kw["tasks"], kw["classifiers"], setup.per_class, setup.seed, setup.min_train)
@@ -105,7 +105,7 @@ def run(corpus: Corpus, setup: ProbeSetup, scheduler: str = "") -> ProbeResult:
     got = known(corpus, setup)
     if got is not None:
         return got
-    ws = data.workspace(corpus.fingerprint, corpus, scheduler)
+    ws = n2o_runs.workspace(corpus.fingerprint, corpus, scheduler)
     what = f"Probing {len(setup.embedders)} embedder(s) on {len(setup.tasks)} task(s) from {escape_markup(corpus.name)}"
     ids, kw = _args(setup)
     with st.status(f"{what}…", expanded=True) as status:

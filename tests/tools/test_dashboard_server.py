@@ -1,5 +1,5 @@
-"""ui.server: a server that exits before it is healthy is an error that quotes its log (the healthy path is the
-browser tests' session server)."""
+"""tools.dashboard_server: a server that exits before it is healthy is an error that quotes its log (the healthy
+path is the browser tests' session server)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import time
 
 import pytest
 
-from ui.server import ServerError, free_port, healthy, start_server
+from tools.dashboard_server import ServerError, free_port, healthy, start_server
 
 
 def test_a_server_that_exits_raises_with_its_log(tmp_path):

@@ -34,13 +34,13 @@ from n2o_core.evaluation.findings import (
 )
 from n2o_core.measures.run import FeatureMemo
 from n2o_core.pipeline import embeddings_cached
-from n2o_core.runtime.each import each_call
 from n2o_core.runtime.memo import LRU
 from n2o_core.runtime.progress import ProgressEvent
+from n2o_core.runtime.serial_calls import each_call
 from n2o_core.settings import Settings
 from n2o_core.text import escape_markup
 
-from . import data
+from . import n2o_runs
 from .jobs import run_with_bars
 from .progress import bar_progress
 
@@ -82,14 +82,14 @@ def result(corpus: Corpus, f: Finding, p: FindingParams) -> FindingResult | None
         r = judge(f, ev, took)
         r.computed_at = at
         return r
-    return load_results(data.cache(), corpus.fingerprint, p, [f]).get(f.id)
+    return load_results(n2o_runs.cache(), corpus.fingerprint, p, [f]).get(f.id)
 
 
 def compute(settings: Settings, corpus: Corpus, findings: list[Finding], p: FindingParams) -> dict[str, str]:
     """Compute (once) the evidence the given findings need, with a status and a progress bar per analysis.
     Returns {finding id: error sentence} for the computations that failed (nothing is memoized for them)."""
     memo = _memo()
-    ws = data.workspace(corpus.fingerprint, corpus, settings.scheduler)
+    ws = n2o_runs.workspace(corpus.fingerprint, corpus, settings.scheduler)
     todo: dict[tuple, Finding] = {}
     for f in findings:
         key = _key(corpus, f, p)
@@ -150,7 +150,7 @@ def estimate(settings: Settings, corpus: Corpus, findings: list[Finding], p: Fin
         key = _key(corpus, f, p)
         if key not in memo:
             todo.setdefault(key, f)
-    ws = data.workspace(corpus.fingerprint, corpus, settings.scheduler)
+    ws = n2o_runs.workspace(corpus.fingerprint, corpus, settings.scheduler)
     missing = _missing_vectors(ws, todo.values())
     analyses = [(f.analysis, f.embedders) for f in todo.values()]
     return estimate_check(analyses, p.run_sizes(len(corpus)), p.n_seeds, p.heros_pairs, missing, load_timings(ws.cache))

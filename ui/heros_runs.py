@@ -10,19 +10,19 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.errors import N2OError
 from n2o_core.evaluation.heros.averaging import scored_id
 from n2o_core.evaluation.heros.generate import PairSet
 from n2o_core.evaluation.heros.run import combine_scores, make_pairs, pairs_ready, score_embedder
 from n2o_core.runtime import child
-from n2o_core.runtime.each import each_embedder
 from n2o_core.runtime.memo import LRU
+from n2o_core.runtime.serial_calls import each_embedder
 from n2o_core.settings import HEROS_AVERAGING_DEFAULT, HEROS_DEFAULT_PAIRS
 from n2o_core.text import escape_markup
-from n2o_core.workspace import Workspace
 
-from .data import Loaded
 from .jobs import run_with_bars
+from .n2o_runs import Loaded
 
 log = logging.getLogger("n2o")
 

@@ -10,7 +10,7 @@ page can tell, without running anything, which analyses were already run for thi
   `run_needle(ws, pairs, embedders, seed=seed)` call computes for it (every embedder is bootstrapped with the
   same seed, so the same resamples of the pairs);
 - human similarity: `run_sts(ws, pairs, [eid])` (no randomness);
-- HEROS: `heros.run.score_embedder` on the corpus's minimal pairs (`ui.heros_data.pairs`, shared with the HEROS
+- HEROS: `heros.run.score_embedder` on the corpus's minimal pairs (`ui.heros_runs.pairs`, shared with the HEROS
   page).
 
 The core puts the parts together (`needle.combine_needle`, `sts.combine_sts`): sorted and ranked as one call over
@@ -36,19 +36,19 @@ import streamlit as st
 
 from n2o_core.analyses.quality import embedder_dims
 from n2o_core.corpora import Corpus
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.errors import N2OError
 from n2o_core.evaluation.needle import NeedleResult, combine_needle, run_needle
 from n2o_core.evaluation.pairs import FilteredPairs, Pairs, filter_pairs, load_pairs, pair_file_columns
 from n2o_core.evaluation.sts import STSResult, combine_sts, run_sts
 from n2o_core.runtime import child
-from n2o_core.runtime.each import each_embedder
 from n2o_core.runtime.memo import LRU
 from n2o_core.runtime.progress import Progress
+from n2o_core.runtime.serial_calls import each_embedder
 from n2o_core.storage.fileio import atomic_write
 from n2o_core.text import escape_markup
-from n2o_core.workspace import Workspace
 
-from . import data
+from . import n2o_runs
 from .jobs import run_with_bars
 from .progress import stage_progress
 
@@ -78,7 +78,7 @@ def _keep(kind: str, key: tuple, value: Any) -> None:
 def save_pair_upload(name: str, raw: bytes) -> str:
     """Keep an uploaded pair file in the cache folder under its content digest; returns its path (the spec)."""
     safe = re.sub(r"[^A-Za-z0-9._-]+", "_", Path(name).name).strip("._") or "pairs.tsv"
-    path = Path(data.cache().root) / "pair-uploads" / hashlib.sha256(raw).hexdigest()[:16] / safe
+    path = Path(n2o_runs.cache().root) / "pair-uploads" / hashlib.sha256(raw).hexdigest()[:16] / safe
     if not path.is_file():
         atomic_write(path, lambda f: f.write(raw))
     return str(path)
@@ -104,7 +104,7 @@ def _load(key: tuple, corpus: Corpus | None, progress: Progress | None = None) -
         spec,
         columns=dict(cols) or None,
         corpus=corpus,
-        cache=data.cache(),
+        cache=n2o_runs.cache(),
         seed=seed,
         callbacks={"progress": progress} if progress is not None else None,
         isolate=None if spec.startswith(("synthetic", "hf:")) else False,  # a file or built-in set: read here
@@ -228,12 +228,12 @@ def _run_each(
 # --------------------------------------------------------------------------- paraphrase needle
 
 
-def _needle_key(lo: data.Loaded, pkey: tuple, fkey: tuple, eid: str) -> tuple:
+def _needle_key(lo: n2o_runs.Loaded, pkey: tuple, fkey: tuple, eid: str) -> tuple:
     s = lo.settings
     return (lo.corpus.fingerprint, pkey, fkey, eid, s.znorm, s.seed, NEEDLE_TOP, NEEDLE_BOOT)
 
 
-def needle_known(lo: data.Loaded, pkey: tuple, fkey: tuple) -> dict[str, NeedleResult]:
+def needle_known(lo: n2o_runs.Loaded, pkey: tuple, fkey: tuple) -> dict[str, NeedleResult]:
     """The needle results already computed for the loaded embedders (nothing is run)."""
     memo = _memo()["needle"]
     keys = {e: _needle_key(lo, pkey, fkey, e) for e in lo.names}
@@ -241,7 +241,7 @@ def needle_known(lo: data.Loaded, pkey: tuple, fkey: tuple) -> dict[str, NeedleR
 
 
 def needle(
-    lo: data.Loaded, fpairs: FilteredPairs, pkey: tuple, fkey: tuple
+    lo: n2o_runs.Loaded, fpairs: FilteredPairs, pkey: tuple, fkey: tuple
 ) -> tuple[NeedleResult | None, dict[str, str]]:
     """Paraphrase ranks for every loaded embedder (computed once per process), with progress; (the combined
     result, or None when every embedder failed; errors by embedder)."""
@@ -303,7 +303,7 @@ def _dims(fp: str, names: tuple[str, ...], _ws: Workspace) -> dict[str, int]:
     return embedder_dims(_ws, names)
 
 
-def dims(lo: data.Loaded) -> dict[str, int]:
+def dims(lo: n2o_runs.Loaded) -> dict[str, int]:
     """Dimension of every loaded embedder (tf-idf: its vocabulary size on this corpus)."""
     return _dims(lo.corpus.fingerprint, tuple(lo.names), lo.ws)
 

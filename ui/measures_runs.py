@@ -9,10 +9,10 @@ from dataclasses import dataclass
 
 import streamlit as st
 
+from n2o_core.corpus_workspace import Workspace
 from n2o_core.measures.stored import Setup, Stored, compare_and_store, load
 from n2o_core.runtime import child
 from n2o_core.runtime.memo import LRU
-from n2o_core.workspace import Workspace
 
 from .progress import bar_progress
 

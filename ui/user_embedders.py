@@ -1,6 +1,6 @@
-"""The user's own embedders and corpora in the sidebar: a model spec typed under Advanced (`st:`, `hf:…@pooling`,
-`wv:`, local folders), vectors uploaded as .npy/.npz/.parquet, a Hugging Face dataset as the corpus, and the
-embedder picker's grouping by family.
+"""The user's own embedders in the sidebar: a model spec typed under Advanced (`st:`, `hf:…@pooling`, `wv:`, local
+folders, a variant `ID@…`) and vectors uploaded as .npy/.npz/.parquet, which of them a link may name, and their
+registry rows for the picker (`embedder_picker` orders and labels it; `hf_dataset` is a dataset as the corpus).
 
 Each is checked before any work and refused with one sentence in place; the other embedders keep working.
 What a link may name follows `n2o_core.embedders.user` (model names always; server paths only when they were
@@ -12,29 +12,23 @@ a content-addressed id (`vec:<label>-<digest>`), so sessions sharing that Worksp
 from __future__ import annotations
 
 import logging
-import os
 
 import streamlit as st
 
-from n2o_core.corpora import Corpus, load_corpus
+from n2o_core.corpora import Corpus
 from n2o_core.corpora.uploads import check_upload_size
 from n2o_core.embedders import user as ue
-from n2o_core.embedders.base import FAMILY_GROUPS, EmbedderInfo
-from n2o_core.errors import CorpusError, N2OError
-from n2o_core.figures.style import FAMILY_COLORS
+from n2o_core.embedders.base import EmbedderInfo
+from n2o_core.errors import N2OError
 from n2o_core.runtime.memo import LRU
 from n2o_core.runtime.server_mode import upload_limit_mb
 from n2o_core.text import escape_markup
 
-from . import data
+from . import n2o_runs
 from .guard import message
 
 log = logging.getLogger("n2o")
 
-#: The corpus picker's entry for a Hugging Face dataset.
-HF = "__hf__"
-#: Marks before each embedder in the picker (a multiselect shows plain text), close to the figures' hues.
-FAMILY_NAME = {"precomputed": "your vectors"}
 _OWN = "_own"  # session: ids of the user's embedders (specs and vectors), in the order added
 _MSG = "_own_msg"  # session: (kind, text) shown under the Advanced controls after an add
 
@@ -72,7 +66,7 @@ def link_refusal(eid: str) -> str | None:
     if eid.startswith(ue.VECTOR_PREFIX):
         if not ue.is_vectors_id(eid):
             return "it is not the id of uploaded vectors"
-        if ue.vectors_file(data.cache(), eid) is None:
+        if ue.vectors_file(n2o_runs.cache(), eid) is None:
             return "these uploaded vectors are no longer on this server; upload the file again"
         return None
     if eid.startswith("npy:"):
@@ -117,11 +111,11 @@ def infos(builtin: dict[str, EmbedderInfo], corpus: Corpus | None, scheduler: st
             if why:
                 left_out[eid] = why
                 continue
-            ws = data.workspace(corpus.fingerprint, corpus, scheduler)
+            ws = n2o_runs.workspace(corpus.fingerprint, corpus, scheduler)
             out[eid] = ws.info(eid)
         elif variant_id(eid) and corpus is not None:
             try:
-                out[eid] = data.workspace(corpus.fingerprint, corpus, scheduler).info(eid)
+                out[eid] = n2o_runs.workspace(corpus.fingerprint, corpus, scheduler).info(eid)
             except Exception as e:  # noqa: BLE001 - one sentence in place; the others keep working
                 left_out[eid] = message(e, eid)
         else:
@@ -133,61 +127,19 @@ def infos(builtin: dict[str, EmbedderInfo], corpus: Corpus | None, scheduler: st
 
 def _attach(eid: str, corpus: Corpus, scheduler: str) -> str | None:
     """Add uploaded vectors to the corpus's shared Workspace; why they cannot be used with it, else None."""
-    cache = data.cache()
+    cache = n2o_runs.cache()
     path = ue.vectors_file(cache, eid)
     if path is None:
         return "these uploaded vectors are no longer on this server; upload the file again"
     if ue.vectors_corpus(cache, eid) != corpus.fingerprint:
         return "they were uploaded for another corpus (or another number of sentences)"
-    ws = data.workspace(corpus.fingerprint, corpus, scheduler)
+    ws = n2o_runs.workspace(corpus.fingerprint, corpus, scheduler)
     if not ws.is_precomputed(eid):
         try:
             ws.add_vectors(eid, path)
         except N2OError as e:
             return str(e)
     return None
-
-
-def picker_order(ids: list[str], infos_: dict[str, EmbedderInfo]) -> list[str]:
-    """Embedders grouped by family (tf-idf, static averages, subword, distilled, transformers, your vectors),
-    built-ins first within a group, in registry order."""
-
-    def key(e: str) -> tuple[int, bool, int]:
-        inf = infos_.get(e)
-        group = inf.family_group if inf else ue.family_group_of(e)
-        rank = FAMILY_GROUPS.index(group) if group in FAMILY_GROUPS else len(FAMILY_GROUPS)
-        return rank, bool(inf is None or inf.family == "user"), ids.index(e)
-
-    return sorted(ids, key=key)
-
-
-def picker_label(eid: str, inf: EmbedderInfo | None) -> str:
-    """'glove-6b-50d · GloVe, 50-d': the id, the method and the dimension, in plain text (an emoji mark shows as
-    an empty box without an emoji font; the family colours are in the legend under the picker)."""
-    if inf is None:
-        return eid
-    group = inf.family_group
-    method = FAMILY_NAME.get(group, inf.family) if inf.family == "user" else inf.family
-    return f"{eid} · {method}, {data.dim_label(inf)}"
-
-
-#: Chips of the embedder picker show their whole label (the id first), wrapping rather than cut.
-CHIP_CSS = (
-    "<style>[data-testid='stSidebar'] [data-baseweb='tag']{max-width:100% !important;height:auto}"
-    "[data-testid='stSidebar'] [data-baseweb='tag'] span{max-width:none !important;white-space:normal;"
-    "overflow:visible;text-overflow:clip}</style>"
-)
-
-
-def legend(groups: list[str]) -> str:
-    """The family colours of the figures, as one HTML line for the sidebar."""
-    items = [
-        f'<span style="color:{FAMILY_COLORS.get(g, FAMILY_COLORS["other"])[0]}">■</span> '
-        f"{escape_markup(FAMILY_NAME.get(g, g))}"
-        for g in FAMILY_GROUPS
-        if g in groups
-    ]
-    return "<div style='font-size:0.8rem;color:#666;line-height:1.5'>" + " · ".join(items) + "</div>"
 
 
 # --------------------------------------------------------------------------- Advanced: add a model, upload vectors
@@ -207,7 +159,7 @@ def _add_spec() -> None:
     from n2o_core.embedders.registry import get_embedder
 
     try:
-        emb = get_embedder(spec, cache_dir=data.cache().path("models"))
+        emb = get_embedder(spec, cache_dir=n2o_runs.cache().path("models"))
     except Exception as e:  # noqa: BLE001 - one sentence in place; the others keep working
         st.session_state[_MSG] = ("error", message(e, f"Loading '{spec}'"))
         return
@@ -235,7 +187,7 @@ def _add_variant(eid: str) -> None:
         st.session_state[_MSG] = ("error", "Choose a usable corpus first: a variant is fitted on its sentences.")
         return
     try:
-        info = data.workspace(corpus.fingerprint, corpus, st.session_state.get("_own_scheduler", "")).info(v.id)
+        info = n2o_runs.workspace(corpus.fingerprint, corpus, st.session_state.get("_own_scheduler", "")).info(v.id)
     except Exception as e:  # noqa: BLE001 - one sentence in place; the others keep working
         st.session_state[_MSG] = ("error", message(e, f"Adding '{eid}'"))
         return
@@ -258,7 +210,7 @@ def _add_vectors() -> None:
     try:
         check_upload_size(f.name, f.size)  # the browser checks too, but a crafted request can skip it
         arr = ue.read_vectors(f.name, f.getvalue())
-        eid = ue.save_vectors(data.cache(), f.name, arr, corpus.fingerprint, len(corpus))
+        eid = ue.save_vectors(n2o_runs.cache(), f.name, arr, corpus.fingerprint, len(corpus))
     except Exception as e:  # noqa: BLE001
         st.session_state[_MSG] = ("error", message(e, f"Reading {f.name}"))
         return
@@ -304,50 +256,3 @@ def advanced(corpus: Corpus | None, scheduler: str = "") -> None:
             on_click="ignore",
             help="One sentence per line, in corpus order: embed these to make vectors for this corpus.",
         )
-
-
-# --------------------------------------------------------------------------- a Hugging Face dataset as the corpus
-
-
-def hf_inputs(default_spec: str = "", default_column: str = "") -> tuple[str | None, str]:
-    """The dataset and text-column fields (below the corpus picker); (spec or None, column)."""
-    st.session_state.setdefault("w_hf_spec", default_spec)
-    st.session_state.setdefault("w_hf_col", default_column or "text")
-    spec = st.text_input(
-        "Hugging Face dataset",
-        key="w_hf_spec",
-        placeholder="hf:NAME[:CONFIG][@SPLIT]",
-        help="A dataset on the Hugging Face hub (or in its local cache), e.g. hf:ag_news@test.",
-    ).strip()
-    column = st.text_input("Text column", key="w_hf_col").strip() or "text"
-    if not spec:
-        st.info("Type a dataset name, e.g. hf:ag_news@test.")
-        return None, column
-    if not spec.startswith("hf:"):
-        spec = "hf:" + spec
-    return spec, column
-
-
-@st.cache_resource(show_spinner="Loading the dataset…", max_entries=4)
-def hf_corpus(spec: str, column: str, max_sentences: int) -> Corpus:
-    """A Hugging Face dataset as a corpus (cached per process; `datasets` keeps its own files in the cache)."""
-    try:
-        return load_corpus(spec, max_sentences=max_sentences, text_column=column, cache_dir=data.cache().root)
-    except CorpusError as e:
-        raise CorpusError(hf_hint(str(e), spec)) from None
-
-
-def hf_hint(error: str, spec: str) -> str:
-    """The loader's sentence, plus what to do when the dataset could not be downloaded (no internet)."""
-    lowered = error.lower()
-    if not any(w in lowered for w in ("offline", "reach", "connect", "internet", "network")):
-        return error
-    offline = any(os.environ.get(v, "") not in ("", "0") for v in ("HF_HUB_OFFLINE", "HF_DATASETS_OFFLINE"))
-    name = spec[3:].partition("@")[0].partition(":")[0]
-    return (
-        f"{error.rstrip('.')}. This server cannot download datasets"
-        + (" (it runs with HF_HUB_OFFLINE=1)" if offline else "")
-        + ": on a machine with internet save the text column, e.g. "
-        f"datasets.load_dataset('{name}', split='train').to_csv('{name.split('/')[-1]}.csv'), then choose "
-        "'Upload a file…' in the corpus picker; or start the app online with HF_HUB_OFFLINE=0."
-    )
