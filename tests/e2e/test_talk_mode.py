@@ -32,6 +32,7 @@ MAIN: dict[str, tuple[str, ...] | None] = {
     "quality": (f".st-key-quality_scatter {PLOT}",),
     "findings": ("[data-testid='stTable']",),
     "probe": (f".st-key-probe_heatmap_lr {PLOT}",),
+    "variants": (f".st-key-variants {PLOT}",),
     "about": None,
 }
 #: The pages the default run tours (each draws at once on the session's corpus); the slow test does the rest.

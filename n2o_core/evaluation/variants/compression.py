@@ -77,6 +77,11 @@ class CompressionPoint:
             "sts_spearman": None if self.sts_spearman is None else round(self.sts_spearman, 6),
         }
 
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> CompressionPoint:
+        """The point `to_json` wrote."""
+        return cls(**{f: doc[f] for f in cls.__dataclass_fields__})
+
 
 @dataclass
 class Compression:
@@ -107,6 +112,12 @@ class Compression:
             "notes": self.notes,
             "points": [p.to_json() for p in self.points],
         }
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> Compression:
+        """The curve `to_json` wrote."""
+        fields = {f: doc[f] for f in cls.__dataclass_fields__ if f != "points"}
+        return cls(**fields, points=[CompressionPoint.from_json(p) for p in doc["points"]])
 
 
 def knee(points: Sequence[tuple[float, float]]) -> int | None:
