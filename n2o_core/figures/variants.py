@@ -2,7 +2,8 @@
 
 - `layer_matrices`: a layer x layer matrix of N2O beside one of linear CKA (rows: the layers of A; columns: the
   layers of B, or A's own), the chance level in the N2O panel's title, and in each panel the best-matching column
-  of every row ringed (for a model against itself the diagonal, always 1, is left grey and out of the choice).
+  of every row ringed (for a model against itself the diagonal, always 1, is left blank and out of the choice;
+  against an embedder without layers, one column, the best row is ringed instead).
 - `compression_curves`: N2O with the full-precision exact neighbors against bytes per vector (log scale), one
   curve per family, the chance level and the knee marked; beside it the needle MRR and STS Spearman of each
   variant against the same bytes (does the quality follow the neighbors?).
@@ -18,6 +19,7 @@ import numpy as np
 import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
+from n2o_core.figures.labels import label_positions
 from n2o_core.figures.style import PALETTE, base_layout, reference_line
 from n2o_core.text import escape_markup
 
@@ -77,15 +79,19 @@ def layer_matrices(lc: LayerComparison) -> go.Figure:
             row=1,
             col=col,
         )
+        if len(cols) == 1:  # one column: every row's best is that column; ring the row that matches it best
+            at, ring, what = ([cols[0]], [rows[int(np.nanargmax(M[:, 0]))]], "best layer")
+        else:
+            at, ring, what = ([cols[j] for j in best], rows, "best match of each row")
         fig.add_trace(
             go.Scatter(
-                x=[cols[j] for j in best],
-                y=rows,
+                x=at,
+                y=ring,
                 mode="markers",
                 marker=dict(symbol="square-open", size=26, color=BEST_COLOR, line=dict(width=2.5)),
-                name="best match of each row",
+                name=what,
                 showlegend=col == 1,
-                hovertemplate=f"best {name} match of %{{y}}: %{{x}}<extra></extra>",
+                hovertemplate=f"{what} ({name}): %{{y}} · %{{x}}<extra></extra>",
             ),
             row=1,
             col=col,
@@ -181,13 +187,15 @@ def index_tradeoff(sweep: IndexSweep) -> go.Figure:
         "exact" if p.n_neighbors is None else f"n_neighbors={p.n_neighbors}" + (" (default)" if p.default else "")
         for p in pts
     ]
+    x = [1000 * p.query_seconds_per_query for p in pts]
+    y = [p.recall for p in pts]
     fig = go.Figure(
         go.Scatter(
-            x=[1000 * p.query_seconds_per_query for p in pts],
-            y=[p.recall for p in pts],
+            x=x,
+            y=y,
             mode="markers+text",
             text=labels,
-            textposition="top center",
+            textposition=label_positions(x, y, labels, width_px=900, height_px=340, log_x=True),
             marker=dict(
                 size=[16 if p.default or p.n_neighbors is None else 11 for p in pts],
                 color=[PALETTE[3] if p.n_neighbors is None else PALETTE[0] for p in pts],
