@@ -89,14 +89,16 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
 
 def _controls(lo: data.Loaded) -> tuple[str, str | None, str]:
     """The embedder to take apart, the other embedder its layers meet and the section: from the link on a
-    session's first visit (`of=`, `other=`, `part=`), then from the controls."""
+    session's first visit (`of=`, `other=`, `part=`; by default the first embedder with layers, the first other
+    dense one, and Layers, or Compression for an embedder without layers), then from the controls."""
     names = list(lo.names)
     if st.session_state.get("w_var_of") not in names:
         first, other0 = default_choice(lo.ws, names)
         of, note1 = param_choice(st.query_params, "of", names, first)
         others = [e for e in names if e != of]
         other, note2 = param_choice(st.query_params, "other", [NONE, *others], other0 if other0 in others else NONE)
-        part, note3 = param_choice(st.query_params, "part", list(SECTIONS), "layers")
+        first_part = "layers" if layers_refusal(lo.ws, of) is None else "compression"  # a view that shows something
+        part, note3 = param_choice(st.query_params, "part", list(SECTIONS), first_part)
         for note in (note1, note2, note3):
             if note:
                 st.warning(escape_markup(note))
