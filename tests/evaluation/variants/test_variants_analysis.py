@@ -131,8 +131,8 @@ def test_compression_curve_points(ws, tmp_path):
     assert any("PCA centres" in n for n in res.notes)
 
 
-def test_pca_larger_than_the_corpus_is_left_out_and_said(tmp_path):
-    eid = "test-variants-layered"
+def test_pca_larger_than_the_corpus_is_left_out_and_said(ws, tmp_path):
+    eid = "test-variants-layered"  # registered by the `ws` fixture
     small = Workspace(
         from_texts([f"short sentence {i} of {i % 3}" for i in range(20)], name="tiny"), cache=Cache(tmp_path)
     )
