@@ -170,7 +170,10 @@ def compression_curves(comp: Compression) -> go.Figure:
             col=1,
         )
     fig.add_hline(y=comp.chance, line=dict(color="#555", dash="dot", width=1.5), row=1, col=1)
-    fig.update_xaxes(type="log", title_text="bytes per vector (log scale)")
+    ticks = sorted({p.bytes_per_vector for p in comp.points})  # every size named (plotly's log minor ticks are small)
+    fig.update_xaxes(
+        type="log", tickvals=ticks, ticktext=[f"{b:,}" for b in ticks], title_text="bytes per vector (log scale)"
+    )
     fig.update_yaxes(title_text="N2O with the original", rangemode="tozero", row=1, col=1)
     if has_quality:
         fig.update_yaxes(title_text="needle MRR (solid) · STS Spearman (dashed)", row=1, col=2)
@@ -207,7 +210,7 @@ def index_tradeoff(sweep: IndexSweep) -> go.Figure:
             showlegend=False,
         )
     )
-    fig.update_xaxes(type="log", title_text="milliseconds per query (log scale)")
+    fig.update_xaxes(type="log", dtick=1, tickformat="~g", title_text="milliseconds per query (log scale)")
     fig.update_yaxes(title_text=f"recall@{sweep.k} = N2O with exact search")
     base_layout(fig, None, 420)
     reference_line(fig, 1.0, "exact search finds every neighbor")
