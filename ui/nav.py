@@ -28,6 +28,7 @@ PAGES: tuple[NavPage, ...] = (
     NavPage("quality", "Quality vs agreement", ":material/scatter_plot:", "Quality beside agreement"),
     NavPage("findings", "Papers' findings", ":material/fact_check:", "The papers' findings, checked live"),
     NavPage("probe", "Probing tasks", ":material/biotech:", "Probing tasks"),
+    NavPage("variants", "Variants", ":material/layers:", "Variants of one embedder"),
     NavPage("about", "About", ":material/info:", "About N2O Explorer"),
 )
 

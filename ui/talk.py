@@ -70,6 +70,7 @@ MAIN_FIGURES: dict[str, int] = {
     "probe_heatmap_lr": 760,
     "probe_heatmap_mlp": 760,
     "measures_matrices": 980,
+    "variants": 800,
 }
 #: A note the page's numbers must be read with (`note`), in talk mode: one line of text at the root font size,
 #: `NOTE_LINE` root sizes high, padded by NOTE_PAD_PX above and below (its full wording on hover), so that it takes

@@ -13,6 +13,8 @@ view a fresh server opens on.
 cold run parses the corpus and trains every readout.
 `--measures` computes the Similarity measures page's first view (every measure, its default permutations,
 resamples and subsample) and keeps it in the cache, where the page finds it.
+`--variants` computes the Variants page's three sections (layers, compression, index) for its first view (the
+first embedder with hidden layers, its layers against the first other dense embedder) and keeps them.
 `--findings` checks every finding with the findings page's settings and keeps the results, which the page then
 opens on.
 
@@ -118,6 +120,11 @@ def add_parser(subparsers: Any) -> None:
         "--measures", action="store_true", help="also compute the Similarity measures page's first view (every measure)"
     )
     p.add_argument(
+        "--variants",
+        action="store_true",
+        help="also compute the Variants page's first view (layers, compression and index of its first embedder)",
+    )
+    p.add_argument(
         "--findings",
         action="store_true",
         help="also check every finding as the findings page does (its settings: k = 50, these query samples, 200 "
@@ -189,6 +196,8 @@ def run(args: argparse.Namespace) -> int:
         _probe(ws, [e for e in ids if e not in failed], args, failed)
     if args.measures:
         _measures(ws, [e for e in ids if e not in failed], k_max, args, failed)
+    if args.variants:
+        _variants(ws, [e for e in ids if e not in failed], k_max, args, failed)
     if args.findings:
         _findings(ws, args, failed)
     after = _entries(cache)
@@ -263,6 +272,28 @@ def _measures(ws: Workspace, ids: list[str], k_max: int, args: argparse.Namespac
     else:
         res = got.result
         print(f"  measures: {len(res.measures)} measures x {len(res.embedders)} embedders ready in {got.seconds:.1f} s")
+
+
+def _variants(ws: Workspace, ids: list[str], k_max: int, args: argparse.Namespace, failed: dict[str, str]) -> None:
+    """The Variants page's first view (each section), kept in the cache where the page finds it."""
+    from n2o_core.evaluation.variants.stored import PARTS, Setup, compute_and_store, default_choice
+    from n2o_core.limits import effective_k
+    from n2o_core.settings import env_defaults
+
+    embedder, other = default_choice(ws, ids)
+    setup = Setup(embedder, other, effective_k(env_defaults().k, k_max), args.queries, args.samples, args.seed)
+    for part in PARTS:
+        with contextlib.closing(StageBars({"layers: layers": "sent", "between: layers": "sent"})) as bars:
+            try:
+                got = compute_and_store(ws, setup, part, bars)
+            except N2OError as e:
+                failed[f"variants {part}"] = str(e)
+                print(f"  variants {part}: FAILED: {e}")
+                continue
+        why = got.result.errors.get(part)
+        what = f"not computed: {why}" if why else f"ready in {got.seconds:.1f} s"
+        against = f" (against {other})" if part == "layers" and other is not None else ""
+        print(f"  variants {part} of {embedder}{against}: {what}")
 
 
 def _findings(ws: Workspace, args: argparse.Namespace, failed: dict[str, str]) -> None:

@@ -10,6 +10,7 @@
     labels      label_positions: a text position per scatter point so that labels neither overlap nor leave the plot;
                 place_labels: labels of a plot of known pixel geometry, clear of every marker (a rule)
     measures    similarity measures beyond N2O: a matrix per measure, measure agreement, embedder maps
+    variants    one embedder's variants: layer x layer N2O and CKA, compression curves, index recall vs time
     maps        per-sentence agreement: linked WebGL maps, histogram, hover labels, downsampling
 
     from n2o_core.figures import n2o_heatmap            # or: import n2o_core.figures.n2o as figures

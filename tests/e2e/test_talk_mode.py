@@ -5,7 +5,7 @@ drawn right above it, which it makes room for: `ui.talk.note`), with no text und
 values, colour-bar notes, legends, hover labels), and captions at 24 px in dark ink; every note and warning is
 above the fold too. The fast test tours the pages that draw at once (the heatmap with its small-corpus note: the
 session's corpus has 200 sentences, and word2vec and fastText are trained on them); the slow one the rest,
-computing the measures and probing first on the session's small corpus."""
+computing the measures, probing and the Variants page's compression first on the session's small corpus."""
 
 from __future__ import annotations
 
@@ -32,6 +32,7 @@ MAIN: dict[str, tuple[str, ...] | None] = {
     "quality": (f".st-key-quality_scatter {PLOT}",),
     "findings": ("[data-testid='stTable']",),
     "probe": (f".st-key-probe_heatmap_lr {PLOT}",),
+    "variants": (f".st-key-variants {PLOT}",),
     "about": None,
 }
 #: The pages the default run tours (each draws at once on the session's corpus); the slow test does the rest.
@@ -42,7 +43,7 @@ PARAMS = {"probe": "emb=tfidf,glove-6b-50d&tasks=sentlen,bshift&per_class=50"}
 SCROLLS = ("findings",)
 #: Pages that show a note above their main figure on the session's corpus (200 sentences: word2vec and fastText
 #: are trained on too few).
-NOTED = ("heatmap",)
+NOTED = ("heatmap", "variants")
 NOTES = f"[class*='st-key-{NOTE_KEY}']"
 
 _MEASURE = """
@@ -141,6 +142,14 @@ def test_talk_mode_fills_the_screen_on_every_page(server, browser):
     if run.count():  # none when this server has probed these settings already
         run.click()
         page.get_by_role("heading", name="Accuracy, MLP").wait_for(timeout=600_000)
+        settle(page, timeout=600_000)
+    page.goto(f"{server}/variants?part=compression")  # the Variants page's compression, kept for talk mode
+    page.get_by_role("heading", name=heading("variants")).first.wait_for(timeout=300_000)
+    compute = page.locator("button", has_text="Compute the Compression")
+    page.locator(f"{MAIN['variants'][0]}, button:has-text('Compute the Compression')").first.wait_for(timeout=300_000)
+    if compute.count():  # none when this server has computed it already
+        compute.click()
+        page.locator(MAIN["variants"][0]).first.wait_for(timeout=600_000)
         settle(page, timeout=600_000)
     for name in PAGE_NAMES:
         if name not in FAST:

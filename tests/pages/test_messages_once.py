@@ -12,7 +12,7 @@ from app_checks import no_exception
 from ui.nav import PAGE_NAMES as PAGES
 
 #: Pages that run on one embedder (each scores embedders one by one).
-ONE_EMBEDDER_PAGES = {"heros", "needle", "sts", "findings", "probe", "about"}
+ONE_EMBEDDER_PAGES = {"heros", "needle", "sts", "findings", "probe", "variants", "about"}
 
 
 def _messages(block) -> list[str]:

@@ -9,6 +9,7 @@ Modules, lowest first (each imports only those above it in this list):
   compression  `compression_curve` -> `Compression` (`CompressionPoint`s, the knee), FAMILIES, `knee`
   index        `index_sweep` -> `IndexSweep`: recall@k (= N2O with exact) against query time per setting
   run          `run_variants` -> `VariantsResult`: all three, one document
+  stored       `compute_and_store` / `load`: one part at a time kept in the cache (the page and `warm --variants`)
 
 The names below are resolved on first use. Inside n2o_core, import from the modules themselves.
 """

@@ -76,6 +76,11 @@ class CompressionPoint:
             "sts_spearman": None if self.sts_spearman is None else round(self.sts_spearman, 6),
         }
 
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> CompressionPoint:
+        """The point `to_json` wrote."""
+        return cls(**{f: doc[f] for f in cls.__dataclass_fields__})
+
 
 @dataclass
 class Compression:
@@ -106,6 +111,12 @@ class Compression:
             "notes": self.notes,
             "points": [p.to_json() for p in self.points],
         }
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> Compression:
+        """The curve `to_json` wrote."""
+        fields = {f: doc[f] for f in cls.__dataclass_fields__ if f != "points"}
+        return cls(**fields, points=[CompressionPoint.from_json(p) for p in doc["points"]])
 
 
 def knee(points: Sequence[tuple[float, float]]) -> int | None:
@@ -173,11 +184,19 @@ def compression_curve(
     sizes = sorted({int(s) for s in (sizes or default_sizes(dim)) if 1 <= int(s) <= dim}, reverse=True)
     if not sizes:
         raise N2OError(f"No size between 1 and {dim} dimensions to compress {eid} to.")
+    n = len(ws.corpus)
     pairs = family_variants(eid, dim, sizes, rescore)
+    too_many = sorted({d for d in sizes if d > n})  # PCA finds at most one component per sentence
+    pairs = [(f, v) for f, v in pairs if not (f == "pca" and (parse_variant(v).pca or 0) > n)]
     names = list(dict.fromkeys([eid, *(v for _, v in pairs)]))
     res = compare(ws, names, k, n_queries=n_queries, n_samples=n_samples, seed=seed, progress=searched(names, progress))
     col = res.embedders.index(eid)
     notes: list[str] = []
+    if too_many:
+        notes.append(
+            f"PCA at {', '.join(map(str, too_many))} dimensions is left out: the corpus has {n:,} sentences, and "
+            "PCA finds at most one component per sentence."
+        )
     quality_ids = [v for v in names if parse_variant(v).rescore is None]
     mrr: dict[str, float] = {}
     spearman: dict[str, float] = {}

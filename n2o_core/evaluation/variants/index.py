@@ -48,6 +48,20 @@ class IndexPoint:
             "fell_back_to_exact": self.fell_back_to_exact,
         }
 
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> IndexPoint:
+        """The point `to_json` wrote (a missing time, NaN, may come back as None)."""
+        per_query = doc["query_seconds_per_query"]
+        return cls(
+            doc["setting"],
+            doc["n_neighbors"],
+            float(doc["recall_at_k"]),
+            np.nan if per_query is None else float(per_query),
+            float(doc["build_seconds"]),
+            bool(doc["default"]),
+            bool(doc["fell_back_to_exact"]),
+        )
+
 
 @dataclass
 class IndexSweep:
@@ -69,6 +83,12 @@ class IndexSweep:
             "points": [p.to_json() for p in self.points],
             "notes": self.notes,
         }
+
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> IndexSweep:
+        """The sweep `to_json` wrote."""
+        points = [IndexPoint.from_json(p) for p in doc["points"]]
+        return cls(doc["embedder"], int(doc["k"]), int(doc["corpus_size"]), int(doc["n_queries"]), points, doc["notes"])
 
 
 def index_sweep(

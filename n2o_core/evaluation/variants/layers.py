@@ -75,6 +75,22 @@ class LayerComparison:
             "best_cka": {r: self.cols[j] for r, j in zip(self.rows, self.best_cka)},
         }
 
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> LayerComparison:
+        """The comparison `to_json` wrote (values as rounded there)."""
+        return cls(
+            doc["a"],
+            doc["b"],
+            list(doc["rows"]),
+            list(doc["cols"]),
+            np.array(doc["n2o"], float),
+            np.array(doc["n2o_std"], float),
+            np.array(doc["cka_linear"], float),
+            int(doc["k"]),
+            int(doc["corpus_size"]),
+            float(doc["chance"]),
+        )
+
 
 def searched(names: list[str], progress: Progress | None) -> Progress | None:
     """A pipeline `progress` that reports stage "neighbors" as embedders searched of len(names)."""
@@ -88,6 +104,17 @@ def searched(names: list[str], progress: Progress | None) -> Progress | None:
             report(progress, "neighbors", len(done), len(names))
 
     return cb
+
+
+def layers_refusal(ws: Any, eid: str) -> str | None:
+    """Why `eid` has no layers to compare (one sentence; nothing is computed), or None when it has."""
+    from n2o_core.variants.spec import parse_variant
+
+    try:
+        ws.variants.layers_of(parse_variant(f"{eid}@layer=0"))
+    except EmbedderError as e:
+        return str(e)
+    return None
 
 
 def layers_or_self(ws: Any, eid: str, progress: Progress | None = None) -> list[str]:

@@ -59,6 +59,26 @@ class VariantsResult:
             "errors": self.errors,
         }
 
+    @classmethod
+    def from_json(cls, doc: dict[str, Any]) -> VariantsResult:
+        """The result `to_json` wrote (the page reads back what it kept in the cache)."""
+
+        def part(key: str, kind: Any) -> Any:
+            return None if doc.get(key) is None else kind.from_json(doc[key])
+
+        return cls(
+            doc["corpus"],
+            int(doc["corpus_size"]),
+            doc["embedder"],
+            doc["other"],
+            int(doc["k"]),
+            part("layers", LayerComparison),
+            part("between", LayerComparison),
+            part("compression", Compression),
+            part("index", IndexSweep),
+            dict(doc.get("errors") or {}),
+        )
+
 
 def run_variants(
     ws: Any,

@@ -131,6 +131,17 @@ def test_compression_curve_points(ws, tmp_path):
     assert any("PCA centres" in n for n in res.notes)
 
 
+def test_pca_larger_than_the_corpus_is_left_out_and_said(ws, tmp_path):
+    eid = "test-variants-layered"  # registered by the `ws` fixture
+    small = Workspace(
+        from_texts([f"short sentence {i} of {i % 3}" for i in range(20)], name="tiny"), cache=Cache(tmp_path)
+    )
+    res = compression_curve(small, eid, k=3, sizes=[32, 16], needle_pairs=None, sts_pairs=None, n_queries=10)
+    families = {(p.family, p.dims) for p in res.points}
+    assert ("pca", 16) in families and ("pca", 32) not in families and ("dims", 32) in families
+    assert any("PCA at 32 dimensions is left out: the corpus has 20 sentences" in n for n in res.notes)
+
+
 def test_cli_and_api_give_the_same_document(ws, tmp_path):
     from n2o_core.cli.main import main
 
