@@ -53,7 +53,8 @@ page = st.navigation(
     + [
         st.Page(f"pages/{old}.py", title=title(new), url_path=old, visibility="hidden")
         for old, new in OLD_PATHS.items()
-    ]
+    ],
+    expanded=True,  # every page listed: collapsed, the menu shows 10 and hides the rest behind "View more"
 )
 st.sidebar.title("N2O Explorer")
 st.sidebar.caption("How similar are sentence embedders? Nearest-neighbor overlap (Lin & Smith 2019).")
