@@ -42,7 +42,7 @@ def test_quick_start_names_the_app_defaults():
 def test_ci_runs_exactly_the_test_command_then_the_slow_set():
     ci = (Path(__file__).resolve().parents[1] / ".ci" / "run").read_text()
     commands = [line for line in ci.splitlines() if line.strip() and not line.startswith(("#", " ", "\t"))]
-    assert commands[-2:] == ["pip install -r requirements-dev.txt && python -m pytest", "python -m pytest -m slow"]
+    assert commands[-2:] == ["pip install -r requirements-dev.txt && python -m pytest", "python -m pytest -m slow -n 0"]
     assert "set -euo pipefail" in commands  # a red default run stops CI before the slow set
 
 
