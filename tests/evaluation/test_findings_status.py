@@ -242,3 +242,22 @@ def test_every_check_says_why_without_evidence():
         r = fd.judge(f, fd.Evidence())
         assert r.status == "not_checked" and r.verdict.summary.startswith("not checked"), f.id
         assert all(v.passed is None for v in r.sensitivity), f.id
+
+
+def test_a_result_of_older_heros_rules_is_never_shown(tmp_path, monkeypatch):
+    """A HEROS finding's kept result belongs to the generator that made its pairs: other rules (another digest of
+    the rule files and lexicon), no result; a finding of another analysis is kept."""
+    from n2o_core.evaluation.findings import store
+    from n2o_core.evaluation.heros import pair_cache
+
+    cache = Cache(tmp_path / "cache")
+    params = fd.FindingParams(k=10, n_queries=20)
+    heros = next(f for f in fd.FINDINGS if f.analysis == "heros")
+    r = fd.judge(replace(F, id=heros.id, analysis="heros"), _runs((0.5, 0.5), (0.2, 0.5)))
+    other = fd.judge(F, _runs((0.5, 0.5), (0.2, 0.5)))
+    fd.save_results(cache, "fp1", params, [r, other])
+    kept = [replace(F, id=heros.id, analysis="heros"), F]
+    assert set(fd.load_results(cache, "fp1", params, kept)) == {heros.id, F.id}
+    monkeypatch.setattr(pair_cache, "rules_digest", lambda: "another-rulebook")
+    assert store.code_identity("heros")[-1] == "another-rulebook"
+    assert set(fd.load_results(cache, "fp1", params, kept)) == {F.id}

@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 FindingParams = Any
 
 #: Bump when what a stored result holds changes.
-STORE_VERSION = "1"
+STORE_VERSION = "2"  # 2: the analysis's code identity in the key (results of older HEROS rules dropped)
 TIMING_REL = "findings/last-timing.json"
 
 
@@ -48,9 +48,32 @@ class AnalysisTiming:
     where: str = "here"
 
 
+def code_identity(analysis: str) -> list[str]:
+    """What of the code shapes an analysis's evidence beyond the finding's own form: the HEROS generator's version
+    and the hash of its rules and lexicon, the probing tasks' parse and readout versions (a result computed by an
+    older generator or task builder is computed again, never shown as this code's)."""
+    if analysis == "heros":
+        from n2o_core.evaluation.heros.pair_cache import GENERATOR_VERSION, rules_digest
+
+        return [GENERATOR_VERSION, rules_digest()]
+    if analysis == "probe":
+        from n2o_core.evaluation.probe.parse import PARSE_VERSION
+        from n2o_core.evaluation.probe.readout import READOUT_VERSION
+
+        return [PARSE_VERSION, READOUT_VERSION]
+    return []
+
+
 def _finding_key(f: Finding) -> str:
     return hash_key(
-        STORE_VERSION, f.id, f.rule, f.scoring, f.cutoff_reason, f.embedders, [label for label, _ in f.sensitivity]
+        STORE_VERSION,
+        f.id,
+        f.rule,
+        f.scoring,
+        f.cutoff_reason,
+        f.embedders,
+        [label for label, _ in f.sensitivity],
+        code_identity(f.analysis),
     )
 
 
