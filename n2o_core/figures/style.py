@@ -241,7 +241,7 @@ def for_talk(
     `font_scale` times larger and none under `min_font` px, including the text a front end's theme would size
     (each axis's ticks and title, the legend, colour bars, hover labels, trace text), and no text set smaller by
     <sub> or <sup>; margins and colour bars grown with the fonts; small multiples of heatmaps read by their colours
-    (their cell values no longer fit);
+    (their cell values no longer fit); rings around cell values grown with them;
     `height` px tall (default TALK_HEIGHT_SCALE times taller). A fixed width (the N2O heatmap's: a square
     matrix with its row labels and colour bar beside it) keeps the square: the part of it as wide as the figure
     is tall grows with the height, the rest (labels, colour bar) with the fonts."""
@@ -250,8 +250,18 @@ def for_talk(
     traces = d.setdefault("data", [])
     _talk_text(layout, traces, font_scale, min_font)
     _small_multiples_by_colour(layout, traces)
+    _rings_around_values(traces, font_scale)
     _talk_size(layout, height, font_scale)
     return d
+
+
+def _rings_around_values(traces: list[dict[str, Any]], font_scale: float) -> None:
+    """Open squares drawn around a heatmap's cell values (a best match) grow with the values' text, so that the
+    ring stays around the value instead of crossing it (in place)."""
+    for t in traces:
+        marker = t.get("marker") or {}
+        if t.get("type") == "scatter" and marker.get("symbol") == "square-open" and marker.get("size"):
+            marker["size"] = float(marker["size"]) * font_scale
 
 
 def _talk_text(layout: dict[str, Any], traces: list[dict[str, Any]], font_scale: float, min_font: float) -> None:
@@ -305,17 +315,28 @@ def _talk_size(layout: dict[str, Any], height: int | None, font_scale: float) ->
             layout["width"] = round(old_w * new_h / old_h)
 
 
+#: Side-by-side heatmaps that keep their cell values in talk mode: at most this many panels of at most this many
+#: columns (two 7 x 7 layer matrices: cells of ~100 px at 1920 px, where a 24 px "0.45" takes ~50).
+_VALUES_KEPT_PANELS = 2
+_VALUES_KEPT_COLUMNS = 8
+
+
 def _small_multiples_by_colour(layout: dict[str, Any], traces: list[dict[str, Any]]) -> None:
     """Heatmaps on several panels (small multiples, e.g. one per similarity measure) keep their colours and hover
-    but lose their cell values: at a projector's text size the values no longer fit in their cells. Panels whose
+    but lose their cell values: at a projector's text size the values no longer fit in their cells (two panels
+    of at most 8 columns keep them: their cells are wide enough). Panels whose
     columns are their rows (the same names in the same order) name them once, on the rows (every row): the
     slanted column labels would take a third of the height (in place)."""
     heatmaps = [t for t in traces if t.get("type") == "heatmap"]
-    if len({(t.get("xaxis") or "x", t.get("yaxis") or "y") for t in heatmaps}) < 2:
+    panels = len({(t.get("xaxis") or "x", t.get("yaxis") or "y") for t in heatmaps})
+    if panels < 2:
         return
+    widest = max(len(t.get("x") if t.get("x") is not None else (t.get("z") or [[]])[0]) for t in heatmaps)
+    keep_values = panels <= _VALUES_KEPT_PANELS and widest <= _VALUES_KEPT_COLUMNS  # two panels of few columns
     for t in heatmaps:
-        t.pop("texttemplate", None)
-        t.pop("text", None)
+        if not keep_values:
+            t.pop("texttemplate", None)
+            t.pop("text", None)
         # every row named (plotly would thin the labels of short panels to every other one)
         layout.setdefault("yaxis" + (t.get("yaxis") or "y")[1:], {}).update(tickmode="linear", tick0=0, dtick=1)
         if t.get("x") is not None and list(t["x"]) == list(t.get("y") or []):

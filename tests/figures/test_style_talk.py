@@ -7,7 +7,7 @@ import plotly.graph_objects as go
 from plotly.subplots import make_subplots
 
 from n2o_core.figures import n2o as figures
-from n2o_core.figures.style import TALK_FONT_PX, base_layout, for_talk
+from n2o_core.figures.style import TALK_FONT_PX, TALK_FONT_SCALE, base_layout, for_talk
 
 
 def _sizes(d: dict) -> list[float]:
@@ -64,8 +64,8 @@ def test_a_figure_left_to_the_theme_gets_sizes_and_a_taller_default():
 
 def test_small_multiples_keep_colours_and_name_their_embedders_once():
     names = ["a", "b", "c"]
-    fig = make_subplots(rows=1, cols=2, subplot_titles=["cka", "rsa"])
-    for col in (1, 2):
+    fig = make_subplots(rows=1, cols=3, subplot_titles=["cka", "rsa", "svcca"])
+    for col in (1, 2, 3):
         z = np.eye(3) * col
         fig.add_trace(go.Heatmap(z=z, x=names, y=names, text=z.round(2), texttemplate="%{text}"), row=1, col=col)
     base_layout(fig, None, 360)
@@ -77,6 +77,23 @@ def test_small_multiples_keep_colours_and_name_their_embedders_once():
     assert d["layout"]["yaxis2"]["dtick"] == 1 and d["layout"]["yaxis2"]["tickmode"] == "linear"
     assert min(_sizes(d)) >= TALK_FONT_PX  # the panel titles (annotations) too
     assert d["layout"]["height"] == 820
+
+
+def test_two_panels_of_few_columns_keep_their_values():
+    """The Variants page's two 7 x 7 layer matrices (N2O, CKA): cells wide enough for 24 px values; eight columns
+    at most, else (or with a third panel) the values go to the hover."""
+    for cols, kept in ((7, True), (9, False)):
+        names = [f"layer {i}" for i in range(cols)]
+        fig = make_subplots(rows=1, cols=2, subplot_titles=["N2O", "linear CKA"])
+        for col in (1, 2):
+            z = np.eye(cols) * col
+            fig.add_trace(go.Heatmap(z=z, x=names, y=names, text=z.round(2), texttemplate="%{text}"), row=1, col=col)
+        base_layout(fig, None, 360)
+        d = for_talk(fig, height=820)
+        assert all(("texttemplate" in t) == kept for t in d["data"]), cols
+        assert min(_sizes(d)) >= TALK_FONT_PX
+    ring = go.Scatter(x=["a"], y=["a"], mode="markers", marker=dict(symbol="square-open", size=26))
+    assert for_talk(go.Figure(ring))["data"][0]["marker"]["size"] == 26 * TALK_FONT_SCALE  # around 2x the text
 
 
 def test_text_that_plotly_would_set_at_70_percent_is_written_at_full_size():
