@@ -16,13 +16,11 @@ from n2o_core.corpora import Corpus
 from n2o_core.evaluation.findings import (
     FINDINGS,
     NEIGHBORS,
-    AnalysisTiming,
     CheckEstimate,
     Evidence,
     Finding,
     FindingParams,
     FindingResult,
-    analysis_size,
     estimate_check,
     evidence,
     judge,
@@ -31,6 +29,7 @@ from n2o_core.evaluation.findings import (
     save_results,
     save_timing,
     stored_at,
+    timing_of,
 )
 from n2o_core.measures.run import FeatureMemo
 from n2o_core.pipeline import embeddings_cached
@@ -164,9 +163,8 @@ def _missing_vectors(ws: Any, findings: Any) -> set[str]:
 
 def _save_timing(cache: Any, f: Finding, p: FindingParams, n: int, took: float, missing: set[str]) -> None:
     """Keep how long `f`'s analysis took, with its size and the corpus vectors it had to compute."""
-    size = analysis_size(f.analysis, p.run_sizes(n), p.n_seeds, p.heros_pairs, len(f.embedders))
-    embedded = tuple(e for e in f.embedders if e in missing) if f.analysis == NEIGHBORS else ()
-    save_timing(cache, f.analysis, AnalysisTiming(round(took, 2), size, n, embedded))
+    timing = timing_of(f.analysis, p.run_sizes(n), p.n_seeds, p.heros_pairs, f.embedders, n, took, missing)
+    save_timing(cache, f.analysis, timing)
 
 
 def _what(f: Finding) -> str:

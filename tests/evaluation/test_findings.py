@@ -69,9 +69,13 @@ def test_end_to_end_on_a_synthetic_corpus(ws):
 
     params = fd.FindingParams(k=20, n_queries=30, n_samples=3, seed=1, n_seeds=2, sizes=(100, 200))
     ids = ["n2o-tfidf-apart", "n2o-subword-apart", "sts-znorm-glove", "sts-znorm-range"]
-    res = fd.check_findings(ws, ids, params)
+    res = fd.check_findings(ws, ids, params, keep=True)
     assert [r.finding.id for r in res] == ids
     tfidf, subword, pearson, spread = res
+    timings = fd.load_timings(ws.cache)  # kept for the page's estimate of the next check, CLI and warm alike
+    assert set(timings) >= {"neighbors", "sts"}
+    assert timings["neighbors"].seconds == round(tfidf.seconds, 2) and timings["neighbors"].sentences == len(ws.corpus)
+    assert timings["sts"].seconds == round(pearson.seconds, 2)
     expected = {}
     for size in (200, 100):
         for seed in (1, 2):

@@ -57,7 +57,7 @@ from n2o_core.evaluation.findings.compute import (
     probe_evidence,
     sts_evidence,
 )
-from n2o_core.evaluation.findings.estimate import CheckEstimate, analysis_size, embed_seconds, estimate_check
+from n2o_core.evaluation.findings.estimate import CheckEstimate, analysis_size, embed_seconds, estimate_check, timing_of
 from n2o_core.evaluation.findings.result import (
     FindingResult,
     computed_range,
@@ -243,6 +243,7 @@ __all__ = [
     "subword_apart",
     "summary_counts",
     "summary_line",
+    "timing_of",
     "wilson",
     "znorm_narrows_range",
     "znorm_raises",

@@ -423,22 +423,29 @@ def check_findings(
     """Check the findings with these ids (default: all), in catalogue order. Findings of one analysis with the same
     embedders share one computation. With `keep`, the results are kept in the workspace's cache for this corpus and
     these parameters (`store`), where the dashboard's findings page finds them."""
+    from n2o_core.evaluation.findings.estimate import timing_of
+    from n2o_core.evaluation.findings.store import save_results, save_timing
     from n2o_core.measures.run import FeatureMemo
+    from n2o_core.pipeline import embeddings_cached
 
     chosen = [finding(i) for i in ids] if ids else list(FINDINGS)
     shared: dict[tuple[str, tuple[str, ...]], tuple[Evidence, float]] = {}
     cka_cache = FeatureMemo()
     out = []
+    n = len(ws.corpus)
     for f in chosen:
         key = (f.analysis, f.embedders)
         if key not in shared:
+            missing = {e for e in f.embedders if f.analysis == NEIGHBORS and not embeddings_cached(ws, e)}
             t0 = time.perf_counter()
             ev = evidence(ws, f, params, progress, cka_cache)
             shared[key] = (ev, time.perf_counter() - t0)
+            if keep:  # how long it took here, for the page's estimate of the next check
+                sizes, secs = params.run_sizes(n), shared[key][1]
+                timing = timing_of(f.analysis, sizes, params.n_seeds, params.heros_pairs, f.embedders, n, secs, missing)
+                save_timing(ws.cache, f.analysis, timing)
         ev, secs = shared[key]
         out.append(judge(f, ev, secs))
     if keep:
-        from n2o_core.evaluation.findings.store import save_results
-
         save_results(ws.cache, ws.corpus.fingerprint, params, out)
     return out

@@ -172,3 +172,20 @@ def estimate_check(
             embed += [e for e in embedders if e in missing_vectors and e not in embed]
     embedding = sum(embed_seconds(e, n, embed) for e in embed for n in run_sentences)
     return CheckEstimate(tuple(parts), embedding, tuple(embed))
+
+
+def timing_of(
+    analysis: str,
+    run_sentences: Sequence[int],
+    n_seeds: int,
+    heros_pairs: int,
+    embedders: Sequence[str],
+    corpus_sentences: int,
+    seconds: float,
+    missing: Collection[str],
+) -> AnalysisTiming:
+    """What a check of one analysis keeps of its duration: its size in the analysis's units, the corpus size, and
+    the embedders whose corpus vectors it had to compute (`missing`; only the neighbors analysis embeds them)."""
+    size = analysis_size(analysis, run_sentences, n_seeds, heros_pairs, len(embedders))
+    embedded = tuple(e for e in embedders if e in missing) if analysis == NEIGHBORS else ()
+    return AnalysisTiming(round(seconds, 2), size, corpus_sentences, embedded)
