@@ -70,8 +70,11 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         st.caption("Cosines are taken after z-normalizing each dimension with the corpus statistics.")
     pairset = _minimal_pairs(lo, n_per)
     cov = coverage(pairset)
-    if cov.small_corpus:
-        st.warning(cov.sentence(), icon="ℹ️")
+    if cov.small_corpus:  # above the figure, one line in talk mode
+        made = min(cov.made.values()) if cov.made else 0
+        page.note(
+            cov.sentence(), short=f"{made:,} of {cov.asked:,} pairs asked per subset: a small corpus", level="warning"
+        )
     else:
         st.caption(cov.sentence())
     results, baselines, per_pair, errors = heros_runs.scores(lo, pairset, n_per, s.seed, scored)
@@ -80,8 +83,9 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     if results.empty:
         st.stop()
     fig, show = _figure(results)
-    for note in unseen_notes(results, trained_on(lo.ws, scored)).values():
-        st.warning(note, icon="ℹ️")
+    for eid, note in unseen_notes(results, trained_on(lo.ws, scored)).items():  # names the embedder: a user's file
+        short = f"{escape_markup(eid)} does not see most of the changes (hover)"
+        page.note(escape_markup(note), short=short, level="warning")
     st.caption(f"{WHAT[show]} Hover for raw cosine, normalized value, CI and n.")
     st.caption(validity_sentence())
     normalized, raw = _tables(results, baselines, per_pair)

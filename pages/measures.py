@@ -197,7 +197,8 @@ def _pwcca_note(res: MeasureComparison) -> None:
         if gap is not None:
             what += (
                 f" Here the released code's value minus the paper's ranges from {gap.low:+.3f} to "
-                f"{gap.high:+.3f} over the {gap.pairs} ordered pairs (largest for {gap.a} → {gap.b}: "
+                f"{gap.high:+.3f} over the {gap.pairs} ordered pairs (largest for {escape_markup(gap.a)} → "
+                f"{escape_markup(gap.b)}: "
                 f"{gap.paper:.3f} by the paper's formula, {gap.released:.3f} by the released code)."
             )
     elif "pwcca" in res.measures:

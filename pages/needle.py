@@ -31,7 +31,7 @@ from n2o_core.figures import evaluation as figures_eval
 from n2o_core.settings import NEEDLE_DEFAULT_SOURCE, NEEDLE_SOURCES, Settings, param_threshold
 from n2o_core.text import escape_markup, highlight_shared, token_set
 from ui import evaluation_runs as ev
-from ui import n2o_runs, nav, page, pair_source
+from ui import n2o_runs, nav, page, pair_source, talk
 from ui.guard import message
 from ui.shell import through_app
 
@@ -233,14 +233,18 @@ def _looser(pairs: Pairs, filtered: FilteredPairs, pkey: tuple, keys: dict[str, 
     if top is None or loose is None:
         return dev
     name, n = top
-    c1, c2 = st.columns([5, 2])
-    c1.info(
+    text = (
         f"**Only {len(filtered.pairs):,} of {filtered.n_loaded:,} pairs pass the paper's filters** "
         f"(it used {PAPER_N_PAIRS}): the "
         f"**{FILTER_NAMES.get(name, name)} filter dropped the most**, {n:,}. The intervals below are wide "
-        f"accordingly. {_loose_text(loose)} keeps {loose.kept:,}, a deviation from the paper.",
-        icon=":material/filter_alt:",
+        f"accordingly. {_loose_text(loose)} keeps {loose.kept:,}, a deviation from the paper."
     )
+    if talk.active():  # one line above the figure, no button on a projector
+        short = f"Only {len(filtered.pairs):,} of {filtered.n_loaded:,} pairs pass the paper's filters: wide intervals"
+        page.note(text, short=short)
+        return dev
+    c1, c2 = st.columns([5, 2])
+    c1.info(text, icon=":material/filter_alt:")
     c2.button(
         f"Loosen: {_loose_text(loose)} ({loose.kept:,} pairs) · deviation",
         key="needle_looser",

@@ -321,7 +321,7 @@ def _results(res: ProbeResult, corpus: Corpus, setup: probe_runs.ProbeSetup) -> 
             "classifier above."
         )
 
-    if len(setup.classifiers) > 1 and len(names) > 1:
+    if len(setup.classifiers) > 1 and len(names) > 1 and not talk.active():  # a projector shows the accuracies
         _ranking(res, setup, names)
     _examples(res)
     _downloads(res, corpus, setup)

@@ -79,11 +79,11 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         f"**{escape_markup(lo.corpus.name)}**."
         + (" Notes: " + escape_markup("; ".join(res.notes)) + "." if res.notes else "")
     )
-    st.info(
+    page.note(
         "**Dimension** is each embedder's vector size (tf-idf: its vocabulary). Pitfalls' first point: embedders "
         "of different sizes are not compared fairly when size itself drives the score, so read a ranking across "
         "very different dimensions with care, and compare embedders of equal (or similar) size.",
-        icon="📏",
+        short="Dimensions differ: compare embedders of equal size (Pitfalls)",
     )
     st.plotly_chart(
         n2o_runs.figure(

@@ -253,7 +253,7 @@ def map_labels(
 def _label_annotation(label: GroupLabel, names: Sequence[str], axis: str) -> dict:
     """A label as an annotation at its anchor: shifted beside it, or at the end of a leader line."""
     p = label.placement
-    text = "<br>".join(str(names[i]) for i in label.members)
+    text = "<br>".join(escape_markup(names[i]) for i in label.members)  # plotly reads annotation text as HTML
     common = dict(x=label.x, y=label.y, xref=f"x{axis}", yref=f"y{axis}", text=text, font=dict(size=LABEL_SIZE))
     common.update(borderpad=2, align="left" if p.dx > 0 else ("right" if p.dx < 0 else "center"))
     if not p.leader:

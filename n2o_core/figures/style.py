@@ -321,6 +321,12 @@ _VALUES_KEPT_PANELS = 2
 _VALUES_KEPT_COLUMNS = 8
 
 
+def _columns(trace: dict[str, Any]) -> list[Any]:
+    """A heatmap trace's column labels (its first row of values where it names none)."""
+    x = trace.get("x")
+    return list(x) if x is not None else list((trace.get("z") or [[]])[0])
+
+
 def _small_multiples_by_colour(layout: dict[str, Any], traces: list[dict[str, Any]]) -> None:
     """Heatmaps on several panels (small multiples, e.g. one per similarity measure) keep their colours and hover
     but lose their cell values: at a projector's text size the values no longer fit in their cells (two panels
@@ -331,7 +337,7 @@ def _small_multiples_by_colour(layout: dict[str, Any], traces: list[dict[str, An
     panels = len({(t.get("xaxis") or "x", t.get("yaxis") or "y") for t in heatmaps})
     if panels < 2:
         return
-    widest = max(len(t.get("x") if t.get("x") is not None else (t.get("z") or [[]])[0]) for t in heatmaps)
+    widest = max(len(_columns(t)) for t in heatmaps)
     keep_values = panels <= _VALUES_KEPT_PANELS and widest <= _VALUES_KEPT_COLUMNS  # two panels of few columns
     for t in heatmaps:
         if not keep_values:

@@ -38,12 +38,12 @@ MAIN: dict[str, tuple[str, ...] | None] = {
 #: The pages the default run tours (each draws at once on the session's corpus); the slow test does the rest.
 FAST = ("heatmap", "query", "tokens", "agreement", "about")
 #: Link parameters of a page (the probing run the slow test computes first).
-PARAMS = {"probe": "emb=tfidf,glove-6b-50d&tasks=sentlen,bshift&per_class=50"}
+PARAMS = {"probe": "emb=tfidf,glove-6b-50d&tasks=sentlen,bshift&per_class=50&min_train=1"}  # below the default minimum
 #: A table longer than a screen scrolls (the findings, one row per finding): its top is measured, not its end.
 SCROLLS = ("findings",)
 #: Pages that show a note above their main figure on the session's corpus (200 sentences: word2vec and fastText
 #: are trained on too few).
-NOTED = ("heatmap", "variants")
+NOTED = ("heatmap", "heros", "needle", "sts", "variants")  # each with a note on this small corpus or its pairs
 NOTES = f"[class*='st-key-{NOTE_KEY}']"
 
 _MEASURE = """

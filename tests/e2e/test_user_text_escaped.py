@@ -141,7 +141,8 @@ def _inert(page, fetched: list[str], where: str) -> str:
     """Check that no element the user text could create is on the page; returns the page's text (HTML and SVG)."""
     no_exception(page)
     page.wait_for_timeout(300)  # plotly draws after the script run ends
-    assert page.evaluate(_CREATED, list(HOSTS)) == [], where
+    created = page.evaluate(_CREATED, list(HOSTS))
+    assert created == [], (where, created)
     assert fetched == [], where
     return page.evaluate("() => document.body.innerText + '\\n' + document.body.textContent")
 
@@ -188,7 +189,7 @@ def test_user_text_stays_text_on_the_heavy_views(shared, link, browser):
     for path, extra, button in (
         ("heros", {"pairs": LINK_VALUE}, None),
         ("measures", {}, "Compute the measures"),
-        ("probe", {"tasks": "sentlen", "per_class": "100"}, "Run probing"),
+        ("probe", {"tasks": "sentlen", "per_class": "100", "min_train": "1"}, "Run probing"),  # a small corpus
     ):
         page, fetched = _visit(browser, url, path, link, extra)
         if button:
