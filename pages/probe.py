@@ -33,6 +33,7 @@ from n2o_core.evaluation.probe.run import ProbeResult
 from n2o_core.evaluation.probe.split import (
     MIN_TRAIN_PER_CLASS,
     min_items_per_class,
+    no_task_fits,
     split_sizes,
     test_half_width,
     training_items,
@@ -90,6 +91,10 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         st.stop()
 
     res = probe_runs.cached(corpus, setup, settings.scheduler)
+    why = no_task_fits(len(corpus), setup.per_class, setup.min_train) if res is None else None
+    if why:  # known before parsing: no run that would drop every task
+        st.warning(why)
+        st.stop()
     if res is None:
         if not st.session_state.pop("probe_asked", False):  # set by the button's callback before this run
             st.caption(

@@ -74,6 +74,26 @@ def min_items_per_class(n_classes: int, min_train: int = MIN_TRAIN_PER_CLASS) ->
     return n
 
 
+def no_task_fits(n_sentences: int, per_class: int, min_train: int = MIN_TRAIN_PER_CLASS) -> str | None:
+    """Why no probing task can be built, known before parsing (None when some may be): every task needs two classes
+    of at least `min_items_per_class(2, min_train)` items, and neither the corpus (each sentence gives one item at
+    most to a class) nor `per_class` can be below one class's worth."""
+    least = min_items_per_class(2, min_train)
+    if per_class < least:
+        return (
+            f"At most {per_class:,} items per class leaves fewer than {training_items(min_train)} per class for "
+            f"training in every task (it takes {least:,} items per class): raise the items per class or lower the "
+            "training items per class (a deviation from the paper below its 100)."
+        )
+    if n_sentences < least:
+        return (
+            f"The corpus has {n_sentences:,} sentences; a task needs at least {least:,} items in each of two classes "
+            f"for {training_items(min_train)} per class, so no task can be built here. Lower the training items per "
+            "class (a deviation from the paper below its 100) or choose a larger corpus."
+        )
+    return None
+
+
 def training_items(n: int) -> str:
     """'100 training items', '1 training item'."""
     return f"{n:,} training item" + ("" if n == 1 else "s")

@@ -85,3 +85,14 @@ def test_wc_classes_keep_words_with_enough_sentences():
     c = wc_classes(Candidates(items, ["alpha", "beta", "gamma", "delta"]), per_class=100, min_train=1)
     assert c.classes == ["alpha", "beta", "gamma"]  # 3 x 9 = 27 items beat 1 x 12
     assert c.info["min_sentences_per_word"] == 9
+
+
+def test_no_task_fits_says_so_before_parsing():
+    from n2o_core.evaluation.probe.split import min_items_per_class, no_task_fits
+
+    least = min_items_per_class(2, 100)
+    assert least > 100  # the dev and test splits come on top of the training items
+    assert "60 sentences" in no_task_fits(60, 1000, 100) and f"{least:,}" in no_task_fits(60, 1000, 100)
+    assert no_task_fits(least - 1, 1000, 100) is not None and no_task_fits(least, 1000, 100) is None
+    assert "items per class" in no_task_fits(5000, least - 1, 100) and no_task_fits(5000, least, 100) is None
+    assert no_task_fits(60, 50, 1) is None  # one training item per class: a 60-sentence corpus may give a task
