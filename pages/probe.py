@@ -93,7 +93,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     res = probe_runs.cached(corpus, setup, settings.scheduler)
     why = no_task_fits(len(corpus), setup.per_class, setup.min_train) if res is None else None
     if why:  # known before parsing: no run that would drop every task
-        st.warning(why)
+        st.warning(f"Corpus **{escape_markup(corpus.name)}**: {why}")
         st.stop()
     if res is None:
         if not st.session_state.pop("probe_asked", False):  # set by the button's callback before this run
