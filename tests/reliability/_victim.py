@@ -24,6 +24,7 @@ import json
 import os
 import signal
 import sys
+import threading
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -38,16 +39,21 @@ def _instrument() -> None:
         target = int(n_at) if n_at else 0
         real = os.replace
         count = [0]
+        lock = threading.Lock()
 
         def replace(src, dst, *a, **kw):
-            count[0] += 1
-            if replace_log:
-                with open(replace_log, "a", encoding="utf-8") as f:
-                    f.write(f"{count[0]}\t{dst}\n")
-            if count[0] == target and when == "before":
+            # The tool commits from several threads (embedders run side by side): each call takes its own number
+            # under a lock, so "after" tests this call's number, not a count another thread has moved on since.
+            with lock:
+                count[0] += 1
+                n = count[0]
+                if replace_log:
+                    with open(replace_log, "a", encoding="utf-8") as f:
+                        f.write(f"{n}\t{dst}\n")
+            if n == target and when == "before":
                 os.kill(os.getpid(), signal.SIGKILL)
             out = real(src, dst, *a, **kw)
-            if count[0] == target and when != "before":
+            if n == target and when != "before":
                 os.kill(os.getpid(), signal.SIGKILL)
             return out
 

@@ -50,16 +50,20 @@ def _compare_args(corpus: Path, cache: Path, out: Path) -> list[str]:
 def _child(argv: list[str], kill_at: int, when: str) -> None:
     """Child of the fork server: the CLI, killed by itself at its `kill_at`-th os.replace (0: never)."""
     import sys
+    import threading
 
     real = os.replace
-    n = [0]
+    count = [0]
+    lock = threading.Lock()
 
     def replace(src, dst, *a, **kw):
-        n[0] += 1
-        if n[0] == kill_at and when == "before":
+        with lock:  # embedders commit from several threads: this call's own number, taken under a lock
+            count[0] += 1
+            n = count[0]
+        if n == kill_at and when == "before":
             os.kill(os.getpid(), signal.SIGKILL)
         out = real(src, dst, *a, **kw)
-        if n[0] == kill_at and when == "after":
+        if n == kill_at and when == "after":
             os.kill(os.getpid(), signal.SIGKILL)
         return out
 
