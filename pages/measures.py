@@ -21,6 +21,7 @@ from n2o_core.measures.nulls import DEFAULT_BOOTSTRAP, DEFAULT_PERMUTATIONS
 from n2o_core.measures.run import DEFAULT_SUBSAMPLE, TFIDF_SVD_DIM, MeasureComparison
 from n2o_core.measures.stored import BENCHMARK, Stored, estimate_seconds, last_timing
 from n2o_core.measures.summary import pwcca_gap, rank_movers, rank_table, similarity_matrix
+from n2o_core.runtime.progress import how_long
 from n2o_core.settings import Settings
 from n2o_core.text import escape_markup
 from ui import measures_runs as md
@@ -48,14 +49,12 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         note.info(
             f"Nothing is computed yet for these settings. {len(setup.measures)} measures for {len(lo.names)} "
             f"embedders on {len(lo.corpus):,} sentences with {setup.permutations} permutations and "
-            f"{setup.bootstrap} resamples should take about {_duration(seconds)} ({basis}). The result is kept "
+            f"{setup.bootstrap} resamples should take {how_long(seconds)} ({basis}). The result is kept "
             "in the cache: the next visit with these settings opens on it (`python -m n2o_core warm --measures` "
             "fills it ahead of a talk)."
         )
         if not st.session_state.pop("measures_asked", False):  # set by the button's callback before this run
-            st.button(
-                f"Compute the measures (about {_duration(seconds)})", type="primary", key="measures_run", on_click=_ask
-            )
+            st.button(f"Compute the measures ({how_long(seconds)})", type="primary", key="measures_run", on_click=_ask)
             st.stop()
         try:
             got = md.run(lo.ws, setup)
@@ -66,11 +65,6 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     if not on_talk:
         st.caption(_computed_line(got))
     _results(got.result)
-
-
-def _duration(seconds: float) -> str:
-    """'40 s', '3 min'."""
-    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
 
 
 def _estimate(lo: n2o_runs.Loaded, setup: md.MeasureSetup) -> tuple[float, str]:

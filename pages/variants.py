@@ -31,6 +31,7 @@ from n2o_core.evaluation.variants.stored import (
     part_of,
 )
 from n2o_core.figures import variants as figures_variants
+from n2o_core.runtime.progress import how_long
 from n2o_core.settings import Settings, param_choice
 from n2o_core.text import escape_markup
 from ui import n2o_runs, nav, page, talk
@@ -126,11 +127,6 @@ def _controls(lo: n2o_runs.Loaded) -> tuple[str, str | None, str]:
 # --------------------------------------------------------------------------- results (kept, or behind a button)
 
 
-def _duration(seconds: float) -> str:
-    """'40 s', '3 min'."""
-    return f"{seconds:.0f} s" if seconds < 90 else f"{seconds / 60:.0f} min"
-
-
 def _estimate(lo: n2o_runs.Loaded, setup: Setup, part: str) -> tuple[float, str]:
     """Seconds `part` should take here and what the estimate rests on."""
     last = last_timing(lo.ws, part)
@@ -167,13 +163,13 @@ def _result(lo: n2o_runs.Loaded, setup: Setup, part: str) -> Stored | None:
         seconds, basis = _estimate(lo, setup, part)
         note.info(
             f"Nothing is computed yet for the {SECTIONS[part]} of {escape_markup(setup.embedder)} with these "
-            f"settings. It should take about {_duration(seconds)} ({escape_markup(basis)}; longer on a busy "
+            f"settings. It should take {how_long(seconds)} ({escape_markup(basis)}; longer on a busy "
             "machine). The result is kept in the cache: the next visit with these settings opens on it "
             "(`python -m n2o_core warm --variants` fills it ahead of a talk)."
         )
         if not st.session_state.pop(f"variants_asked_{part}", False):
             st.button(
-                f"Compute the {SECTIONS[part]} (about {_duration(seconds)})",
+                f"Compute the {SECTIONS[part]} ({how_long(seconds)})",
                 type="primary",
                 key=f"variants_run_{part}",
                 on_click=_ask,

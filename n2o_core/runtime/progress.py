@@ -20,7 +20,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 
-__all__ = ["Progress", "ProgressEvent", "counter", "prefixed", "report", "scoped"]
+__all__ = ["Progress", "ProgressEvent", "counter", "how_long", "prefixed", "report", "scoped"]
 
 
 @dataclass(frozen=True)
@@ -43,6 +43,16 @@ class ProgressEvent:
     def label(self) -> str:
         """The stage, then the item when there is one ("embed glove-6b-50d"): one line for a bar."""
         return f"{self.stage} {self.item}" if self.item else self.stage
+
+
+def how_long(seconds: float) -> str:
+    """How long something takes, in the pages' and the CLI's words: 'a few seconds' (under 10 s: an estimate
+    scaled down to a tiny corpus is no more precise than that), 'about 40 s', 'about 3 min'."""
+    if seconds < 10:
+        return "a few seconds"
+    if seconds < 90:
+        return f"about {round(seconds):,} s"
+    return f"about {round(seconds / 60):,} min"
 
 
 #: Called with each event of a long job (see the module docstring).

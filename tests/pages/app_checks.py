@@ -8,6 +8,8 @@ import html
 #: Cheap embedders from three families (tf-idf, corpus-trained static, pretrained static).
 EMBEDDERS = "tfidf,word2vec,fasttext,glove-6b-50d"
 HTML_SENTENCE = "The strong <b>team</b> won the final <script>alert(1)</script> on Monday."
+#: A time estimate as `runtime.progress.how_long` words it ("a few seconds", "about 40 s", "about 3 min").
+HOW_LONG = r"(about \d+ (s|min)|a few seconds)"
 
 
 def shown(elements) -> str:

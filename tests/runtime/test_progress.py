@@ -78,3 +78,19 @@ def test_each_call_relays_each_calls_events_under_its_name():
     assert all(isinstance(p, ProgressEvent) and p.stage == "neighbors" for _, p in stages)
     order = [(k, name) for k, name, _ in seen if k != "stage"]
     assert order == [("start", "first"), ("done", "first"), ("start", "second"), ("done", "second")]
+
+
+def test_how_long_says_a_few_seconds_under_ten_then_seconds_then_minutes():
+    from n2o_core.runtime.progress import how_long
+
+    assert [how_long(s) for s in (0.0, 0.4, 9.4, 10.0, 40.4, 89.0, 90.0, 150.0, 400.0)] == [
+        "a few seconds",
+        "a few seconds",
+        "a few seconds",
+        "about 10 s",
+        "about 40 s",
+        "about 89 s",
+        "about 2 min",
+        "about 2 min",
+        "about 7 min",
+    ]

@@ -23,7 +23,7 @@ from dataclasses import dataclass
 
 from n2o_core.evaluation.findings.store import AnalysisTiming
 from n2o_core.evaluation.findings.verdict import HEROS, NEIGHBORS, PROBE, STS
-from n2o_core.evaluation.probe.timing import about
+from n2o_core.runtime.progress import how_long
 
 #: Where the embedding seconds come from.
 EMBED_SOURCE = (
@@ -132,7 +132,7 @@ class CheckEstimate:
         """'about 6 min here', 'about 40 s here', or 'nothing to compute'."""
         if not self.parts:
             return "nothing to compute"
-        return f"{about(self.seconds).removesuffix(' left')} here"  # the probing page's wording
+        return f"{how_long(self.seconds)} here"  # the probing page's wording
 
     def basis(self) -> str:
         """Where each part comes from, in words."""

@@ -26,6 +26,8 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from n2o_core.runtime.progress import how_long
+
 TIMING_REL = "probe/timing.json"
 #: The parts of a step, each timed on its own: embedding the task's sentences, then each classifier's readout.
 PARTS = ("features", "lr", "mlp")
@@ -47,12 +49,11 @@ def seconds_left(elapsed: float, done: float, total: float) -> float | None:
 
 
 def about(seconds: float | None) -> str:
-    """'about 40 s left', 'about 3 min left', or 'estimating the time left' without a rate yet."""
+    """'about 40 s left', 'about 3 min left', 'a few seconds left' (`runtime.progress.how_long`), or 'estimating the
+    time left' without a rate yet."""
     if seconds is None:
         return "estimating the time left"
-    if seconds < 90:
-        return f"about {max(1, round(seconds)):,} s left"
-    return f"about {round(seconds / 60):,} min left"
+    return f"{how_long(seconds)} left"
 
 
 @dataclass(frozen=True)
@@ -200,7 +201,7 @@ class Estimate:
         """'about 2 min here', or 'a few seconds here' when the cache holds every readout."""
         if self.steps == 0 and self.parse_sentences == 0:
             return "a few seconds here"
-        return f"{about(self.seconds).removesuffix(' left')} here"
+        return f"{how_long(self.seconds)} here"
 
     def line(self) -> str:
         """'about 2 min here (parsing 5,000 sentences, 60 of 60 task × embedder readouts to compute; rates from
