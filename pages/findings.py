@@ -31,7 +31,7 @@ from n2o_core.evaluation.findings import (
 from n2o_core.export.findings_table import findings_markdown
 from n2o_core.settings import HEROS_PAIR_CHOICES, Settings, param_int_choice
 from n2o_core.text import escape_markup
-from ui import findings_runs, nav
+from ui import findings_runs, nav, talk
 from ui.shell import through_app
 
 through_app()
@@ -74,7 +74,8 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
         on_click=_ask,
         args=("*",),
     )
-    c2.caption(_estimate_line(est))
+    if not talk.active():  # the button is hidden on a projector: its time would stand alone
+        c2.caption(_estimate_line(est))
     errors = findings_runs.compute(settings, corpus, todo, p) if todo else {}
     times = {f.id: findings_runs.estimate(settings, corpus, [f], p).short() for f in FINDINGS}
 

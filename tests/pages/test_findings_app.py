@@ -187,3 +187,22 @@ def test_buttons_say_how_long_from_the_timings_kept_here(app, app_env):
     kept = load_timings(cache)[STS]
     assert kept.seconds != 61.0 and kept.size == len(sts.embedders) and kept.embedded == ()
     assert app.button(key="check_sts-znorm-glove").label == "Check again"
+
+
+def test_talk_mode_leaves_out_the_time_of_its_hidden_button(app, app_env):
+    """The caption beside 'Check all' says how long the check takes; in talk mode the button is hidden, so the
+    caption goes too (it stood alone under the heading)."""
+    from streamlit.testing.v1 import AppTest
+
+    def estimate_captions(at) -> list[str]:
+        return [c.value for c in at.caption if "scaled from" in c.value or "Every analysis is computed" in c.value]
+
+    _open(app)
+    assert estimate_captions(app)
+    at = AppTest.from_file(str(app._script_path), default_timeout=180)
+    at.query_params["talk"] = "1"
+    at.run()
+    at.switch_page("pages/findings.py").run()
+    no_exception(at)
+    assert at.header[0].value == app.header[0].value and at.button(key="check_all").label  # the same page
+    assert estimate_captions(at) == []
