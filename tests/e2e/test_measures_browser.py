@@ -68,7 +68,10 @@ def test_measures_page_in_chromium(server, browser):
     assert not titles & set(MEASURE_IDS)  # no id as a title
 
     page.reload()  # a new session; with the same settings the result comes from the cache
+    # the reloaded page can read notRunning before its run starts (as on opening): wait for the picker, then the run
+    page.locator('[data-testid="stMain"] [data-testid="stMultiSelect"]').first.wait_for(timeout=300_000)
     settle(page, timeout=300_000)
+    page.locator("button:has-text('Compute the measures')").first.wait_for(timeout=120_000)
     assert page.locator("button:has-text('Compute the measures')").count() == 1  # 100 permutations: not computed
     box = page.get_by_label("Permutations")
     box.fill("20")
