@@ -291,11 +291,12 @@ class ProgressBars:
         if bar.disable:
             return  # closed: its work is done
         bar.total = total
-        if done != bar.n:
-            bar.update(done - bar.n)  # tqdm redraws at most every 0.1 s
-        if desc != bar.desc:  # a new embedder: said at once, not at the next redraw
+        renamed = desc != bar.desc
+        if renamed:
             bar.set_description_str(desc, refresh=False)
-            _redraw(bar)
+        drawn = bar.update(done - bar.n) if done != bar.n else False  # tqdm redraws at most every 0.1 s
+        if renamed and not drawn:
+            _redraw(bar)  # a new embedder is said at once, not at the next redraw
         if done >= total:
             bar.close()
 

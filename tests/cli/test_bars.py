@@ -166,13 +166,9 @@ def test_sts_command_draws_the_embedder_being_scored(tmp_path, capsys):
 
 def test_heros_command_draws_the_embedder_being_scored(tmp_path, capsys):
     corpus = write_corpus(tmp_path / "c.txt", 40)
-    pairs = tmp_path / "mine.tsv"
-    pairs.write_text(
-        "original\tvariant\tsubset\n"
-        "The shares rose sharply today.\tThe shares fell sharply today.\tantonym\n"
-        "The team won the game easily.\tThe team did not win the game easily.\tNegation (main)\n",
-        encoding="utf-8",
-    )
+    pairs = tmp_path / "given.csv"  # given pairs: nothing to make
+    rows = ["Prices went up.,Prices went down.,antonym", "She likes tea.,She does not like tea.,Negation (main)"]
+    pairs.write_text("\n".join(["original,variant,subset", *rows]) + "\n", encoding="utf-8")
     args = ["heros", "--corpus", str(corpus), "--embedder", "tfidf", "--pairs-file", str(pairs)]
     assert main([*args, "--cache-dir", str(tmp_path / "cache")]) == 0
     lines = _lines(capsys.readouterr().err)
