@@ -10,7 +10,8 @@ import argparse
 import contextlib
 import json
 import sys
-from collections.abc import Iterator, Sequence
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,14 +21,16 @@ from n2o_core.storage.fileio import atomic_write_text
 
 if TYPE_CHECKING:
     from n2o_core.corpus_workspace import Workspace
+    from n2o_core.evaluation.probe.timing import ReadoutStep
     from n2o_core.storage.cache import Cache
 
 __all__ = [
+    "BAR_DELAY",
     "CACHE_DIR_HELP",
     "CORPUS_HELP",
     "PROBE_UNITS",
+    "BarOf",
     "ProgressBars",
-    "StageBars",
     "add_cache_dir_arg",
     "add_corpus_args",
     "add_embedder_args",
@@ -36,12 +39,15 @@ __all__ = [
     "add_sample_md_args",
     "check_embedders",
     "check_max_sentences",
+    "findings_bars",
     "measure_bars",
     "named_files",
     "open_workspace",
     "pair_columns",
     "probe_with_bars",
     "run_command",
+    "scoring_bars",
+    "variant_bars",
     "workspace_from_args",
     "write_json",
 ]
@@ -219,114 +225,134 @@ def check_embedders(ids: Sequence[str], ws: Workspace) -> None:
 #: Units of the probing run's progress stages (sentences parsed, then tasks read out).
 PROBE_UNITS = {"tokenize": "sent", "parse": "sent", "tasks": "task", "readouts": "step"}
 BAR_DELAY = 0.5  # seconds: a stage that ends sooner (read from the cache, a tiny corpus) shows no bar
+#: Where an event goes: its bar's key and the bar's description (what a command passes as `bar_of`).
+BarOf = Callable[[ProgressEvent], tuple[str, str]]
 
 
-class StageBars:
-    """One tqdm bar per stage (an event's `label`: its stage, then its item), on stderr, shown once the stage has
-    taken BAR_DELAY seconds: a `Progress`; `units` names each stage's unit (default "task")."""
+class ProgressBars:
+    """The CLI's progress bars: a `Progress` that draws each event on a tqdm bar on stderr.
 
-    def __init__(self, units: dict[str, str] | None = None) -> None:
-        self.units = units or {}
+    An event goes to the bar `bar_of(event)` names, with the description it gives (set anew on each event: the bar
+    can name what it works on now); by default one bar per (stage, item), described "{stage} {item}" with the stage
+    padded to `width`, and an event that names no item drawn under `items[stage]` ({"measures": "(measure x pair)"}).
+    The same for every command: the bar's total is the event's, a bar opens only for work that is not done at once (a
+    stage read from the cache gets no bar), it closes when `done` reaches `total` and a closed bar takes no more
+    events. What commands differ in: `unit` (per stage in `units`), `delay` (seconds a bar waits before it shows:
+    a stage that ends sooner shows none, `BAR_DELAY`), `leave` (False: a finished bar is wiped) and `in_turn` (each
+    new bar closes the open ones: stages that follow each other)."""
+
+    def __init__(
+        self,
+        units: Mapping[str, str] | None = None,
+        *,
+        unit: str = "sent",
+        items: Mapping[str, str] | None = None,
+        width: int = 9,
+        bar_of: BarOf | None = None,
+        delay: float = 0.0,
+        leave: bool = True,
+        in_turn: bool = False,
+    ) -> None:
+        self.units = dict(units or {})
+        self.unit = unit
+        self.items = dict(items or {})
+        self.width = width
+        self.bar_of = bar_of or self.stage_and_item
+        self.delay = delay
+        self.leave = leave
+        self.in_turn = in_turn
         self.bars: dict[str, Any] = {}
 
-    def __call__(self, event: ProgressEvent) -> None:
-        from tqdm.auto import tqdm
+    def stage_and_item(self, event: ProgressEvent) -> tuple[str, str]:
+        """The default `bar_of`: one bar per (stage, item), described "{stage} {item}" (the stage padded)."""
+        item = event.item or self.items.get(event.stage, "")
+        key = f"{event.stage} {item}" if item else event.stage
+        return key, f"{event.stage:{self.width}s} {item}" if item else f"{event.stage:{self.width}s}"
 
-        label, done, total = event.label, event.done, event.total
-        bar = self.bars.get(label)
-        if bar is not None and bar.disable:
-            return  # closed: the stage is done
+    def __call__(self, event: ProgressEvent) -> None:
+        key, desc = self.bar_of(event)
+        done, total = event.done, event.total
+        bar = self.bars.get(key)
         if bar is None:
-            unit = self.units.get(event.stage, "task")
-            bar = self.bars[label] = tqdm(
-                total=total, desc=f"{label:24s}", unit=unit, file=sys.stderr, leave=True, delay=BAR_DELAY
+            if done >= total:
+                return  # done at once (read from the cache): no bar
+            if self.in_turn:
+                self.close()
+            from tqdm.auto import tqdm
+
+            bar = self.bars[key] = tqdm(
+                total=total,
+                desc=desc,
+                unit=self.units.get(event.stage, self.unit),
+                file=sys.stderr,
+                leave=self.leave,
+                delay=self.delay,
             )
+        if bar.disable:
+            return  # closed: its work is done
         bar.total = total
-        if done > bar.n:
-            bar.update(done - bar.n)
+        renamed = desc != bar.desc
+        if renamed:
+            bar.set_description_str(desc, refresh=False)
+        drawn = bar.update(done - bar.n) if done != bar.n else False  # tqdm redraws at most every 0.1 s
+        if renamed and not drawn:
+            _redraw(bar)  # a new embedder is said at once, not at the next redraw
         if done >= total:
             bar.close()
 
-    def stages(self, event: ProgressEvent) -> None:
-        """`__call__` for a probing run that also reports its steps (`step`): its per-embedder stage ("embedder")
-        is left out, the steps' bar covers it."""
-        if event.stage != "embedder":
-            self(event)
+    def postfix(self, key: str, text: str) -> None:
+        """Show `text` after the open bar `key` (redrawn now once the bar's delay has passed)."""
+        bar = self.bars.get(key)
+        if bar is None or bar.disable:
+            return
+        bar.set_postfix_str(text, refresh=False)
+        _redraw(bar)
 
-    def step(self, step: Any) -> None:
-        """A probing run's readout step (`evaluation.probe.timing.ReadoutStep`): one bar over every (task,
-        embedder) step, its line "task x of 10 · embedder y of 6 · about N s left"."""
-        total = step.n_tasks * step.n_embedders
-        self(ProgressEvent("readouts", "", (step.embedder - 1) * step.n_tasks + step.task - 1, total))
-        bar = self.bars.get("readouts")
-        if bar is not None and not bar.disable:
-            bar.set_postfix_str(step.line(), refresh=True)
-
-    def steps_done(self) -> None:
-        """The steps' bar at its end (the run finished)."""
-        bar = self.bars.get("readouts")
+    def finish(self, key: str) -> None:
+        """The open bar `key` at its total, closed (its work ended without an event saying so)."""
+        bar = self.bars.get(key)
         if bar is not None and not bar.disable and bar.total:
-            self(ProgressEvent("readouts", "", int(bar.total), int(bar.total)))
+            bar.update(bar.total - bar.n)
+            bar.close()
 
     def close(self) -> None:
+        """Close every bar."""
         for bar in self.bars.values():
             bar.close()
+
+
+def _redraw(bar: Any) -> None:
+    """Redraw a tqdm bar now, unless it is still within its delay (then its first update draws it)."""
+    if time.time() >= bar.start_t + bar.delay:
+        bar.refresh()
+
+
+def _stage_bars(units: Mapping[str, str] | None = None) -> ProgressBars:
+    """Bars of a run of many stages (probing, variants): a stage's unit in `units` (else "task"), a bar only for a
+    stage that takes longer than BAR_DELAY seconds."""
+    return ProgressBars(units, unit="task", width=24, delay=BAR_DELAY)
 
 
 def probe_with_bars(ws: Any, ids: list[str], **kwargs: Any) -> Any:
     """`evaluation.probe.run.run_probe(ws, ids, **kwargs)` with a bar per stage and one over the readout steps
-    ("task x of 10 · embedder y of 6 · about N s left"), all closed at the end."""
+    ("task x of 10 · embedder y of 6 · about N s left"), all closed at the end. The run's per-embedder stage
+    ("embedder") gets no bar: the steps' bar covers it."""
     from n2o_core.evaluation.probe.run import run_probe
 
-    bars = StageBars(PROBE_UNITS)
-    try:
-        res = run_probe(ws, ids, progress=bars.stages, on_step=bars.step, **kwargs)
-        bars.steps_done()
+    bars = _stage_bars(PROBE_UNITS)
+
+    def stages(event: ProgressEvent) -> None:
+        if event.stage != "embedder":
+            bars(event)
+
+    def step(s: ReadoutStep) -> None:
+        bars(ProgressEvent("readouts", "", (s.embedder - 1) * s.n_tasks + s.task - 1, s.n_tasks * s.n_embedders))
+        bars.postfix("readouts", s.line())
+
+    with contextlib.closing(bars):
+        res = run_probe(ws, ids, progress=stages, on_step=step, **kwargs)
+        bars.finish("readouts")
         return res
-    finally:
-        bars.close()
-
-
-class ProgressBars:
-    """One tqdm bar per (item, stage) on stderr, labelled "{stage} {item}" with the stage padded to `width`: a
-    `Progress`. An event that names no item is drawn under `items[stage]` ({"measures": "(measure x pair)"}).
-    Counts sentences unless `units` names another unit for a stage ({"measures": "pair"}); a stage that is done at
-    once (read from the cache) gets no bar."""
-
-    def __init__(
-        self, units: dict[str, str] | None = None, items: dict[str, str] | None = None, width: int = 9
-    ) -> None:
-        from tqdm.auto import tqdm
-
-        self._tqdm = tqdm
-        self.units = dict(units or {})
-        self.items = dict(items or {})
-        self.width = width
-        self.bars: dict[tuple[str, str], Any] = {}
-
-    def __call__(self, event: ProgressEvent) -> None:
-        stage, done, total = event.stage, event.done, event.total
-        item = event.item or self.items.get(stage, "")
-        key = (item, stage)
-        bar = self.bars.get(key)
-        if bar is None and total > 0 and done >= total:
-            return  # finished at once (loaded from the cache): no bar
-        if bar is None:
-            bar = self.bars[key] = self._tqdm(
-                total=total,
-                desc=f"{stage:{self.width}s} {item}",
-                unit=self.units.get(stage, "sent"),
-                leave=True,
-                file=sys.stderr,
-            )
-        if done > bar.n:
-            bar.update(done - bar.n)  # tqdm redraws at most every 0.1 s
-        if done >= total:
-            bar.close()
-
-    def close(self) -> None:
-        for bar in self.bars.values():
-            bar.close()
 
 
 def measure_bars() -> ProgressBars:
@@ -335,6 +361,45 @@ def measure_bars() -> ProgressBars:
     return ProgressBars(
         units={"search": "embedder", "measures": "pair"}, items={"search": "embedders", "measures": "(measure x pair)"}
     )
+
+
+def variant_bars() -> ProgressBars:
+    """The variants run's bars (`_stage_bars`): the layers' embeddings count sentences."""
+    return _stage_bars({"layers: layers": "sent", "between: layers": "sent"})
+
+
+def _embedders_bar(event: ProgressEvent) -> tuple[str, str]:
+    if event.stage == "embedders":
+        return "embedders", event.item or "embedders"
+    return event.label, event.label
+
+
+def scoring_bars() -> ProgressBars:
+    """Bars of a run that may make its data first (HEROS' minimal pairs: stage "pairs"), then scores embedders one
+    after another (stage "embedders", its item the embedder on): one bar per stage, each closing the one before;
+    the embedders' bar named for the embedder being scored."""
+    return ProgressBars({"pairs": "pair"}, unit="embedder", bar_of=_embedders_bar, in_turn=True)
+
+
+#: The findings run's loops over embedders: one bar each, whichever embedder it is on.
+_FINDINGS_LOOPS = ("scoring", "correlating", "training")
+
+
+def _findings_bar(event: ProgressEvent) -> tuple[str, str]:
+    label = event.label
+    run, _, body = label.partition("): ") if label.startswith("run ") else ("", "", label)
+    tag = run.split()[1] + " " if run else ""
+    words = body.split()
+    key = tag + (words[0] if words and words[0] in _FINDINGS_LOOPS else body)
+    return key, (tag + body)[:48]
+
+
+def findings_bars() -> ProgressBars:
+    """The findings check's bars, wiped when done (the report follows them): one per stage, except that a loop over
+    embedders ("scoring X", "correlating X", "training X with another seed") is one bar naming the embedder it is
+    on; the run ("run 2/6 (seed 1, 2,000 sentences): ...") shortened to "2/6" in front; descriptions cut at 48
+    characters."""
+    return ProgressBars(unit="it", bar_of=_findings_bar, leave=False)
 
 
 def write_json(

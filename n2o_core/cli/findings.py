@@ -10,13 +10,18 @@ catalogue (and the findings this tool cannot test offline, with the reason) with
 from __future__ import annotations
 
 import argparse
-import sys
 import textwrap
 from typing import Any
 
-from n2o_core.cli.common import add_corpus_args, add_json_arg, check_max_sentences, open_workspace, write_json
+from n2o_core.cli.common import (
+    add_corpus_args,
+    add_json_arg,
+    check_max_sentences,
+    findings_bars,
+    open_workspace,
+    write_json,
+)
 from n2o_core.errors import N2OError
-from n2o_core.runtime.progress import ProgressEvent
 from n2o_core.storage.fileio import atomic_write_text
 
 
@@ -125,36 +130,11 @@ def run(args: argparse.Namespace) -> int:
         probe_per_class=args.per_class,
     )
 
-    from tqdm.auto import tqdm
-
-    bars: dict[str, Any] = {}
-
-    def progress(event: ProgressEvent) -> None:
-        # one bar per embedder for sentence counts ("embed X"); one bar per loop over embedders ("scoring X"); the
-        # run ("run 2/6 (seed 1, 2,000 sentences): ...") shortened to "2/6" in front
-        stage, done, total = event.label, event.done, event.total
-        run, _, body = stage.partition("): ") if stage.startswith("run ") else ("", "", stage)
-        tag = run.split()[1] + " " if run else ""
-        words = body.split()
-        key = tag + (words[0] if words and words[0] in ("scoring", "correlating", "training") else body)
-        desc = (tag + body)[:48]
-        bar = bars.get(key)
-        if bar is None:
-            if total > 0 and done >= total:
-                return
-            bar = bars[key] = tqdm(total=total, desc=desc, file=sys.stderr, leave=False)
-        bar.set_description(desc, refresh=False)
-        bar.total = total
-        bar.n = done
-        bar.refresh()
-        if done >= total:
-            bar.close()
-
+    bars = findings_bars()
     try:
-        results = check_findings(ws, args.finding or None, params, progress, keep=True)
+        results = check_findings(ws, args.finding or None, params, bars, keep=True)
     finally:
-        for bar in bars.values():
-            bar.close()
+        bars.close()
     doc = findings_document(corpus.name, len(corpus), params, results)
     text = report_text(doc)
     print(text, end="")

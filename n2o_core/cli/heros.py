@@ -18,11 +18,11 @@ from n2o_core.cli.common import (
     add_sample_md_args,
     check_max_sentences,
     open_workspace,
+    scoring_bars,
     write_json,
 )
 from n2o_core.errors import N2OError
 from n2o_core.evaluation.heros.averaging import AVERAGING, AVERAGING_DEFAULT
-from n2o_core.runtime.progress import ProgressEvent
 from n2o_core.storage.fileio import atomic_write_text
 
 if TYPE_CHECKING:
@@ -81,34 +81,6 @@ def add_parser(subparsers: Any) -> None:
     p.set_defaults(func=run)
 
 
-class _Bars:
-    """Two tqdm bars on stderr: making the pairs (stage "pairs"), then scoring the embedders (stage "embedders",
-    whose item names the embedder being scored)."""
-
-    def __init__(self) -> None:
-        self.bars: dict[str, Any] = {}
-
-    def __call__(self, event: ProgressEvent) -> None:
-        stage, done, total = event.stage, event.done, event.total
-        key = "pairs" if stage == "pairs" else "embedders"
-        if key == "embedders" and "pairs" in self.bars:
-            self.bars.pop("pairs").close()
-        if key not in self.bars:
-            from tqdm.auto import tqdm
-
-            self.bars[key] = tqdm(total=total, desc=key, file=sys.stderr, leave=True)
-        bar = self.bars[key]
-        if key == "embedders":
-            bar.set_description(event.item or "embedders", refresh=False)
-        bar.total = total
-        if done > bar.n:
-            bar.update(done - bar.n)  # tqdm throttles the redraws
-
-    def close(self) -> None:
-        for bar in self.bars.values():
-            bar.close()
-
-
 def run(args: argparse.Namespace) -> int:
     """Run the `heros` subcommand."""
     from n2o_core.embedders.registry import PAPER_EMBEDDER_IDS
@@ -124,7 +96,7 @@ def run(args: argparse.Namespace) -> int:
     for eid in ids:
         ws.info(eid)  # unknown ids fail before any pair is made
     pairs = load_heros(args.pairs_file) if args.pairs_file else None
-    bars = _Bars()
+    bars = scoring_bars()  # making the pairs, then scoring the embedders (the bar names the one on)
     try:
         res = run_heros(
             ws,

@@ -8,7 +8,6 @@ sentences); else the pair sentences themselves (each distinct sentence once).
 from __future__ import annotations
 
 import argparse
-import sys
 from typing import Any
 
 from n2o_core.cli.common import (
@@ -18,9 +17,9 @@ from n2o_core.cli.common import (
     add_pair_options,
     check_max_sentences,
     pair_columns,
+    scoring_bars,
     write_json,
 )
-from n2o_core.runtime.progress import ProgressEvent
 
 
 def add_parser(subparsers: Any) -> None:
@@ -53,24 +52,12 @@ def add_parser(subparsers: Any) -> None:
 
 def run(args: argparse.Namespace) -> int:
     """Run the `sts` subcommand."""
-    from tqdm.auto import tqdm
-
     from n2o_core.api import sts
-    from n2o_core.embedders.infos import PAPER_EMBEDDER_IDS
     from n2o_core.evaluation.sts import SCORINGS
 
     check_max_sentences(args)
     ids = list(args.embedder)
-    bars: list[Any] = []  # made on the first progress call: bad input fails before any bar is drawn
-
-    def progress(event: ProgressEvent) -> None:
-        if not bars:
-            bars.append(tqdm(total=len(ids or PAPER_EMBEDDER_IDS), desc="embedders", file=sys.stderr))
-        bar = bars[0]
-        bar.set_description(event.item or "embedders", refresh=False)
-        bar.n = event.done
-        bar.refresh()
-
+    bars = scoring_bars()  # the bar names the embedder being scored
     try:
         res = sts(
             args.pairs,
@@ -82,11 +69,10 @@ def run(args: argparse.Namespace) -> int:
             max_sentences=args.max_sentences,
             text_column=args.text_column,
             cache_dir=args.cache_dir,
-            progress=progress,
+            progress=bars,
         )
     finally:
-        for bar in bars:
-            bar.close()
+        bars.close()
     pairs = res.pairs
     print(f"pairs: {pairs.source.label}; n = {len(pairs)}; corpus-trained embedders fit on {res.fit_corpus}")
     for note in res.notes:

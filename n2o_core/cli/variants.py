@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from n2o_core.cli.common import StageBars, add_corpus_args, add_json_arg, workspace_from_args, write_json
+from n2o_core.cli.common import add_corpus_args, add_json_arg, variant_bars, workspace_from_args, write_json
 from n2o_core.errors import N2OError
 
 
@@ -57,7 +57,7 @@ def run(args: argparse.Namespace) -> int:
 
     args.embedder = [args.embedder]
     ws, ids = workspace_from_args(args)
-    bars = StageBars({"layers: layers": "sent", "between: layers": "sent"})
+    bars = variant_bars()
     t0 = time.perf_counter()
     res = run_variants(
         ws,

@@ -41,10 +41,11 @@ from n2o_core.cli.common import (
     CACHE_DIR_HELP,
     CORPUS_HELP,
     ProgressBars,
-    StageBars,
     check_max_sentences,
+    findings_bars,
     measure_bars,
     probe_with_bars,
+    variant_bars,
 )
 from n2o_core.errors import N2OError
 
@@ -283,7 +284,7 @@ def _variants(ws: Workspace, ids: list[str], k_max: int, args: argparse.Namespac
     embedder, other = default_choice(ws, ids)
     setup = Setup(embedder, other, effective_k(env_defaults().k, k_max), args.queries, args.samples, args.seed)
     for part in PARTS:
-        with contextlib.closing(StageBars({"layers: layers": "sent", "between: layers": "sent"})) as bars:
+        with contextlib.closing(variant_bars()) as bars:
             try:
                 got = compute_and_store(ws, setup, part, bars)
             except N2OError as e:
@@ -302,7 +303,7 @@ def _findings(ws: Workspace, args: argparse.Namespace, failed: dict[str, str]) -
 
     t0 = time.perf_counter()
     params = FindingParams(n_queries=args.queries, n_samples=args.samples, seed=args.seed)
-    with contextlib.closing(StageBars({})) as bars:
+    with contextlib.closing(findings_bars()) as bars:
         try:
             res = check_findings(ws, None, params, bars, keep=True)
         except N2OError as e:

@@ -11,8 +11,8 @@ events in the calling thread and `runtime.serial_calls` relays each call's event
         report(progress, "embed", done, len(texts))
     embed(texts, progress=scoped(progress, item="glove-6b-50d"))   # the caller says which embedder
 
-The front ends draw the events: tqdm bars in the CLI (`cli.common.ProgressBars`, `StageBars`), st.progress in the
-dashboard (`ui.progress`).
+The front ends draw the events: tqdm bars in the CLI (`cli.common.ProgressBars`, one class for every command),
+st.progress in the dashboard (`ui.progress`).
 """
 
 from __future__ import annotations
