@@ -103,7 +103,7 @@ def test_probe_bars_draw_each_stage_and_the_readout_steps_but_not_the_embedder_s
     assert any(s.startswith("tasks                   : 100%") and "2/2" in s and "task" in s for s in lines)
     readouts = [s for s in lines if s.startswith("readouts")]
     assert "1/4" in readouts[0] or "0/4" in readouts[0]
-    assert any("task 2 of 2 · embedder 1 of 2 · about 4 s left (tfidf, BShift)" in s for s in readouts)
+    assert any("task 2 of 2 · embedder 1 of 2 · a few seconds left (tfidf, BShift)" in s for s in readouts)
     assert "4/4" in readouts[-1] and "step" in readouts[-1] and "(word2vec, BShift)" in readouts[-1]
 
 
