@@ -29,6 +29,16 @@ def k_share_cap(n: int) -> int:
     return max(1, int(K_SHARE_MAX * (n - 1) + 1e-9))
 
 
+def sentences_for_k(k: int) -> int:
+    """The fewest sentences whose N - 1 candidates keep k within K_SHARE_MAX (k_share_cap(n) >= k)."""
+    n = int(np.ceil(k / K_SHARE_MAX - 1e-9)) + 1
+    while k_share_cap(n) < k:
+        n += 1
+    while n > MIN_SENTENCES and k_share_cap(n - 1) >= k:  # k = 1: every corpus (the cap is at least 1)
+        n -= 1
+    return n
+
+
 def validate_k(k: int, n: int) -> None:
     """k must be a positive integer that leaves k neighbors besides the query in a corpus of n sentences."""
     if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k <= 0:

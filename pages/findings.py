@@ -10,6 +10,7 @@ import json
 import pandas as pd
 import streamlit as st
 
+from n2o_core.analyses.overlap import chance_level
 from n2o_core.corpora import Corpus
 from n2o_core.evaluation.findings import (
     DEFAULT_RULE,
@@ -29,6 +30,7 @@ from n2o_core.evaluation.findings import (
     summary_counts,
 )
 from n2o_core.export.findings_table import findings_markdown
+from n2o_core.limits import K_SHARE_MAX, k_share_cap, sentences_for_k
 from n2o_core.settings import HEROS_PAIR_CHOICES, Settings, param_int_choice
 from n2o_core.text import escape_markup
 from ui import findings_runs, nav, talk
@@ -62,6 +64,16 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     st.query_params["fpairs"] = str(n_pairs)
     p = findings_runs.params(settings, n_pairs)
     st.caption(_setup_line(settings, corpus, p))
+    n, k = len(corpus), min(p.k, len(corpus) - 1)
+    if k > k_share_cap(n):
+        paper = "the paper's" if k == p.k else f"the paper's {p.k}, capped at every other sentence"
+        st.warning(
+            f"On {n:,} sentences the N2O findings (neighbors, token overlap, popular neighbors) are not judged: "
+            f"k = {k} ({paper}) is more than {K_SHARE_MAX:.0%} of the {n - 1:,} other sentences, so random "
+            f"neighbors would already share {chance_level(k, n):.2f} of them. They need {sentences_for_k(p.k):,} "
+            "sentences or more; the HEROS, probing and human-similarity findings are judged as usual.",
+            icon="⚠️",
+        )
 
     asked = st.session_state.pop("findings_asked", [])
     todo = list(FINDINGS) if "*" in asked else [f for f in FINDINGS if f.id in asked]

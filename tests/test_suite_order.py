@@ -1,11 +1,12 @@
-"""The suite's own order (tests/conftest.py): the longest files first, each file's tests in their order."""
+"""The suite's own order (tests/suite_order.py, applied by tests/conftest.py): the longest files first, each
+file's tests in their order."""
 
 from __future__ import annotations
 
 from pathlib import Path
 from types import SimpleNamespace
 
-from conftest import LONGEST_FILES, pytest_collection_modifyitems
+from suite_order import LONGEST_FILES, longest_first
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -19,7 +20,7 @@ def test_listed_files_come_first_in_their_order_and_tests_keep_theirs():
     first, second = LONGEST_FILES[0], LONGEST_FILES[1]
     ids = ["tests/a.py::t1", f"{second}::x", "tests/a.py::t2", f"{first}::y", f"{second}::z", "tests/b.py::t"]
     items = [SimpleNamespace(nodeid=i) for i in ids]
-    pytest_collection_modifyitems(items)
+    longest_first(items)
     assert [i.nodeid for i in items] == [
         f"{first}::y",
         f"{second}::x",

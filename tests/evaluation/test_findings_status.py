@@ -261,3 +261,32 @@ def test_a_result_of_older_heros_rules_is_never_shown(tmp_path, monkeypatch):
     monkeypatch.setattr(pair_cache, "rules_digest", lambda: "another-rulebook")
     assert store.code_identity("heros")[-1] == "another-rulebook"
     assert set(fd.load_results(cache, "fp1", params, kept)) == {F.id}
+
+
+def test_a_neighbor_run_whose_k_is_over_a_tenth_of_its_corpus_is_not_judged():
+    """k = 10 on 101 sentences is 10% of the 100 candidates: judged. On 100 sentences (99 candidates) it is over
+    10%: not judged, with the reason; its measure row (CKA, no k) is still judged beside it."""
+    from n2o_core.limits import sentences_for_k
+
+    f = fd.finding("n2o-cls-outlier")
+    names = ["minilm-l6-cls", "minilm-l6-mean", "x", "y"]
+    df = pd.DataFrame(0.0, index=names, columns=names)
+    for o in ("x", "y"):
+        df.loc["minilm-l6-cls", o] = df.loc[o, "minilm-l6-cls"] = 0.1
+        df.loc["minilm-l6-mean", o] = df.loc[o, "minilm-l6-mean"] = 0.3
+    samples = (df, df + 0.01, df - 0.01)
+
+    def run(n: int) -> fd.Evidence:
+        n2o = fd.N2OEvidence(samples[0], samples[0] * 0, 10, n, 20, 3, per_sample=samples)
+        return fd.Evidence(n2o=n2o, cka=df, setup={"seed": 0, "sentences": n})
+
+    assert fd.judge(f, run(101)).verdict.passed is True
+    small = fd.judge(f, run(100))
+    assert small.verdict.passed is None and small.status == "not_checked"
+    assert small.verdict.summary == (
+        "not checked: k = 10 (the paper's) is 10.1% of the 99 other sentences of this 100-sentence run: random "
+        "neighbors would already share 0.10 of them, so N2O cannot set embedders apart here. A neighbor finding is "
+        "judged where k is within 10% of the candidates, as every view's default k: 101 sentences or more"
+    )
+    assert small.sensitivity[0].passed is not None
+    assert [sentences_for_k(k) for k in (1, 5, 10, 50)] == [3, 51, 101, 501]

@@ -4,6 +4,8 @@ rendered page (no exception, message text as shown, plotly specs)."""
 from __future__ import annotations
 
 import html
+import os
+from pathlib import Path
 
 #: Cheap embedders from three families (tf-idf, corpus-trained static, pretrained static).
 EMBEDDERS = "tfidf,word2vec,fasttext,glove-6b-50d"
@@ -51,3 +53,31 @@ def plotly_specs(at) -> dict:
         spec = _decode(json.loads(el.proto.spec))
         out[el.key or el.proto.id] = spec
     return out
+
+
+def app_environment(d: Path, sentences: int = 150):
+    """Set the app's environment for a synthetic corpus of `sentences` (plus one holding HTML) with a cache in `d`;
+    yields it and restores the old values afterwards."""
+    from synthetic_text import write_corpus  # tests/ (the pages' conftest puts it on sys.path)
+
+    corpus = write_corpus(d / "corpus.txt", sentences)
+    with open(corpus, "a", encoding="utf-8") as f:
+        f.write(HTML_SENTENCE + "\n")
+    env = {
+        "N2O_CACHE_DIR": str(d / "cache"),
+        "N2O_DEFAULT_CORPUS": str(corpus),
+        "N2O_DEFAULT_EMBEDDERS": EMBEDDERS,
+        "N2O_DEFAULT_QUERIES": "30",
+        "N2O_DEFAULT_SAMPLES": "3",
+        "HF_HUB_OFFLINE": "1",
+        "N2O_PRELOAD": "0",
+        "TRANSFORMERS_OFFLINE": "1",
+    }
+    old = {k: os.environ.get(k) for k in env}
+    os.environ.update(env)
+    yield env
+    for k, v in old.items():
+        if v is None:
+            os.environ.pop(k, None)
+        else:
+            os.environ[k] = v

@@ -3,7 +3,6 @@ environment variables the app reads for its defaults."""
 
 from __future__ import annotations
 
-import os
 import sys
 from pathlib import Path
 
@@ -13,35 +12,13 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT / "tests"))
 sys.path.insert(0, str(ROOT))
 
-from app_checks import EMBEDDERS, HTML_SENTENCE  # noqa: E402
-from synthetic_text import write_corpus  # noqa: E402
+from app_checks import app_environment  # noqa: E402
 
 
 @pytest.fixture(scope="session")
 def app_env(tmp_path_factory):
     """Environment for the app under test (restored afterwards)."""
-    d = tmp_path_factory.mktemp("app")
-    corpus = write_corpus(d / "corpus.txt", 150)
-    with open(corpus, "a", encoding="utf-8") as f:
-        f.write(HTML_SENTENCE + "\n")
-    env = {
-        "N2O_CACHE_DIR": str(d / "cache"),
-        "N2O_DEFAULT_CORPUS": str(corpus),
-        "N2O_DEFAULT_EMBEDDERS": EMBEDDERS,
-        "N2O_DEFAULT_QUERIES": "30",
-        "N2O_DEFAULT_SAMPLES": "3",
-        "HF_HUB_OFFLINE": "1",
-        "N2O_PRELOAD": "0",
-        "TRANSFORMERS_OFFLINE": "1",
-    }
-    old = {k: os.environ.get(k) for k in env}
-    os.environ.update(env)
-    yield env
-    for k, v in old.items():
-        if v is None:
-            os.environ.pop(k, None)
-        else:
-            os.environ[k] = v
+    yield from app_environment(tmp_path_factory.mktemp("app"))
 
 
 @pytest.fixture

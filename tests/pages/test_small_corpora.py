@@ -35,6 +35,12 @@ def test_every_page_on_a_small_upload(app, n):
         no_exception(app)
         assert not any("failed unexpectedly" in e.value for e in app.error), (page, [e.value for e in app.error])
         assert app.query_params["k"] == want, page
+        if page == "findings" and n >= 3:  # the paper's k = 50 is over 10% of any of these: said before a check
+            said = [w.value for w in app.warning if "the N2O findings (neighbors" in w.value]
+            k = min(50, n - 1)  # at most every other sentence
+            assert said and f"k = {k} (the paper's" in said[0] and f"of the {n - 1} other sentences" in said[0]
+            assert f"so random neighbors would already share {k / (n - 1):.2f} of them" in said[0]
+            assert "They need 501 sentences or more" in said[0]
 
 
 def test_a_chosen_k_is_kept_with_a_warning(app):

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 import pandas as pd
 
+from n2o_core.analyses.overlap import chance_level
 from n2o_core.evaluation.findings.verdict import (
     DEFAULT_RULE,
     DEFAULT_SETTING,
@@ -28,7 +29,9 @@ from n2o_core.evaluation.findings.verdict import (
     Finding,
     Verdict,
     row_kind,
+    unchecked,
 )
+from n2o_core.limits import K_SHARE_MAX, k_share_cap, sentences_for_k
 from n2o_core.storage.fileio import json_plain
 
 
@@ -185,8 +188,28 @@ def run_label(setup: Mapping[str, Any]) -> str:
     return f"seed {seed}, {int(n):,} sentences"
 
 
+def k_too_large(ev: Evidence) -> str:
+    """Why a neighbor finding's run is not judged when the paper's k is more than K_SHARE_MAX of the run's N - 1
+    candidates ('' when it is not): chance k/(N - 1) alone then gives an N2O of that size, and the values crowd
+    near it (k = 50 on 60 sentences: chance 0.85), as every view's default k avoids."""
+    n2o = ev.n2o
+    if n2o is None or n2o.k <= k_share_cap(n2o.corpus_size):
+        return ""
+    n, k = n2o.corpus_size, n2o.k
+    share = f"{k / (n - 1):.0%}"
+    if share == f"{K_SHARE_MAX:.0%}":  # 10/99 reads "10%": one more digit says it is over
+        share = f"{k / (n - 1):.1%}"
+    return (
+        f"k = {k} (the paper's) is {share} of the {n - 1:,} other sentences of this {n:,}-sentence run: "
+        f"random neighbors would already share {chance_level(k, n):.2f} of them, so N2O cannot set embedders apart "
+        f"here. A neighbor finding is judged where k is within {K_SHARE_MAX:.0%} of the candidates, as every "
+        f"view's default k: {sentences_for_k(k):,} sentences or more"
+    )
+
+
 def _judged(f: Finding, ev: Evidence) -> tuple[Verdict, list[Verdict]]:
-    v = f.check(ev)
+    small = k_too_large(ev)
+    v = unchecked(small) if small else f.check(ev)
     if v.passed is None and ev.errors:
         v = Verdict(None, v.summary + " (" + "; ".join(f"{e}: {m}" for e, m in ev.errors.items()) + ")")
     return v, [check(ev) for _, check in f.sensitivity]
