@@ -30,10 +30,16 @@ def corpus():
 
 @pytest.fixture
 def ws(corpus, cache_dir):
-    from ui import n2o_runs
+    """A workspace on the fresh $N2O_CACHE_DIR, the dashboard's cache too; the memos are emptied before and after
+    (results made up here never reach another test)."""
+    from ui import agreement_runs, evaluation_runs, measures_runs, n2o_runs, probe_runs, variants_runs
 
-    n2o_runs.cache.clear()  # the dashboard's cache is the fresh $N2O_CACHE_DIR
-    return Workspace(corpus, cache=Cache(cache_dir))
+    memos = (agreement_runs._memo, evaluation_runs._memo, measures_runs._memo, probe_runs._memo, variants_runs._memo)
+    for memo in (n2o_runs.cache, *memos):
+        memo.clear()
+    yield Workspace(corpus, cache=Cache(cache_dir))
+    for memo in (n2o_runs.cache, *memos):
+        memo.clear()
 
 
 class _Loop:
@@ -72,7 +78,6 @@ def test_variants_part(monkeypatch, ws):
     from n2o_core.evaluation.variants.stored import Setup, compute_and_store
     from ui import variants_runs
 
-    variants_runs._memo.clear()
     monkeypatch.setattr(variants_runs, "load", lambda *a: None)  # nothing in the disk cache
     setup = Setup("tfidf")
     job = _through_the_loop(monkeypatch, lambda: variants_runs.run(ws, setup, "index"), object())
@@ -83,7 +88,6 @@ def test_measures(monkeypatch, ws):
     from n2o_core.measures.stored import compare_and_store
     from ui import measures_runs
 
-    measures_runs._memo.clear()
     monkeypatch.setattr(measures_runs, "load", lambda *a: None)
     setup = measures_runs.MeasureSetup(("tfidf", "glove-6b-50d"), 5, ("cka",), 10, 10, 0, 0)
     job = _through_the_loop(monkeypatch, lambda: measures_runs.run(ws, setup), object())
@@ -94,7 +98,6 @@ def test_probing(monkeypatch, corpus, ws):
     from n2o_core.evaluation.probe.run import run_probe
     from ui import probe_runs
 
-    probe_runs._memo.clear()
     setup = probe_runs.ProbeSetup(("tfidf",), ("SentLen",), ("logreg",), 50, 0, 2)
     result = type("Result", (), {"meta": {"seconds": 1.0}, "errors": {}})()
     job = _through_the_loop(monkeypatch, lambda: probe_runs.run(corpus, setup), result)
@@ -107,18 +110,16 @@ def test_synthetic_pairs(monkeypatch, corpus, ws):
     from n2o_core.evaluation.pairs import load_pairs
     from ui import evaluation_runs
 
-    evaluation_runs._memo.clear()
     key = evaluation_runs.pair_key("synthetic:heros-synonym:20", None, corpus, 3)
     job = _through_the_loop(monkeypatch, lambda: evaluation_runs.pairs(key, corpus), ["a pair"])
     assert job["job"] is load_pairs and job["args"] == ("synthetic:heros-synonym:20",)
     assert job["corpus"] is corpus and job["seed"] == 3 and job["columns"] is None
 
 
-def test_a_pair_file_is_read_here_without_a_job(monkeypatch, tmp_path):
+def test_a_pair_file_is_read_here_without_a_job(monkeypatch, ws, tmp_path):
     """A pair file or built-in set is read in this process, without a bar (it takes moments)."""
     from ui import evaluation_runs
 
-    evaluation_runs._memo.clear()
     monkeypatch.setattr(child, "call", lambda *a, **k: pytest.fail("a pair file was read through a job"))
     path = tmp_path / "pairs.tsv"
     path.write_text("sentence1\tsentence2\tscore\nA cat sat.\tA cat was sitting.\t4.5\n", encoding="utf-8")
@@ -137,7 +138,6 @@ def test_pca_map(monkeypatch, corpus, ws):
     from n2o_core.analyses import projection
     from ui import agreement_runs
 
-    agreement_runs._memo.clear()
     ad = _agreement(corpus, ws)
     job = _through_the_loop(monkeypatch, lambda: agreement_runs.pca_map(ad, "tfidf"), object())
     assert job["job"] is projection.projection and job["args"] == (ws, "tfidf", "pca")
@@ -167,8 +167,7 @@ def test_isolated_pca_map_is_computed_in_a_child_and_read_here_once_kept(monkeyp
     from ui import agreement_runs
 
     here = Workspace(corpus, cache=Cache(tmp_path / "elsewhere"))
-    expected = projection.projection(here, "tfidf", "pca", **agreement_runs._options(_agreement(corpus, here)))
-    agreement_runs._memo.clear()
+    expected = projection.projection(here, "tfidf", "pca", seed=agreement_runs.MAP_SEED)
     started = _children(monkeypatch)
     monkeypatch.setattr(projection, "pca_coords", lambda *a, **k: pytest.fail("the map was computed here"))
     got = agreement_runs.pca_map(_agreement(corpus, ws), "tfidf")
@@ -188,7 +187,6 @@ def test_isolated_synthetic_pairs_are_made_in_a_child(monkeypatch, corpus, ws):
     from n2o_core.evaluation.pairs import load_pairs
     from ui import evaluation_runs, n2o_runs
 
-    evaluation_runs._memo.clear()
     started = _children(monkeypatch)
     with monkeypatch.context() as m:
         m.setattr(pair_cache, "cached_generate_pairs", lambda *a, **k: pytest.fail("the pairs were made here"))
