@@ -294,21 +294,13 @@ def _place(
     return _Place(method, params, version, rel, info_rel, approx, k_search)
 
 
-def cached_projection(
-    ws: Workspace,
-    eid: str,
-    method: str = "umap",
-    *,
-    n_neighbors: int = 15,
-    min_dist: float = 0.1,
-    seed: int = 0,
-    znorm: bool = False,
-    approx: bool | None = None,
-    k_search: int | None = None,
-) -> Projection | None:
-    """The map `projection` returns for these arguments when the disk cache holds it (read, nothing computed),
-    else None. Raises what `projection` raises for a map that cannot be asked for."""
-    place = _place(ws, eid, method, n_neighbors, min_dist, seed, znorm, approx, k_search)
+def cached_projection(ws: Workspace, eid: str, method: str = "umap", **options: Any) -> Projection | None:
+    """The map `projection(ws, eid, method, **options)` returns when the disk cache holds it (read, nothing
+    computed), else None (`options`: `projection`'s keywords but `progress`, its defaults otherwise). Raises what
+    `projection` raises for a map that cannot be asked for."""
+    given = {**(projection.__kwdefaults__ or {}), **options}
+    given.pop("progress", None)
+    place = _place(ws, eid, method, **given)
     if place.version == "missing":
         return None
     with ws.cache.lock(place.rel):
