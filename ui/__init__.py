@@ -14,7 +14,8 @@ The page's frame and controls:
   downloads, talk  tables, figures and the view as a file | talk mode (`talk=1`)
   seed_reference   the heatmap's same-recipe column
 How it runs:
-  jobs, progress   the one bar loop (`run_with_bars`) | the core's progress drawn as st.progress
+  jobs, progress   the one bar loop (`run_with_bars`; one call: `run_with_bar`) | the core's progress drawn as
+                   st.progress
   guard, failures  errors shown in place | failures remembered per visitor session
   preload, release, shell   background preloading | memory given back while idle | runs kept in app.py's navigation
 """

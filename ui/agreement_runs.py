@@ -4,7 +4,8 @@ cache and errors as sentences in place. Nothing here computes.
 
 - Every sentence's neighbors at k_max = min(50, N − 1) per embedder: a process-wide memo filled by
   `pipeline.every_sentence_neighbors` (also cached on disk by the Workspace); any k <= k_max is a slice.
-- PCA maps are computed in the script run (seconds), under st.status + st.progress.
+- PCA maps are computed in the script run (seconds), under a status and a bar (`jobs.run_with_bar`: in a child
+  process when jobs are isolated).
 - UMAP maps are computed in a background thread, one at a time, so the page never blocks on them: the page
   draws the PCA maps meanwhile and polls the job. umap-learn's numba code compiles once per server process, for
   tens of seconds (measured: benchmarks/README.md, 'Measurements behind the code's choices'); it happens during
@@ -50,8 +51,8 @@ from n2o_core.text import escape_markup
 
 from . import failures, n2o_runs
 from .guard import message
-from .jobs import close_embedders, run_embedders
-from .progress import stage_progress
+from .jobs import close_embedders, run_embedders, run_with_bar
+from .progress import stage_line, stage_progress
 
 log = logging.getLogger("n2o")
 T = TypeVar("T")
@@ -278,33 +279,40 @@ def _map_key(ad: AgreementData, eid: str, method: str) -> tuple:
     return (ad.corpus.fingerprint, eid, method, ad.settings.znorm, ad.approx, ad.k_max)
 
 
-def _compute(ad: AgreementData, eid: str, method: str, progress: Progress | None = None) -> Projection:
-    return projection.projection(
-        ad.ws,
-        eid,
-        method,
-        n_neighbors=UMAP_NEIGHBORS,
-        seed=MAP_SEED,
-        znorm=ad.settings.znorm,
-        approx=ad.approx,
-        k_search=ad.k_max,
-        progress=progress,
-    )
+def _options(ad: AgreementData) -> dict[str, Any]:
+    """`projection.projection`'s keywords for the maps of `ad` (every visitor shares one cached map per embedder)."""
+    return {
+        "n_neighbors": UMAP_NEIGHBORS,
+        "seed": MAP_SEED,
+        "znorm": ad.settings.znorm,
+        "approx": ad.approx,
+        "k_search": ad.k_max,
+    }
 
 
 def pca_map(ad: AgreementData, eid: str) -> Projection:
-    """The PCA map of one embedder (memo, disk cache, or computed under a progress bar). Raises N2OError when
-    the corpus is too small to project."""
+    """The PCA map of one embedder (memo, disk cache read here, or computed under a progress bar:
+    `jobs.run_with_bar`, in a child process when jobs are isolated). Raises N2OError when the corpus is too small
+    to project."""
     memo = _memo()["maps"]
     key = _map_key(ad, eid, "pca")
     if key in memo:
         return memo[key]
-    box = st.empty()
-    with box.container(), st.status(f"PCA map of {escape_markup(eid)}…") as status:
-        bar = st.progress(0.0)
-        pr = _compute(ad, eid, "pca", stage_progress(bar, {"embed": f"{eid}: embedding", "pca": f"{eid}: PCA"}))
-        status.update(label=f"PCA map of {escape_markup(eid)} ready", state="complete")
-    box.empty()
+    pr = projection.cached_projection(ad.ws, eid, "pca", **_options(ad))  # on disk: nothing to compute, no child
+    if pr is None:
+        box = st.empty()
+        with box.container():
+            pr = run_with_bar(
+                projection.projection,
+                ad.ws,
+                eid,
+                "pca",
+                title=f"PCA map of {eid}…",
+                ready=lambda _pr: f"PCA map of {eid} ready",
+                bar_text=stage_line({"embed": f"{eid}: embedding", "pca": f"{eid}: PCA"}),
+                **_options(ad),
+            )
+        box.empty()
     memo[key] = pr
     return pr
 
@@ -373,7 +381,7 @@ def _run(w: dict, job: MapJob, ad: AgreementData, key: tuple) -> None:
     try:
         job.first = not w["warm"]
         job.event = ProgressEvent("embed")
-        job.result = _compute(ad, job.eid, "umap", progress)
+        job.result = projection.projection(ad.ws, job.eid, "umap", progress=progress, **_options(ad))
         w["warm"] = w["warm"] or job.result.method == "umap"
         _memo()["maps"][key] = job.result
     except Exception as e:  # noqa: BLE001 - shown on the page

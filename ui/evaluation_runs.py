@@ -41,16 +41,14 @@ from n2o_core.errors import N2OError
 from n2o_core.evaluation.needle import NeedleResult, combine_needle, run_needle
 from n2o_core.evaluation.pairs import FilteredPairs, Pairs, filter_pairs, load_pairs, pair_file_columns
 from n2o_core.evaluation.sts import STSResult, combine_sts, run_sts
-from n2o_core.runtime import child
 from n2o_core.runtime.memo import LRU
-from n2o_core.runtime.progress import Progress
 from n2o_core.runtime.serial_calls import each_embedder
 from n2o_core.storage.fileio import atomic_write
 from n2o_core.text import escape_markup
 
 from . import n2o_runs
-from .jobs import run_with_bars
-from .progress import stage_progress
+from .jobs import run_with_bar, run_with_bars
+from .progress import stage_line, stage_progress
 
 log = logging.getLogger("n2o")
 
@@ -97,45 +95,41 @@ def pair_key(spec: str, columns: Mapping[str, str | None] | None, corpus: Corpus
     return (spec, cols, corpus.fingerprint if synthetic and corpus is not None else "", seed if synthetic else 0)
 
 
-def _load(key: tuple, corpus: Corpus | None, progress: Progress | None = None) -> Pairs:
-    spec, cols, _fp, seed = key
-    out = child.call(
-        load_pairs,
-        spec,
-        columns=dict(cols) or None,
-        corpus=corpus,
-        cache=n2o_runs.cache(),
-        seed=seed,
-        callbacks={"progress": progress} if progress is not None else None,
-        isolate=None if spec.startswith(("synthetic", "hf:")) else False,  # a file or built-in set: read here
-    )
-    _keep("pairs", key, out)
-    return out
+def _options(key: tuple, corpus: Corpus | None) -> dict[str, Any]:
+    """`load_pairs`' keywords for a `pair_key`."""
+    _spec, cols, _fp, seed = key
+    return {"columns": dict(cols) or None, "corpus": corpus, "cache": n2o_runs.cache(), "seed": seed}
 
 
 def pairs(key: tuple, corpus: Corpus | None = None) -> Pairs:
     """The pairs for a `pair_key` (kept per process, read-only); a status with a progress bar while synthetic
-    pairs are made or a Hugging Face dataset is fetched. Raises N2OError with one sentence on bad input."""
+    pairs are made or a Hugging Face dataset is fetched (`jobs.run_with_bar`: in a child process when jobs are
+    isolated). Raises N2OError with one sentence on bad input."""
     memo = _memo()["pairs"]
     if key in memo:
         return memo[key]
     spec = key[0]
-    if not (spec.startswith("synthetic") or spec.startswith("hf:")):
-        return _load(key, corpus)
+    if not (spec.startswith("synthetic") or spec.startswith("hf:")):  # a file or built-in set: read here, in moments
+        out = load_pairs(spec, **_options(key, corpus))
+        _keep("pairs", key, out)
+        return out
     doing = (
-        f"Making synthetic pairs from {escape_markup(corpus.name) if corpus is not None else 'the corpus'} "
+        f"Making synthetic pairs from {corpus.name if corpus is not None else 'the corpus'} "
         "(WordNet and spaCy load first)"
         if spec.startswith("synthetic")
-        else f"Fetching the Hugging Face dataset {escape_markup(spec[3:])}"
+        else f"Fetching the Hugging Face dataset {spec[3:]}"
     )
-    with st.status(f"{doing}…", expanded=True) as status:
-        bar = st.progress(0.0)
-        try:
-            out = _load(key, corpus, _bar_progress(bar, "pairs", {"pairs": "made"}))
-        except Exception:
-            status.update(label=f"{doing}: failed", state="error", expanded=False)
-            raise
-        status.update(label=f"{len(out):,} pairs ready", state="complete", expanded=False)
+    out = run_with_bar(
+        load_pairs,
+        spec,
+        title=f"{doing}…",
+        ready=lambda got: f"{len(got):,} pairs ready",
+        bar_text=stage_line({"pairs": "made"}, prefix="pairs: "),
+        failed=f"{doing}: failed",
+        expanded=True,
+        **_options(key, corpus),
+    )
+    _keep("pairs", key, out)
     return out
 
 
@@ -171,11 +165,6 @@ def last(kind: str, corpus_fp: str) -> dict[str, Any] | None:
 # --------------------------------------------------------------------------- progress
 
 
-def _bar_progress(bar: Any, eid: str, stages: Mapping[str, str]) -> Progress:
-    """One embedder's bar: each stage named by `stages` (else by itself), then done/total."""
-    return stage_progress(bar, stages, prefix=f"{eid}: ")
-
-
 def _run_each(
     kind: str,
     todo: list[tuple[str, tuple]],
@@ -209,7 +198,7 @@ def _run_each(
                 names=order,
                 what=lambda eid: f"Embedder '{eid}'",
                 keep=keep,
-                stages=(lambda bar, eid: _bar_progress(bar, eid, stages)) if report_progress else None,
+                stages=(lambda bar, eid: stage_progress(bar, stages, prefix=f"{eid}: ")) if report_progress else None,
                 on_start=lambda i, eid, _payload: status.update(
                     label=f"{label}: embedder {i + 1}/{len(order)}, {escape_markup(eid)}…"
                 ),

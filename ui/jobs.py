@@ -1,22 +1,29 @@
 """The one bar loop of the dashboard: a job that makes several named calls and reports each one
 (`runtime.serial_calls`' events, or `pipeline.prepare_each`'s), run through `runtime.child` (one child process for
 all the calls when isolating, in this process otherwise), drawn as a bar per call in the current Streamlit container
-(an `st.status`), each call kept as it ends and each failure turned into a sentence while the others go on."""
+(an `st.status`), each call kept as it ends and each failure turned into a sentence while the others go on.
+
+A job of one call (`run_with_bar`) goes the same way: its own `st.status` with one bar, its result returned and its
+exception raised as they are (the page says it in a sentence, `guard.message`)."""
 
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 import streamlit as st
 
 from n2o_core.runtime import child, notices
-from n2o_core.runtime.progress import Progress
+from n2o_core.runtime.progress import Progress, ProgressEvent
+from n2o_core.runtime.serial_calls import each_call
 from n2o_core.text import escape_markup
 
 from .guard import message
+from .progress import bar_progress
+
+T = TypeVar("T")
 
 
 def run_with_bars(
@@ -45,21 +52,84 @@ def run_with_bars(
     job's process dying, gives the name the sentence `message(error, what(name))` (shown under the bars with
     `say_failures`). Returns {name: sentence}."""
     view = _Bars(list(names), what, keep, bar_text, stages, on_start, say_failures, lines)
+    _run(view, job, args, isolate, {}, kwargs)
+    return view.errors
+
+
+def _run(
+    view: _Bars,
+    job: Callable[..., Any],
+    args: tuple[Any, ...],
+    isolate: bool | None,
+    callbacks: Mapping[str, Callable[..., Any]],
+    kwargs: dict[str, Any],
+) -> None:
+    """The job through `child.call`, its events drawn by `view` (with `callbacks`, the job's other callbacks)."""
     try:
-        with notices.listen(view.notice) if lines else contextlib.nullcontext():
+        with notices.listen(view.notice) if view.lines else contextlib.nullcontext():
             child.call(
                 job,
                 *args,
-                callbacks={"on_event": view.on_event},
+                callbacks={**callbacks, "on_event": view.on_event},
                 isolate=isolate,
-                report_progress=stages is not None,
+                report_progress=view.stages is not None,
                 **kwargs,
             )
     except Exception as e:  # noqa: BLE001 - the job's process itself failed: the calls left get its sentence
-        for name in names:
+        for name in view.names:
             if name not in view.ended:
                 view.failed(name, e)
-    return view.errors
+
+
+def run_with_bar(
+    job: Callable[..., T],
+    *args: Any,
+    title: str,
+    ready: Callable[[T], str],
+    bar_text: Callable[[ProgressEvent], str | None] | None = None,
+    failed: str | None = None,
+    some_failed: Callable[[T], bool] | None = None,
+    expanded: bool = False,
+    more: Callable[[Any, Any], Mapping[str, Callable[..., None]]] | None = None,
+    isolate: bool | None = None,
+    **kwargs: Any,
+) -> T:
+    """`job(*args, **kwargs)` as a job of one call of `run_with_bars` (`runtime.serial_calls.each_call` through
+    `child.call`: in a child process when isolating, default `child.isolating()`), in an `st.status` labelled
+    `title` with one bar ("starting" until the job reports). The bar shows each progress event as `bar_text(event)`
+    (None: the bar is left as it is; `bar_text` None: the job is not asked for progress). `more(bar, status)` gives
+    the job's other callbacks (keyword -> callable), drawn in this thread as the events are.
+
+    Done: the status is labelled `ready(result)`, complete (an error when `some_failed(result)`), folded, and the
+    result returned. A failure (or the job's process dying) labels it `failed` (default: `title`) in the error
+    state and raises the exception as it is. Every label is plain text (escaped here)."""
+    got: list[tuple[T, str]] = []
+
+    def keep(_name: str, result: T) -> str:
+        got.append((result, ready(result)))
+        return got[-1][1]
+
+    with st.status(escape_markup(title), expanded=expanded) as status:
+        bar = st.progress(0.0, text="starting")
+        view = _Bars(
+            names=[title],
+            what=None,
+            keep=keep,
+            bar_text=None,
+            stages=(lambda drawn, _name: bar_progress(drawn, bar_text)) if bar_text is not None else None,
+            on_start=None,
+            say_failures=False,
+            lines=False,
+            bars={title: bar},
+        )
+        _run(view, each_call, (job, [(title, args)]), isolate, more(bar, status) if more is not None else {}, kwargs)
+        if not got:
+            status.update(label=escape_markup(failed or title), state="error", expanded=False)
+            raise view.raised[title]
+        result, label = got[0]
+        ok = some_failed is None or not some_failed(result)
+        status.update(label=escape_markup(label), state="complete" if ok else "error", expanded=False)
+    return result
 
 
 def run_embedders(
@@ -101,7 +171,7 @@ class _Bars:
     """What `run_with_bars` draws, call by call, from the job's events."""
 
     names: list[str]
-    what: Callable[[str], str]
+    what: Callable[[str], str] | None  # None: a failure is not said here but kept in `raised` (`run_with_bar`)
     keep: Callable[[str, Any], str | None]
     bar_text: Callable[[str], str] | None
     stages: Callable[[Any, str], Progress] | None
@@ -109,8 +179,9 @@ class _Bars:
     say_failures: bool
     lines: bool
     errors: dict[str, str] = field(default_factory=dict)
+    raised: dict[str, BaseException] = field(default_factory=dict)
     ended: set[str] = field(default_factory=set)
-    bars: dict[str, Any] = field(default_factory=dict)
+    bars: dict[str, Any] = field(default_factory=dict)  # a bar drawn before its call starts is kept
     rows: dict[str, Any] = field(default_factory=dict)  # the line above each bar (with `lines`)
     steps: dict[str, Progress] = field(default_factory=dict)
     current: str | None = None  # the call under way: notices go on its line
@@ -135,16 +206,17 @@ class _Bars:
         doing = self.on_start(len(self.bars), name, payload) if self.on_start is not None else None
         if self.lines:
             self.rows[name] = st.empty()
-        text = self.bar_text(name) if self.bar_text is not None else None
-        self.bars[name] = st.progress(0.0, text=escape_markup(text) if text is not None else None)
+        if name not in self.bars:
+            text = self.bar_text(name) if self.bar_text is not None else None
+            self.bars[name] = st.progress(0.0, text=escape_markup(text) if text is not None else None)
         if doing is not None:
             self.say(name, doing)
         if self.stages is not None:
             self.steps[name] = self.stages(self.bars[name], name)
 
     def done(self, name: str, result: Any) -> None:
+        label = self.keep(name, result)  # a `keep` that raises leaves the call to fail with its exception
         self.ended.add(name)
-        label = self.keep(name, result)
         if self.lines:
             self.bars[name].progress(1.0)
             if label is not None:
@@ -154,9 +226,12 @@ class _Bars:
 
     def failed(self, name: str, error: BaseException) -> None:
         self.ended.add(name)
-        self.errors[name] = message(error, self.what(name))
+        self.raised[name] = error
         if name in self.bars:
             self.bars[name].empty()
+        if self.what is None:
+            return
+        self.errors[name] = message(error, self.what(name))
         if self.lines and name in self.rows:
             self.say(name, f"failed — {self.errors[name]}")
         elif self.say_failures:
@@ -168,4 +243,4 @@ class _Bars:
             self.say(self.current, sentence)
 
 
-__all__ = ["close_embedders", "run_embedders", "run_with_bars"]
+__all__ = ["close_embedders", "run_embedders", "run_with_bar", "run_with_bars"]

@@ -1,7 +1,8 @@
 """The Measures page's data: `measures.stored.compare_and_store` (every measure for every pair, kept in the disk
-cache with when it was computed) memoized per process, its progress drawn in an st.status. A result computed for
-the same settings by an earlier visit, another server process or `warm --measures` is read from the cache
-(`stored`) without computing anything. Embeddings and every-sentence neighbors come from the workspace's cache."""
+cache with when it was computed) memoized per process, its progress drawn in an st.status (`jobs.run_with_bar`: in
+a child process when jobs are isolated). A result computed for the same settings by an earlier visit, another
+server process or `warm --measures` is read from the cache (`stored`) without computing anything. Embeddings and
+every-sentence neighbors come from the workspace's cache."""
 
 from __future__ import annotations
 
@@ -11,10 +12,10 @@ import streamlit as st
 
 from n2o_core.corpus_workspace import Workspace
 from n2o_core.measures.stored import Setup, Stored, compare_and_store, load
-from n2o_core.runtime import child
 from n2o_core.runtime.memo import LRU
 
-from .progress import bar_progress
+from .jobs import run_with_bar
+from .progress import stage_line
 
 _MAX_ENTRIES = 8
 
@@ -70,22 +71,19 @@ def latest(ws: Workspace, embedders: tuple[str, ...], k: int) -> Stored | None:
 
 
 def run(ws: Workspace, setup: MeasureSetup) -> Stored:
-    """`compare_and_store` with a status and a progress bar; memoized. Raises what it raises (N2OError: one
-    sentence for the page to show)."""
+    """`compare_and_store` with a status and a progress bar (`jobs.run_with_bar`); memoized. Raises what it raises
+    (N2OError: one sentence for the page to show)."""
     got = known(ws, setup)
     if got is not None:
         return got
-    n = len(ws.corpus)
-    with st.status(f"Computing {len(setup.measures)} measure(s) for {len(setup.embedders)} embedders…") as status:
-        bar = st.progress(0.0, text="starting")
-        got = child.call(
-            compare_and_store,
-            ws,
-            setup.core(),
-            callbacks={"progress": bar_progress(bar, lambda e: f"{e.stage} {e.done:,}/{e.total:,}")},
-        )
-        bar.empty()
-        status.update(label=f"{len(setup.measures)} measure(s) on {n:,} sentences", state="complete", expanded=False)
+    got = run_with_bar(
+        compare_and_store,
+        ws,
+        setup.core(),
+        title=f"Computing {len(setup.measures)} measure(s) for {len(setup.embedders)} embedders…",
+        ready=lambda _got: f"{len(setup.measures)} measure(s) on {len(ws.corpus):,} sentences",
+        bar_text=stage_line({}),
+    )
     return _remember(ws, setup, got)
 
 

@@ -17,14 +17,13 @@ import streamlit as st
 from n2o_core.corpora import Corpus
 from n2o_core.evaluation.probe.run import ProbeResult, cached_probe, run_probe
 from n2o_core.evaluation.probe.timing import Estimate, ReadoutStep, about, estimate, seconds_left
-from n2o_core.runtime import child
 from n2o_core.runtime.memo import LRU
-from n2o_core.runtime.progress import Progress, ProgressEvent
+from n2o_core.runtime.progress import ProgressEvent
 from n2o_core.text import escape_markup
 
 from . import n2o_runs
 from .guard import message
-from .progress import bar_progress
+from .jobs import run_with_bar
 
 log = logging.getLogger("n2o")
 
@@ -106,28 +105,22 @@ def run(corpus: Corpus, setup: ProbeSetup, scheduler: str = "") -> ProbeResult:
     if got is not None:
         return got
     ws = n2o_runs.workspace(corpus.fingerprint, corpus, scheduler)
-    what = f"Probing {len(setup.embedders)} embedder(s) on {len(setup.tasks)} task(s) from {escape_markup(corpus.name)}"
+    what = f"Probing {len(setup.embedders)} embedder(s) on {len(setup.tasks)} task(s) from {corpus.name}"
     ids, kw = _args(setup)
-    with st.status(f"{what}…", expanded=True) as status:
-        bar = st.progress(0.0, text="starting")
-        try:
-            res = child.call(
-                run_probe,
-                ws,
-                ids,
-                **kw,
-                callbacks={"progress": _progress(bar), "on_step": _on_step(bar, status, what)},
-                skip_failed=True,
-            )
-        except Exception:
-            status.update(label=f"{what}: stopped", state="error", expanded=False)
-            raise
-        bar.progress(1.0, text=f"done in {res.meta.get('seconds', 0):.0f} s")
-        status.update(
-            label=f"{what}: done in {res.meta.get('seconds', 0):.0f} s",
-            state="error" if res.errors else "complete",
-            expanded=False,
-        )
+    res = run_with_bar(
+        run_probe,
+        ws,
+        ids,
+        title=f"{what}…",
+        ready=lambda got: f"{what}: done in {got.meta.get('seconds', 0):.0f} s",
+        bar_text=_stage_line(),
+        failed=f"{what}: stopped",
+        some_failed=lambda got: bool(got.errors),
+        expanded=True,
+        more=lambda bar, status: {"on_step": _on_step(bar, status, what)},
+        skip_failed=True,
+        **kw,
+    )
     _keep(corpus, setup, res)
     return res
 
@@ -146,33 +139,30 @@ def stage_text(stage: str, done: int, total: int, left: float | None = None) -> 
     return f"{STAGES.get(stage, stage)}: {done:,} of {total:,} · {about(left)}"
 
 
-def _progress(bar: Any) -> Progress:
-    """Tokenizing, parsing and building the tasks on the bar, each with its time left; the readouts' stage
+def _stage_line() -> Callable[[ProgressEvent], str | None]:
+    """The bar's line for tokenizing, parsing and building the tasks, each with its time left; the readouts' stage
     ("embedder") is left to `_on_step`, which knows the whole run."""
     started: dict[str, float] = {}
 
-    def text(e: ProgressEvent) -> str:
+    def text(e: ProgressEvent) -> str | None:
+        if e.stage == "embedder":
+            return None
         t0 = started.setdefault(e.stage, time.perf_counter())
         return stage_text(e.stage, e.done, e.total, seconds_left(time.perf_counter() - t0, e.done, e.total))
 
-    draw = bar_progress(bar, text)
-
-    def cb(event: ProgressEvent) -> None:
-        if event.stage != "embedder":
-            draw(event)
-
-    return cb
+    return text
 
 
 def _on_step(bar: Any, status: Any, what: str) -> Callable[[ReadoutStep], None]:
-    """Each (task, embedder) step on the bar: 'task x of 10 · embedder y of 6 · about N s left'."""
+    """Each (task, embedder) step on the bar: 'task x of 10 · embedder y of 6 · about N s left'; the status says
+    which embedder (`what` and every name shown as plain text)."""
 
     def cb(step: ReadoutStep) -> None:
         with contextlib.suppress(Exception):  # progress from a worker thread: skip the update
             bar.progress(min(max(step.fraction, 0.0), 1.0), text=escape_markup(step.line()))
             if step.task == 1:
-                label = f"{what}: embedder {step.embedder} of {step.n_embedders}, {escape_markup(step.eid)}…"
-                status.update(label=label, expanded=True)  # without `expanded` the box would fold
+                label = f"{what}: embedder {step.embedder} of {step.n_embedders}, {step.eid}…"
+                status.update(label=escape_markup(label), expanded=True)  # without `expanded` the box would fold
 
     return cb
 

@@ -15,29 +15,33 @@ from n2o_core.runtime.progress import Progress, ProgressEvent
 from n2o_core.text import escape_markup
 
 
-def bar_progress(bar: Any, text: Callable[[ProgressEvent], str], also: Progress | None = None) -> Progress:
-    """A `Progress` that draws each event on `bar` with the line `text(event)`.
-
-    `also` runs after each redraw (same event), under the same rule: a refused update is skipped.
-    """
+def bar_progress(bar: Any, text: Callable[[ProgressEvent], str | None]) -> Progress:
+    """A `Progress` that draws each event on `bar` with the line `text(event)` (an event whose line is None leaves
+    the bar as it is)."""
     last: list[tuple[str, int] | None] = [None]
 
     def cb(event: ProgressEvent) -> None:
         pct = int(100 * event.done / event.total) if event.total else 100
         if (event.stage, pct) == last[0]:
             return
+        line = text(event)
+        if line is None:
+            return
         last[0] = (event.stage, pct)
         with contextlib.suppress(Exception):  # progress from a worker thread: skip the update
-            bar.progress(min(max(pct, 0), 100) / 100, text=escape_markup(text(event)))
-            if also is not None:
-                also(event)
+            bar.progress(min(max(pct, 0), 100) / 100, text=escape_markup(line))
 
     return cb
 
 
+def stage_line(text: Mapping[str, str], prefix: str = "") -> Callable[[ProgressEvent], str]:
+    """A bar's line for each event: its stage named by `text` (else by itself), then done/total."""
+    return lambda e: f"{prefix}{text.get(e.stage, e.stage)} {e.done:,}/{e.total:,}"
+
+
 def stage_progress(bar: Any, text: Mapping[str, str], prefix: str = "") -> Progress:
-    """A `Progress` on one bar: each stage named by `text` (else by itself), then done/total."""
-    return bar_progress(bar, lambda e: f"{prefix}{text.get(e.stage, e.stage)} {e.done:,}/{e.total:,}")
+    """A `Progress` on one bar with `stage_line`'s lines."""
+    return bar_progress(bar, stage_line(text, prefix))
 
 
-__all__ = ["bar_progress", "stage_progress"]
+__all__ = ["bar_progress", "stage_line", "stage_progress"]

@@ -1,7 +1,8 @@
 """The Variants page's data: `evaluation.variants.stored.compute_and_store` (one part of the analysis -- layers,
 compression or index -- kept in the disk cache with when it was computed) memoized per process, its progress drawn
-in an st.status. A part computed for the same settings by an earlier visit, another server process or
-`warm --variants` is read from the cache without computing anything."""
+in an st.status (`jobs.run_with_bar`: in a child process when jobs are isolated). A part computed for the same
+settings by an earlier visit, another server process or `warm --variants` is read from the cache without computing
+anything."""
 
 from __future__ import annotations
 
@@ -9,11 +10,10 @@ import streamlit as st
 
 from n2o_core.corpus_workspace import Workspace
 from n2o_core.evaluation.variants.stored import Setup, Stored, compute_and_store, load
-from n2o_core.runtime import child
 from n2o_core.runtime.memo import LRU
 from n2o_core.runtime.progress import ProgressEvent
 
-from .progress import bar_progress
+from .jobs import run_with_bar
 
 _MAX_ENTRIES = 24
 #: What each part's progress stages mean on the bar.
@@ -64,16 +64,20 @@ def _bar_text(event: ProgressEvent) -> str:
 
 
 def run(ws: Workspace, setup: Setup, part: str) -> Stored:
-    """`compute_and_store` with a status and a progress bar; memoized. Raises what it raises (N2OError: one
-    sentence for the page to show)."""
+    """`compute_and_store` with a status and a progress bar (`jobs.run_with_bar`); memoized. Raises what it raises
+    (N2OError: one sentence for the page to show)."""
     got = known(ws, setup, part)
     if got is not None:
         return got
-    with st.status(f"Computing the {part} of {setup.embedder} on {len(ws.corpus):,} sentences…") as status:
-        bar = st.progress(0.0, text="starting")
-        got = child.call(compute_and_store, ws, setup, part, callbacks={"progress": bar_progress(bar, _bar_text)})
-        bar.empty()
-        status.update(label=f"The {part} of {setup.embedder}: done", state="complete", expanded=False)
+    got = run_with_bar(
+        compute_and_store,
+        ws,
+        setup,
+        part,
+        title=f"Computing the {part} of {setup.embedder} on {len(ws.corpus):,} sentences…",
+        ready=lambda _got: f"The {part} of {setup.embedder}: done",
+        bar_text=_bar_text,
+    )
     return _remember(ws, setup, part, got)
 
 

@@ -20,8 +20,9 @@ Modules, lowest first (each imports only those above it in this list):
   agreement   `agreement` -> `Agreement` (per-sentence N2O, every sentence a query), `per_sentence_n2o`,
               `validate`, `pair_param`, `summarize`, `extremes`, `by_value`, `ranking_frame`, `sentence_features`,
               `corpus_features`, `group_table`, `decile_table`
-  projection  `projection` -> `Projection` (UMAP on the exact k-NN graph, PCA fallback; cached), `pca_coords`,
-              `umap_coords`, `neighbor_preservation`, `warm_up_umap`, `library_version`
+  projection  `projection` -> `Projection` (UMAP on the exact k-NN graph, PCA fallback; cached), `cached_projection`
+              (a map the cache holds, read without computing), `pca_coords`, `umap_coords`,
+              `neighbor_preservation`, `warm_up_umap`, `library_version`
   quality     `quality_table`, `QUALITY_COLUMNS` (`QualityColumn`), `mean_n2o_with_others`,
               `negation_sensitivity`, `column_correlation`, `quality_display`, `quality_csv`, `embedder_dims`
   anisotropy  each embedder's mean cosine between random sentence pairs (Ethayarajh 2019), raw and z-normalized

@@ -244,6 +244,69 @@ def _check_args(method: str, n_neighbors: int, min_dist: float, n: int) -> None:
         raise N2OError(f"Too few sentences to draw a map: the corpus has {n}, at least {MIN_POINTS} are needed.")
 
 
+@dataclass(frozen=True)
+class _Place:
+    """Where a map is kept in the disk cache, and what it was made with."""
+
+    method: str
+    params: dict
+    version: str
+    rel: str
+    info_rel: str
+    approx: bool  # the graph's search (UMAP), resolved from its default
+    k_search: int
+
+    def read(self, ws: Workspace) -> Projection | None:
+        """The map the cache holds here (call under `ws.cache.lock(self.rel)`), or None."""
+        coords = ws.cache.load_dense(self.rel, mmap=False)
+        info = ws.cache.load_json(self.info_rel)
+        if coords is None or info is None or coords.shape != (len(ws.corpus), 2):
+            return None
+        m = self.method
+        return Projection(np.asarray(coords), m, m, self.params, float(info.get("seconds", 0.0)), True)
+
+
+def _place(
+    ws: Workspace,
+    eid: str,
+    method: str,
+    n_neighbors: int,
+    min_dist: float,
+    seed: int,
+    znorm: bool,
+    approx: bool | None,
+    k_search: int | None,
+) -> _Place:
+    """The map's place in the cache; N2OError for a map that cannot be asked for (before any embedding work)."""
+    n = len(ws.corpus)
+    _check_args(method, n_neighbors, min_dist, n)
+    approx = default_approx(n) if approx is None else approx
+    k_search = min(DEFAULT_K, n - 1) if k_search is None else k_search
+    params: dict = {"seed": seed, "znorm": znorm}
+    if method == "umap":
+        _check_size(n, method, n_neighbors)
+        if n_neighbors - 1 > k_search:
+            raise N2OError(f"n_neighbors={n_neighbors} needs k_search >= {n_neighbors - 1} (got {k_search}).")
+        params.update(n_neighbors=n_neighbors, min_dist=min_dist, graph="approx" if approx else "exact")
+    version = library_version(method)
+    key = hash_key(method, params, version)
+    rel, info_rel = _rel(ws, eid, method, key, ".npy"), _rel(ws, eid, method, key, "-info.json")
+    return _Place(method, params, version, rel, info_rel, approx, k_search)
+
+
+def cached_projection(ws: Workspace, eid: str, method: str = "umap", **options: Any) -> Projection | None:
+    """The map `projection(ws, eid, method, **options)` returns when the disk cache holds it (read, nothing
+    computed), else None (`options`: `projection`'s keywords but `progress`, its defaults otherwise). Raises what
+    `projection` raises for a map that cannot be asked for."""
+    given = {**(projection.__kwdefaults__ or {}), **options}
+    given.pop("progress", None)
+    place = _place(ws, eid, method, **given)
+    if place.version == "missing":
+        return None
+    with ws.cache.lock(place.rel):
+        return place.read(ws)
+
+
 def projection(
     ws: Workspace,
     eid: str,
@@ -264,29 +327,18 @@ def projection(
     `progress`, with the embedder id as the item, the stages "embed", "neighbors" (UMAP's graph) and the method
     ("pca" or "umap": 0 of 1 when it starts, 1 of 1 when the map is there)."""
     n = len(ws.corpus)
-    _check_args(method, n_neighbors, min_dist, n)
-    approx = default_approx(n) if approx is None else approx
-    k_search = min(DEFAULT_K, n - 1) if k_search is None else k_search
-    params: dict = {"seed": seed, "znorm": znorm}
-    if method == "umap":
-        _check_size(n, method, n_neighbors)  # before any embedding work
-        if n_neighbors - 1 > k_search:
-            raise N2OError(f"n_neighbors={n_neighbors} needs k_search >= {n_neighbors - 1} (got {k_search}).")
-        params.update(n_neighbors=n_neighbors, min_dist=min_dist, graph="approx" if approx else "exact")
-    version = library_version(method)
+    place = _place(ws, eid, method, n_neighbors, min_dist, seed, znorm, approx, k_search)
+    params, version, rel, info_rel = place.params, place.version, place.rel, place.info_rel
+    approx, k_search = place.approx, place.k_search
     if method == "umap" and version == "missing":
         got = projection(ws, eid, "pca", seed=seed, znorm=znorm, progress=progress)
         got.requested, got.note = "umap", "umap-learn is not installed (pip install umap-learn): PCA shown."
         return got
-    key = hash_key(method, params, version)
-    rel = _rel(ws, eid, method, key, ".npy")
-    info_rel = _rel(ws, eid, method, key, "-info.json")
     with ws.cache.lock(rel):
-        coords = ws.cache.load_dense(rel, mmap=False)
-        info = ws.cache.load_json(info_rel)
-        if coords is not None and info is not None and coords.shape == (n, 2):
+        cached = place.read(ws)
+        if cached is not None:
             report(progress, method, 1, 1, eid)
-            return Projection(np.asarray(coords), method, method, params, float(info.get("seconds", 0.0)), True)
+            return cached
         X = ws.embeddings(eid, progress=scoped(progress, stage="embed", item=eid))
         std = ws.standardizer(eid) if znorm else None
         Xn, keep = normalized(X, std)

@@ -5,7 +5,7 @@ import pytest
 import scipy.sparse as sp
 
 import n2o_core.analyses.projection as proj
-from n2o_core.analyses.projection import normalized, pca_coords, projection, umap_graph
+from n2o_core.analyses.projection import cached_projection, normalized, pca_coords, projection, umap_graph
 from n2o_core.corpora import from_texts
 from n2o_core.corpus_workspace import Workspace
 from n2o_core.errors import N2OError
@@ -89,6 +89,20 @@ def test_pca_projection_is_cached_and_zero_rows_are_nan(ws_clusters):
     assert again.cached
     np.testing.assert_array_equal(np.isnan(again.coords), np.isnan(first.coords))
     np.testing.assert_allclose(again.coords[ok], first.coords[ok])
+
+
+def test_cached_projection_reads_what_projection_kept_and_computes_nothing(ws_clusters, monkeypatch):
+    ws, _, _ = ws_clusters
+    assert cached_projection(ws, "x", "pca") is None  # nothing kept yet, and nothing is computed
+    assert cached_projection(ws, "x", "pca") is None
+    first = projection(ws, "x", "pca")
+    monkeypatch.setattr(proj, "pca_coords", lambda *a, **k: pytest.fail("a cached read computed a map"))
+    got = cached_projection(ws, "x", "pca")
+    assert got is not None and got.cached and got.method == "pca" and got.params == first.params
+    np.testing.assert_array_equal(got.coords, first.coords)
+    assert cached_projection(ws, "x", "pca", seed=1) is None  # the parameters are in the key
+    with pytest.raises(N2OError, match="n_neighbors must be at least 2"):
+        cached_projection(ws, "x", "umap", n_neighbors=1)
 
 
 def test_umap_failure_falls_back_to_pca_uncached(ws_clusters, monkeypatch):

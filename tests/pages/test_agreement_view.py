@@ -259,8 +259,9 @@ def test_ties_at_the_extremes_are_said_and_paged(app):
 
 def test_isolated_jobs_search_every_sentence_in_one_child_process(app_env, isolated_jobs):
     """Where jobs run in child processes (a shared server), the every-sentence search of all the chosen embedders
-    runs in one child (`jobs.run_with_bars`), each with its bar and line, and gives what the search here gives; a
-    second visit reads the search from the disk cache without a child."""
+    runs in one child (`jobs.run_with_bars`), each with its bar and line, and gives what the search here gives;
+    each PCA map is computed in a child of its own (`jobs.run_with_bar`). A second visit reads the search and the
+    maps from the disk cache without a child."""
     from streamlit.testing.v1 import AppTest
 
     from n2o_core.corpora import from_texts
@@ -269,7 +270,7 @@ def test_isolated_jobs_search_every_sentence_in_one_child_process(app_env, isola
     args = (texts, 5, ("tfidf", "glove-6b-50d"))
     at = AppTest.from_function(_render, args=args, default_timeout=180).run()
     no_exception(at)
-    assert isolated_jobs == ["each_call"], isolated_jobs
+    assert isolated_jobs == ["each_call"] * 3, isolated_jobs  # the search, then the map of each embedder
     lines = [m.value for m in at.markdown]
     assert any(v.startswith("**tfidf**: ready in") for v in lines) and any(
         "**glove-6b-50d**: ready in" in v for v in lines
@@ -279,7 +280,8 @@ def test_isolated_jobs_search_every_sentence_in_one_child_process(app_env, isola
     assert metric(at, "N2O tfidf vs glove-6b-50d") == f"{cmp.mean[0, 1]:.3f}"
     from ui import agreement_runs
 
-    agreement_runs._memo.clear()  # a new server process: the search comes from the disk cache, in this process
+    agreement_runs._memo.clear()  # a new server process: the search and maps come from the disk cache, here
     again = AppTest.from_function(_render, args=args, default_timeout=180).run()
     no_exception(again)
-    assert isolated_jobs == ["each_call"], isolated_jobs
+    assert isolated_jobs == ["each_call"] * 3, isolated_jobs
+    assert plotly_specs(again)["agree_maps"] == plotly_specs(at)["agree_maps"]
