@@ -27,7 +27,11 @@ from n2o_core.evaluation.findings import (
 def app_env(tmp_path_factory):
     """The app on 520 sentences: the N2O paper's k = 50 stays within 10% of the 519 candidates, so the neighbor
     findings are judged (on the other pages' 151 sentences they are not: k = 50 would be a third of them)."""
+    from ui import n2o_runs
+
+    n2o_runs.cache.clear()  # the app's Cache (st.cache_resource) read $N2O_CACHE_DIR when another module ran first
     yield from app_environment(tmp_path_factory.mktemp("findings-app"), sentences=520)
+    n2o_runs.cache.clear()
 
 
 def _open(app):
