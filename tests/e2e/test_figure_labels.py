@@ -1,6 +1,6 @@
 """End to end: no two text boxes of a plotly figure overlap (tick labels, annotations, legend entries), read from
-the rendered SVG in Chromium; and (slow) a talk-mode screenshot of every page at 1920×1080 into docs/screenshots/
-for a person to read."""
+the rendered SVG in Chromium (the pages that draw at once; slow: those drawn after a run); and (slow) a talk-mode
+screenshot of every page at 1920×1080 into docs/screenshots/ for a person to read."""
 
 from __future__ import annotations
 
@@ -89,11 +89,21 @@ def run_measures(page, server: str, permutations: int = 20) -> None:
 
 
 def test_no_figure_labels_overlap(server, browser):
+    """The pages that draw without a button."""
     page = browser.new_page(viewport={"width": 1400, "height": 1000})
     bad = {}
     for path in PAGES:
         _open(page, server, path)
         bad.update(_overlapping(page, path))
+    page.close()
+    assert not bad, bad
+
+
+@pytest.mark.slow  # two runs on the button (~20 s); the measures' map labels are also checked by the fast
+def test_no_figure_labels_overlap_after_a_run(server, browser):  # tests/e2e/test_measures_browser.py
+    """Quality vs agreement and the similarity measures, after their runs."""
+    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    bad = {}
     run_quality(page, server)
     bad.update(_overlapping(page, "quality"))
     run_measures(page, server)
