@@ -238,8 +238,9 @@ def test_a_new_sample_is_a_slice_of_every_sentences_neighbors(tmp_path, tie_vect
 def test_preload_searches_every_sentence_for_the_chosen_embedders(tmp_path):
     ws = workspace(tmp_path)
     everyone = np.arange(len(ws.corpus))
-    done = preload.preload(ws, ["tfidf"], heros=False, maps=False, every_sentence=(10, False))
-    assert "neighbors of every sentence, tfidf" in done
+    # approx=False: pynndescent's compile (~30 s of CPU, not what is tested) is paid once, in tests/search
+    done = preload.preload(ws, ["tfidf"], heros=False, maps=False, approx=False, every_sentence=(10, False))
+    assert "neighbors of every sentence, tfidf" in done and "pynndescent" not in done
     assert ws.has_neighbors("tfidf", everyone, 10) and not ws.has_neighbors("tfidf", everyone, 10, znorm=True)
 
 
