@@ -116,7 +116,7 @@ def test_a_bad_section_in_the_link_is_said(app):
 @pytest.mark.slow  # MiniLM-L6's forward pass over every layer
 def test_layers_are_the_cores(app):
     open_variants(app, emb=f"{GLOVE},minilm-l6-mean", of="minilm-l6-mean", other=GLOVE, part="layers")
-    [button] = [b for b in app.main.button if b.label.startswith("Compute the Layers (about ")]
+    [button] = [b for b in app.main.button if re.fullmatch(rf"Compute the Layers \({HOW_LONG}\)", b.label)]
     button.click().run(timeout=900)
     no_exception(app)
     res = api("layers", "minilm-l6-mean", GLOVE)
