@@ -10,55 +10,50 @@ from typing import Any
 import pandas as pd
 import streamlit as st
 
-from n2o_core.corpus_workspace import Workspace
 from n2o_core.errors import N2OError
 from n2o_core.evaluation.heros.averaging import scored_id
 from n2o_core.evaluation.heros.generate import PairSet
 from n2o_core.evaluation.heros.run import combine_scores, make_pairs, pairs_ready, score_embedder
-from n2o_core.runtime import child
 from n2o_core.runtime.memo import LRU
 from n2o_core.runtime.serial_calls import each_embedder
 from n2o_core.settings import HEROS_AVERAGING_DEFAULT, HEROS_DEFAULT_PAIRS
-from n2o_core.text import escape_markup
 
-from .jobs import run_with_bars
+from .jobs import run_with_bar, run_with_bars
 from .n2o_runs import Loaded
 
 log = logging.getLogger("n2o")
 
 
-@st.cache_data(show_spinner=False, max_entries=16)
-def _pairs(fp: str, n_per: int, seed: int, _ws: Workspace) -> PairSet:
-    return child.call(make_pairs, _ws, n_per, seed)
-
-
 @st.cache_resource(show_spinner=False)
-def _done() -> LRU[tuple, bool]:
-    """The (corpus, pairs per subset, seed) whose pairs this process has made or read (their status line is shown
-    once); at most as many as `_pairs` keeps."""
+def _pair_sets() -> LRU[tuple, PairSet]:
+    """The minimal pairs by (corpus, pairs per subset, seed), process-wide (read-only once made)."""
     return LRU(16)
 
 
 def pairs(lo: Loaded, n_per: int, seed: int) -> PairSet:
-    """Minimal pairs from the corpus (cached per corpus, size and seed), with a status line while they are made."""
+    """Minimal pairs from the corpus (kept per corpus, size and seed), made or read by one job through the one bar
+    loop (`jobs.run_with_bar`: in a child process when isolating) under a status and a bar of pairs per subset."""
     key = (lo.corpus.fingerprint, n_per, seed)
-    if key in _done():
-        return _pairs(lo.corpus.fingerprint, n_per, seed, lo.ws)
+    memo = _pair_sets()
+    if key in memo:
+        return memo[key]
     on_disk = pairs_ready(lo.ws, n_per, seed)
     doing = (
         "Reading the minimal pairs from the cache"
         if on_disk
-        else f"Making up to {n_per} minimal pairs per subset from {escape_markup(lo.corpus.name)} "
-        "(WordNet and spaCy load first)"
+        else f"Making up to {n_per} minimal pairs per subset from {lo.corpus.name} (WordNet and spaCy load first)"
     )
-    with st.status(f"{doing}…") as status:
-        out = _pairs(lo.corpus.fingerprint, n_per, seed, lo.ws)
-        status.update(
-            label=f"{len(out.pairs):,} minimal pairs {'read from the cache' if on_disk else 'made'}",
-            state="complete",
-            expanded=False,
-        )
-    _done()[key] = True
+    out = run_with_bar(
+        make_pairs,
+        lo.ws,
+        n_per,
+        seed,
+        title=f"{doing}…",
+        ready=lambda got: f"{len(got.pairs):,} minimal pairs {'read from the cache' if on_disk else 'made'}",
+        bar_text=lambda e: f"{e.done:,} of {e.total:,} pairs per subset made",
+        failed=f"{doing}: failed",
+    )
+    memo[key] = out
     return out
 
 

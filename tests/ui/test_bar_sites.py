@@ -32,9 +32,10 @@ def corpus():
 def ws(corpus, cache_dir):
     """A workspace on the fresh $N2O_CACHE_DIR, the dashboard's cache too; the memos are emptied before and after
     (results made up here never reach another test)."""
-    from ui import agreement_runs, evaluation_runs, measures_runs, n2o_runs, probe_runs, variants_runs
+    from ui import agreement_runs, evaluation_runs, heros_runs, measures_runs, n2o_runs, probe_runs, variants_runs
 
     memos = (agreement_runs._memo, evaluation_runs._memo, measures_runs._memo, probe_runs._memo, variants_runs._memo)
+    memos += (heros_runs._pair_sets,)
     for memo in (n2o_runs.cache, *memos):
         memo.clear()
     yield Workspace(corpus, cache=Cache(cache_dir))
@@ -114,6 +115,37 @@ def test_synthetic_pairs(monkeypatch, corpus, ws):
     job = _through_the_loop(monkeypatch, lambda: evaluation_runs.pairs(key, corpus), ["a pair"])
     assert job["job"] is load_pairs and job["args"] == ("synthetic:heros-synonym:20",)
     assert job["corpus"] is corpus and job["seed"] == 3 and job["columns"] is None
+
+
+def test_heros_pairs(monkeypatch, corpus, ws):
+    from types import SimpleNamespace
+
+    from n2o_core.evaluation.heros.run import make_pairs
+    from ui import heros_runs
+
+    lo = SimpleNamespace(corpus=corpus, ws=ws)
+    made = SimpleNamespace(pairs=pd.DataFrame({"original": ["a"]}))  # a stand-in PairSet: its status counts pairs
+    job = _through_the_loop(monkeypatch, lambda: heros_runs.pairs(lo, 20, 3), made)
+    assert job["job"] is make_pairs and job["args"] == (ws, 20, 3)
+
+
+def test_isolated_heros_pairs_are_made_in_a_child(monkeypatch, corpus, ws):
+    """With jobs isolated, the HEROS page's minimal pairs are made in a child process (this process cannot make
+    them): the pairs the core makes."""
+    from types import SimpleNamespace
+
+    from n2o_core.evaluation.heros import pair_cache
+    from n2o_core.evaluation.heros.run import make_pairs
+    from ui import heros_runs
+
+    started = _children(monkeypatch)
+    with monkeypatch.context() as m:
+        m.setattr(pair_cache, "cached_generate_pairs", lambda *a, **k: pytest.fail("the pairs were made here"))
+        got = heros_runs.pairs(SimpleNamespace(corpus=corpus, ws=ws), 20, 0)
+    assert started == [("each_call", "make_pairs", ())]
+    expected = make_pairs(ws, 20, 0)  # read from the cache the child filled
+    pd.testing.assert_frame_equal(got.pairs, expected.pairs)
+    assert len(got.pairs) > 0 and set(got.pairs["original"]) <= set(corpus.texts)
 
 
 def test_a_pair_file_is_read_here_without_a_job(monkeypatch, ws, tmp_path):
