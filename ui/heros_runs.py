@@ -31,28 +31,27 @@ def _pair_sets() -> LRU[tuple, PairSet]:
 
 
 def pairs(lo: Loaded, n_per: int, seed: int) -> PairSet:
-    """Minimal pairs from the corpus (kept per corpus, size and seed), made or read by one job through the one bar
-    loop (`jobs.run_with_bar`: in a child process when isolating) under a status and a bar of pairs per subset."""
+    """Minimal pairs from the corpus (kept per corpus, size and seed): read here when the disk cache holds them
+    (a JSON file: no child process for it), else made by one job through the one bar loop (`jobs.run_with_bar`: in
+    a child process when isolating) under a status and a bar of pairs per subset."""
     key = (lo.corpus.fingerprint, n_per, seed)
     memo = _pair_sets()
     if key in memo:
         return memo[key]
-    on_disk = pairs_ready(lo.ws, n_per, seed)
-    doing = (
-        "Reading the minimal pairs from the cache"
-        if on_disk
-        else f"Making up to {n_per} minimal pairs per subset from {lo.corpus.name} (WordNet and spaCy load first)"
-    )
-    out = run_with_bar(
-        make_pairs,
-        lo.ws,
-        n_per,
-        seed,
-        title=f"{doing}…",
-        ready=lambda got: f"{len(got.pairs):,} minimal pairs {'read from the cache' if on_disk else 'made'}",
-        bar_text=lambda e: f"{e.done:,} of {e.total:,} pairs per subset made",
-        failed=f"{doing}: failed",
-    )
+    if pairs_ready(lo.ws, n_per, seed):
+        out = make_pairs(lo.ws, n_per, seed)
+    else:
+        doing = f"Making up to {n_per} minimal pairs per subset from {lo.corpus.name} (WordNet and spaCy load first)"
+        out = run_with_bar(
+            make_pairs,
+            lo.ws,
+            n_per,
+            seed,
+            title=f"{doing}…",
+            ready=lambda got: f"{len(got.pairs):,} minimal pairs made",
+            bar_text=lambda e: f"{e.done:,} of {e.total:,} pairs per subset made",
+            failed=f"{doing}: failed",
+        )
     memo[key] = out
     return out
 

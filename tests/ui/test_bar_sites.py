@@ -146,6 +146,10 @@ def test_isolated_heros_pairs_are_made_in_a_child(monkeypatch, corpus, ws):
     expected = make_pairs(ws, 20, 0)  # read from the cache the child filled
     pd.testing.assert_frame_equal(got.pairs, expected.pairs)
     assert len(got.pairs) > 0 and set(got.pairs["original"]) <= set(corpus.texts)
+    heros_runs._pair_sets().clear()  # a new server process: the pairs are on disk, read here without a child
+    again = heros_runs.pairs(SimpleNamespace(corpus=corpus, ws=ws), 20, 0)
+    assert started == [("each_call", "make_pairs", ())]
+    pd.testing.assert_frame_equal(again.pairs, got.pairs)
 
 
 def test_a_pair_file_is_read_here_without_a_job(monkeypatch, ws, tmp_path):
