@@ -30,13 +30,9 @@ def k_share_cap(n: int) -> int:
 
 
 def sentences_for_k(k: int) -> int:
-    """The fewest sentences whose N - 1 candidates keep k within K_SHARE_MAX (k_share_cap(n) >= k)."""
-    n = int(np.ceil(k / K_SHARE_MAX - 1e-9)) + 1
-    while k_share_cap(n) < k:
-        n += 1
-    while n > MIN_SENTENCES and k_share_cap(n - 1) >= k:  # k = 1: every corpus (the cap is at least 1)
-        n -= 1
-    return n
+    """The fewest sentences whose N - 1 candidates keep k within K_SHARE_MAX (k_share_cap(n) >= k): 10k + 1; any
+    corpus for k = 1 (the cap is at least 1)."""
+    return MIN_SENTENCES if k <= 1 else int(np.ceil(k / K_SHARE_MAX - 1e-9)) + 1
 
 
 def validate_k(k: int, n: int) -> None:
