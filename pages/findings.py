@@ -30,7 +30,7 @@ from n2o_core.evaluation.findings import (
     summary_counts,
 )
 from n2o_core.export.findings_table import findings_markdown
-from n2o_core.limits import K_SHARE_MAX, k_share_cap, sentences_for_k
+from n2o_core.limits import K_SHARE_MAX, effective_k, k_max_for, k_share_cap, sentences_for_k
 from n2o_core.settings import HEROS_PAIR_CHOICES, Settings, param_int_choice
 from n2o_core.text import escape_markup
 from ui import findings_runs, nav, talk
@@ -64,7 +64,7 @@ def render(settings: Settings, corpus: Corpus | None) -> None:
     st.query_params["fpairs"] = str(n_pairs)
     p = findings_runs.params(settings, n_pairs)
     st.caption(_setup_line(settings, corpus, p))
-    n, k = len(corpus), min(p.k, len(corpus) - 1)
+    n, k = len(corpus), _run_k(p, corpus)
     if k > k_share_cap(n):
         paper = "the paper's" if k == p.k else f"the paper's {p.k}, capped at every other sentence"
         st.warning(
@@ -124,11 +124,16 @@ def _ask(fid: str) -> None:
     st.session_state.setdefault("findings_asked", []).append(fid)
 
 
+def _run_k(p: FindingParams, corpus: Corpus) -> int:
+    """The k the neighbor findings use on this corpus (the paper's, capped as `neighbor_evidence` caps it)."""
+    return effective_k(p.k, k_max_for(len(corpus)))
+
+
 def _setup_line(settings: Settings, corpus: Corpus, p: FindingParams) -> str:
     off = [w for w, on in (("z-normalization", settings.znorm), ("approximate search", settings.approx)) if on]
     return (
         f"Corpus **{escape_markup(corpus.name)}** ({len(corpus):,} sentences) · "
-        f"k = {min(p.k, len(corpus) - 1)} as in the N2O paper "
+        f"k = {_run_k(p, corpus)} as in the N2O paper "
         f"(the sidebar's k = {settings.k} is not used) · {p.n_samples} sample(s) of {p.n_queries} queries, seed "
         f"{p.seed}, from the sidebar · exact search on raw cosine"
         + (f" (the sidebar's {' and '.join(off)} is not used here)" if off else "")
