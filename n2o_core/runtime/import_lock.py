@@ -14,9 +14,11 @@ a library is imported, entering the block costs a lock acquisition.
 from __future__ import annotations
 
 import contextlib
+import importlib.abc
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Collection, Iterator
+from typing import Any
 
 _LOCK = threading.RLock()
 
@@ -36,22 +38,37 @@ def heavy_imports() -> Iterator[None]:
 TELEMETRY_MODULES = ("openvino_telemetry",)
 
 
+class _Refused(importlib.abc.MetaPathFinder):
+    """A finder that makes importing `names` (and their submodules) fail with ModuleNotFoundError."""
+
+    def __init__(self, names: Collection[str]) -> None:
+        self.names = frozenset(names)
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> None:
+        if fullname.partition(".")[0] in self.names:
+            raise ModuleNotFoundError(f"No module named {fullname!r} (not imported here)", name=fullname)
+        return None
+
+
 @contextlib.contextmanager
 def hidden(*names: str) -> Iterator[None]:
     """While in the block, importing any of `names` fails (ImportError) unless it is imported already, so a
     library that imports it optionally goes without: spaCy's thinc imports torch when it can (~200 MB resident)
     though the pipelines here never run on it; OpenVINO imports its telemetry. Holds `heavy_imports()` (every
-    heavy import in this package does), so no other thread's import sees the gap."""
+    heavy import in this package does), so no other thread's import sees the gap.
+
+    The import is refused by a finder at the front of `sys.meta_path`, never by a None entry in `sys.modules`:
+    other threads keep running, and libraries ask `sys.modules` whether torch is there (scipy's array-API helpers
+    read `sys.modules["torch"].Tensor` when the key exists, at import and on every call), so a None entry failed a
+    similarity-measures page that imported scipy.stats while another visitor's page loaded spaCy (seen 2026-11-27:
+    "'NoneType' object has no attribute 'Tensor'")."""
     with heavy_imports():
-        gone = [n for n in names if n not in sys.modules]
-        for n in gone:
-            sys.modules[n] = None  # type: ignore[assignment]  # the import system's "not importable" mark
+        refused = _Refused([n for n in names if n not in sys.modules])
+        sys.meta_path.insert(0, refused)
         try:
             yield
         finally:
-            for n in gone:
-                if n in sys.modules and sys.modules[n] is None:
-                    del sys.modules[n]
+            sys.meta_path.remove(refused)
 
 
 def openvino_import() -> object:

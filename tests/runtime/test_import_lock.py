@@ -104,3 +104,46 @@ def test_openvino_imports_without_its_telemetry():
     res = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=300)
     assert res.returncode == 0, res.stderr[-2000:]
     assert res.stdout.split() == ["False", "0"]
+
+
+def test_a_hidden_library_is_refused_but_absent_for_other_threads(tmp_path):
+    """`hidden` refuses the import in its block, and another thread that only asks `sys.modules` whether the
+    library is there (as scipy's array-API helpers ask about torch, at import and on every call) finds it absent:
+    the None entry it once put there failed a page's `import scipy.stats` ("'NoneType' object has no attribute
+    'Tensor'") while another visitor's page loaded spaCy."""
+    from n2o_core.runtime.import_lock import hidden
+
+    slow, reader = _modules(tmp_path)  # `reader` reads sys.modules[slow].Tensor when the key is there
+    inside, leave = threading.Event(), threading.Event()
+    errors: list[BaseException] = []
+
+    def holder() -> None:
+        with hidden(slow):
+            inside.set()
+            leave.wait(10)
+
+    sys.path.insert(0, str(tmp_path))
+    t = threading.Thread(target=holder)
+    try:
+        t.start()
+        assert inside.wait(10)
+        with pytest.raises(ImportError):
+            __import__(slow)  # refused while hidden (this thread does not hold the lock: the finder is global)
+        assert slow not in sys.modules
+        try:
+            __import__(reader)
+        except BaseException as exc:  # noqa: BLE001 - the error is the result
+            errors.append(exc)
+    finally:
+        leave.set()
+        t.join(10)
+        sys.path.remove(str(tmp_path))
+        for name in (slow, reader):
+            sys.modules.pop(name, None)
+    assert errors == []
+    sys.path.insert(0, str(tmp_path))
+    try:
+        assert __import__(slow).Tensor is object  # importable again after the block
+    finally:
+        sys.path.remove(str(tmp_path))
+        sys.modules.pop(slow, None)
