@@ -16,6 +16,8 @@ from tools.dashboard_server import Server, ServerError, start_server
 ROOT = Path(__file__).resolve().parents[1]
 CHROMIUM = "/usr/bin/chromium"
 EMBEDDERS = "tfidf,glove-6b-50d,word2vec,fasttext"
+#: The servers this test process has running now: a failing test's report ends with their logs (tests/conftest.py).
+RUNNING: list[Server] = []
 
 
 def require_browser() -> None:
@@ -55,7 +57,9 @@ def running_server(folder: Path, extra_env: dict[str, str] | None = None, *, sen
         server = start_server(env, folder / "server.log")
     except ServerError as e:
         pytest.fail(str(e))
+    RUNNING.append(server)
     try:
         yield server
     finally:
+        RUNNING.remove(server)
         server.stop()

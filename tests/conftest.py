@@ -7,6 +7,7 @@ import sys
 
 import numpy as np
 import pytest
+from app_server import RUNNING
 from suite_order import longest_first
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
@@ -18,6 +19,17 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 def pytest_collection_modifyitems(items: list) -> None:
     """The longest test files first (`suite_order`)."""
     longest_first(items)
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_makereport(item, call):
+    """A failing test's report ends with the log of every dashboard server running in this process: a browser
+    test that waits in vain (CI ran one 600 s for a note that never came) then says what the server did."""
+    outcome = yield
+    report = outcome.get_result()
+    if report.failed and call.when == "call":
+        for server in RUNNING:
+            report.sections.append((f"server log {server.url} (last 6000 characters)", server.log_tail(6000)))
 
 
 @pytest.fixture

@@ -17,7 +17,7 @@ import contextlib
 import importlib.abc
 import sys
 import threading
-from collections.abc import Collection, Iterator
+from collections.abc import Iterator
 from typing import Any
 
 _LOCK = threading.RLock()
@@ -39,36 +39,49 @@ TELEMETRY_MODULES = ("openvino_telemetry",)
 
 
 class _Refused(importlib.abc.MetaPathFinder):
-    """A finder that makes importing `names` (and their submodules) fail with ModuleNotFoundError."""
+    """The one finder `hidden` uses, at the front of `sys.meta_path` from this module's import on: it makes
+    importing the names the *calling thread* hides (and their submodules) fail with ModuleNotFoundError, and finds
+    nothing otherwise. It stays in place: taking a finder out of `sys.meta_path` while another thread's import walks
+    the list (importlib iterates the live list) shifts the walk past the next finder, which can be PathFinder."""
 
-    def __init__(self, names: Collection[str]) -> None:
-        self.names = frozenset(names)
+    def __init__(self) -> None:
+        self.local = threading.local()
+
+    def names(self) -> frozenset[str]:
+        """The top-level names the calling thread hides now."""
+        names: frozenset[str] = getattr(self.local, "names", frozenset())
+        return names
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> None:
-        if fullname.partition(".")[0] in self.names:
+        if fullname.partition(".")[0] in self.names():
             raise ModuleNotFoundError(f"No module named {fullname!r} (not imported here)", name=fullname)
         return None
 
 
+_REFUSED = _Refused()
+sys.meta_path.insert(0, _REFUSED)  # inserted once, never removed (see _Refused)
+
+
 @contextlib.contextmanager
 def hidden(*names: str) -> Iterator[None]:
-    """While in the block, importing any of `names` fails (ImportError) unless it is imported already, so a
-    library that imports it optionally goes without: spaCy's thinc imports torch when it can (~200 MB resident)
-    though the pipelines here never run on it; OpenVINO imports its telemetry. Holds `heavy_imports()` (every
-    heavy import in this package does), so no other thread's import sees the gap.
+    """While in the block, importing any of `names` in this thread fails (ImportError) unless it is imported
+    already, so a library that imports it optionally goes without: spaCy's thinc imports torch when it can
+    (~200 MB resident) though the pipelines here never run on it; OpenVINO imports its telemetry. Holds
+    `heavy_imports()` (every heavy import in this package does), so no other thread's heavy import runs beside it.
 
-    The import is refused by a finder at the front of `sys.meta_path`, never by a None entry in `sys.modules`:
-    other threads keep running, and libraries ask `sys.modules` whether torch is there (scipy's array-API helpers
-    read `sys.modules["torch"].Tensor` when the key exists, at import and on every call), so a None entry failed a
-    similarity-measures page that imported scipy.stats while another visitor's page loaded spaCy (seen 2026-11-27:
-    "'NoneType' object has no attribute 'Tensor'")."""
+    The import is refused by a finder at the front of `sys.meta_path` (`_Refused`), for the calling thread only,
+    never by a None entry in `sys.modules`: libraries ask `sys.modules` whether torch is there (scipy's array-API
+    helpers read `sys.modules["torch"].Tensor` when the key exists, at import and on every call), so a None entry
+    failed a similarity-measures page that imported scipy.stats while another visitor's page loaded spaCy (seen
+    2026-11-27: "'NoneType' object has no attribute 'Tensor'"); and another thread that imports torch meanwhile
+    gets torch."""
     with heavy_imports():
-        refused = _Refused([n for n in names if n not in sys.modules])
-        sys.meta_path.insert(0, refused)
+        before = _REFUSED.names()
+        _REFUSED.local.names = before | {n for n in names if n not in sys.modules}
         try:
             yield
         finally:
-            sys.meta_path.remove(refused)
+            _REFUSED.local.names = before
 
 
 def openvino_import() -> object:

@@ -32,8 +32,11 @@ def test_heros_says_how_many_pairs_it_made_on_a_60_sentence_upload(server, brows
     settle(page, timeout=600_000)
     no_exception(page)
     # the chart may be the previous corpus's while the upload's run is still starting: wait for the run's own note
+    # (or an error it shows instead: the test then fails with the page's words, not after 600 s of waiting)
     note = page.locator("[data-testid='stAlert']", has_text="HEROS made").first
-    note.wait_for(timeout=600_000)
+    error = page.locator("[data-testid='stAlertContentError'], [data-testid='stException']")
+    note.or_(error).first.wait_for(timeout=600_000)
+    assert error.count() == 0, "\n".join(error.all_inner_texts())
     settle(page, timeout=600_000)
     no_exception(page)
     said = note.inner_text()
