@@ -149,6 +149,16 @@ def _variant_base(eid: str) -> tuple[str, str | None]:
         return eid, str(e).rstrip(".")
 
 
+def link_int(params: Mapping[str, object], name: str, lo: int, hi: int) -> int | None:
+    """The link's whole number `name` when it is one from `lo` to `hi`; None when the link has none or a bad one
+    (`from_query` then uses the default, with a note)."""
+    raw = params.get(name)
+    if raw is None:
+        return None
+    v = _int(raw)
+    return v if v is not None and lo <= v <= hi else None
+
+
 def from_query(
     params: Mapping[str, object],
     defaults: Settings | None = None,
@@ -173,12 +183,10 @@ def from_query(
         corpus = d.corpus
 
     def pos_int(name: str, default: int, lo: int, hi: int) -> int:
-        raw = params.get(name)
-        if raw is None:
-            return default
-        v = _int(raw)
-        if v is None or not lo <= v <= hi:
-            notes.append(f"'{name}' must be a whole number from {lo} to {hi}; using {default}.")
+        v = link_int(params, name, lo, hi)
+        if v is None:
+            if params.get(name) is not None:
+                notes.append(f"'{name}' must be a whole number from {lo} to {hi}; using {default}.")
             return default
         return v
 

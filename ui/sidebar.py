@@ -28,7 +28,7 @@ from n2o_core.embedders.user import dataset_link_refusal, model_dirs
 from n2o_core.errors import CorpusError
 from n2o_core.limits import K_MAX, K_SHARE_MAX, check_corpus_size, k_max_for, k_share_cap
 from n2o_core.runtime import server_mode
-from n2o_core.settings import MAX_SENTENCES_CHOICES, Settings, env_defaults, from_query, to_query
+from n2o_core.settings import MAX_SENTENCES_CHOICES, Settings, env_defaults, from_query, link_int, to_query
 from n2o_core.text import escape_markup
 
 from . import embedder_picker, hf_dataset, n2o_runs, talk, user_embedders
@@ -99,7 +99,8 @@ def _seed_from_url(defaults: Settings, known: list[str]) -> None:
         }
     )
     st.session_state["w_train"] = bool(s.train_with)
-    st.session_state["_k_chosen"] = "k" in params  # a link's k is the user's; the default is capped for a small corpus
+    # a link's valid k is the user's; the default (also for a bad k) is capped for a small corpus
+    st.session_state["_k_chosen"] = link_int(params, "k", 1, K_MAX) is not None
     st.session_state["w_scheduler"] = s.scheduler
     st.session_state["w_talk"] = talk.active()
     st.session_state["_notes"] = notes

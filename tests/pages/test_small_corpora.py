@@ -58,3 +58,14 @@ def test_k_comes_back_on_a_larger_corpus(app):
     no_exception(app)
     assert app.query_params["k"] == "10"
     assert not any("is above" in w.value for w in app.sidebar.warning)
+
+
+@pytest.mark.parametrize(("link_k", "want"), [("many", "5"), ("7", "7")])
+def test_a_bad_k_in_the_link_gets_the_corpus_default_and_a_good_one_is_kept(app, link_k, want):
+    """A link's k that is not a whole number from 1 to K_MAX is said and replaced by the default, which a small
+    corpus then lowers like any default (10% of the 59 candidates of 60 sentences: 5); a valid one is the user's."""
+    app.query_params["k"] = link_k
+    _upload(app, 60)
+    assert app.query_params["k"] == want
+    said = " ".join(str(el.value) for el in [*app.warning, *app.sidebar.warning, *app.info, *app.sidebar.info])
+    assert ("'k' must be a whole number from 1 to" in said) == (link_k == "many")
