@@ -75,6 +75,33 @@ def browser():
         b.close()
 
 
+@pytest.fixture(scope="session")
+def _worker_tab(browser):
+    """The browser tab this test process reuses ({"page": Page} once opened)."""
+    held: dict = {}
+    yield held
+    if "page" in held and not held["page"].is_closed():
+        held["page"].close()
+
+
+@pytest.fixture
+def tab(_worker_tab, browser):
+    """`tab(viewport)`: this test process's one browser tab, blank and sized `viewport`. Each `goto` in it is a new
+    visitor (a new session on the server); reusing the tab costs Chromium about half the CPU of a new page per
+    view (benchmarks/bench_browser_tab.py: 2.7 against 4.9 CPU-seconds). A test that adds a listener to the tab
+    removes it."""
+
+    def open_tab(viewport: dict) -> object:
+        page = _worker_tab.get("page")
+        if page is None or page.is_closed():
+            page = _worker_tab["page"] = browser.new_page()
+        page.goto("about:blank")
+        page.set_viewport_size(viewport)
+        return page
+
+    return open_tab
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _model_cache_of_the_session(tmp_path_factory):
     """Models built once per machine (the MiniLM ONNX export, model2vec's distillation) go to a folder of this

@@ -29,8 +29,8 @@ def _drag(page, panel: int, start: tuple[float, float], end: tuple[float, float]
     page.mouse.up()
 
 
-def test_box_selection_on_one_map_highlights_the_other(server, browser):
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+def test_box_selection_on_one_map_highlights_the_other(server, tab):
+    page = tab({"width": 1400, "height": 1000})
     page.goto(f"{server}/agreement?pair=tfidf,glove-6b-50d&map=pca")
     page.get_by_role("heading", name="Where two embedders disagree").wait_for(timeout=240_000)
     page.locator(MAPS).wait_for(timeout=240_000)
@@ -77,7 +77,6 @@ def test_box_selection_on_one_map_highlights_the_other(server, browser):
     no_exception(page)
     assert page.evaluate(HIGHLIGHTED) == [None, None]
     assert "selection" not in page.url  # the selection is not part of the link
-    page.close()
 
 
 def test_a_ranked_sentence_opens_in_the_query_explorer(server, browser):

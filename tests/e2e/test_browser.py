@@ -14,20 +14,19 @@ def fresh_server(tmp_path_factory):
         yield url
 
 
-def test_deep_link_on_a_fresh_server(fresh_server, browser):
+def test_deep_link_on_a_fresh_server(fresh_server, tab):
     """The first request a server gets is a shared link to a page other than the default one."""
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page = tab({"width": 1400, "height": 1000})
     page.goto(f"{fresh_server}/tokens?k=5&samples=2")
     page.get_by_role("heading", name="Token overlap").wait_for(timeout=240_000)
     settle(page)
     no_exception(page)
     page.locator("[data-testid='stPlotlyChart']").first.wait_for(timeout=60_000)
     assert "k=5" in page.url
-    page.close()
 
 
-def test_pages_render_in_chromium(server, browser):
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+def test_pages_render_in_chromium(server, tab):
+    page = tab({"width": 1400, "height": 1000})
     page.goto(server)
     page.locator(HEATMAP).first.wait_for(timeout=240_000)
     settle(page)
@@ -57,4 +56,3 @@ def test_pages_render_in_chromium(server, browser):
         settle(page)
         no_exception(page)
         assert "k=9" in page.url  # the shared choices survive a page switch
-    page.close()

@@ -7,8 +7,8 @@ from __future__ import annotations
 from browser_app import no_exception, settle
 
 
-def test_evaluation_pages_render_in_chromium(server, browser):
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+def test_evaluation_pages_render_in_chromium(server, tab):
+    page = tab({"width": 1400, "height": 1000})
     page.goto(f"{server}/needle?npairs=synthetic:heros-synonym:100")
     page.get_by_role("heading", name="Paraphrase needle · SYNTHETIC pairs").wait_for(timeout=300_000)
     settle(page, timeout=300_000)
@@ -29,4 +29,3 @@ def test_evaluation_pages_render_in_chromium(server, browser):
         assert param in page.url and "k=10" in page.url
     # the needle run above fills the quality table's MRR column without a button
     assert page.get_by_role("button", name="Run the paraphrase needle").count() == 0
-    page.close()

@@ -88,27 +88,25 @@ def run_measures(page, server: str, permutations: int = 20) -> None:
     no_exception(page)
 
 
-def test_no_figure_labels_overlap(server, browser):
+def test_no_figure_labels_overlap(server, tab):
     """The pages that draw without a button."""
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page = tab({"width": 1400, "height": 1000})
     bad = {}
     for path in PAGES:
         _open(page, server, path)
         bad.update(_overlapping(page, path))
-    page.close()
     assert not bad, bad
 
 
 @pytest.mark.slow  # two runs on the button (~20 s); the measures' map labels are also checked by the fast
-def test_no_figure_labels_overlap_after_a_run(server, browser):  # tests/e2e/test_measures_browser.py
+def test_no_figure_labels_overlap_after_a_run(server, browser, tab):  # tests/e2e/test_measures_browser.py
     """Quality vs agreement and the similarity measures, after their runs."""
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page = tab({"width": 1400, "height": 1000})
     bad = {}
     run_quality(page, server)
     bad.update(_overlapping(page, "quality"))
     run_measures(page, server)
     bad.update(_overlapping(page, "measures"))
-    page.close()
     assert not bad, bad
 
 
@@ -129,11 +127,11 @@ SHOTS = {
 
 
 @pytest.mark.slow
-def test_talk_mode_screenshots(server, browser):
+def test_talk_mode_screenshots(server, tab):
     """Every page in talk mode at 1920×1080, saved for reading (docs/screenshots/<page>.png; talk-mode.png is the
     heatmap); each page without an exception element."""
     out = ROOT / "docs" / "screenshots"
-    page = browser.new_page(viewport={"width": 1920, "height": 1080})
+    page = tab({"width": 1920, "height": 1080})
     run_quality(page, server)  # the runs that talk mode (no buttons) shows
     run_measures(page, server)
     for path, name in SHOTS.items():
@@ -142,4 +140,3 @@ def test_talk_mode_screenshots(server, browser):
         page.screenshot(path=str(out / f"{name}.png"))
         if name == "heatmap":
             page.screenshot(path=str(out / "talk-mode.png"))
-    page.close()

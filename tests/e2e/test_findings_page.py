@@ -29,9 +29,9 @@ def _flat(text: str) -> str:
     return " ".join(text.split())
 
 
-def test_findings_page_checks_a_finding(server, browser, tmp_path):
+def test_findings_page_checks_a_finding(server, tab, tmp_path):
     core = _core(tmp_path)
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+    page = tab({"width": 1400, "height": 1000})
     page.goto(f"{server}/findings")
     page.get_by_role("heading", name="The papers' findings, checked live").wait_for(timeout=240_000)
     settle(page)
@@ -52,10 +52,9 @@ def test_findings_page_checks_a_finding(server, browser, tmp_path):
     if core.explanation:
         assert f"What may explain it ({FID}): {_flat(core.explanation)}" in text
     assert ("Setting-sensitive:" in text) == core.setting_sensitive
-    page.close()
 
     # a new visit opens on the kept result, says when it was computed, and offers to compute it again
-    again = browser.new_page(viewport={"width": 1400, "height": 1000})
+    again = tab({"width": 1400, "height": 1000})
     again.goto(f"{server}/findings")
     again.get_by_role("heading", name="The papers' findings, checked live").wait_for(timeout=240_000)
     settle(again)
@@ -65,4 +64,3 @@ def test_findings_page_checks_a_finding(server, browser, tmp_path):
     assert core.holds_text in text and _flat(core.verdict.summary) in text and "computed on" in text
     assert card.locator(f".st-key-check_{FID} button").inner_text() == "Check again"
     assert "as last computed on" in _flat(again.inner_text("body"))
-    again.close()

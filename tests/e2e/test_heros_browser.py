@@ -15,8 +15,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from synthetic_text import sentences  # noqa: E402
 
 
-def test_heros_says_how_many_pairs_it_made_on_a_60_sentence_upload(server, browser):
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+def test_heros_says_how_many_pairs_it_made_on_a_60_sentence_upload(server, tab):
+    page = tab({"width": 1400, "height": 1000})
     page.goto(f"{server}/heros?pairs=50")
     page.get_by_role("heading", name="HEROS subsets").wait_for(timeout=240_000)
     settle(page, timeout=600_000)
@@ -44,4 +44,3 @@ def test_heros_says_how_many_pairs_it_made_on_a_60_sentence_upload(server, brows
     assert made is not None and 0 < int(made.group(1)) < 50, said
     assert "too small for 50 per subset" in said
     assert page.locator("input[type='range'][aria-label='Pairs per subset']").get_attribute("aria-valuetext") == "50"
-    page.close()

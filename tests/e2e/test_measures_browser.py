@@ -42,8 +42,8 @@ def test_gap_sees_a_label_on_a_marker():
     assert gap({"x0": 20, "y0": 0, "x1": 40, "y1": 20}, marker) == 5.0
 
 
-def test_measures_page_in_chromium(server, browser):
-    page = browser.new_page(viewport={"width": 1500, "height": 1100})
+def test_measures_page_in_chromium(server, tab):
+    page = tab({"width": 1500, "height": 1100})
     page.goto(f"{server}/measures")
     # right after the page opens the script state can read notRunning before the page's run starts: wait for the
     # measure picker itself
@@ -81,4 +81,3 @@ def test_measures_page_in_chromium(server, browser):
     # gone once the rerun that Enter asked for has drawn the kept result (settle can run before that rerun starts)
     page.locator("button:has-text('Compute the measures')").wait_for(state="detached", timeout=120_000)
     assert page.get_by_text("kept in the cache for these settings").count() == 1
-    page.close()

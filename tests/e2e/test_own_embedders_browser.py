@@ -44,9 +44,9 @@ def _ticks(page) -> str:
     return " ".join(page.locator("[data-testid='stPlotlyChart'] g.xtick text, g.ytick text").all_text_contents())
 
 
-def test_own_model_and_vectors_in_every_view(server, browser, files, tmp_path):
+def test_own_model_and_vectors_in_every_view(server, tab, files, tmp_path):
     spec = f"st:{files['model']}"
-    page = browser.new_page(viewport={"width": 1500, "height": 1100}, accept_downloads=True)
+    page = tab({"width": 1500, "height": 1100})
     page.goto(server)
     page.locator(HEATMAP).first.wait_for(timeout=240_000)
     settle(page)
@@ -118,11 +118,10 @@ def test_own_model_and_vectors_in_every_view(server, browser, files, tmp_path):
     for r in mine[:20] + [r for r in rows if r["embedder"] == spec][:20]:
         assert r["sentence"] == texts[int(r["id"])] and r["query"] == texts[int(r["query_id"])]
         assert -1.0 <= float(r["cosine"]) <= 1.0 + 1e-6
-    page.close()
 
 
-def test_talk_mode(server, browser, tmp_path):
-    page = browser.new_page(viewport={"width": 1920, "height": 1080})
+def test_talk_mode(server, tab, tmp_path):
+    page = tab({"width": 1920, "height": 1080})
     page.goto(f"{server}/?talk=1&k=5&view=box")
     page.locator("[data-testid='stPlotlyChart'] .js-plotly-plot").first.wait_for(timeout=240_000)
     settle(page)
@@ -138,4 +137,3 @@ def test_talk_mode(server, browser, tmp_path):
     page.locator(SIDEBAR).wait_for(state="visible", timeout=120_000)
     settle(page)
     assert "talk=1" not in page.url and "k=5" in page.url
-    page.close()

@@ -11,8 +11,8 @@ from browser_app import no_exception, settle
 CHART = "[data-testid='stPlotlyChart'] .js-plotly-plot"
 
 
-def test_probe_page_runs_on_the_button(server, browser):
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
+def test_probe_page_runs_on_the_button(server, tab):
+    page = tab({"width": 1400, "height": 1000})
     page.goto(f"{server}/probe?emb=tfidf,glove-6b-50d&tasks=sentlen,bshift,tense&per_class=50&min_train=1")
     page.get_by_role("heading", name="Probing tasks").first.wait_for(timeout=240_000)
     settle(page)
@@ -41,4 +41,3 @@ def test_probe_page_runs_on_the_button(server, browser):
     assert page.get_by_role("tab", name="BShift").count() == 1
     assert page.get_by_role("tab", name="Tense").count() == 0  # no items: no examples
     assert page.get_by_role("button", name="Run probing").count() == 0
-    page.close()

@@ -117,8 +117,8 @@ def fills_the_screen(page, name: str) -> dict:
     return m
 
 
-def test_talk_mode_fills_the_screen(server, browser):
-    page = browser.new_page(viewport=SCREEN)
+def test_talk_mode_fills_the_screen(server, tab):
+    page = tab(SCREEN)
     page.goto(f"{server}/?talk=1")  # the default page at the root, as before
     page.get_by_role("heading", name=heading("heatmap")).first.wait_for(timeout=300_000)
     page.locator(MAIN["heatmap"][0]).first.wait_for(timeout=300_000)
@@ -128,12 +128,11 @@ def test_talk_mode_fills_the_screen(server, browser):
         open_talk(page, server, name)
         fills_the_screen(page, name)
         assert "talk=1" in page.url and f"/{name}" in page.url  # the page kept its own path and the link
-    page.close()
 
 
 @pytest.mark.slow  # HEROS, the needle, human similarity, the findings, and the measures and probing runs
-def test_talk_mode_fills_the_screen_on_every_page(server, browser):
-    page = browser.new_page(viewport=SCREEN)
+def test_talk_mode_fills_the_screen_on_every_page(server, tab):
+    page = tab(SCREEN)
     run_measures(page, server)  # kept for the server process: talk mode (no button) shows it
     page.goto(f"{server}/probe?{PARAMS['probe']}")
     page.get_by_role("heading", name=heading("probe")).first.wait_for(timeout=300_000)
@@ -155,4 +154,3 @@ def test_talk_mode_fills_the_screen_on_every_page(server, browser):
         if name not in FAST:
             open_talk(page, server, name)
             fills_the_screen(page, name)
-    page.close()

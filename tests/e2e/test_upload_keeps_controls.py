@@ -35,50 +35,45 @@ def chips(page, label: str) -> list[str]:
     return box.locator("[data-tag] span[title]").all_inner_texts()
 
 
-def test_an_upload_keeps_the_pages_controls_and_the_picker_names_the_file(server, browser):
-    page = browser.new_page(viewport={"width": 1500, "height": 1100})
-    try:
-        page.goto(f"{server}/tokens")
-        page.locator(f"{MAIN} [data-testid=stButtonGroup]").first.wait_for(timeout=240_000)
-        settle(page)
-        page.locator(MAIN).get_by_text("every word", exact=True).click()
-        settle(page)
-        assert checked(page) == ["every word"]
+def test_an_upload_keeps_the_pages_controls_and_the_picker_names_the_file(server, tab):
+    page = tab({"width": 1500, "height": 1100})
+    page.goto(f"{server}/tokens")
+    page.locator(f"{MAIN} [data-testid=stButtonGroup]").first.wait_for(timeout=240_000)
+    settle(page)
+    page.locator(MAIN).get_by_text("every word", exact=True).click()
+    settle(page)
+    assert checked(page) == ["every word"]
 
-        upload(page, "first.txt", 120)
-        no_exception(page)
-        assert page.locator(PICKER).first.input_value() == "Uploaded: first (120 sentences)"
-        assert checked(page) == ["every word"]  # drawn as used: every word counted
-        assert page.locator(MAIN).get_by_text("every word counted").first.is_visible()
-        assert "words=all" in page.url
+    upload(page, "first.txt", 120)
+    no_exception(page)
+    assert page.locator(PICKER).first.input_value() == "Uploaded: first (120 sentences)"
+    assert checked(page) == ["every word"]  # drawn as used: every word counted
+    assert page.locator(MAIN).get_by_text("every word counted").first.is_visible()
+    assert "words=all" in page.url
 
-        go(page, "Probing tasks", "Probing tasks")
-        assert page.locator(PICKER).first.input_value() == "Uploaded: first (120 sentences)"
-        thumb = page.locator(f"{MAIN} input[type=range][aria-label='Items per class, at most']").first
-        thumb.focus()
-        thumb.press("ArrowLeft")  # 1,000 -> 500
-        settle(page)
-        page.locator(MAIN).get_by_role("button", name="Remove MLP").click()
-        settle(page)
-        assert slider(page, "Items per class, at most") == "500" and chips(page, "Classifiers") == [
-            "logistic regression"
-        ]
+    go(page, "Probing tasks", "Probing tasks")
+    assert page.locator(PICKER).first.input_value() == "Uploaded: first (120 sentences)"
+    thumb = page.locator(f"{MAIN} input[type=range][aria-label='Items per class, at most']").first
+    thumb.focus()
+    thumb.press("ArrowLeft")  # 1,000 -> 500
+    settle(page)
+    page.locator(MAIN).get_by_role("button", name="Remove MLP").click()
+    settle(page)
+    assert slider(page, "Items per class, at most") == "500" and chips(page, "Classifiers") == ["logistic regression"]
 
-        upload(page, "second.txt", 130)
-        page.wait_for_function(
-            f"() => document.querySelector(\"{PICKER}\").value.startsWith('Uploaded: second')", timeout=240_000
-        )
-        settle(page, timeout=600_000)
-        no_exception(page)
-        assert page.locator(PICKER).first.input_value() == "Uploaded: second (130 sentences)"
-        assert slider(page, "Items per class, at most") == "500"  # not the first option, 50
-        assert chips(page, "Classifiers") == ["logistic regression"]
-        assert len(chips(page, "Tasks")) == 10  # drawn, not empty
-        assert "per_class=500" in page.url and "clf=lr" in page.url
+    upload(page, "second.txt", 130)
+    page.wait_for_function(
+        f"() => document.querySelector(\"{PICKER}\").value.startsWith('Uploaded: second')", timeout=240_000
+    )
+    settle(page, timeout=600_000)
+    no_exception(page)
+    assert page.locator(PICKER).first.input_value() == "Uploaded: second (130 sentences)"
+    assert slider(page, "Items per class, at most") == "500"  # not the first option, 50
+    assert chips(page, "Classifiers") == ["logistic regression"]
+    assert len(chips(page, "Tasks")) == 10  # drawn, not empty
+    assert "per_class=500" in page.url and "clf=lr" in page.url
 
-        go(page, "N2O heatmap", "N2O heatmap")
-        page.locator(HEATMAP).first.wait_for(timeout=240_000)
-        assert page.locator(PICKER).first.input_value() == "Uploaded: second (130 sentences)"
-        assert page.locator(MAIN).get_by_text("N = 130 sentences").first.is_visible()
-    finally:
-        page.close()
+    go(page, "N2O heatmap", "N2O heatmap")
+    page.locator(HEATMAP).first.wait_for(timeout=240_000)
+    assert page.locator(PICKER).first.input_value() == "Uploaded: second (130 sentences)"
+    assert page.locator(MAIN).get_by_text("N = 130 sentences").first.is_visible()

@@ -13,6 +13,7 @@ similarity measures, a probing run) are drawn in a test marked slow; the fast on
 
 from __future__ import annotations
 
+import contextlib
 import re
 import sys
 import urllib.parse
@@ -123,18 +124,29 @@ def link(shared, browser) -> str:
     return urllib.parse.urlencode({**params, "samples": "2"})
 
 
-def _visit(browser, url: str, path: str, query: str, extra: dict[str, str]):
-    """A new visitor on `path` with the shared link (and the page's hostile parameter); returns (page, requests
-    to the hosts)."""
-    page = browser.new_page(viewport={"width": 1400, "height": 1100})
+@contextlib.contextmanager
+def _requests_to_the_hosts(page):
+    """The requests `page` makes to `HOSTS` in the block (the listener goes with the block: the tab is reused)."""
     fetched: list[str] = []
-    page.on("request", lambda r: fetched.append(r.url) if urllib.parse.urlparse(r.url).netloc in HOSTS else None)
+
+    def on_request(request) -> None:
+        if urllib.parse.urlparse(request.url).netloc in HOSTS:
+            fetched.append(request.url)
+
+    page.on("request", on_request)
+    try:
+        yield fetched
+    finally:
+        page.remove_listener("request", on_request)
+
+
+def _visit(page, url: str, path: str, query: str, extra: dict[str, str]) -> None:
+    """A new visitor on `path` with the shared link (and the page's hostile parameter)."""
     where = "" if path == "heatmap" else path  # the heatmap is the app's main page
     page.goto(f"{url}/{where}?{query}&{urllib.parse.urlencode(extra)}")
     settle(page, timeout=300_000)
     page.wait_for_timeout(300)
     settle(page, timeout=300_000)
-    return page, fetched
 
 
 def _inert(page, fetched: list[str], where: str) -> str:
@@ -161,13 +173,15 @@ def _upload_pairs(page) -> None:
 
 
 @pytest.mark.parametrize("path", list(PAGES))
-def test_user_text_stays_text_on_every_page(shared, link, browser, path):
+def test_user_text_stays_text_on_every_page(shared, link, tab, path):
     url, _ = shared
-    page, fetched = _visit(browser, url, path, link, PAGES[path])
-    if path == "sts":
-        _inert(page, fetched, path)
-        _upload_pairs(page)
-    text = _inert(page, fetched, path)
+    page = tab({"width": 1400, "height": 1100})
+    with _requests_to_the_hosts(page) as fetched:
+        _visit(page, url, path, link, PAGES[path])
+        if path == "sts":
+            _inert(page, fetched, path)
+            _upload_pairs(page)
+        text = _inert(page, fetched, path)
     sidebar = page.locator("[data-testid='stSidebar']").inner_text()
     assert f"Unknown embedder(s) in the link ignored: {UNKNOWN_EMBEDDER}" in sidebar
     flat = re.sub(r"\s+", " ", text).replace("\u2060", "")
@@ -179,22 +193,22 @@ def test_user_text_stays_text_on_every_page(shared, link, browser, path):
         assert QUERY_TEXT in flat
     if path == "sts":
         assert f"Columns in {PAIRS_NAME}: sentence1, sentence2, score." in flat
-    page.close()
 
 
 @pytest.mark.slow
-def test_user_text_stays_text_on_the_heavy_views(shared, link, browser):
+def test_user_text_stays_text_on_the_heavy_views(shared, link, tab):
     """HEROS (WordNet and spaCy), the similarity measures and a probing run, each drawn."""
     url, _ = shared
+    page = tab({"width": 1400, "height": 1100})
     for path, extra, button in (
         ("heros", {"pairs": LINK_VALUE}, None),
         ("measures", {}, "Compute the measures"),
         ("probe", {"tasks": "sentlen", "per_class": "100", "min_train": "1"}, "Run probing"),  # a small corpus
     ):
-        page, fetched = _visit(browser, url, path, link, extra)
-        if button:
-            page.get_by_role("button", name=button).click()
-            settle(page, timeout=600_000)
-        page.locator("[data-testid='stPlotlyChart']").first.wait_for(timeout=600_000)
-        assert VECTORS_NAME in _inert(page, fetched, path).replace("\u2060", ""), path
-        page.close()
+        with _requests_to_the_hosts(page) as fetched:
+            _visit(page, url, path, link, extra)
+            if button:
+                page.get_by_role("button", name=button).click()
+                settle(page, timeout=600_000)
+            page.locator("[data-testid='stPlotlyChart']").first.wait_for(timeout=600_000)
+            assert VECTORS_NAME in _inert(page, fetched, path).replace("\u2060", ""), path

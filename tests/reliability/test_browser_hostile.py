@@ -4,6 +4,7 @@ script dialog, an injected element or a link the user did not write."""
 
 from __future__ import annotations
 
+import contextlib
 import sys
 import urllib.parse
 import urllib.request
@@ -44,6 +45,23 @@ def settle(page, timeout: float = 240_000) -> None:
     page.wait_for_selector("[data-test-script-state='notRunning']", state="attached", timeout=timeout)
 
 
+@contextlib.contextmanager
+def _dialogs(page):
+    """The messages of the script dialogs that open on `page` in the block (each dismissed); the listener goes
+    with the block (the tab is reused by the next test)."""
+    said: list[str] = []
+
+    def on_dialog(dialog) -> None:
+        said.append(dialog.message)
+        dialog.dismiss()
+
+    page.on("dialog", on_dialog)
+    try:
+        yield said
+    finally:
+        page.remove_listener("dialog", on_dialog)
+
+
 def _safe(page, dialogs: list[str]) -> None:
     assert page.locator(EXCEPTION).count() == 0, page.locator(EXCEPTION).first.inner_text()
     assert dialogs == [], dialogs  # no alert() ran
@@ -52,11 +70,14 @@ def _safe(page, dialogs: list[str]) -> None:
     assert "Traceback" not in page.content()
 
 
-def test_hostile_link(server, browser):
+def test_hostile_link(server, tab):
     url = server
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    dialogs: list[str] = []
-    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+    page = tab({"width": 1400, "height": 1000})
+    with _dialogs(page) as dialogs:
+        _hostile_link(url, page, dialogs)
+
+
+def _hostile_link(url: str, page, dialogs: list[str]) -> None:
     params = {
         "corpus": "[Log in again](http:evil.example)",
         "emb": "<script>alert(1)</script>,tfidf,glove-6b-50d",
@@ -73,14 +94,10 @@ def test_hostile_link(server, browser):
     assert "Unknown corpus '[Log in again](http:evil.example)' in the link" in sidebar  # shown literally
     assert "Unknown embedder(s) in the link ignored: <script>alert(1)</script>" in sidebar
     assert page.locator("div.nq").first.inner_text().endswith("<img src=x onerror=alert(3)> نص عربي 👍")
-    page.close()
 
 
-def _upload_hostile(url: str, browser):
-    """A page on the app with the hostile file uploaded (its heatmap drawn); returns (page, dialogs)."""
-    page = browser.new_page(viewport={"width": 1400, "height": 1000})
-    dialogs: list[str] = []
-    page.on("dialog", lambda d: (dialogs.append(d.message), d.dismiss()))
+def _upload_hostile(url: str, page) -> None:
+    """Open the app on `page` and upload the hostile file (its heatmap drawn)."""
     page.goto(url)
     page.locator(HEATMAP).first.wait_for(timeout=240_000)
     settle(page)
@@ -97,12 +114,16 @@ def _upload_hostile(url: str, browser):
     page.wait_for_function("() => window.location.search.includes('corpus=upload')", timeout=240_000)
     page.locator(HEATMAP).first.wait_for(timeout=240_000)
     settle(page)
-    return page, dialogs
 
 
-def test_hostile_upload(server, browser):
-    url = server
-    page, dialogs = _upload_hostile(url, browser)
+def test_hostile_upload(server, tab):
+    page = tab({"width": 1400, "height": 1000})
+    with _dialogs(page) as dialogs:
+        _upload_hostile(server, page)
+        _search_the_hostile_upload(page, dialogs)
+
+
+def _search_the_hostile_upload(page, dialogs: list[str]) -> None:
     _safe(page, dialogs)
     main = page.locator("[data-testid='stMain']").inner_text()
     assert "Corpus <img src=x onerror=alert(5)> [Log in](http:evil.example):" in main  # the name, as text
@@ -126,15 +147,19 @@ def test_hostile_upload(server, browser):
         )
         _safe(page, dialogs)
         assert page.locator("table.nb").count() >= 2
-    page.close()
 
 
 @pytest.mark.slow
-def test_hostile_corpus_on_the_heros_page(server, browser):
+def test_hostile_corpus_on_the_heros_page(server, tab):
     """HEROS pairs made from the hostile corpus: examples (data frames), heatmap tooltips and bars render with no
     dialog, no injected element and no exception element."""
-    url = server
-    page, dialogs = _upload_hostile(url, browser)
+    page = tab({"width": 1400, "height": 1000})
+    with _dialogs(page) as dialogs:
+        _upload_hostile(server, page)
+        _heros_of_the_hostile_upload(page, dialogs)
+
+
+def _heros_of_the_hostile_upload(page, dialogs: list[str]) -> None:
     page.locator("[data-testid='stSidebarNav'] a", has_text="HEROS subsets").click()
     page.get_by_role("heading", name="HEROS subsets").wait_for(timeout=240_000)
     settle(page, timeout=900_000)
@@ -147,4 +172,3 @@ def test_hostile_corpus_on_the_heros_page(server, browser):
     page.mouse.move(700, 400)
     page.wait_for_timeout(500)
     _safe(page, dialogs)
-    page.close()
