@@ -106,6 +106,7 @@ def test_shared_mode_has_no_dask_field_and_reads_no_visitor_paths(new_app, monke
     # the operator's scheduler: a switch, never a field
     monkeypatch.setenv("N2O_DASK_SCHEDULER", "tcp://127.0.0.1:9")
     at2 = new_app()
+    at2.session_state["w_use_cluster"] = False  # the switch is drawn; off, the run does not wait 20 s on port 9
     at2.run()
-    assert [t for t in at2.sidebar.toggle if t.key == "w_use_cluster"]
+    assert [t.label for t in at2.sidebar.toggle if t.key == "w_use_cluster"] == ["Compute on the server's Dask cluster"]
     assert not [t for t in at2.sidebar.text_input if t.key == "w_scheduler"]
