@@ -8,7 +8,7 @@ import sys
 import numpy as np
 import pytest
 from app_server import RUNNING
-from suite_order import longest_first
+from suite_order import longest_first, work_unit
 
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
@@ -19,6 +19,19 @@ os.environ.setdefault("TOKENIZERS_PARALLELISM", "false")
 def pytest_collection_modifyitems(items: list) -> None:
     """The longest test files first (`suite_order`)."""
     longest_first(items)
+
+
+def pytest_xdist_make_scheduler(config, log):
+    """pytest.ini's `--dist loadfile`, with every browser test file in one unit (`suite_order.work_unit`)."""
+    if config.getoption("dist") != "loadfile":
+        return None
+    from xdist.scheduler import LoadFileScheduling
+
+    class BrowserFilesTogether(LoadFileScheduling):
+        def _split_scope(self, nodeid: str) -> str:
+            return work_unit(nodeid)
+
+    return BrowserFilesTogether(config, log)
 
 
 @pytest.hookimpl(hookwrapper=True)

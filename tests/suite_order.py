@@ -43,3 +43,15 @@ def longest_first(items: list) -> None:
     """LONGEST_FILES first, in their order; every file's tests keep their order (a stable sort)."""
     rank = {f: i for i, f in enumerate(LONGEST_FILES)}
     items.sort(key=lambda item: rank.get(item.nodeid.split("::")[0], len(rank)))
+
+
+#: The browser test files: one work unit for the worker that runs them, so that one dashboard server of the e2e
+#: session (tests/e2e/conftest.py), its warm caches and one Chromium serve them all, instead of one of each per
+#: worker.
+BROWSER_FILES = ("tests/e2e/", "tests/reliability/test_browser_hostile.py")
+
+
+def work_unit(nodeid: str) -> str:
+    """The unit a test is sent to a worker in: its file, or "browser" for every browser test file."""
+    path = nodeid.split("::", 1)[0]
+    return "browser" if path.startswith(BROWSER_FILES) else path

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 from types import SimpleNamespace
 
-from suite_order import LONGEST_FILES, longest_first
+from suite_order import LONGEST_FILES, longest_first, work_unit
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -29,3 +29,11 @@ def test_listed_files_come_first_in_their_order_and_tests_keep_theirs():
         "tests/a.py::t2",
         "tests/b.py::t",
     ]
+
+
+def test_browser_files_are_one_work_unit_and_the_others_their_file():
+    assert work_unit("tests/e2e/test_browser.py::test_pages_render_in_chromium") == "browser"
+    assert work_unit("tests/e2e/test_talk_mode.py::test_talk_mode_fills_the_screen") == "browser"
+    assert work_unit("tests/reliability/test_browser_hostile.py::test_hostile_link") == "browser"
+    assert work_unit("tests/reliability/test_kill9.py::test_x[1]") == "tests/reliability/test_kill9.py"
+    assert work_unit("tests/test_readme.py::test_cli_examples_run[heros]") == "tests/test_readme.py"
