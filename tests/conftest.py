@@ -36,13 +36,21 @@ def pytest_xdist_make_scheduler(config, log):
 
 @pytest.hookimpl(hookwrapper=True)
 def pytest_runtest_makereport(item, call):
-    """A failing test's report ends with the log of every dashboard server running in this process: a browser
-    test that waits in vain (CI ran one 600 s for a note that never came) then says what the server did."""
+    """A failing test's report ends with the log of every dashboard server running in this process and the text of
+    the browser tab: a browser test that waits in vain (CI ran one 600 s for a note that never came) then says what
+    the server did and what the page showed."""
     outcome = yield
     report = outcome.get_result()
     if report.failed and call.when == "call":
         for server in RUNNING:
             report.sections.append((f"server log {server.url} (last 6000 characters)", server.log_tail(6000)))
+        page = (item.funcargs.get("_worker_tab") or {}).get("page")
+        if page is not None and not page.is_closed():
+            try:
+                shown = page.evaluate("() => location.href + '\\n' + document.body.innerText")
+            except Exception as e:  # noqa: BLE001 - the page may be gone; say so instead
+                shown = f"(could not read the page: {e})"
+            report.sections.append(("the browser tab's URL and text", shown[-6000:]))
 
 
 @pytest.fixture

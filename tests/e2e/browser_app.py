@@ -12,6 +12,8 @@ from synthetic_text import sentences  # noqa: E402
 
 EXCEPTION = "[data-testid='stException']"
 HEATMAP = "[data-testid='stPlotlyChart'] .js-plotly-plot g.hm image"
+#: The sidebar's corpus picker (its input shows the chosen entry).
+PICKER = "[data-testid='stSidebar'] [data-testid='stSelectbox'] input"
 
 
 def settle(page, timeout: float = 240_000) -> None:
@@ -26,13 +28,29 @@ def no_exception(page) -> None:
 
 
 def upload(page, name: str, lines: int) -> None:
-    """Upload a corpus of `lines` synthetic sentences from the sidebar (a page with the sidebar is open)."""
+    """Upload a corpus of `lines` synthetic sentences from the sidebar (a page with the sidebar is open), and wait
+    until the link names it: the link's corpus changes (a second upload replaces the first's), and the picker
+    names the file."""
+    before = page.evaluate("() => new URLSearchParams(location.search).get('corpus')")
     page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").first.click()
     page.get_by_role("option", name="Upload a file…").click()
+    chosen = "(sel) => document.querySelector(sel).value === 'Upload a file…'"
+    page.wait_for_function(chosen, arg=PICKER, timeout=60_000)
     settle(page)
     body = "\n".join(sentences(lines, seed=lines)) + "\n"
     page.locator("[data-testid='stSidebar'] input[type='file'][accept*='.txt']").set_input_files(
         files=[{"name": name, "mimeType": "text/plain", "buffer": body.encode()}]
     )
-    page.wait_for_function("() => window.location.search.includes('corpus=upload')", timeout=240_000)
+    page.wait_for_function(
+        "(before) => { const c = new URLSearchParams(location.search).get('corpus') || '';"
+        " return c.startsWith('upload:') && c !== before; }",
+        arg=before,
+        timeout=240_000,
+    )
     settle(page, timeout=600_000)
+    stem = name.rsplit(".", 1)[0]
+    page.wait_for_function(
+        "([sel, stem]) => document.querySelector(sel).value.startsWith('Uploaded: ' + stem + ' (')",
+        arg=[PICKER, stem],
+        timeout=240_000,
+    )
