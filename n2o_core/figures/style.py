@@ -319,6 +319,9 @@ def _talk_size(layout: dict[str, Any], height: int | None, font_scale: float) ->
 #: columns (two 7 x 7 layer matrices: cells of ~100 px at 1920 px, where a 24 px "0.45" takes ~50).
 _VALUES_KEPT_PANELS = 2
 _VALUES_KEPT_COLUMNS = 8
+#: Column labels this short ("layer 6"), at most `_VALUES_KEPT_COLUMNS` of them, stay under the panels even when
+#: they repeat the rows: they fit upright.
+_SHORT_COLUMN_LABEL = 8
 
 
 def _columns(trace: dict[str, Any]) -> list[Any]:
@@ -332,7 +335,8 @@ def _small_multiples_by_colour(layout: dict[str, Any], traces: list[dict[str, An
     but lose their cell values: at a projector's text size the values no longer fit in their cells (two panels
     of at most 8 columns keep them: their cells are wide enough). Panels whose
     columns are their rows (the same names in the same order) name them once, on the rows (every row): the
-    slanted column labels would take a third of the height (in place)."""
+    slanted column labels would take a third of the height; a few short ones (`_SHORT_COLUMN_LABEL`, the layers of
+    a small model) stay, upright (in place)."""
     heatmaps = [t for t in traces if t.get("type") == "heatmap"]
     panels = len({(t.get("xaxis") or "x", t.get("yaxis") or "y") for t in heatmaps})
     if panels < 2:
@@ -345,7 +349,10 @@ def _small_multiples_by_colour(layout: dict[str, Any], traces: list[dict[str, An
             t.pop("text", None)
         # every row named (plotly would thin the labels of short panels to every other one)
         layout.setdefault("yaxis" + (t.get("yaxis") or "y")[1:], {}).update(tickmode="linear", tick0=0, dtick=1)
-        if t.get("x") is not None and list(t["x"]) == list(t.get("y") or []):
+        columns = list(t["x"]) if t.get("x") is not None else []
+        longest = max(map(len, map(str, columns)), default=0)
+        upright = len(columns) <= _VALUES_KEPT_COLUMNS and longest <= _SHORT_COLUMN_LABEL
+        if columns == list(t.get("y") or []) and not upright:
             layout.setdefault("xaxis" + (t.get("xaxis") or "x")[1:], {})["showticklabels"] = False
 
 

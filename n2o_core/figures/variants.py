@@ -97,7 +97,7 @@ def layer_matrices(lc: LayerComparison) -> go.Figure:
             col=col,
         )
     fig.update_yaxes(autorange="reversed", type="category")
-    fig.update_xaxes(type="category")
+    fig.update_xaxes(type="category", automargin=True)  # the column layers under each matrix, room made for them
     fig.update_yaxes(showticklabels=False, row=1, col=2)
     base_layout(fig, None, max(320, 60 + 42 * len(rows)))
     fig.update_layout(

@@ -63,7 +63,7 @@ def test_a_figure_left_to_the_theme_gets_sizes_and_a_taller_default():
 
 
 def test_small_multiples_keep_colours_and_name_their_embedders_once():
-    names = ["a", "b", "c"]
+    names = ["minilm-l6-mean", "glove-6b-50d", "tfidf"]
     fig = make_subplots(rows=1, cols=3, subplot_titles=["cka", "rsa", "svcca"])
     for col in (1, 2, 3):
         z = np.eye(3) * col
@@ -107,3 +107,19 @@ def test_text_that_plotly_would_set_at_70_percent_is_written_at_full_size():
     assert d["data"][0]["colorbar"]["title"]["text"] == title.replace("<sub>", "").replace("</sub>", "")
     assert "<sup>" not in str(for_talk({"layout": {"title": {"text": "Ranks<br><sup>2 left out</sup>"}}})["layout"])
     assert fig.data[0].colorbar.title.text == title
+
+
+def test_short_column_labels_stay_under_the_panels():
+    """The layers of one model ("layer 0" …) are short enough to stand upright under both matrices."""
+    layers = [f"layer {i}" for i in range(7)]
+    fig = make_subplots(rows=1, cols=2)
+    for col in (1, 2):
+        fig.add_trace(go.Heatmap(z=np.eye(7), x=layers, y=layers), row=1, col=col)
+    d = for_talk(fig, height=800)
+    assert d["layout"]["xaxis"].get("showticklabels") is not False
+    assert d["layout"]["xaxis2"].get("showticklabels") is not False
+    many = [f"layer {i}" for i in range(13)]  # a base-size model's 13: they would slant, named on the rows only
+    fig = make_subplots(rows=1, cols=2)
+    for col in (1, 2):
+        fig.add_trace(go.Heatmap(z=np.eye(13), x=many, y=many), row=1, col=col)
+    assert for_talk(fig, height=800)["layout"]["xaxis"]["showticklabels"] is False
