@@ -48,7 +48,7 @@ from n2o_core.text import escape_markup
 
 from . import n2o_runs
 from .jobs import run_with_bar, run_with_bars
-from .progress import stage_line, stage_progress
+from .progress import LOADING_LEXICONS, stage_line, stage_progress
 
 log = logging.getLogger("n2o")
 
@@ -127,6 +127,7 @@ def pairs(key: tuple, corpus: Corpus | None = None) -> Pairs:
         bar_text=stage_line({"pairs": "made"}, prefix="pairs: "),
         failed=f"{doing}: failed",
         expanded=True,
+        bar_start=LOADING_LEXICONS if spec.startswith("synthetic") else "fetching",
         **_options(key, corpus),
     )
     _keep("pairs", key, out)

@@ -20,6 +20,7 @@ from n2o_core.settings import HEROS_AVERAGING_DEFAULT, HEROS_DEFAULT_PAIRS
 
 from .jobs import run_with_bar, run_with_bars
 from .n2o_runs import Loaded
+from .progress import LOADING_LEXICONS
 
 log = logging.getLogger("n2o")
 
@@ -51,6 +52,7 @@ def pairs(lo: Loaded, n_per: int, seed: int) -> PairSet:
             ready=lambda got: f"{len(got.pairs):,} minimal pairs made",
             bar_text=lambda e: f"{e.done:,} of {e.total:,} pairs per subset made",
             failed=f"{doing}: failed",
+            bar_start=LOADING_LEXICONS,
         )
     memo[key] = out
     return out

@@ -92,13 +92,15 @@ def run_with_bar(
     expanded: bool = False,
     more: Callable[[Any, Any], Mapping[str, Callable[..., None]]] | None = None,
     isolate: bool | None = None,
+    bar_start: str = "starting",
     **kwargs: Any,
 ) -> T:
     """`job(*args, **kwargs)` as a job of one call of `run_with_bars` (`runtime.serial_calls.each_call` through
     `child.call`: in a child process when isolating, default `child.isolating()`), in an `st.status` labelled
-    `title` with one bar ("starting" until the job reports). The bar shows each progress event as `bar_text(event)`
-    (None: the bar is left as it is; `bar_text` None: the job is not asked for progress). `more(bar, status)` gives
-    the job's other callbacks (keyword -> callable), drawn in this thread as the events are.
+    `title` with one bar (`bar_start` until the job reports: what it does before its first event). The bar shows
+    each progress event as `bar_text(event)` (None: the bar is left as it is; `bar_text` None: the job is not asked
+    for progress). `more(bar, status)` gives the job's other callbacks (keyword -> callable), drawn in this thread
+    as the events are.
 
     Done: the status is labelled `ready(result)`, complete (an error when `some_failed(result)`), folded, and the
     result returned. A failure (or the job's process dying) labels it `failed` (default: `title`) in the error
@@ -110,7 +112,7 @@ def run_with_bar(
         return got[-1][1]
 
     with st.status(escape_markup(title), expanded=expanded) as status:
-        bar = st.progress(0.0, text="starting")
+        bar = st.progress(0.0, text=escape_markup(bar_start))
         view = _Bars(
             names=[title],
             what=None,

@@ -14,6 +14,10 @@ from typing import Any
 from n2o_core.runtime.progress import Progress, ProgressEvent
 from n2o_core.text import escape_markup
 
+#: What a bar of minimal pairs says before the first pair is made: the job loads WordNet and spaCy (on their first
+#: use in this server) and parses the first sentences, and reports nothing until a pair is made.
+LOADING_LEXICONS = "loading WordNet and spaCy, then parsing the first sentences"
+
 
 def bar_progress(bar: Any, text: Callable[[ProgressEvent], str | None]) -> Progress:
     """A `Progress` that draws each event on `bar` with the line `text(event)` (an event whose line is None leaves

@@ -301,3 +301,18 @@ def test_a_keep_that_raises_fails_its_call_in_a_sentence(monkeypatch):
         name: f"Root of {name} failed unexpectedly (ValueError); the details are in the server log."
         for name in ("odd", "nine")
     }
+
+
+def test_the_bar_says_what_the_job_does_before_its_first_event(monkeypatch):
+    """`bar_start` (plain text) on the bar until the job reports: the minimal pairs' bar says that WordNet and
+    spaCy load, instead of "starting" for the seconds they take."""
+    import streamlit as st
+
+    from ui.jobs import run_with_bar
+
+    monkeypatch.setenv("N2O_ISOLATE", "0")
+    _drawn(monkeypatch)
+    first: list[str | None] = []
+    monkeypatch.setattr(st, "progress", lambda value=0.0, text=None: first.append(text) or _Bar())
+    assert run_with_bar(sum, [1, 2], title="Adding", ready=str, bar_start="loading *the* adder") == 3
+    assert first == ["loading &#42;the&#42; adder"]
