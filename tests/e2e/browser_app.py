@@ -29,18 +29,19 @@ def no_exception(page) -> None:
 
 def upload(page, name: str, lines: int) -> None:
     """Upload a corpus of `lines` synthetic sentences from the sidebar (a page with the sidebar is open), and wait
-    until the link names it: the link's corpus changes (a second upload replaces the first's), and the picker
-    names the file."""
+    until the uploader shows the file, the link's corpus changes (a second upload replaces the first's) and the
+    picker names the file. (After an upload, choosing "Upload a file…" again shows the uploader with the last file
+    while the picker names that file.)"""
     before = page.evaluate("() => new URLSearchParams(location.search).get('corpus')")
     page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").first.click()
     page.get_by_role("option", name="Upload a file…").click()
-    chosen = "(sel) => document.querySelector(sel).value === 'Upload a file…'"
-    page.wait_for_function(chosen, arg=PICKER, timeout=60_000)
+    files = page.locator("[data-testid='stSidebar'] input[type='file'][accept*='.txt']")
+    files.wait_for(state="attached", timeout=60_000)
     settle(page)
     body = "\n".join(sentences(lines, seed=lines)) + "\n"
-    page.locator("[data-testid='stSidebar'] input[type='file'][accept*='.txt']").set_input_files(
-        files=[{"name": name, "mimeType": "text/plain", "buffer": body.encode()}]
-    )
+    files.set_input_files(files=[{"name": name, "mimeType": "text/plain", "buffer": body.encode()}])
+    chip = "[data-testid='stSidebar'] [data-testid='stFileChipName']"
+    page.locator(chip, has_text=name).first.wait_for(timeout=60_000)
     page.wait_for_function(
         "(before) => { const c = new URLSearchParams(location.search).get('corpus') || '';"
         " return c.startsWith('upload:') && c !== before; }",
