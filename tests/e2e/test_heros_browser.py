@@ -6,13 +6,8 @@ state)."""
 from __future__ import annotations
 
 import re
-import sys
-from pathlib import Path
 
-from browser_app import no_exception, settle
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-from synthetic_text import sentences  # noqa: E402
+from browser_app import no_exception, settle, upload
 
 
 def test_heros_says_how_many_pairs_it_made_on_a_60_sentence_upload(server, tab):
@@ -20,14 +15,7 @@ def test_heros_says_how_many_pairs_it_made_on_a_60_sentence_upload(server, tab):
     page.goto(f"{server}/heros?pairs=50")
     page.get_by_role("heading", name="HEROS subsets").wait_for(timeout=240_000)
     settle(page, timeout=600_000)
-    page.locator("[data-testid='stSidebar'] [data-testid='stSelectbox']").first.click()
-    page.get_by_role("option", name="Upload a file…").click()
-    settle(page)
-    body = "\n".join(sentences(60, seed=60)) + "\n"
-    page.locator("[data-testid='stSidebar'] input[type='file'][accept*='.txt']").set_input_files(
-        files=[{"name": "sixty.txt", "mimeType": "text/plain", "buffer": body.encode()}]
-    )
-    page.wait_for_function("() => window.location.search.includes('corpus=upload')", timeout=240_000)
+    upload(page, "sixty.txt", 60)
     page.locator("[data-testid='stPlotlyChart']").first.wait_for(timeout=600_000)
     settle(page, timeout=600_000)
     no_exception(page)
