@@ -52,6 +52,7 @@ def pairs(lo: Loaded, n_per: int, seed: int) -> PairSet:
             ready=lambda got: f"{len(got.pairs):,} minimal pairs made",
             bar_text=lambda e: f"{e.done:,} of {e.total:,} pairs per subset made",
             failed=f"{doing}: failed",
+            expanded=True,  # the bar in view while they are made (the status folds when done), as for synthetic pairs
             bar_start=LOADING_LEXICONS,
         )
     memo[key] = out

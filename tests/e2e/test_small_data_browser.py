@@ -5,7 +5,7 @@ sentences, with the switch that trains them with the built-in corpus."""
 
 from __future__ import annotations
 
-from browser_app import HEATMAP, no_exception, upload
+from browser_app import HEATMAP, PICKER, no_exception, upload
 
 
 def test_a_60_sentence_upload_shows_chance_and_the_small_corpus_note(server, tab):
@@ -16,7 +16,7 @@ def test_a_60_sentence_upload_shows_chance_and_the_small_corpus_note(server, tab
     page.locator(HEATMAP).first.wait_for(timeout=240_000)
     no_exception(page)
     sidebar = page.locator("[data-testid='stSidebar']")
-    picker = sidebar.locator("[data-testid='stSelectbox'] input").first
+    picker = page.locator(PICKER).first
     assert picker.input_value() == "Uploaded: sixty (60 sentences)"  # not "Upload a file…"
     assert "k=5" in page.url  # the default k = 10 would be 17% of the 59 other sentences
     main = page.locator("[data-testid='stMain']").inner_text()

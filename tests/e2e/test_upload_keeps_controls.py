@@ -6,10 +6,8 @@ value)."""
 
 from __future__ import annotations
 
-from browser_app import HEATMAP, no_exception, settle, upload
+from browser_app import HEATMAP, PICKER, no_exception, settle, upload
 
-SIDEBAR = "[data-testid='stSidebar']"
-PICKER = f"{SIDEBAR} [data-testid='stSelectbox'] input"
 MAIN = "[data-testid='stMain']"
 
 
@@ -61,10 +59,7 @@ def test_an_upload_keeps_the_pages_controls_and_the_picker_names_the_file(server
     settle(page)
     assert slider(page, "Items per class, at most") == "500" and chips(page, "Classifiers") == ["logistic regression"]
 
-    upload(page, "second.txt", 130)
-    page.wait_for_function(
-        f"() => document.querySelector(\"{PICKER}\").value.startsWith('Uploaded: second')", timeout=240_000
-    )
+    upload(page, "second.txt", 130)  # waits until the picker names it
     settle(page, timeout=600_000)
     no_exception(page)
     assert page.locator(PICKER).first.input_value() == "Uploaded: second (130 sentences)"
